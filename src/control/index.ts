@@ -1,0 +1,216 @@
+/**
+ * The control API, served under `/_standin` on every service port (one
+ * shared state). JSON in, JSON out; errors are `{"error": "<message>"}`.
+ * It reaches the emulator only through `ControlTarget`, and each service's
+ * own control routes are mounted under `/_standin/<service>`.
+ */
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { ClockError, type Clock, type FiredTimer } from "../core/clock.js";
+import { DurationError } from "../core/durations.js";
+import { formatInstant, InstantError } from "../core/instant.js";
+import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
+import { stateSnapshotSchema, type StateSnapshot } from "../core/snapshot.js";
+import { FixtureError, formatPath } from "../fixtures/load.js";
+import { bearerToken } from "../http/tokens.js";
+
+export interface ControlTarget {
+  readonly clock: Clock;
+  readonly requests: CappedLog<RecordedRequest>;
+  readonly events: CappedLog<EmulatorEvent>;
+  readonly isReady: boolean;
+  readonly seed: number;
+  readonly index: number;
+  stateHash(): string;
+  reset(fixture?: unknown): Promise<void>;
+  applyFixture(fixture: unknown): Promise<void>;
+  snapshot(): StateSnapshot;
+  restore(snapshot: StateSnapshot): void;
+  /** Records a clock operation (advance, next, pause…) in the event journal. */
+  noteClockOperation(operation: string, detail: unknown): void;
+}
+
+export class ControlError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 503,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ControlOptions {
+  /** When set, every control request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Service control routes, mounted at `/<name>`. */
+  services?: ReadonlyArray<{ name: string; app: Hono }>;
+}
+
+const advanceBody = z.strictObject({ by: z.string() });
+const advanceToBody = z.strictObject({ to: z.string() });
+const resetBody = z.strictObject({ fixture: z.unknown().optional() });
+const journalQuery = z.object({
+  since: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().positive().optional(),
+  type: z.string().optional(),
+});
+
+export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
+  const app = new Hono();
+
+  app.onError((error, c) => controlErrorResponse(c, error));
+
+  if (options.token !== undefined) {
+    const expected = options.token;
+    app.use("*", async (c, next) => {
+      if (bearerToken(c.req.header("Authorization")) !== expected) {
+        return c.json({ error: "the control API needs Authorization: Bearer <control token>" }, 401, { "WWW-Authenticate": "Bearer" });
+      }
+      await next();
+    });
+  }
+
+  app.get("/ready", (c) => {
+    if (!target.isReady) return c.json({ ready: false }, 503);
+    return c.json({ ready: true, seed: target.seed, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+  });
+
+  app.get("/clock", (c) => c.json(clockStatus(target.clock)));
+
+  app.post("/clock/advance", async (c) => {
+    const { by } = await body(c, advanceBody);
+    const fired = target.clock.advance(by);
+    target.noteClockOperation("advance", { by });
+    return c.json(advanceResult(target.clock, fired));
+  });
+
+  app.post("/clock/advance-to", async (c) => {
+    const { to } = await body(c, advanceToBody);
+    const fired = target.clock.advanceTo(to);
+    target.noteClockOperation("advance-to", { to });
+    return c.json(advanceResult(target.clock, fired));
+  });
+
+  app.post("/clock/next", (c) => {
+    const fired = target.clock.next();
+    target.noteClockOperation("next", {});
+    return c.json(advanceResult(target.clock, fired));
+  });
+
+  app.post("/clock/pause", (c) => {
+    target.clock.pause();
+    target.noteClockOperation("pause", {});
+    return c.json(clockStatus(target.clock));
+  });
+
+  app.post("/clock/resume", (c) => {
+    target.clock.resume();
+    target.noteClockOperation("resume", {});
+    return c.json(clockStatus(target.clock));
+  });
+
+  app.post("/reset", async (c) => {
+    const { fixture } = await body(c, resetBody, true);
+    await target.reset(fixture);
+    return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+  });
+
+  app.post("/fixtures", async (c) => {
+    const document = await jsonBody(c);
+    await target.applyFixture(document);
+    return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
+  });
+
+  app.get("/snapshot", (c) => c.json(target.snapshot()));
+
+  app.put("/snapshot", async (c) => {
+    const snapshot = await body(c, stateSnapshotSchema);
+    target.restore(snapshot as StateSnapshot);
+    return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+  });
+
+  app.get("/state/hash", (c) => c.json({ hash: target.stateHash() }));
+
+  app.get("/requests", (c) => {
+    const q = query(c, journalQuery);
+    const requests = target.requests.query({ since: q.since, limit: q.limit }).map((r) => ({ ...r, at: formatInstant(r.at) }));
+    return c.json({ requests, dropped: target.requests.droppedCount });
+  });
+
+  app.delete("/requests", (c) => {
+    target.requests.clear();
+    return c.json({ cleared: true });
+  });
+
+  app.get("/events", (c) => {
+    const q = query(c, journalQuery);
+    const type = q.type;
+    const events = target.events
+      .query({ since: q.since, limit: q.limit, where: type ? (e) => e.type === type || e.type.startsWith(`${type}.`) : undefined })
+      .map((e) => ({ ...e, at: formatInstant(e.at) }));
+    return c.json({ events, dropped: target.events.droppedCount });
+  });
+
+  for (const service of options.services ?? []) app.route(`/${service.name}`, service.app);
+
+  return app;
+}
+
+export function clockStatus(clock: Clock) {
+  const s = clock.status();
+  return {
+    now: formatInstant(s.nowMs),
+    nowMs: s.nowMs,
+    mode: s.mode,
+    speed: s.speed,
+    paused: s.paused,
+    pendingTimers: s.pendingTimers,
+    nextTimerAt: s.nextTimerAt === null ? null : formatInstant(s.nextTimerAt),
+  };
+}
+
+function advanceResult(clock: Clock, fired: FiredTimer[]) {
+  return { now: clock.nowText(), fired: fired.map((f) => ({ at: formatInstant(f.at), kind: f.kind, subject: f.subject, detail: f.detail })) };
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  return parseJSONText(await c.req.text());
+}
+
+function parseJSONText(text: string): unknown {
+  if (text.trim() === "") throw new ControlError(400, "request body is empty; expected a JSON document");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ControlError(400, `request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function body<T>(c: Context, schema: z.ZodType<T>, allowEmpty = false): Promise<T> {
+  const text = await c.req.text();
+  const document = allowEmpty && text.trim() === "" ? {} : parseJSONText(text);
+  return validate(schema, document, "body");
+}
+
+function query<T>(c: Context, schema: z.ZodType<T>): T {
+  return validate(schema, c.req.query(), "query");
+}
+
+function validate<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => {
+    if (i.code === "unrecognized_keys") return i.keys.map((k) => `${[formatPath(i.path), k].filter(Boolean).join(".")}: unknown key`).join("; ");
+    return `${formatPath(i.path) || where}: ${i.message}`;
+  });
+  throw new ControlError(400, `invalid ${where}: ${problems.join("; ")}`);
+}
+
+/** Maps the emulator's errors to the control API's statuses; anything unexpected is a 500 without a stack trace. */
+export function controlErrorResponse(c: Context, error: unknown): Response {
+  if (error instanceof ControlError) return c.json({ error: error.message }, error.status);
+  if (error instanceof ClockError) return c.json({ error: error.message }, error.code === "invalid" ? 400 : 409);
+  if (error instanceof DurationError || error instanceof InstantError) return c.json({ error: error.message }, 400);
+  if (error instanceof FixtureError) return c.json({ error: error.oneLine, problems: error.problems }, 400);
+  return c.json({ error: `internal error: ${(error as Error)?.message ?? String(error)}` }, 500);
+}

@@ -1,0 +1,127 @@
+/**
+ * Parked blocking queries ("long polls").
+ *
+ * A blocking read says "wake me when one of these tables moves past index N,
+ * or when the virtual deadline passes, or when the same span of real time
+ * has passed" — the last so that a client long-polling an emulator whose
+ * clock nobody moves still returns within its own timeout. Writes wake
+ * waiters synchronously at commit; a restore or reset wakes all of them,
+ * since any index they were waiting on may now mean something else.
+ */
+import type { Clock, WallTime } from "./clock.js";
+import type { Ids } from "./ids.js";
+import type { Commit, Store } from "./store.js";
+
+export type WakeReason = "changed" | "timeout" | "aborted";
+
+export interface WaitOptions {
+  /** Tables whose index is watched. */
+  tables: readonly string[];
+  /** Wake when any watched table's index is greater than this. */
+  afterIndex: number;
+  /** Virtual instant (ms) at which to give up. */
+  virtualDeadline?: number;
+  /** Real milliseconds from now after which to give up. */
+  realTimeoutMs?: number;
+  /** Client went away. */
+  signal?: AbortSignal;
+}
+
+interface Waiter {
+  readonly tables: readonly string[];
+  readonly afterIndex: number;
+  settle(reason: WakeReason): void;
+}
+
+export class Watchers {
+  private readonly byTable = new Map<string, Set<Waiter>>();
+  private count = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly wall: WallTime = clock.wallTime,
+  ) {
+    store.onCommit((commit) => this.wakeChanged(commit));
+    store.onRestore(() => this.wakeAll());
+    clock.onRestore(() => this.wakeAll());
+  }
+
+  /** Number of parked waiters. */
+  get parked(): number {
+    return this.count;
+  }
+
+  wait(options: WaitOptions): Promise<WakeReason> {
+    if (options.tables.some((t) => this.store.tableIndex(t) > options.afterIndex)) return Promise.resolve("changed");
+    if (options.signal?.aborted) return Promise.resolve("aborted");
+    if (options.virtualDeadline !== undefined && options.virtualDeadline <= this.clock.now()) return Promise.resolve("timeout");
+
+    return new Promise<WakeReason>((resolve) => {
+      let settled = false;
+      let cancelVirtual: (() => void) | undefined;
+      let realHandle: unknown;
+      const onAbort = () => waiter.settle("aborted");
+      const waiter: Waiter = {
+        tables: options.tables,
+        afterIndex: options.afterIndex,
+        settle: (reason) => {
+          if (settled) return;
+          settled = true;
+          this.count--;
+          for (const table of options.tables) this.byTable.get(table)?.delete(waiter);
+          cancelVirtual?.();
+          if (realHandle !== undefined) this.wall.clearTimer(realHandle);
+          options.signal?.removeEventListener("abort", onAbort);
+          resolve(reason);
+        },
+      };
+      this.count++;
+      for (const table of options.tables) {
+        let set = this.byTable.get(table);
+        if (!set) this.byTable.set(table, (set = new Set()));
+        set.add(waiter);
+      }
+      if (options.virtualDeadline !== undefined) {
+        cancelVirtual = this.clock.scheduleEphemeral(options.virtualDeadline, () => waiter.settle("timeout"));
+      }
+      if (options.realTimeoutMs !== undefined) {
+        realHandle = this.wall.setTimer(() => waiter.settle("timeout"), Math.max(0, options.realTimeoutMs));
+      }
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  private wakeChanged(commit: Commit): void {
+    for (const table of commit.tables) {
+      const set = this.byTable.get(table);
+      if (!set) continue;
+      for (const waiter of [...set]) if (commit.index > waiter.afterIndex) waiter.settle("changed");
+    }
+  }
+
+  private wakeAll(): void {
+    for (const set of [...this.byTable.values()]) for (const waiter of [...set]) waiter.settle("changed");
+  }
+}
+
+export interface BlockingLimits {
+  /** Used when `wait` is absent or not positive. */
+  defaultMs: number;
+  /** `wait` is capped here. */
+  maxMs: number;
+}
+
+/** The specification's figures for both services: default 5 minutes, maximum 10 minutes. */
+export const SPEC_BLOCKING_LIMITS: BlockingLimits = { defaultMs: 5 * 60_000, maxMs: 10 * 60_000 };
+
+/**
+ * How long a blocking query may park: `wait` (default when absent or <= 0,
+ * capped at the maximum) plus a random extra of up to wait/16 drawn from the
+ * seeded generator, so wake-ups spread out yet replay identically.
+ */
+export function blockingTimeoutMs(requestedMs: number | undefined, limits: BlockingLimits, ids: Ids): number {
+  let wait = requestedMs === undefined || requestedMs <= 0 ? limits.defaultMs : Math.min(requestedMs, limits.maxMs);
+  wait += ids.jitterMs(wait / 16);
+  return wait;
+}

@@ -1,0 +1,282 @@
+/**
+ * The state store: named tables of JSON rows keyed by ID, and one global,
+ * monotonic, raft-like index shared by every table, as both real products
+ * have it. Every state change in standin goes through `Store.write`, so
+ * snapshot, restore, reset and the state hash cover it by construction.
+ *
+ * A write is atomic: it takes one new index for everything it changes, and if
+ * its function throws, every change it made (rows, table indexes, the global
+ * index, and timers scheduled or cancelled through the undo sink) is undone,
+ * so a rejected request leaves the state exactly as it was.
+ *
+ * Rows are frozen when stored: code that wants to change a row must put a new
+ * object, which is what makes the undo log (and snapshots) trustworthy.
+ * Services must not rely on table iteration order: it is not part of the
+ * state (the hash sorts by ID); sort explicitly where order matters.
+ */
+
+export type Row = { readonly [key: string]: unknown };
+
+export interface TableSnapshot {
+  index: number;
+  rows: Record<string, Row>;
+}
+
+export interface StoreSnapshot {
+  index: number;
+  tables: Record<string, TableSnapshot>;
+}
+
+/** What a commit changed: the tables it touched and the index it took. */
+export interface Commit {
+  readonly index: number;
+  readonly tables: ReadonlySet<string>;
+}
+
+export class StoreError extends Error {}
+
+/** The index a brand-new state starts at; headers never show 0. */
+export const INITIAL_INDEX = 1;
+
+interface TableState {
+  index: number;
+  rows: Map<string, Row>;
+}
+
+class Transaction {
+  index: number | undefined;
+  readonly touched = new Set<string>();
+  readonly undo: Array<() => void> = [];
+}
+
+export class Table<T extends Row = Row> {
+  constructor(
+    private readonly store: Store,
+    readonly name: string,
+    private readonly state: TableState,
+  ) {}
+
+  get size(): number {
+    return this.state.rows.size;
+  }
+
+  /** The index of the last write that touched this table; 0 if never written. */
+  get index(): number {
+    return this.state.index;
+  }
+
+  get(id: string): T | undefined {
+    return this.state.rows.get(id) as T | undefined;
+  }
+
+  has(id: string): boolean {
+    return this.state.rows.has(id);
+  }
+
+  /** Rows in unspecified order: sort where order matters. */
+  values(): IterableIterator<T> {
+    return this.state.rows.values() as IterableIterator<T>;
+  }
+
+  ids(): IterableIterator<string> {
+    return this.state.rows.keys();
+  }
+
+  /** Rows sorted by ID (byte-wise on the ID string). */
+  sorted(): T[] {
+    return [...this.state.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row as T);
+  }
+
+  /** Stores `row` under `id` (insert or replace). Must run inside `Store.write`. */
+  put(id: string, row: T): T {
+    const tx = this.store.requireTransaction(this.name);
+    const rows = this.state.rows;
+    const had = rows.has(id);
+    const previous = rows.get(id);
+    const frozen = Object.isFrozen(row) ? row : Object.freeze(row);
+    rows.set(id, frozen);
+    tx.undo.push(() => (had ? rows.set(id, previous!) : rows.delete(id)));
+    this.store.touch(tx, this.name, this.state);
+    return frozen;
+  }
+
+  /**
+   * Puts a row stamped the way both real products stamp objects:
+   * `ModifyIndex` is this write's index and `CreateIndex` is kept from the
+   * row being replaced, or is this write's index for a new row.
+   */
+  putIndexed(id: string, fields: Omit<T, "CreateIndex" | "ModifyIndex">): T {
+    const index = this.store.writeIndex();
+    const previous = this.get(id) as { CreateIndex?: unknown } | undefined;
+    const createIndex = typeof previous?.CreateIndex === "number" ? previous.CreateIndex : index;
+    return this.put(id, { ...fields, CreateIndex: createIndex, ModifyIndex: index } as unknown as T);
+  }
+
+  /** Removes the row; returns whether it existed. Must run inside `Store.write`. */
+  delete(id: string): boolean {
+    const tx = this.store.requireTransaction(this.name);
+    const rows = this.state.rows;
+    if (!rows.has(id)) return false;
+    const previous = rows.get(id)!;
+    rows.delete(id);
+    tx.undo.push(() => rows.set(id, previous));
+    this.store.touch(tx, this.name, this.state);
+    return true;
+  }
+}
+
+export class Store {
+  private currentIndex = INITIAL_INDEX;
+  private readonly tables = new Map<string, TableState>();
+  private readonly handles = new Map<string, Table>();
+  private tx: Transaction | undefined;
+  private readonly commitListeners = new Set<(commit: Commit) => void>();
+  private readonly resetListeners = new Set<() => void>();
+
+  /** The index of the last committed write (INITIAL_INDEX on a new state). */
+  get index(): number {
+    return this.currentIndex;
+  }
+
+  get inTransaction(): boolean {
+    return this.tx !== undefined;
+  }
+
+  table<T extends Row = Row>(name: string): Table<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new Table(this, name, this.stateOf(name));
+      this.handles.set(name, handle);
+    }
+    return handle as unknown as Table<T>;
+  }
+
+  private stateOf(name: string): TableState {
+    let state = this.tables.get(name);
+    if (!state) {
+      state = { index: 0, rows: new Map() };
+      this.tables.set(name, state);
+    }
+    return state;
+  }
+
+  /** The index of the last write that touched `name`; 0 if never written. */
+  tableIndex(name: string): number {
+    return this.tables.get(name)?.index ?? 0;
+  }
+
+  /**
+   * Runs `fn` as one atomic write. Nested calls join the outer write. The
+   * write takes a new index the first time it changes something (or asks for
+   * `writeIndex()`); a write that changes nothing takes none.
+   */
+  write<R>(fn: () => R): R {
+    if (this.tx) return fn();
+    const tx = new Transaction();
+    this.tx = tx;
+    let result: R;
+    try {
+      result = fn();
+      if (result instanceof Promise) throw new StoreError("Store.write takes a synchronous function");
+    } catch (error) {
+      this.tx = undefined;
+      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+      throw error;
+    }
+    this.tx = undefined;
+    if (tx.index !== undefined) {
+      this.currentIndex = tx.index;
+      const commit: Commit = { index: tx.index, tables: tx.touched };
+      for (const listener of [...this.commitListeners]) listener(commit);
+    }
+    return result;
+  }
+
+  /** The index the current write will commit at (allocating it). Only inside `write`. */
+  writeIndex(): number {
+    const tx = this.requireTransaction("writeIndex");
+    return this.allocate(tx);
+  }
+
+  /** For the clock's undo sink: registers an undo step with the open write, if any. */
+  undoSink(): ((undo: () => void) => void) | undefined {
+    const tx = this.tx;
+    return tx ? (undo) => tx.undo.push(undo) : undefined;
+  }
+
+  onCommit(listener: (commit: Commit) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  /** Called after `restore` replaced the whole state. */
+  onRestore(listener: () => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  snapshot(): StoreSnapshot {
+    const tables: Record<string, TableSnapshot> = {};
+    for (const name of [...this.tables.keys()].sort()) {
+      const state = this.tables.get(name)!;
+      if (state.index === 0 && state.rows.size === 0) continue;
+      const rows: Record<string, Row> = {};
+      for (const id of [...state.rows.keys()].sort()) rows[id] = state.rows.get(id)!;
+      tables[name] = { index: state.index, rows };
+    }
+    return { index: this.currentIndex, tables };
+  }
+
+  /**
+   * Replaces the whole state with `snapshot`. Rows are taken as they are
+   * (frozen, not copied): callers pass a document they own, such as a parsed
+   * snapshot or a structured clone.
+   */
+  restore(snapshot: StoreSnapshot): void {
+    if (this.tx) throw new StoreError("cannot restore inside a write");
+    if (!Number.isSafeInteger(snapshot.index) || snapshot.index < INITIAL_INDEX) throw new StoreError("snapshot index must be a positive integer");
+    for (const state of this.tables.values()) {
+      state.rows.clear();
+      state.index = 0;
+    }
+    for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
+      const state = this.stateOf(name);
+      state.index = table.index;
+      for (const [id, row] of Object.entries(table.rows)) state.rows.set(id, deepFreeze(row));
+    }
+    this.currentIndex = snapshot.index;
+    for (const listener of [...this.resetListeners]) listener();
+  }
+
+  // ---- used by Table -------------------------------------------------------
+
+  /** @internal */
+  requireTransaction(what: string): Transaction {
+    if (!this.tx) throw new StoreError(`write to "${what}" outside Store.write`);
+    return this.tx;
+  }
+
+  /** @internal */
+  touch(tx: Transaction, name: string, state: TableState): void {
+    const index = this.allocate(tx);
+    if (!tx.touched.has(name)) {
+      const previous = state.index;
+      tx.undo.push(() => (state.index = previous));
+      tx.touched.add(name);
+    }
+    state.index = index;
+  }
+
+  private allocate(tx: Transaction): number {
+    tx.index ??= this.currentIndex + 1;
+    return tx.index;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,278 @@
+/**
+ * Composes one emulator: one state (store, clock, generator) shared by the
+ * three services, the control API, and one Hono app per service port.
+ * No sockets here: `emu.scheduler.request("/v1/...")` works in process;
+ * server.ts puts the same apps on ports.
+ */
+import { Hono } from "hono";
+import { Watchers } from "./core/blocking.js";
+import { Clock, wallNow, type ClockMode, type WallTime } from "./core/clock.js";
+import type { EventRecorder, ServiceContext } from "./core/context.js";
+import { Ids } from "./core/ids.js";
+import { parseInstant } from "./core/instant.js";
+import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/journal.js";
+import { captureState, hashState, restoreState, stateSnapshotSchema, type StateSnapshot } from "./core/snapshot.js";
+import { Store } from "./core/store.js";
+import { createControlApp, type ControlTarget } from "./control/index.js";
+import { createEchoService } from "./echo/index.js";
+import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
+import type { Fixture } from "./fixtures/schema.js";
+import { gzip, journalRequests, limitBody, syncClock } from "./http/middleware.js";
+import { textResponse } from "./http/respond.js";
+import type { ServiceInstance, ServiceName } from "./http/service.js";
+import { createRegistryService } from "./registry/index.js";
+import { createSchedulerService } from "./scheduler/index.js";
+
+export const DEFAULT_SEED = 1;
+export const DEFAULT_START = "2026-01-01T00:00:00Z";
+
+/** A fixture given as a parsed document or as a path to a JSON file. */
+export type FixtureSource = Fixture | Record<string, unknown> | string;
+
+export interface CreateStandinOptions {
+  /** Start fixtures, applied in order. Default: the default world (`{}`). */
+  fixture?: FixtureSource | readonly FixtureSource[];
+  /** Overrides the fixtures' seed. */
+  seed?: number;
+  /** Override the fixtures' clock settings. `start` is RFC 3339, `"now"`, or ms since the epoch. */
+  clock?: { start?: string | number; mode?: ClockMode; speed?: number; loopLimit?: number };
+  /** Send and accept the real products' header names too (default true). */
+  compatHeaders?: boolean;
+  /** Require `Authorization: Bearer <token>` on the control API. */
+  controlToken?: string;
+  /** Request journal cap (default 10 000 entries); the event journal has the same cap. */
+  journalCapacity?: number;
+  /** Wall-time source (tests of realtime mode). */
+  wall?: WallTime;
+  /** Where unexpected errors are reported (default: stderr). */
+  onError?: (error: unknown) => void;
+}
+
+type Sections = { scheduler: Fixture["scheduler"]; registry: Fixture["registry"]; echo: Fixture["echo"] };
+type AnyService = ServiceInstance<NonNullable<Sections[ServiceName]>>;
+
+export class Standin implements ControlTarget {
+  readonly store = new Store();
+  readonly ids: Ids;
+  readonly clock: Clock;
+  readonly watchers: Watchers;
+  readonly requests: CappedLog<RecordedRequest>;
+  readonly events: CappedLog<EmulatorEvent>;
+  /** One Hono app per service port: the service's routes plus `/_standin`. */
+  readonly scheduler: Hono;
+  readonly registry: Hono;
+  readonly echo: Hono;
+  readonly compatHeaders: boolean;
+
+  private readonly services: AnyService[];
+  private startFixtures: Fixture[];
+  private startSnapshot!: StateSnapshot;
+  private currentSeed: number;
+  private ready = false;
+  private readonly seedOverride: number | undefined;
+  private readonly clockOverride: CreateStandinOptions["clock"];
+
+  /** Use `createStandin`: fixtures must be loaded (asynchronously) first. */
+  constructor(fixtures: Fixture[], options: CreateStandinOptions) {
+    this.seedOverride = options.seed;
+    this.clockOverride = options.clock;
+    this.startFixtures = fixtures;
+    this.compatHeaders = options.compatHeaders ?? true;
+    const settings = this.startSettings(fixtures);
+    this.currentSeed = settings.seed;
+    this.ids = new Ids(settings.seed);
+    const onError = options.onError ?? ((error: unknown) => console.error("standin:", error));
+    this.clock = new Clock({
+      startMs: settings.startMs,
+      mode: settings.mode,
+      speed: settings.speed,
+      wall: options.wall,
+      loopLimit: options.clock?.loopLimit,
+      undoSink: () => this.store.undoSink(),
+      onBackgroundError: onError,
+    });
+    this.watchers = new Watchers(this.store, this.clock);
+    const capacity = options.journalCapacity ?? 10_000;
+    this.requests = new CappedLog(capacity);
+    this.events = new CappedLog(capacity);
+    this.clock.onFired((f) => this.record("timer.fired", { subject: f.subject, detail: { kind: f.kind, detail: f.detail } }));
+
+    const recorder: EventRecorder = { record: (type, fields) => this.record(type, fields ?? {}) };
+    const ctx: ServiceContext = {
+      store: this.store,
+      clock: this.clock,
+      ids: this.ids,
+      watchers: this.watchers,
+      events: recorder,
+      compatHeaders: this.compatHeaders,
+    };
+    this.services = [createSchedulerService(ctx), createRegistryService(ctx), createEchoService(ctx)] as AnyService[];
+
+    const control = createControlApp(this, {
+      token: options.controlToken,
+      services: this.services.filter((s) => s.control).map((s) => ({ name: s.name, app: s.control! })),
+    });
+    const [scheduler, registry, echo] = this.services.map((s) => this.portApp(s, control, onError)) as [Hono, Hono, Hono];
+    this.scheduler = scheduler;
+    this.registry = registry;
+    this.echo = echo;
+
+    this.buildStartState();
+    this.ready = true;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  get seed(): number {
+    return this.currentSeed;
+  }
+
+  /** The store's global index. */
+  get index(): number {
+    return this.store.index;
+  }
+
+  /** The Hono app serving a service port. */
+  app(service: ServiceName): Hono {
+    return this[service];
+  }
+
+  stateHash(): string {
+    return hashState(this.snapshot());
+  }
+
+  snapshot(): StateSnapshot {
+    return captureState(this, this.currentSeed);
+  }
+
+  /** Restores a snapshot document (validated; a bad one changes nothing). */
+  restore(snapshot: StateSnapshot): void {
+    const parsed = stateSnapshotSchema.safeParse(snapshot);
+    if (!parsed.success) throw new FixtureError("snapshot", parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
+    const before = this.snapshot();
+    const copy = structuredClone(parsed.data) as StateSnapshot;
+    try {
+      restoreState(this, copy);
+    } catch (error) {
+      restoreState(this, before);
+      throw new FixtureError("snapshot", [(error as Error).message]);
+    }
+    this.currentSeed = copy.seed;
+    this.record("state.restored", { detail: { index: this.store.index } });
+  }
+
+  /** Back to the start state; with `fixture`, that fixture becomes the start fixture first. */
+  async reset(fixture?: unknown): Promise<void> {
+    if (fixture !== undefined) {
+      const replacement = await resolveFixtures([fixture as FixtureSource]);
+      this.startFixtures = replacement;
+      this.buildStartState();
+    } else {
+      restoreState(this, this.startSnapshot);
+      this.currentSeed = this.startSnapshot.seed;
+    }
+    this.requests.clear();
+    this.events.clear();
+    this.record("state.reset", { detail: { index: this.store.index } });
+  }
+
+  /** Adds a fixture to the current state. Seed and clock settings belong to start fixtures only. */
+  async applyFixture(fixture: unknown): Promise<void> {
+    const [doc] = await resolveFixtures([fixture as FixtureSource]);
+    if (doc!.seed !== undefined || doc!.clock !== undefined) {
+      throw new FixtureError("fixture", ["seed and clock can only be set by a start fixture (use reset with a fixture)"]);
+    }
+    this.store.write(() => {
+      for (const service of this.services) {
+        const section = doc![service.name];
+        if (section) service.applyFixture(section);
+      }
+    });
+    this.record("fixture.applied", { detail: { index: this.store.index } });
+  }
+
+  noteClockOperation(operation: string, detail: unknown): void {
+    this.record(`clock.${operation}`, { detail });
+  }
+
+  /** Stops the realtime clock's real timer. */
+  close(): void {
+    this.ready = false;
+    this.clock.dispose();
+  }
+
+  private record(type: string, fields: { service?: string; subject?: string; detail?: unknown }): void {
+    this.events.append({ at: this.clock.now(), index: this.store.index, type, ...fields });
+  }
+
+  private startSettings(fixtures: Fixture[]) {
+    let seed = DEFAULT_SEED;
+    let start: string | number = DEFAULT_START;
+    let mode: ClockMode = "manual";
+    let speed = 1;
+    for (const f of fixtures) {
+      seed = f.seed ?? seed;
+      start = f.clock?.start ?? start;
+      mode = f.clock?.mode ?? mode;
+      speed = f.clock?.speed ?? speed;
+    }
+    seed = this.seedOverride ?? seed;
+    start = this.clockOverride?.start ?? start;
+    mode = this.clockOverride?.mode ?? mode;
+    speed = this.clockOverride?.speed ?? speed;
+    const startMs = start === "now" ? wallNow() : typeof start === "number" ? start : parseInstant(start);
+    return { seed, startMs, mode, speed };
+  }
+
+  /** Builds a new state from the start fixtures and remembers it for reset. */
+  private buildStartState(): void {
+    const settings = this.startSettings(this.startFixtures);
+    this.currentSeed = settings.seed;
+    this.ids.reseed(settings.seed);
+    this.store.restore({ index: 1, tables: {} });
+    this.clock.restore({ nowMs: settings.startMs, nextTimerId: 1, mode: settings.mode, speed: settings.speed, paused: false, timers: [] });
+    this.store.write(() => {
+      for (const service of this.services) {
+        const sections = this.startFixtures.map((f) => f[service.name]).filter((s) => s !== undefined);
+        service.initialize(sections as never);
+      }
+    });
+    // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
+    this.startSnapshot = this.snapshot();
+  }
+
+  private portApp(service: AnyService, control: Hono, onError: (error: unknown) => void): Hono {
+    const app = new Hono();
+    app.onError((error) => {
+      onError(error);
+      return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
+    });
+    app.use("*", syncClock(this.clock));
+    app.route("/_standin", control);
+    // Only reached when no control route answered.
+    app.all("/_standin/*", (c) => c.json({ error: `no control route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+    app.use("*", limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
+    app.route("/", service.app);
+    app.notFound((c) => service.notFound(c));
+    return app;
+  }
+}
+
+/** Creates an emulator in process (no sockets). */
+export async function createStandin(options: CreateStandinOptions = {}): Promise<Standin> {
+  const sources = options.fixture === undefined ? [] : Array.isArray(options.fixture) ? options.fixture : [options.fixture as FixtureSource];
+  const fixtures = await resolveFixtures(sources);
+  return new Standin(fixtures, options);
+}
+
+/** Loads paths, validates documents, inlines key files (relative to the working directory for inline documents). */
+export async function resolveFixtures(sources: readonly FixtureSource[]): Promise<Fixture[]> {
+  const out: Fixture[] = [];
+  for (const [i, source] of sources.entries()) {
+    if (typeof source === "string") out.push(await loadFixtureFile(source));
+    else out.push(await inlineFileReferences(validateFixture(source, `fixture[${i}]`), process.cwd(), `fixture[${i}]`));
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+/**
+ * Middleware every service port shares: body size limit, gzip, the request
+ * journal, and keeping a realtime clock's due timers fired before a request
+ * reads the state.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
+import type { Clock } from "../core/clock.js";
+import type { CappedLog, RecordedRequest } from "../core/journal.js";
+import type { Store } from "../core/store.js";
+import { textResponse } from "./respond.js";
+
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Request bodies longer than this are journaled truncated. */
+export const JOURNAL_BODY_BYTES = 64 * 1024;
+
+/** 413 for bodies over 16 MiB, in Go's words for an over-long body. */
+export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
+  return bodyLimit({ maxSize: maxBytes, onError: () => textResponse(413, "http: request body too large") });
+}
+
+export function gzip(threshold: number): MiddlewareHandler {
+  return compress({ encoding: "gzip", threshold });
+}
+
+/** Realtime mode: fire whatever wall time has made due before the request looks at the state. */
+export function syncClock(clock: Clock): MiddlewareHandler {
+  return async (_c, next) => {
+    clock.sync();
+    await next();
+  };
+}
+
+export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
+  return async (c, next) => {
+    const at = clock.now();
+    const url = new URL(c.req.url);
+    let body: string | null = null;
+    if (c.req.raw.body) body = await c.req.text(); // Hono caches it; handlers can still read it
+    await next();
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((value, name) => (headers[name] = value));
+    const truncated = body !== null && body.length > JOURNAL_BODY_BYTES;
+    journal.append({
+      at,
+      service,
+      method: c.req.method,
+      path: url.pathname,
+      query: url.search,
+      headers,
+      body: truncated ? body!.slice(0, JOURNAL_BODY_BYTES) : body,
+      bodyTruncated: truncated,
+      status: c.res.status,
+      index: store.index,
+    });
+  };
+}
