@@ -1,0 +1,281 @@
+/**
+ * The `standin` command line: `start` runs the emulator; the other commands
+ * talk to a running one over its control API.
+ */
+import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { FixtureError, loadFixtureFile } from "./fixtures/load.js";
+import { formatInstant } from "./core/instant.js";
+import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
+import { SERVICE_NAMES } from "./http/service.js";
+
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
+const DEFAULT_URL = "http://127.0.0.1:4646";
+const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A clean one-line failure: printed without a stack trace, exit code 1. */
+class CliFailure extends Error {}
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("standin")
+    .description("Deterministic emulator of a cluster scheduler, registry sessions and an echo/auth service, on a virtual clock")
+    .version(packageVersion())
+    .showHelpAfterError();
+
+  program
+    .command("start")
+    .description("start the emulator on its three ports")
+    .option("--fixture <file>", "fixture to load at start (repeatable; applied in order)", collect, [] as string[])
+    .option("--seed <n>", "overrides the fixture's seed", integer)
+    .addOption(new Option("--clock <mode>", "virtual clock mode").choices(["manual", "realtime"]))
+    .option("--speed <x>", "realtime only: virtual seconds per real second (default 1)", positiveNumber)
+    .option("--start-time <iso|now>", "overrides the fixture's clock start (default 2026-01-01T00:00:00Z)")
+    .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .option("--scheduler-port <n>", "scheduler port; 0 = any free port", port, 4646)
+    .option("--registry-port <n>", "registry port; 0 = any free port", port, 8500)
+    .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
+    .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*)")
+    .option("--state-file <file>", "load state from it at start if it exists; write it atomically on exit")
+    .option("--control-token <secret>", "require Authorization: Bearer <secret> on the control API")
+    .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
+    .action(startCommand);
+
+  const client = (name: string, description: string) =>
+    program
+      .command(name)
+      .description(description)
+      .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
+      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN);
+
+  client("clock", "print the virtual clock").action(async (opts: ClientOptions) => print(await control(opts, "GET", "/clock")));
+
+  client("advance", "move the clock forward by a Go duration (e.g. 90s, 1h30m) and print what fired")
+    .argument("<duration>")
+    .action(async (duration: string, opts: ClientOptions) => {
+      const result = (await control(opts, "POST", "/clock/advance", { by: duration })) as AdvanceResult;
+      process.stdout.write(`now ${result.now}\n`);
+      for (const f of result.fired) process.stdout.write(`  ${f.at}  ${f.kind}  ${f.subject}${f.detail === null ? "" : "  " + JSON.stringify(f.detail)}\n`);
+      if (result.fired.length === 0) process.stdout.write("  (no timers fired)\n");
+    });
+
+  client("reset", "return the running emulator to its start state").action(async (opts: ClientOptions) => print(await control(opts, "POST", "/reset")));
+
+  client("token", "mint a JWT for an echo token scheme")
+    .argument("<scheme>")
+    .option("--claim <k=v>", "extra claim (repeatable; the value is parsed as JSON when it is JSON)", collect, [] as string[])
+    .option("--expires-in <d>", "lifetime as a Go duration (default 1h)")
+    .action(async (scheme: string, opts: ClientOptions & { claim: string[]; expiresIn?: string }) => {
+      const claims = Object.fromEntries(opts.claim.map(parseClaim));
+      const body: Record<string, unknown> = { scheme, claims };
+      if (opts.expiresIn) body.expiresIn = opts.expiresIn;
+      const result = (await control(opts, "POST", "/echo/tokens", body)) as { token: string };
+      process.stdout.write(`${result.token}\n`);
+    });
+
+  const snapshot = program.command("snapshot").description("save or load the whole state");
+  for (const [name, description] of [["save", "write the state to a file"], ["load", "restore the state from a file"]] as const) {
+    snapshot
+      .command(name)
+      .description(description)
+      .argument("<file>")
+      .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
+      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN)
+      .action(async (file: string, opts: ClientOptions) => {
+        if (name === "save") {
+          const state = await control(opts, "GET", "/snapshot");
+          await writeFile(file, JSON.stringify(state) + "\n");
+          process.stdout.write(`saved ${file}\n`);
+        } else {
+          const document = JSON.parse(await readFile(file, "utf8"));
+          print(await control(opts, "PUT", "/snapshot", document));
+        }
+      });
+  }
+
+  program
+    .command("fixtures")
+    .description("fixture tools")
+    .command("check")
+    .description("validate fixture files; exit 1 with readable errors")
+    .argument("<file...>")
+    .action(async (files: string[]) => {
+      let failed = false;
+      for (const file of files) {
+        try {
+          await loadFixtureFile(file);
+          process.stdout.write(`ok ${file}\n`);
+        } catch (error) {
+          if (!(error instanceof FixtureError)) throw error;
+          failed = true;
+          process.stderr.write(`${error.message}\n`);
+        }
+      }
+      if (failed) process.exitCode = 1;
+    });
+
+  return program;
+}
+
+interface StartOptions {
+  fixture: string[];
+  seed?: number;
+  clock?: "manual" | "realtime";
+  speed?: number;
+  startTime?: string;
+  host: string;
+  schedulerPort: number;
+  registryPort: number;
+  echoPort: number;
+  compatHeaders: boolean;
+  stateFile?: string;
+  controlToken?: string;
+  logLevel: LogLevel;
+}
+
+async function startCommand(opts: StartOptions): Promise<void> {
+  const log = logger(opts.logLevel);
+  let running: RunningStandin;
+  try {
+    running = await startStandin({
+      fixture: opts.fixture.length ? opts.fixture : [DEFAULT_FIXTURE],
+      seed: opts.seed,
+      clock: { mode: opts.clock, speed: opts.speed, start: opts.startTime },
+      host: opts.host,
+      ports: { scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort },
+      compatHeaders: opts.compatHeaders,
+      stateFile: opts.stateFile,
+      controlToken: opts.controlToken,
+      onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),
+      onRequest: opts.logLevel === "debug" ? (r) => log("debug", `${r.service} ${r.method} ${r.path} ${r.status}`) : undefined,
+    });
+  } catch (error) {
+    if (error instanceof PortInUseError) throw new CliFailure(`standin: ${error.message}`);
+    if (error instanceof FixtureError) throw new CliFailure(`standin: ${error.oneLine}`);
+    throw new CliFailure(`standin: cannot start: ${(error as Error).message}`);
+  }
+
+  const emu = running.emulator;
+  const clock = emu.clock.status();
+  log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
+  const width = Math.max(...SERVICE_NAMES.map((s) => s.length), "control".length);
+  for (const service of SERVICE_NAMES) log("info", `  ${service.padEnd(width)}  ${running.urls[service]}`);
+  log("info", `  ${"control".padEnd(width)}  ${running.urls.control}`);
+
+  const shutdown = async (signal: string) => {
+    log("info", `standin: ${signal}, shutting down`);
+    try {
+      await running.close();
+      if (opts.stateFile) log("info", `standin: state written to ${opts.stateFile}`);
+      process.exit(0);
+    } catch (error) {
+      log("error", `standin: shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+interface ClientOptions {
+  url: string;
+  controlToken?: string;
+}
+
+interface AdvanceResult {
+  now: string;
+  fired: Array<{ at: string; kind: string; subject: string; detail: unknown }>;
+}
+
+async function control(opts: ClientOptions, method: string, path: string, body?: unknown): Promise<unknown> {
+  const base = new URL(opts.url);
+  const url = new URL(`/_standin${path}`, base);
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (opts.controlToken) headers.Authorization = `Bearer ${opts.controlToken}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    throw new CliFailure(`standin: cannot reach ${base.origin}: ${((error as Error).cause as Error)?.message ?? (error as Error).message}`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  if (!response.ok) {
+    const message = (parsed as { error?: string })?.error ?? text;
+    throw new CliFailure(`standin: ${method} ${url.pathname} failed (${response.status}): ${message}`);
+  }
+  return parsed;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+}
+
+function logger(level: LogLevel) {
+  const threshold = LOG_LEVELS.indexOf(level);
+  return (at: LogLevel, message: string) => {
+    if (LOG_LEVELS.indexOf(at) > threshold) return;
+    // The ready banner goes to stdout (scripts read the URLs); diagnostics to stderr.
+    (at === "info" || at === "debug" ? process.stdout : process.stderr).write(message + "\n");
+  };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError("expected a non-negative integer");
+  return n;
+}
+
+function port(value: string): number {
+  const n = integer(value);
+  if (n > 65535) throw new InvalidArgumentError("expected a port from 0 to 65535");
+  return n;
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number");
+  return n;
+}
+
+function parseClaim(pair: string): [string, unknown] {
+  const eq = pair.indexOf("=");
+  if (eq <= 0) throw new CliFailure(`standin: --claim expects key=value, got "${pair}"`);
+  const raw = pair.slice(eq + 1);
+  try {
+    return [pair.slice(0, eq), JSON.parse(raw)];
+  } catch {
+    return [pair.slice(0, eq), raw];
+  }
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CliFailure) {
+      process.stderr.write(error.message + "\n");
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * standin's public API: create an emulator in process (`createStandin`,
+ * no sockets) or on ports (`startStandin`).
+ */
+export { createStandin, resolveFixtures, Standin, DEFAULT_SEED, DEFAULT_START } from "./emulator.js";
+export type { CreateStandinOptions, FixtureSource } from "./emulator.js";
+export { startStandin, PortInUseError } from "./server.js";
+export type { StartStandinOptions, RunningStandin } from "./server.js";
+export { Clock, ClockError } from "./core/clock.js";
+export type { ClockMode, FiredTimer, TimerRecord, WallTime } from "./core/clock.js";
+export { parseGoDuration, formatGoDuration, DurationError } from "./core/durations.js";
+export { formatInstant, parseInstant } from "./core/instant.js";
+export type { StateSnapshot } from "./core/snapshot.js";
+export { FixtureError, loadFixtureFile, validateFixture } from "./fixtures/load.js";
+export type { Fixture } from "./fixtures/schema.js";
+export type { ServiceName } from "./http/service.js";

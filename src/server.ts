@@ -1,0 +1,141 @@
+/**
+ * Puts an emulator's three apps on ports. `startStandin` resolves once every
+ * port listens; if one cannot be bound, the others are closed again and a
+ * PortInUseError says which.
+ */
+import { existsSync } from "node:fs";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
+import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
+import { FixtureError } from "./fixtures/load.js";
+import type { StateSnapshot } from "./core/snapshot.js";
+
+export interface StartStandinOptions extends CreateStandinOptions {
+  /** Default 127.0.0.1 (loopback only unless asked). */
+  host?: string;
+  /** Per-service port; 0 = any free port. Defaults 4646, 8500, 8080. */
+  ports?: Partial<Record<ServiceName, number>>;
+  /** Load state from this file at start if it exists; `close()` writes it (atomically). */
+  stateFile?: string;
+  /** Called for each request once answered (e.g. debug logging). */
+  onRequest?: (entry: { service: ServiceName; method: string; path: string; status: number }) => void;
+}
+
+export interface RunningStandin {
+  readonly emulator: Standin;
+  readonly urls: Record<ServiceName, string> & { control: string };
+  readonly ports: Record<ServiceName, number>;
+  /** Stops listening, writes the state file if one was given, stops the clock. */
+  close(): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  constructor(
+    readonly service: ServiceName,
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(`port ${port} on ${host} (${service}) is already in use`);
+    this.name = "PortInUseError";
+  }
+}
+
+export async function startStandin(options: StartStandinOptions = {}): Promise<RunningStandin> {
+  const emulator = await createStandin(options);
+  const host = options.host ?? "127.0.0.1";
+  if (options.stateFile && existsSync(options.stateFile)) await loadStateFile(emulator, options.stateFile);
+
+  const servers: Partial<Record<ServiceName, Server>> = {};
+  const ports = {} as Record<ServiceName, number>;
+  try {
+    for (const service of SERVICE_NAMES) {
+      const app = emulator.app(service);
+      const fetch = options.onRequest
+        ? async (request: Request) => {
+            const response = await app.fetch(request);
+            options.onRequest!({ service, method: request.method, path: new URL(request.url).pathname, status: response.status });
+            return response;
+          }
+        : app.fetch;
+      const server = createAdaptorServer({ fetch, hostname: host }) as Server;
+      const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
+      await listen(server, service, host, port);
+      servers[service] = server;
+      ports[service] = (server.address() as AddressInfo).port;
+    }
+  } catch (error) {
+    await Promise.all(Object.values(servers).map(closeServer));
+    emulator.close();
+    throw error;
+  }
+
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const urls = {
+    scheduler: `http://${urlHost}:${ports.scheduler}`,
+    registry: `http://${urlHost}:${ports.registry}`,
+    echo: `http://${urlHost}:${ports.echo}`,
+    control: `http://${urlHost}:${ports.scheduler}/_standin`,
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    emulator,
+    urls,
+    ports,
+    close: () =>
+      (closing ??= (async () => {
+        emulator.close();
+        await Promise.all(Object.values(servers).map(closeServer));
+        if (options.stateFile) await writeStateFile(emulator.snapshot(), options.stateFile);
+      })()),
+  };
+}
+
+function listen(server: Server, service: ServiceName, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      reject(error.code === "EADDRINUSE" ? new PortInUseError(service, host, port) : error);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Parked long-polls and idle keep-alive sockets must not hold the shutdown.
+    server.closeAllConnections?.();
+  });
+}
+
+async function loadStateFile(emulator: Standin, path: string): Promise<void> {
+  let document: unknown;
+  try {
+    document = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`]);
+  }
+  try {
+    emulator.restore(document as StateSnapshot);
+  } catch (error) {
+    if (error instanceof FixtureError) throw new FixtureError(path, error.problems);
+    throw error;
+  }
+}
+
+/** Writes to a temporary file beside the target, then renames: a crash mid-write never leaves half a state file. */
+export async function writeStateFile(snapshot: StateSnapshot, path: string): Promise<void> {
+  const temporary = `${path}.tmp-${process.pid}`;
+  await writeFile(temporary, JSON.stringify(snapshot) + "\n");
+  await rename(temporary, path);
+}
