@@ -6,9 +6,13 @@
  * checks arrive with the echo issue.
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import type { ServiceContext } from "../core/context.js";
+import { parseGoDuration } from "../core/durations.js";
 import type { EchoFixture } from "../fixtures/schema.js";
 import type { ServiceInstance } from "../http/service.js";
+import { publicJwk, signToken } from "./keys.js";
+import { DEFAULT_SUBJECTS, defaultSchemes, ECHO_SCHEMES, mergeSchemes, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
 
 export const ECHO_CONFIG_TABLE = "echo.config";
 
@@ -17,9 +21,22 @@ export interface EchoProxyConfig {
   serviceName: string;
   proxy: "esp" | "espv2";
   apiKeys: string[];
+  schemes: Record<EchoSchemeName, SchemeConfig>;
 }
 
-const DEFAULT_CONFIG: EchoProxyConfig = { serviceName: "echo.standin.test", proxy: "esp", apiKeys: ["test-api-key"] };
+const DEFAULT_SERVICE_NAME = "echo.standin.test";
+const DEFAULT_CONFIG: EchoProxyConfig = {
+  serviceName: DEFAULT_SERVICE_NAME,
+  proxy: "esp",
+  apiKeys: ["test-api-key"],
+  schemes: defaultSchemes(DEFAULT_SERVICE_NAME),
+};
+
+const mintBody = z.strictObject({
+  scheme: z.string(),
+  claims: z.record(z.string(), z.unknown()).optional(),
+  expiresIn: z.string().optional(),
+});
 
 /** ESP v1 renders errors as a google.rpc.Status with one-space indentation. */
 function espStatus(code: number, message: string, detail: string): string {
@@ -33,16 +50,62 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
 
   const applyConfig = (section: EchoFixture) => {
     const current = config.get("proxy") ?? DEFAULT_CONFIG;
+    const serviceName = section.serviceName ?? current.serviceName;
+    // Schemes still on their default audiences follow a renamed service (ESP's default audience is the service name).
+    const base = serviceName === current.serviceName ? current.schemes : rebaseAudiences(current.schemes, current.serviceName, serviceName);
     config.put("proxy", {
-      serviceName: section.serviceName ?? current.serviceName,
+      serviceName,
       proxy: section.proxy ?? current.proxy,
       apiKeys: section.apiKeys ?? current.apiKeys,
+      schemes: mergeSchemes(base, section.schemes),
     });
   };
+
+  const control = new Hono();
+  control.post("/tokens", async (c) => {
+    let body: z.infer<typeof mintBody>;
+    try {
+      body = mintBody.parse(JSON.parse(await c.req.text()));
+    } catch (error) {
+      return c.json({ error: `invalid body: expected {"scheme", "claims"?, "expiresIn"?} (${(error as Error).message.split("\n")[0]})` }, 400);
+    }
+    const scheme = schemeNamed(body.scheme);
+    if (!scheme) return c.json({ error: `unknown scheme "${body.scheme}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
+    const settings = config.get("proxy")!.schemes[scheme];
+    if (settings.jwks || settings.x509) {
+      return c.json({ error: `scheme "${scheme}" verifies with a key set from the fixture; the emulator holds no private key to sign with` }, 409);
+    }
+    let lifetimeSeconds: number;
+    try {
+      lifetimeSeconds = Number(parseGoDuration(body.expiresIn ?? "1h") / 1_000_000_000n);
+    } catch (error) {
+      return c.json({ error: `expiresIn: ${(error as Error).message}` }, 400);
+    }
+    const iat = Math.floor(ctx.clock.now() / 1000);
+    const subject = DEFAULT_SUBJECTS[scheme];
+    const payload = {
+      iss: settings.issuer,
+      sub: subject,
+      aud: settings.audiences[0],
+      iat,
+      exp: iat + lifetimeSeconds,
+      ...(subject.includes("@") ? { email: subject } : {}),
+      ...body.claims,
+    };
+    return c.json({ token: await signToken(scheme, payload) });
+  });
+  control.get("/jwks/:scheme", (c) => {
+    const scheme = schemeNamed(c.req.param("scheme"));
+    if (!scheme) return c.json({ error: `unknown scheme "${c.req.param("scheme")}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
+    const settings = config.get("proxy")!.schemes[scheme];
+    if (settings.x509) return c.json(settings.x509);
+    return c.json(settings.jwks ?? { keys: [publicJwk(scheme)] });
+  });
 
   return {
     name: "echo",
     app,
+    control,
     compressThreshold: 1024,
     notFound: () => {
       const dialect = config.get("proxy")?.proxy ?? "esp";
@@ -63,4 +126,17 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     },
     applyFixture: applyConfig,
   };
+}
+
+function schemeNamed(name: string): EchoSchemeName | undefined {
+  return (ECHO_SCHEMES as readonly string[]).includes(name) ? (name as EchoSchemeName) : undefined;
+}
+
+function rebaseAudiences(schemes: Record<EchoSchemeName, SchemeConfig>, from: string, to: string): Record<EchoSchemeName, SchemeConfig> {
+  const out = { ...schemes };
+  for (const name of ECHO_SCHEMES) {
+    const s = out[name];
+    if (s.audiences.length === 1 && s.audiences[0] === from) out[name] = { ...s, audiences: [to] };
+  }
+  return out;
 }
