@@ -1,0 +1,214 @@
+/**
+ * The CLI as users run it: the built `bin/standin` in a child process
+ * (`npm test` builds first). Every server is started on ports 0 so tests
+ * never collide with each other or with a standin already running.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+const BIN = join(process.cwd(), "bin/standin");
+const run = promisify(execFile);
+const children: ChildProcess[] = [];
+const dir = mkdtempSync(join(tmpdir(), "standin-cli-"));
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+interface Started {
+  child: ChildProcess;
+  urls: Record<string, string>;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `standin start` on free ports and resolves once the banner lists every URL. */
+function start(args: string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 10 s; stdout: ${out}; stderr: ${err}`)), 10_000);
+    child.stderr!.on("data", (d) => (err += d));
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const urls = Object.fromEntries([...out.matchAll(/^ {2}(scheduler|registry|echo|control) +(\S+)$/gm)].map((m) => [m[1], m[2]]));
+      if (Object.keys(urls).length === 4) {
+        clearTimeout(timer);
+        resolve({ child, urls, stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before ready; stderr: ${err}`));
+    });
+  });
+}
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+async function json(url: string, init?: RequestInit) {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+function occupyPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port }));
+  });
+}
+
+describe("standin start", () => {
+  it("serves /_standin/ready on all three ports, prints the URLs, and stops cleanly on SIGINT", async () => {
+    const s = await start();
+    expect(s.stdout()).toMatch(/^standin ready \(seed 1, clock manual at 2026-01-01T00:00:00Z\)$/m);
+    for (const service of ["scheduler", "registry", "echo"]) {
+      const ready = await json(`${s.urls[service]}/_standin/ready`);
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ ready: true, seed: 1, now: "2026-01-01T00:00:00Z" });
+    }
+    expect(s.urls.control).toBe(`${s.urls.scheduler}/_standin`);
+    s.child.kill("SIGINT");
+    expect(await s.exited).toBe(0);
+  });
+
+  it("reports a taken port in one line and exits 1", async () => {
+    const { server, port } = await occupyPort();
+    try {
+      const res = await cli(["start", "--scheduler-port", "0", "--registry-port", String(port), "--echo-port", "0"]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`standin: port ${port} on 127.0.0.1 (registry) is already in use\n`);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("reports an invalid fixture in one line naming the bad path, and exits 1", async () => {
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify({ scheduler: { nodez: [] } }));
+    const res = await cli(["start", "--fixture", file, "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`standin: ${file}: scheduler.nodez: unknown key\n`);
+  });
+
+  it("applies --seed, --start-time and --clock over the fixture", async () => {
+    const s = await start(["--seed", "77", "--start-time", "2031-03-04T05:06:07Z", "--clock", "realtime", "--speed", "2"]);
+    const ready = await json(`${s.urls.scheduler}/_standin/ready`);
+    expect(ready.body.seed).toBe(77);
+    const clock = await json(`${s.urls.scheduler}/_standin/clock`);
+    expect(clock.body).toMatchObject({ mode: "realtime", speed: 2 });
+    expect(Date.parse(clock.body.now as string)).toBeGreaterThanOrEqual(Date.parse("2031-03-04T05:06:07Z"));
+  });
+
+  it("with --state-file, writes the state atomically on SIGTERM and loads it at the next start", async () => {
+    const stateFile = join(dir, "state.json");
+    const first = await start(["--state-file", stateFile]);
+    await json(`${first.urls.scheduler}/_standin/clock/advance`, { method: "POST", body: JSON.stringify({ by: "2h30m" }) });
+    const hash = (await json(`${first.urls.scheduler}/_standin/state/hash`)).body.hash;
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(first.stdout()).toContain(`state written to ${stateFile}`);
+    expect(existsSync(stateFile)).toBe(true);
+    expect(existsSync(`${stateFile}.tmp-${first.child.pid}`)).toBe(false);
+    expect(JSON.parse(readFileSync(stateFile, "utf8")).format).toBe("standin.snapshot/v1");
+
+    const second = await start(["--state-file", stateFile]);
+    expect((await json(`${second.urls.scheduler}/_standin/clock`)).body.now).toBe("2026-01-01T02:30:00Z");
+    expect((await json(`${second.urls.scheduler}/_standin/state/hash`)).body.hash).toBe(hash);
+  });
+
+  it("refuses a corrupt state file in one line", async () => {
+    const stateFile = join(dir, "corrupt.json");
+    writeFileSync(stateFile, "{");
+    const res = await cli(["start", "--state-file", stateFile, "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^standin: .*corrupt\.json: cannot read state file/);
+  });
+});
+
+describe("client commands", () => {
+  it("clock, advance, reset, token and snapshot save/load talk to a running emulator", async () => {
+    const s = await start();
+    const url = ["--url", s.urls.echo];
+
+    const clock = await cli(["clock", ...url]);
+    expect(clock.code).toBe(0);
+    expect(JSON.parse(clock.stdout)).toMatchObject({ now: "2026-01-01T00:00:00Z", mode: "manual" });
+
+    const snapshotFile = join(dir, "snap.json");
+    expect((await cli(["snapshot", "save", snapshotFile, ...url])).code).toBe(0);
+
+    const advance = await cli(["advance", "1h30m", ...url]);
+    expect(advance).toMatchObject({ code: 0, stdout: "now 2026-01-01T01:30:00Z\n  (no timers fired)\n" });
+
+    const token = await cli(["token", "provider_jwt", "--claim", "email=a@b.test", "--claim", "n=5", "--expires-in", "10m", ...url]);
+    expect(token.code).toBe(0);
+    const payload = JSON.parse(Buffer.from(token.stdout.trim().split(".")[1]!, "base64url").toString());
+    expect(payload).toMatchObject({ email: "a@b.test", n: 5, iat: Date.parse("2026-01-01T01:30:00Z") / 1000 });
+    expect(payload.exp - payload.iat).toBe(600);
+
+    const load = await cli(["snapshot", "load", snapshotFile, ...url]);
+    expect(load.code).toBe(0);
+    expect(JSON.parse(load.stdout)).toMatchObject({ restored: true, now: "2026-01-01T00:00:00Z" });
+
+    await cli(["advance", "5m", ...url]);
+    const reset = await cli(["reset", ...url]);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ reset: true, now: "2026-01-01T00:00:00Z" });
+
+    const bad = await cli(["advance", "soon", ...url]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('standin: POST /_standin/clock/advance failed (400): time: invalid duration "soon"\n');
+  });
+
+  it("with --control-token, clients need the token", async () => {
+    const s = await start(["--control-token", "t0ken"]);
+    const without = await cli(["clock", "--url", s.urls.scheduler]);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain("(401)");
+    const withToken = await cli(["clock", "--url", s.urls.scheduler, "--control-token", "t0ken"]);
+    expect(withToken.code).toBe(0);
+  });
+
+  it("says clearly when nothing is listening", async () => {
+    const { server, port } = await occupyPort();
+    server.close();
+    const res = await cli(["clock", "--url", `http://127.0.0.1:${port}`]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`^standin: cannot reach http://127.0.0.1:${port}: `));
+  });
+});
+
+describe("standin fixtures check", () => {
+  it("prints ok for valid files and readable errors (exit 1) for invalid ones", async () => {
+    const good = join(dir, "good.json");
+    const bad = join(dir, "bad-check.json");
+    writeFileSync(good, JSON.stringify({ seed: 4, registry: { agentNode: "n" } }));
+    writeFileSync(bad, JSON.stringify({ seed: "four", echo: { apiKeys: [1] } }));
+    const ok = await cli(["fixtures", "check", "fixtures/default.json", good]);
+    expect(ok).toMatchObject({ code: 0, stdout: `ok fixtures/default.json\nok ${good}\n` });
+    const res = await cli(["fixtures", "check", good, bad]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe(`ok ${good}\n`);
+    expect(res.stderr).toContain(`${bad}: invalid fixture`);
+    expect(res.stderr).toContain("  - seed: ");
+    expect(res.stderr).toContain("  - echo.apiKeys[0]: ");
+  });
+});

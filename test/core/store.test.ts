@@ -1,0 +1,350 @@
+import { describe, it, expect } from "vitest";
+import { INITIAL_INDEX, Store, StoreError, type Commit, type Row, type StoreSnapshot } from "../../src/core/store.js";
+
+type Job = { ID: string; Name?: string; Nested?: { n: number }; CreateIndex?: number; ModifyIndex?: number };
+
+/** A store with rows in two tables, written in two separate writes (indexes 2 and 3). */
+function seeded(): Store {
+  const store = new Store();
+  store.write(() => {
+    store.table("jobs").put("b", { ID: "b", Name: "beta" });
+    store.table("jobs").put("a", { ID: "a", Name: "alpha" });
+  });
+  store.write(() => store.table("nodes").put("n1", { ID: "n1" }));
+  return store;
+}
+
+describe("Store: indexes", () => {
+  it("starts at INITIAL_INDEX (1) with every table at 0", () => {
+    const store = new Store();
+    expect(INITIAL_INDEX).toBe(1);
+    expect(store.index).toBe(1);
+    expect(store.table("jobs").index).toBe(0);
+    expect(store.tableIndex("jobs")).toBe(0);
+    expect(store.tableIndex("never-created")).toBe(0);
+    expect(store.inTransaction).toBe(false);
+  });
+
+  it("gives one write that touches two tables exactly one new index, shared by both tables", () => {
+    const store = new Store();
+    const seen: number[] = [];
+    store.write(() => {
+      store.table("jobs").put("j1", { ID: "j1" });
+      seen.push(store.writeIndex());
+      store.table("evals").put("e1", { ID: "e1" });
+      store.table("jobs").put("j2", { ID: "j2" });
+      seen.push(store.writeIndex());
+    });
+    expect(store.index).toBe(2);
+    expect(store.table("jobs").index).toBe(2);
+    expect(store.tableIndex("evals")).toBe(2);
+    expect(seen).toEqual([2, 2]);
+
+    store.write(() => store.table("evals").put("e2", { ID: "e2" }));
+    expect(store.index).toBe(3);
+    expect(store.tableIndex("evals")).toBe(3);
+    expect(store.tableIndex("jobs")).toBe(2);
+  });
+
+  it("takes no index for a write that changes nothing", () => {
+    const store = seeded();
+    const commits: Commit[] = [];
+    store.onCommit((c) => commits.push(c));
+    const result = store.write(() => {
+      store.table("jobs").get("a");
+      expect(store.table("jobs").delete("missing")).toBe(false);
+      return "read-only";
+    });
+    expect(result).toBe("read-only");
+    expect(store.index).toBe(3);
+    expect(store.tableIndex("jobs")).toBe(2);
+    expect(commits).toEqual([]);
+    store.write(() => store.table("jobs").put("c", { ID: "c" }));
+    expect(store.index).toBe(4);
+  });
+
+  it("lets a nested write join the outer one (one index, one commit)", () => {
+    const store = new Store();
+    const commits: Commit[] = [];
+    store.onCommit((c) => commits.push(c));
+    store.write(() => {
+      store.table("a").put("1", { ID: "1" });
+      const inner = store.write(() => {
+        expect(store.inTransaction).toBe(true);
+        store.table("b").put("2", { ID: "2" });
+        return 42;
+      });
+      expect(inner).toBe(42);
+      // Nothing committed yet: the inner write did not commit on its own.
+      expect(commits).toEqual([]);
+      expect(store.index).toBe(1);
+      store.write(() => store.table("c").put("3", { ID: "3" }));
+    });
+    expect(store.index).toBe(2);
+    expect(commits).toHaveLength(1);
+    expect(commits[0]!.index).toBe(2);
+    expect([...commits[0]!.tables].sort()).toEqual(["a", "b", "c"]);
+    expect(["a", "b", "c"].map((t) => store.tableIndex(t))).toEqual([2, 2, 2]);
+  });
+
+  it("writeIndex() outside a write throws StoreError", () => {
+    const store = new Store();
+    expect(() => store.writeIndex()).toThrow(StoreError);
+  });
+});
+
+describe("Store: rollback", () => {
+  it("undoes everything a throwing write did: inserts, replacements, deletes, table and global indexes", () => {
+    const store = seeded();
+    const before = store.snapshot();
+    const jobs = store.table<Job>("jobs");
+    const originalA = jobs.get("a");
+    const commits: Commit[] = [];
+    store.onCommit((c) => commits.push(c));
+
+    const boom = new Error("rejected");
+    expect(() =>
+      store.write(() => {
+        jobs.put("a", { ID: "a", Name: "replaced once" });
+        jobs.put("a", { ID: "a", Name: "replaced twice" });
+        jobs.delete("b");
+        jobs.put("z", { ID: "z" });
+        store.table("nodes").delete("n1");
+        store.table("fresh").put("f", { ID: "f" });
+        expect(store.tableIndex("fresh")).toBe(4);
+        throw boom;
+      }),
+    ).toThrow(boom);
+
+    expect(store.snapshot()).toEqual(before);
+    expect(jobs.get("a")).toBe(originalA);
+    expect(jobs.get("b")?.Name).toBe("beta");
+    expect(jobs.has("z")).toBe(false);
+    expect(store.table("nodes").has("n1")).toBe(true);
+    expect(store.table("fresh").size).toBe(0);
+    expect(store.tableIndex("fresh")).toBe(0);
+    expect(store.tableIndex("jobs")).toBe(2);
+    expect(store.tableIndex("nodes")).toBe(3);
+    expect(store.index).toBe(3);
+    expect(store.inTransaction).toBe(false);
+    expect(commits).toEqual([]);
+
+    // The next write takes the index the failed one would have taken.
+    store.write(() => jobs.put("c", { ID: "c" }));
+    expect(store.index).toBe(4);
+  });
+
+  it("runs undo steps registered through undoSink() in reverse order, interleaved with row undos", () => {
+    const store = seeded();
+    const order: string[] = [];
+    expect(store.undoSink()).toBeUndefined();
+    expect(() =>
+      store.write(() => {
+        store.undoSink()!(() => order.push(`first (a is ${String(store.table<Job>("jobs").get("a")?.Name)})`));
+        store.table<Job>("jobs").put("a", { ID: "a", Name: "changed" });
+        store.undoSink()!(() => order.push(`second (a is ${String(store.table<Job>("jobs").get("a")?.Name)})`));
+        store.undoSink()!(() => order.push("third"));
+        throw new Error("no");
+      }),
+    ).toThrow("no");
+    expect(order).toEqual(["third", "second (a is changed)", "first (a is alpha)"]);
+  });
+
+  it("does not run undo steps of a write that commits", () => {
+    const store = new Store();
+    let undone = 0;
+    store.write(() => {
+      store.undoSink()!(() => undone++);
+      store.table("t").put("x", { ID: "x" });
+    });
+    expect(undone).toBe(0);
+    expect(store.table("t").has("x")).toBe(true);
+  });
+
+  it("rejects an async write function and rolls it back", async () => {
+    const store = new Store();
+    expect(() =>
+      store.write((async () => {
+        store.table("t").put("x", { ID: "x" });
+      }) as () => unknown),
+    ).toThrow(StoreError);
+    expect(store.table("t").has("x")).toBe(false);
+    expect(store.index).toBe(1);
+  });
+});
+
+describe("Store: rows", () => {
+  it.each<[string, (store: Store) => unknown]>([
+    ["put", (store) => store.table("t").put("x", { ID: "x" })],
+    ["putIndexed", (store) => store.table("t").putIndexed("x", { ID: "x" })],
+    ["delete", (store) => store.table("t").delete("x")],
+  ])("%s outside write throws StoreError", (_label, act) => {
+    const store = new Store();
+    expect(() => act(store)).toThrow(StoreError);
+    expect(() => act(store)).toThrow(/outside Store\.write/);
+    expect(store.table("t").size).toBe(0);
+    expect(store.index).toBe(1);
+  });
+
+  it("freezes stored rows: assigning to a property throws (ES modules are strict)", () => {
+    const store = new Store();
+    const input: Job = { ID: "x", Name: "before" };
+    const stored = store.write(() => store.table<Job>("jobs").put("x", input));
+    expect(Object.isFrozen(stored)).toBe(true);
+    expect(() => {
+      (stored as { Name: string }).Name = "after";
+    }).toThrow(TypeError);
+    expect(() => {
+      (input as { Name: string }).Name = "after";
+    }).toThrow(TypeError);
+    expect(store.table<Job>("jobs").get("x")?.Name).toBe("before");
+  });
+
+  it("putIndexed stamps CreateIndex and ModifyIndex, keeping CreateIndex on update", () => {
+    const store = new Store();
+    const jobs = store.table<Job>("jobs");
+    store.write(() => store.table("other").put("o", { ID: "o" })); // index 2
+    const created = store.write(() => jobs.putIndexed("j", { ID: "j", Name: "v1" }));
+    expect(created).toEqual({ ID: "j", Name: "v1", CreateIndex: 3, ModifyIndex: 3 });
+    store.write(() => store.table("other").put("o2", { ID: "o2" })); // index 4
+    const updated = store.write(() => jobs.putIndexed("j", { ID: "j", Name: "v2" }));
+    expect(updated).toEqual({ ID: "j", Name: "v2", CreateIndex: 3, ModifyIndex: 5 });
+    expect(jobs.get("j")).toBe(updated);
+    expect(jobs.index).toBe(5);
+  });
+
+  it("putIndexed ignores caller-supplied index fields", () => {
+    const store = new Store();
+    const row = store.write(() =>
+      store.table("jobs").putIndexed("j", { ID: "j", CreateIndex: 999, ModifyIndex: 999 } as unknown as Row),
+    );
+    expect(row).toMatchObject({ CreateIndex: 2, ModifyIndex: 2 });
+  });
+
+  it("sorted() returns rows in ID order; size/ids/values/has/get agree", () => {
+    const store = new Store();
+    const t = store.table<Job>("t");
+    store.write(() => {
+      for (const id of ["b", "a10", "A", "a2", "_", "a1"]) t.put(id, { ID: id });
+    });
+    expect(t.sorted().map((r) => r.ID)).toEqual(["A", "_", "a1", "a10", "a2", "b"]);
+    expect(t.size).toBe(6);
+    expect([...t.ids()].sort()).toEqual(["A", "_", "a1", "a10", "a2", "b"]);
+    expect([...t.values()].map((r) => r.ID).sort()).toEqual(["A", "_", "a1", "a10", "a2", "b"]);
+    expect(t.has("a1")).toBe(true);
+    expect(t.get("nope")).toBeUndefined();
+  });
+
+  it("returns the same handle for the same table name", () => {
+    const store = new Store();
+    expect(store.table("x")).toBe(store.table("x"));
+    expect(store.table("x").name).toBe("x");
+  });
+});
+
+describe("Store: commits, snapshot, restore", () => {
+  it("onCommit receives {index, tables} for each committing write, until unsubscribed", () => {
+    const store = new Store();
+    const commits: Array<{ index: number; tables: string[] }> = [];
+    const off = store.onCommit((c) => commits.push({ index: c.index, tables: [...c.tables].sort() }));
+    store.write(() => {
+      store.table("jobs").put("j", { ID: "j" });
+      store.table("evals").put("e", { ID: "e" });
+      store.table("jobs").put("k", { ID: "k" });
+    });
+    store.write(() => store.table("evals").delete("e"));
+    off();
+    store.write(() => store.table("jobs").put("l", { ID: "l" }));
+    expect(commits).toEqual([
+      { index: 2, tables: ["evals", "jobs"] },
+      { index: 3, tables: ["evals"] },
+    ]);
+  });
+
+  it("snapshot() lists non-empty or written tables with rows in ID order", () => {
+    const store = seeded();
+    store.table("untouched");
+    const snapshot = store.snapshot();
+    expect(snapshot).toEqual({
+      index: 3,
+      tables: {
+        jobs: { index: 2, rows: { a: { ID: "a", Name: "alpha" }, b: { ID: "b", Name: "beta" } } },
+        nodes: { index: 3, rows: { n1: { ID: "n1" } } },
+      },
+    });
+    expect(Object.keys(snapshot.tables.jobs!.rows)).toEqual(["a", "b"]);
+  });
+
+  it("keeps a table whose rows were all deleted (its index still matters)", () => {
+    const store = seeded();
+    store.write(() => store.table("nodes").delete("n1"));
+    expect(store.snapshot().tables.nodes).toEqual({ index: 4, rows: {} });
+  });
+
+  it("round-trips through snapshot()/restore(): rows, table indexes, global index", () => {
+    const store = seeded();
+    const snapshot: StoreSnapshot = JSON.parse(JSON.stringify(store.snapshot()));
+    const jobsHandle = store.table<Job>("jobs");
+
+    store.write(() => {
+      jobsHandle.put("a", { ID: "a", Name: "changed" });
+      jobsHandle.delete("b");
+      store.table("extra").put("x", { ID: "x" });
+    });
+    expect(store.index).toBe(4);
+
+    let restores = 0;
+    store.onRestore(() => restores++);
+    store.restore(snapshot);
+
+    expect(restores).toBe(1);
+    expect(store.snapshot()).toEqual(snapshot);
+    expect(store.index).toBe(3);
+    expect(store.tableIndex("jobs")).toBe(2);
+    expect(store.tableIndex("nodes")).toBe(3);
+    expect(store.tableIndex("extra")).toBe(0);
+    expect(store.table("extra").size).toBe(0);
+    // Handles taken before the restore see the restored rows.
+    expect(jobsHandle.get("a")?.Name).toBe("alpha");
+    expect(jobsHandle.get("b")?.Name).toBe("beta");
+    store.write(() => jobsHandle.put("c", { ID: "c" }));
+    expect(store.index).toBe(4);
+  });
+
+  it("deep-freezes restored rows", () => {
+    const store = new Store();
+    store.restore({ index: 5, tables: { jobs: { index: 5, rows: { j: { ID: "j", Nested: { n: 1 } } } } } });
+    const row = store.table<Job>("jobs").get("j")!;
+    expect(Object.isFrozen(row)).toBe(true);
+    expect(Object.isFrozen(row.Nested)).toBe(true);
+    expect(() => {
+      (row.Nested as { n: number }).n = 2;
+    }).toThrow(TypeError);
+  });
+
+  it.each<[string, StoreSnapshot]>([
+    ["index 0", { index: 0, tables: {} }],
+    ["a non-integer index", { index: 1.5, tables: {} }],
+  ])("rejects a snapshot with %s and keeps the state", (_label, snapshot) => {
+    const store = seeded();
+    const before = store.snapshot();
+    expect(() => store.restore(snapshot)).toThrow(StoreError);
+    expect(store.snapshot()).toEqual(before);
+  });
+
+  it("refuses to restore inside a write", () => {
+    const store = seeded();
+    const snapshot = store.snapshot();
+    expect(() => store.write(() => store.restore(snapshot))).toThrow(/inside a write/);
+  });
+
+  it("stops calling onRestore listeners after unsubscribe", () => {
+    const store = new Store();
+    let calls = 0;
+    const off = store.onRestore(() => calls++);
+    store.restore(store.snapshot());
+    off();
+    store.restore(store.snapshot());
+    expect(calls).toBe(1);
+  });
+});
