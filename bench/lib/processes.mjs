@@ -7,6 +7,12 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 
 const live = new Set();
+let interruptedBy = null;
+
+/** The signal that interrupted the bench, if any (its children then die on purpose, not by failure). */
+export function interruption() {
+  return interruptedBy;
+}
 
 /** Spawns `node <args>`, with stdout/stderr captured for parsing and error messages. */
 export function spawnNode(args, options = {}) {
@@ -85,6 +91,8 @@ export function killChildrenOnExit() {
   });
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
     process.once(signal, () => {
+      interruptedBy = signal;
+      process.stderr.write(`bench: ${signal}, stopping child processes\n`);
       stopAllChildren().finally(() => process.exit(code));
     });
   }

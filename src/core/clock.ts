@@ -444,9 +444,15 @@ export class Clock {
     if (this.mode !== "realtime") throw new ClockError(`cannot ${action}: the clock is in manual mode`, "mode");
   }
 
+  /**
+   * Re-anchors virtual time to wall time. The mapping changes here (advance,
+   * restore, mode, speed, resume), so an armed real timer's delay is stale:
+   * drop it; the caller re-arms.
+   */
   private anchorHere(): void {
     this.anchorVirtual = this.nowMs;
     this.anchorWall = this.mode === "realtime" ? this.wall.now() : 0;
+    this.disarmRealTimer();
   }
 
   /** Keeps exactly one real timer armed for the earliest pending virtual timer (realtime mode only). */

@@ -20,11 +20,13 @@ export function parseInstant(text: string): number {
     throw new InstantError(`invalid RFC 3339 timestamp ${JSON.stringify(text)} (field out of range)`);
   }
   const ms = frac ? Number(frac.slice(1, 4).padEnd(3, "0")) : 0;
-  let utc = Date.UTC(Number(y), month - 1, day, hour, minute, second, ms);
+  let utc = utcMillis(Number(y), month - 1, day, hour, minute, second, ms);
   if (zone && zone !== "Z" && zone !== "z") {
     const sign = zone.startsWith("-") ? -1 : 1;
-    const offset = (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
-    utc -= sign * offset;
+    const offsetHours = Number(zone.slice(1, 3));
+    const offsetMinutes = Number(zone.slice(4, 6));
+    if (offsetHours > 23 || offsetMinutes > 59) throw new InstantError(`invalid RFC 3339 timestamp ${JSON.stringify(text)} (zone offset out of range)`);
+    utc -= sign * (offsetHours * 60 + offsetMinutes) * 60_000;
   }
   return utc;
 }
@@ -37,6 +39,13 @@ export function formatInstant(ms: number): string {
   return frac ? `${base}.${frac}Z` : `${base}Z`;
 }
 
+/** Date.UTC maps years 0–99 to 1900–1999; Go's zero time is year 1, so set the year explicitly. */
+function utcMillis(year: number, monthIndex: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+  const date = new Date(Date.UTC(2000, monthIndex, day, hour, minute, second, ms));
+  date.setUTCFullYear(year, monthIndex, day);
+  return date.getTime();
+}
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcMillis(year, month, 0, 0, 0, 0, 0)).getUTCDate();
 }

@@ -94,7 +94,8 @@ function serialize(value: unknown, options: EncodeOptions): string {
   const sort = options.sortKeys ?? false;
   const parts: string[] = [];
 
-  const write = (v: unknown, indent: string, inArray: boolean): boolean => {
+  const write = (raw: unknown, indent: string, inArray: boolean): boolean => {
+    const v = resolveToJSON(raw);
     switch (typeof v) {
       case "string":
         parts.push(JSON.stringify(v));
@@ -118,8 +119,6 @@ function serialize(value: unknown, options: EncodeOptions): string {
       parts.push("null");
       return true;
     }
-    const withToJSON = v as { toJSON?: () => unknown };
-    if (typeof withToJSON.toJSON === "function") return write(withToJSON.toJSON(), indent, inArray);
     const inner = indent + indentUnit;
     const open = options.pretty ? "\n" + inner : "";
     const sep = options.pretty ? ",\n" + inner : ",";
@@ -143,7 +142,7 @@ function serialize(value: unknown, options: EncodeOptions): string {
     const start = parts.length;
     parts.push("{" + open);
     for (const key of keys) {
-      const child = record[key];
+      const child = resolveToJSON(record[key]);
       if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
       if (!first) parts.push(sep);
       first = false;
@@ -161,4 +160,10 @@ function serialize(value: unknown, options: EncodeOptions): string {
 
   if (!write(value, "", false)) return "null";
   return parts.join("");
+}
+
+/** Applies `toJSON` first, as JSON.stringify does, so a `toJSON` returning undefined drops the property. */
+function resolveToJSON(value: unknown): unknown {
+  const withToJSON = value as { toJSON?: () => unknown } | null;
+  return withToJSON !== null && typeof withToJSON === "object" && typeof withToJSON.toJSON === "function" ? withToJSON.toJSON() : value;
 }

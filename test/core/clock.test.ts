@@ -738,12 +738,12 @@ describe("Clock: realtime mode (fake wall time)", () => {
     expect(clock.now()).toBe(START + 1000);
   });
 
-  // BUG: Clock.armRealTimer keeps an already-armed real timer whenever it was
+  // Regression (was a bug, now fixed): Clock.armRealTimer keeps an already-armed real timer whenever it was
   // armed for a virtual instant <= the current head, without considering that
   // the virtual-to-wall mapping changed. After advance()/advanceTo() in
   // realtime mode the real timer keeps its old delay, so a virtual timer the
   // advance brought near fires much later than its instant.
-  it.fails("after a manual advance in realtime mode, re-arms the real timer for the new distance (BUG)", () => {
+  it("after a manual advance in realtime mode, re-arms the real timer for the new distance", () => {
     const { clock, wall, log } = realtimeClock(1);
     clock.schedule({ at: START + 10_000, kind: "t" }); // real timer due at wall 10 000
     clock.advance("9s"); // the timer is now 1 s of virtual (and real) time away
@@ -752,10 +752,10 @@ describe("Clock: realtime mode (fake wall time)", () => {
     expect(log).toHaveLength(1);
   });
 
-  // BUG: same root cause as above, reached through restore (PUT /_standin/snapshot):
+  // Regression (was a bug, now fixed): same root cause as above, reached through restore (PUT /_standin/snapshot):
   // the real timer armed for the old state is kept when the restored head is
   // not earlier, although restore moved virtual time and re-anchored.
-  it.fails("after restore in realtime mode, re-arms the real timer for the restored timers (BUG)", () => {
+  it("after restore in realtime mode, re-arms the real timer for the restored timers", () => {
     const { clock, wall, log } = realtimeClock(1);
     clock.schedule({ at: START + 3_600_000, kind: "t", subject: "old" }); // real timer due in 1 h
     clock.restore({
