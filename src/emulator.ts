@@ -11,7 +11,7 @@ import type { EventRecorder, ServiceContext } from "./core/context.js";
 import { Ids } from "./core/ids.js";
 import { parseInstant } from "./core/instant.js";
 import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/journal.js";
-import { captureState, hashState, restoreState, stateSnapshotSchema, type StateSnapshot } from "./core/snapshot.js";
+import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
 import { createControlApp, type ControlTarget } from "./control/index.js";
 import { createEchoService } from "./echo/index.js";
@@ -149,15 +149,13 @@ export class Standin implements ControlTarget {
 
   /** Restores a snapshot document (validated; a bad one changes nothing). */
   restore(snapshot: StateSnapshot): void {
-    const parsed = stateSnapshotSchema.safeParse(snapshot);
-    if (!parsed.success) throw new FixtureError("snapshot", parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
+    const copy = structuredClone(parseSnapshot(snapshot));
     const before = this.snapshot();
-    const copy = structuredClone(parsed.data) as StateSnapshot;
     try {
       restoreState(this, copy);
     } catch (error) {
       restoreState(this, before);
-      throw new FixtureError("snapshot", [(error as Error).message]);
+      throw new SnapshotError([(error as Error).message]);
     }
     this.currentSeed = copy.seed;
     this.record("state.restored", { detail: { index: this.store.index } });

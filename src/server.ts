@@ -11,7 +11,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
 import { FixtureError } from "./fixtures/load.js";
-import type { StateSnapshot } from "./core/snapshot.js";
+import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 
 export interface StartStandinOptions extends CreateStandinOptions {
   /** Default 127.0.0.1 (loopback only unless asked). */
@@ -128,7 +128,7 @@ async function loadStateFile(emulator: Standin, path: string): Promise<void> {
   try {
     emulator.restore(document as StateSnapshot);
   } catch (error) {
-    if (error instanceof FixtureError) throw new FixtureError(path, error.problems);
+    if (error instanceof SnapshotError) throw new FixtureError(path, error.problems);
     throw error;
   }
 }

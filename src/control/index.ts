@@ -5,13 +5,14 @@
  * own control routes are mounted under `/_standin/<service>`.
  */
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as v from "valibot";
 import { ClockError, type Clock, type FiredTimer } from "../core/clock.js";
 import { DurationError } from "../core/durations.js";
 import { formatInstant, InstantError } from "../core/instant.js";
 import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
-import { stateSnapshotSchema, type StateSnapshot } from "../core/snapshot.js";
-import { FixtureError, formatPath } from "../fixtures/load.js";
+import { SnapshotError, type StateSnapshot } from "../core/snapshot.js";
+import { describeIssues } from "../core/validation.js";
+import { FixtureError } from "../fixtures/load.js";
 import { bearerToken } from "../http/tokens.js";
 
 export interface ControlTarget {
@@ -46,14 +47,11 @@ export interface ControlOptions {
   services?: ReadonlyArray<{ name: string; app: Hono }>;
 }
 
-const advanceBody = z.strictObject({ by: z.string() });
-const advanceToBody = z.strictObject({ to: z.string() });
-const resetBody = z.strictObject({ fixture: z.unknown().optional() });
-const journalQuery = z.object({
-  since: z.coerce.number().int().nonnegative().optional(),
-  limit: z.coerce.number().int().positive().optional(),
-  type: z.string().optional(),
-});
+const advanceBody = v.strictObject({ by: v.string() });
+const advanceToBody = v.strictObject({ to: v.string() });
+const resetBody = v.strictObject({ fixture: v.optional(v.unknown()) });
+const queryCount = (min: number) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number), v.minValue(min)));
+const journalQuery = v.object({ since: queryCount(0), limit: queryCount(1), type: v.optional(v.string()) });
 
 export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
   const app = new Hono();
@@ -124,8 +122,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   app.get("/snapshot", (c) => c.json(target.snapshot()));
 
   app.put("/snapshot", async (c) => {
-    const snapshot = await body(c, stateSnapshotSchema);
-    target.restore(snapshot as StateSnapshot);
+    target.restore((await jsonBody(c)) as StateSnapshot);
     return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
   });
 
@@ -186,24 +183,22 @@ function parseJSONText(text: string): unknown {
   }
 }
 
-async function body<T>(c: Context, schema: z.ZodType<T>, allowEmpty = false): Promise<T> {
+type Schema<T> = v.GenericSchema<unknown, T>;
+
+async function body<T>(c: Context, schema: Schema<T>, allowEmpty = false): Promise<T> {
   const text = await c.req.text();
   const document = allowEmpty && text.trim() === "" ? {} : parseJSONText(text);
   return validate(schema, document, "body");
 }
 
-function query<T>(c: Context, schema: z.ZodType<T>): T {
+function query<T>(c: Context, schema: Schema<T>): T {
   return validate(schema, c.req.query(), "query");
 }
 
-function validate<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((i) => {
-    if (i.code === "unrecognized_keys") return i.keys.map((k) => `${[formatPath(i.path), k].filter(Boolean).join(".")}: unknown key`).join("; ");
-    return `${formatPath(i.path) || where}: ${i.message}`;
-  });
-  throw new ControlError(400, `invalid ${where}: ${problems.join("; ")}`);
+function validate<T>(schema: Schema<T>, value: unknown, where: string): T {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  throw new ControlError(400, `invalid ${where}: ${describeIssues(result.issues).join("; ")}`);
 }
 
 /** Maps the emulator's errors to the control API's statuses; anything unexpected is a 500 without a stack trace. */
@@ -212,5 +207,6 @@ export function controlErrorResponse(c: Context, error: unknown): Response {
   if (error instanceof ClockError) return c.json({ error: error.message }, error.code === "invalid" ? 400 : 409);
   if (error instanceof DurationError || error instanceof InstantError) return c.json({ error: error.message }, 400);
   if (error instanceof FixtureError) return c.json({ error: error.oneLine, problems: error.problems }, 400);
+  if (error instanceof SnapshotError) return c.json({ error: error.message, problems: error.problems }, 400);
   return c.json({ error: `internal error: ${(error as Error)?.message ?? String(error)}` }, 500);
 }

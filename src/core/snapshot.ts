@@ -5,10 +5,11 @@
  * runs can be compared byte for byte.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as v from "valibot";
 import type { Clock, ClockSnapshot } from "./clock.js";
 import type { Ids, RngState } from "./ids.js";
 import { canonicalJSON } from "./json.js";
+import { describeIssues } from "./validation.js";
 import type { Store, StoreSnapshot } from "./store.js";
 
 export const SNAPSHOT_FORMAT = "standin.snapshot/v1";
@@ -50,32 +51,46 @@ export function hashState(snapshot: StateSnapshot): string {
   return createHash("sha256").update(canonicalJSON(essence)).digest("hex");
 }
 
-const timerSchema = z.strictObject({
-  id: z.number().int().positive(),
-  at: z.number().int(),
-  kind: z.string().min(1),
-  subject: z.string(),
-  data: z.unknown(),
+const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
+const uint32 = v.pipe(uint, v.maxValue(0xffff_ffff));
+const int = v.pipe(v.number(), v.integer());
+
+const timerSchema = v.strictObject({
+  id: v.pipe(int, v.minValue(1)),
+  at: int,
+  kind: v.pipe(v.string(), v.minLength(1)),
+  subject: v.string(),
+  data: v.unknown(),
 });
 
-/** Validates a snapshot document received from outside (PUT /_standin/snapshot, --state-file). */
-export const stateSnapshotSchema = z.strictObject({
-  format: z.literal(SNAPSHOT_FORMAT),
-  seed: z.number().int().nonnegative(),
-  rng: z.strictObject({
-    algorithm: z.literal("sfc32"),
-    words: z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()]).refine((w) => w.every((x) => x >= 0 && x <= 0xffff_ffff), "rng words must be uint32"),
+const stateSnapshotSchema = v.strictObject({
+  format: v.literal(SNAPSHOT_FORMAT),
+  seed: uint,
+  rng: v.strictObject({ algorithm: v.literal("sfc32"), words: v.tuple([uint32, uint32, uint32, uint32]) }),
+  clock: v.strictObject({
+    nowMs: int,
+    nextTimerId: v.pipe(int, v.minValue(1)),
+    mode: v.picklist(["manual", "realtime"]),
+    speed: v.pipe(v.number(), v.gtValue(0)),
+    paused: v.boolean(),
+    timers: v.array(timerSchema),
   }),
-  clock: z.strictObject({
-    nowMs: z.number().int(),
-    nextTimerId: z.number().int().positive(),
-    mode: z.enum(["manual", "realtime"]),
-    speed: z.number().positive(),
-    paused: z.boolean(),
-    timers: z.array(timerSchema),
-  }),
-  store: z.strictObject({
-    index: z.number().int().positive(),
-    tables: z.record(z.string(), z.strictObject({ index: z.number().int().nonnegative(), rows: z.record(z.string(), z.looseObject({})) })),
+  store: v.strictObject({
+    index: v.pipe(int, v.minValue(1)),
+    tables: v.record(v.string(), v.strictObject({ index: uint, rows: v.record(v.string(), v.looseObject({})) })),
   }),
 });
+
+export class SnapshotError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid snapshot: ${problems.join("; ")}`);
+    this.name = "SnapshotError";
+  }
+}
+
+/** Validates a snapshot document received from outside (PUT /_standin/snapshot, --state-file); throws SnapshotError naming each bad path. */
+export function parseSnapshot(document: unknown): StateSnapshot {
+  const result = v.safeParse(stateSnapshotSchema, document);
+  if (!result.success) throw new SnapshotError(describeIssues(result.issues));
+  return result.output as StateSnapshot;
+}

@@ -6,7 +6,8 @@
  * checks arrive with the echo issue.
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as v from "valibot";
+import { describeIssues } from "../core/validation.js";
 import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
 import type { EchoFixture } from "../fixtures/schema.js";
@@ -32,10 +33,10 @@ const DEFAULT_CONFIG: EchoProxyConfig = {
   schemes: defaultSchemes(DEFAULT_SERVICE_NAME),
 };
 
-const mintBody = z.strictObject({
-  scheme: z.string(),
-  claims: z.record(z.string(), z.unknown()).optional(),
-  expiresIn: z.string().optional(),
+const mintBody = v.strictObject({
+  scheme: v.string(),
+  claims: v.optional(v.record(v.string(), v.unknown())),
+  expiresIn: v.optional(v.string()),
 });
 
 /** ESP v1 renders errors as a google.rpc.Status with one-space indentation. */
@@ -63,12 +64,15 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
 
   const control = new Hono();
   control.post("/tokens", async (c) => {
-    let body: z.infer<typeof mintBody>;
+    let document: unknown;
     try {
-      body = mintBody.parse(JSON.parse(await c.req.text()));
+      document = JSON.parse(await c.req.text());
     } catch (error) {
-      return c.json({ error: `invalid body: expected {"scheme", "claims"?, "expiresIn"?} (${(error as Error).message.split("\n")[0]})` }, 400);
+      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
     }
+    const parsed = v.safeParse(mintBody, document);
+    if (!parsed.success) return c.json({ error: `invalid body: ${describeIssues(parsed.issues).join("; ")}` }, 400);
+    const body = parsed.output;
     const scheme = schemeNamed(body.scheme);
     if (!scheme) return c.json({ error: `unknown scheme "${body.scheme}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
     const settings = config.get("proxy")!.schemes[scheme];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
+import type { JWK, JWTPayload } from "jose";
 import type { EchoSchemeName } from "./schemes.js";
 
 // src/echo/keys.ts and dist/echo/keys.js both sit two levels below the package root.
@@ -31,7 +31,11 @@ export function publicJwk(scheme: EchoSchemeName): JWK {
   return { kty, n, e, kid, alg, use };
 }
 
+// jose is loaded on first use: it costs ~45 ms of start-up that runs which never mint a token should not pay.
+let jose: Promise<typeof import("jose")> | undefined;
+
 export async function signToken(scheme: EchoSchemeName, payload: JWTPayload): Promise<string> {
+  const { importJWK, SignJWT } = await (jose ??= import("jose"));
   const jwk = privateJwk(scheme);
   let key = imported.get(scheme);
   if (!key) imported.set(scheme, (key = importJWK(jwk, "RS256")));
