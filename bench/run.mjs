@@ -24,7 +24,7 @@ const SETTINGS = {
   startup: { runs: 10 },
   create: { warmups: 5, iterations: 50 },
   reset: { warmups: 50, iterations: 500 },
-  throughput: { connections: 10, warmupSeconds: 1, durationSeconds: 5 },
+  throughput: { connections: 10, warmupSeconds: 1, durationSeconds: 3, rounds: 3 },
 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
@@ -39,7 +39,7 @@ async function main() {
   const create = await measureCreate(SETTINGS.create);
   progress(`reset, ${SETTINGS.reset.iterations} iterations…`);
   const reset = await measureReset(SETTINGS.reset);
-  progress(`throughput, ${SETTINGS.throughput.durationSeconds} s each (standin, then floor)…`);
+  progress(`throughput, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server…`);
   const throughput = await measureThroughput(SETTINGS.throughput);
 
   const rows = buildRows({ startup, create, reset, throughput }, SETTINGS);

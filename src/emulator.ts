@@ -13,11 +13,12 @@ import { parseInstant } from "./core/instant.js";
 import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/journal.js";
 import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
-import { createControlApp, type ControlTarget } from "./control/index.js";
+import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
-import { gzip, journalRequests, limitBody, syncClock } from "./http/middleware.js";
+import { gzip, journalRequests, limitBody } from "./http/middleware.js";
+import { PortApp } from "./http/port-app.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance, ServiceName } from "./http/service.js";
 import { createRegistryService } from "./registry/index.js";
@@ -247,15 +248,13 @@ export class Standin implements ControlTarget {
       onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
-    app.use("*", syncClock(this.clock));
-    app.route("/_standin", control);
-    // Only reached when no control route answered.
-    app.all("/_standin/*", (c) => c.json({ error: `no control route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
     app.use("*", limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
-    return app;
+    // Realtime mode: fire whatever wall time has made due before the request looks at the state.
+    return new PortApp(CONTROL_PREFIX, control, app, () => this.clock.sync());
   }
+
 }
 
 /** Creates an emulator in process (no sockets). */

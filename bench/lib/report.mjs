@@ -61,7 +61,7 @@ export function buildRows({ startup, create, reset, throughput }, settings) {
   const createStats = summarize(create);
   const resetStats = summarize(reset);
   const { standin: standinLoad, floor } = throughput;
-  const load = `${settings.throughput.connections} conns, ${settings.throughput.durationSeconds} s`;
+  const load = `${settings.throughput.connections} conns, median of ${settings.throughput.rounds} rounds × ${settings.throughput.durationSeconds} s`;
   return [
     row(`CLI start → ready, median (N=${standinReady.n})`, { unit: "ms", standin: standinReady.median, baseline: bareReady.median, target: { atMost: 300 } }),
     row("CLI start → ready, max", { unit: "ms", standin: standinReady.max, baseline: bareReady.max }),
@@ -94,8 +94,9 @@ export function notes(settings) {
     "- CLI start → ready: spawn of `node bin/standin start` (ports 0) to the first 200 from GET /_standin/ready;",
     "  baseline: spawn of bench/lib/bare-server.mjs (bare node:http) to its first 200. Runs interleaved, one warm-up each discarded.",
     `- In-process rows have no baseline. p99 is nearest-rank: at N=${settings.create.iterations} it is the slowest sample.`,
-    "- Throughput: both servers in child processes, measured one after the other with autocannon (keep-alive) in the bench",
-    `  process after a ${settings.throughput.warmupSeconds} s warm-up; the floor is bare node:http answering standin's exact status, content-type and body.`,
+    "- Throughput: both servers in child processes, loaded one at a time with autocannon (keep-alive) from the bench process,",
+    `  in ${settings.throughput.rounds} alternating rounds (each after a ${settings.throughput.warmupSeconds} s warm-up); the row shows the round with the median ratio`,
+    "  (all rounds are in the JSON). The floor is bare node:http answering standin's exact status, content-type and body.",
     "- Targets are judged on the first row of each group (median, or requests/s); p99, max and latency rows are context.",
   ].join("\n");
 }

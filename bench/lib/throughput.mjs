@@ -58,25 +58,40 @@ function assertSameResponse(standin, floor) {
   if (problems.length) throw new Error(`floor server does not mirror standin's response: ${problems.join("; ")}`);
 }
 
-async function withServer(spawned, use) {
-  try {
-    return await use(await spawned.url);
-  } finally {
-    await stopChild(spawned.child);
-  }
-}
-
+/**
+ * Both servers stay up (idle while the other is loaded) and are measured in
+ * alternating rounds, the order flipped each round, so drift in the machine's
+ * speed during the run hits both alike. Each round gives a ratio; the report
+ * uses the round with the median ratio, and keeps every round in the JSON.
+ */
 export async function measureThroughput(settings) {
-  let sample;
-  const standin = await withServer(spawnStandinCli(), async (baseUrl) => {
-    await pollUntilOk(baseUrl + "/_standin/ready");
-    sample = describe(await get(baseUrl + CLOCK_PATH));
+  const standinServer = spawnStandinCli();
+  let floorServer;
+  try {
+    const standinUrl = (await standinServer.url) + CLOCK_PATH;
+    await pollUntilOk(standinUrl.replace(CLOCK_PATH, "/_standin/ready"));
+    const sample = describe(await get(standinUrl));
     if (sample.status !== 200) throw new Error(`${CLOCK_PATH} answered ${sample.status}`);
-    return warmAndMeasure(baseUrl + CLOCK_PATH, settings);
-  });
-  const floor = await withServer(spawnBareServer(sample), async (baseUrl) => {
-    assertSameResponse(sample, describe(await get(baseUrl + CLOCK_PATH)));
-    return warmAndMeasure(baseUrl + CLOCK_PATH, settings);
-  });
-  return { standin, floor, response: { status: sample.status, contentType: sample.contentType, bytes: sample.body.length, headerNames: sample.headerNames } };
+    floorServer = spawnBareServer(sample);
+    const floorUrl = (await floorServer.url) + CLOCK_PATH;
+    assertSameResponse(sample, describe(await get(floorUrl)));
+
+    const rounds = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? ["standin", "floor"] : ["floor", "standin"];
+      const result = {};
+      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, settings);
+      rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond });
+    }
+    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    return {
+      standin: median.standin,
+      floor: median.floor,
+      rounds: rounds.map((r) => ({ standinRps: r.standin.requestsPerSecond, floorRps: r.floor.requestsPerSecond, ratio: r.ratio })),
+      response: { status: sample.status, contentType: sample.contentType, bytes: sample.body.length, headerNames: sample.headerNames },
+    };
+  } finally {
+    await stopChild(standinServer.child);
+    if (floorServer) await stopChild(floorServer.child);
+  }
 }

@@ -15,6 +15,8 @@ import { describeIssues } from "../core/validation.js";
 import { FixtureError } from "../fixtures/load.js";
 import { bearerToken } from "../http/tokens.js";
 
+export const CONTROL_PREFIX = "/_standin";
+
 export interface ControlTarget {
   readonly clock: Clock;
   readonly requests: CappedLog<RecordedRequest>;
@@ -54,9 +56,9 @@ const queryCount = (min: number) => v.optional(v.pipe(v.string(), v.regex(/^\d+$
 const journalQuery = v.object({ since: queryCount(0), limit: queryCount(1), type: v.optional(v.string()) });
 
 export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
-  const app = new Hono();
-
+  const app = new Hono().basePath(CONTROL_PREFIX);
   app.onError((error, c) => controlErrorResponse(c, error));
+  app.notFound((c) => c.json({ error: `no control route ${c.req.method} ${c.req.path}` }, 404));
 
   if (options.token !== undefined) {
     const expected = options.token;

@@ -24,14 +24,6 @@ export function gzip(threshold: number): MiddlewareHandler {
   return compress({ encoding: "gzip", threshold });
 }
 
-/** Realtime mode: fire whatever wall time has made due before the request looks at the state. */
-export function syncClock(clock: Clock): MiddlewareHandler {
-  return async (_c, next) => {
-    clock.sync();
-    await next();
-  };
-}
-
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
