@@ -10,7 +10,7 @@
  * only when the bench itself could not run.
  */
 import { fileURLToPath } from "node:url";
-import { measureCreate, measureReset } from "./lib/in-process.mjs";
+import { measureCreate, measureReset, measureTimerAdvance } from "./lib/in-process.mjs";
 import { interruption, killChildrenOnExit, stopAllChildren } from "./lib/processes.mjs";
 import { buildRows, environment, environmentLine, markdownTable, notes, verdict, writeJson } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
@@ -24,6 +24,7 @@ const SETTINGS = {
   startup: { runs: 10 },
   create: { warmups: 5, iterations: 50 },
   reset: { warmups: 50, iterations: 500 },
+  timers: { timers: 100_000, iterations: 5 },
   throughput: { connections: 10, warmupSeconds: 1, durationSeconds: 3, rounds: 3 },
 };
 
@@ -39,10 +40,12 @@ async function main() {
   const create = await measureCreate(SETTINGS.create);
   progress(`reset, ${SETTINGS.reset.iterations} iterations…`);
   const reset = await measureReset(SETTINGS.reset);
+  progress(`clock: ${SETTINGS.timers.timers} timers, ${SETTINGS.timers.iterations} runs…`);
+  const timers = await measureTimerAdvance(SETTINGS.timers);
   progress(`throughput, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server…`);
   const throughput = await measureThroughput(SETTINGS.throughput);
 
-  const rows = buildRows({ startup, create, reset, throughput }, SETTINGS);
+  const rows = buildRows({ startup, create, reset, timers, throughput }, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;
 
   console.log(environmentLine(env));
@@ -68,6 +71,7 @@ async function main() {
       },
       create: { ...summarize(create), samples: create },
       reset: { ...summarize(reset), samples: reset },
+      timers,
       throughput,
     },
   });

@@ -333,6 +333,16 @@ describe("shared HTTP behaviour", () => {
     expect((await control(emu, "GET", "/requests")).body.requests).toEqual([]);
   });
 
+  it("the health routes honour ?pretty as their products read it", async () => {
+    const emu = await createStandin();
+    expect(await (await emu.scheduler.request("/v1/agent/health?pretty")).text()).toBe(
+      '{\n    "client": {\n        "message": "ok",\n        "ok": true\n    },\n    "server": {\n        "message": "ok",\n        "ok": true\n    }\n}\n',
+    );
+    expect(await (await emu.scheduler.request("/v1/agent/health?pretty=0")).text()).toBe('{"client":{"message":"ok","ok":true},"server":{"message":"ok","ok":true}}');
+    expect(await (await emu.registry.request("/v1/status/leader?pretty=0")).text()).toBe('"127.0.0.1:8300"\n');
+    expect(await (await emu.registry.request("/v1/status/leader")).text()).toBe('"127.0.0.1:8300"');
+  });
+
   it("each service answers unknown paths as its real product does", async () => {
     const emu = await createStandin();
     const nomad = await emu.scheduler.request("/v1/nope");

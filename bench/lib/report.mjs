@@ -55,11 +55,13 @@ function row(measure, { unit, standin, baseline = null, target = null, ratioForm
   };
 }
 
-export function buildRows({ startup, create, reset, throughput }, settings) {
+export function buildRows({ startup, create, reset, timers, throughput }, settings) {
   const standinReady = summarize(startup.standin.map((r) => r.readyMs));
   const bareReady = summarize(startup.bare.map((r) => r.readyMs));
   const createStats = summarize(create);
   const resetStats = summarize(reset);
+  const advanceStats = summarize(timers.advance);
+  const scheduleStats = summarize(timers.schedule);
   const { standin: standinLoad, floor } = throughput;
   const load = `${settings.throughput.connections} conns, median of ${settings.throughput.rounds} rounds × ${settings.throughput.durationSeconds} s`;
   return [
@@ -69,6 +71,8 @@ export function buildRows({ startup, create, reset, throughput }, settings) {
     row("createStandin() + first request, p99", { unit: "ms", standin: createStats.p99 }),
     row(`emu.reset(), median (N=${resetStats.n})`, { unit: "ms", standin: resetStats.median, target: { atMost: 5 } }),
     row("emu.reset(), p99", { unit: "ms", standin: resetStats.p99 }),
+    row(`clock: advance past ${settings.timers.timers.toLocaleString("en-US")} pending timers, median (N=${advanceStats.n})`, { unit: "ms", standin: advanceStats.median, target: { atMost: 500 } }),
+    row(`clock: schedule ${settings.timers.timers.toLocaleString("en-US")} timers, median`, { unit: "ms", standin: scheduleStats.median }),
     row(`GET /_standin/clock throughput (${load})`, {
       unit: "req/s",
       standin: standinLoad.requestsPerSecond,

@@ -11,7 +11,7 @@ import { describeIssues } from "../core/validation.js";
 import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
 import type { EchoFixture } from "../fixtures/schema.js";
-import type { ServiceInstance } from "../http/service.js";
+import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { publicJwk, signToken } from "./keys.js";
 import { DEFAULT_SUBJECTS, defaultSchemes, ECHO_SCHEMES, mergeSchemes, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
 
@@ -46,21 +46,18 @@ function espStatus(code: number, message: string, detail: string): string {
 }
 
 export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixture> {
-  const config = ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE);
-  const app = new Hono();
-
-  const applyConfig = (section: EchoFixture) => {
-    const current = config.get("proxy") ?? DEFAULT_CONFIG;
+  const settings = settingsRow(ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE), "proxy", DEFAULT_CONFIG, (current, section: EchoFixture) => {
     const serviceName = section.serviceName ?? current.serviceName;
     // Schemes still on their default audiences follow a renamed service (ESP's default audience is the service name).
     const base = serviceName === current.serviceName ? current.schemes : rebaseAudiences(current.schemes, current.serviceName, serviceName);
-    config.put("proxy", {
+    return {
       serviceName,
       proxy: section.proxy ?? current.proxy,
       apiKeys: section.apiKeys ?? current.apiKeys,
       schemes: mergeSchemes(base, section.schemes),
-    });
-  };
+    };
+  });
+  const app = new Hono();
 
   const control = new Hono();
   control.post("/tokens", async (c) => {
@@ -75,8 +72,8 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const body = parsed.output;
     const scheme = schemeNamed(body.scheme);
     if (!scheme) return c.json({ error: `unknown scheme "${body.scheme}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
-    const settings = config.get("proxy")!.schemes[scheme];
-    if (settings.jwks || settings.x509) {
+    const schemeSettings = settings.current().schemes[scheme];
+    if (schemeSettings.jwks || schemeSettings.x509) {
       return c.json({ error: `scheme "${scheme}" verifies with a key set from the fixture; the emulator holds no private key to sign with` }, 409);
     }
     let lifetimeSeconds: number;
@@ -88,9 +85,9 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const iat = Math.floor(ctx.clock.now() / 1000);
     const subject = DEFAULT_SUBJECTS[scheme];
     const payload = {
-      iss: settings.issuer,
+      iss: schemeSettings.issuer,
       sub: subject,
-      aud: settings.audiences[0],
+      aud: schemeSettings.audiences[0],
       iat,
       exp: iat + lifetimeSeconds,
       ...(subject.includes("@") ? { email: subject } : {}),
@@ -101,9 +98,9 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
   control.get("/jwks/:scheme", (c) => {
     const scheme = schemeNamed(c.req.param("scheme"));
     if (!scheme) return c.json({ error: `unknown scheme "${c.req.param("scheme")}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
-    const settings = config.get("proxy")!.schemes[scheme];
-    if (settings.x509) return c.json(settings.x509);
-    return c.json(settings.jwks ?? { keys: [publicJwk(scheme)] });
+    const schemeSettings = settings.current().schemes[scheme];
+    if (schemeSettings.x509) return c.json(schemeSettings.x509);
+    return c.json(schemeSettings.jwks ?? { keys: [publicJwk(scheme)] });
   });
 
   return {
@@ -112,7 +109,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     control,
     compressThreshold: 1024,
     notFound: () => {
-      const dialect = config.get("proxy")?.proxy ?? "esp";
+      const dialect = settings.current().proxy;
       if (dialect === "espv2") {
         return new Response(JSON.stringify({ code: 404, message: "The current request is not defined by this API." }), {
           status: 404,
@@ -124,11 +121,8 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
         headers: { "Content-Type": "application/json" },
       });
     },
-    initialize(sections) {
-      config.put("proxy", DEFAULT_CONFIG);
-      for (const section of sections) applyConfig(section);
-    },
-    applyFixture: applyConfig,
+    initialize: settings.initialize,
+    applyFixture: settings.apply,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
+import type { Row, Table } from "../core/store.js";
 
 export type ServiceName = "scheduler" | "registry" | "echo";
 
@@ -29,3 +30,27 @@ export interface ServiceInstance<Section> {
 }
 
 export type ServiceFactory<Section> = (ctx: ServiceContext) => ServiceInstance<Section>;
+
+/**
+ * A service's settings kept as one row of its config table: the defaults on a
+ * new state, then each fixture section merged over the current value. Kept
+ * in the store so snapshot, restore, reset and the hash cover them.
+ */
+export function settingsRow<Settings extends Row, Section>(
+  table: Table<Settings>,
+  id: string,
+  defaults: Settings,
+  merge: (current: Settings, section: Section) => Settings,
+) {
+  const current = () => table.get(id) ?? defaults;
+  return {
+    current,
+    initialize(sections: readonly Section[]): void {
+      table.put(id, defaults);
+      for (const section of sections) table.put(id, merge(current(), section));
+    },
+    apply(section: Section): void {
+      table.put(id, merge(current(), section));
+    },
+  };
+}

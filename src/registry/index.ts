@@ -8,8 +8,9 @@
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
+import { wantsPretty } from "../http/pretty.js";
 import { jsonResponse, textResponse } from "../http/respond.js";
-import type { ServiceInstance } from "../http/service.js";
+import { settingsRow, type ServiceInstance } from "../http/service.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
@@ -23,20 +24,15 @@ export interface RegistryAgentConfig {
 const DEFAULT_CONFIG: RegistryAgentConfig = { datacenter: "dc1", agentNode: "standin", defaultCheck: "agentHealth" };
 
 export function createRegistryService(ctx: ServiceContext): ServiceInstance<RegistryFixture> {
-  const config = ctx.store.table<RegistryAgentConfig>(REGISTRY_CONFIG_TABLE);
+  const settings = settingsRow(ctx.store.table<RegistryAgentConfig>(REGISTRY_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: RegistryFixture) => ({
+    datacenter: section.datacenter ?? current.datacenter,
+    agentNode: section.agentNode ?? current.agentNode,
+    defaultCheck: section.defaultCheck ?? current.defaultCheck,
+  }));
   const app = new Hono();
 
   // Go's encoding/json with HTML escaping, as Consul writes it.
-  app.get("/v1/status/leader", () => jsonResponse("127.0.0.1:8300", { escapeHTML: true }));
-
-  const applyConfig = (section: RegistryFixture) => {
-    const current = config.get("agent") ?? DEFAULT_CONFIG;
-    config.put("agent", {
-      datacenter: section.datacenter ?? current.datacenter,
-      agentNode: section.agentNode ?? current.agentNode,
-      defaultCheck: section.defaultCheck ?? current.defaultCheck,
-    });
-  };
+  app.get("/v1/status/leader", (c) => jsonResponse("127.0.0.1:8300", { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") }));
 
   return {
     name: "registry",
@@ -50,10 +46,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
           ? "Invalid URL path: not a recognized HTTP API endpoint\n"
           : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n",
       ),
-    initialize(sections) {
-      config.put("agent", DEFAULT_CONFIG);
-      for (const section of sections) applyConfig(section);
-    },
-    applyFixture: applyConfig,
+    initialize: settings.initialize,
+    applyFixture: settings.apply,
   };
 }

@@ -8,8 +8,9 @@
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
+import { wantsPretty } from "../http/pretty.js";
 import { emptyResponse, jsonResponse } from "../http/respond.js";
-import type { ServiceInstance } from "../http/service.js";
+import { settingsRow, type ServiceInstance } from "../http/service.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 
@@ -29,23 +30,18 @@ const DEFAULT_CONFIG: SchedulerAgentConfig = {
 };
 
 export function createSchedulerService(ctx: ServiceContext): ServiceInstance<SchedulerFixture> {
-  const config = ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE);
+  const settings = settingsRow(ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: SchedulerFixture) => ({
+    region: section.region ?? current.region,
+    datacenter: section.datacenter ?? current.datacenter,
+    agentName: section.agentName ?? current.agentName,
+    timing: { ...current.timing, ...section.timing },
+  }));
   const app = new Hono();
 
   // Nomad encodes structs with fields sorted by name: "message" before "ok".
-  app.get("/v1/agent/health", () =>
-    jsonResponse({ client: { message: "ok", ok: true }, server: { message: "ok", ok: true } }, { sortKeys: true }),
+  app.get("/v1/agent/health", (c) =>
+    jsonResponse({ client: { message: "ok", ok: true }, server: { message: "ok", ok: true } }, { sortKeys: true, pretty: wantsPretty(c.req.url, "scheduler") }),
   );
-
-  const applyConfig = (section: SchedulerFixture) => {
-    const current = config.get("agent") ?? DEFAULT_CONFIG;
-    config.put("agent", {
-      region: section.region ?? current.region,
-      datacenter: section.datacenter ?? current.datacenter,
-      agentName: section.agentName ?? current.agentName,
-      timing: { ...current.timing, ...section.timing },
-    });
-  };
 
   return {
     name: "scheduler",
@@ -57,10 +53,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
       if (url.pathname === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
       return emptyResponse(404);
     },
-    initialize(sections) {
-      config.put("agent", DEFAULT_CONFIG);
-      for (const section of sections) applyConfig(section);
-    },
-    applyFixture: applyConfig,
+    initialize: settings.initialize,
+    applyFixture: settings.apply,
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HeaderNames, REGISTRY_HEADERS, SCHEDULER_HEADERS } from "../../src/http/headers.js";
 import { jsonResponse, textResponse } from "../../src/http/respond.js";
 import { bearerToken, extractToken } from "../../src/http/tokens.js";
+import { wantsPretty } from "../../src/http/pretty.js";
 
 describe("bearer tokens, parsed as both products parse them", () => {
   it.each([
@@ -65,5 +66,20 @@ describe("responses", () => {
     expect(await jsonResponse({ b: 1, a: [] }).text()).toBe('{"b":1,"a":[]}');
     expect(await jsonResponse({ b: 1, a: [] }, { pretty: true, sortKeys: true }).text()).toBe('{\n    "a": [],\n    "b": 1\n}\n');
     expect(jsonResponse(null).headers.get("content-type")).toBe("application/json");
+  });
+});
+
+describe("?pretty, as each product reads it", () => {
+  it.each([
+    ["/x", false, false],
+    ["/x?pretty", true, true],
+    ["/x?pretty=", true, true],
+    ["/x?pretty=1", true, true],
+    ["/x?pretty=false", true, true],
+    ["/x?pretty=0", false, true],
+    ["/x?prettyish=1", false, false],
+  ])("%s → scheduler %s, registry %s", (path, scheduler, registry) => {
+    expect(wantsPretty(`http://h${path}`, "scheduler")).toBe(scheduler);
+    expect(wantsPretty(new URL(`http://h${path}`), "registry")).toBe(registry);
   });
 });
