@@ -46,7 +46,15 @@ export class PortInUseError extends Error {
 export async function startStandin(options: StartStandinOptions = {}): Promise<RunningStandin> {
   const emulator = await createStandin(options);
   const host = options.host ?? "127.0.0.1";
-  if (options.stateFile && existsSync(options.stateFile)) await loadStateFile(emulator, options.stateFile);
+  if (options.stateFile && existsSync(options.stateFile)) {
+    await loadStateFile(emulator, options.stateFile);
+    // The state file carries the clock settings it was saved with; settings given explicitly win.
+    const { mode, speed } = options.clock ?? {};
+    if (mode !== undefined || speed !== undefined) {
+      const current = emulator.clock.status();
+      emulator.clock.setMode(mode ?? current.mode, speed ?? current.speed);
+    }
+  }
 
   const servers: Partial<Record<ServiceName, Server>> = {};
   const ports = {} as Record<ServiceName, number>;
@@ -123,12 +131,12 @@ async function loadStateFile(emulator: Standin, path: string): Promise<void> {
   try {
     document = JSON.parse(await readFile(path, "utf8"));
   } catch (error) {
-    throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`]);
+    throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`], "state file");
   }
   try {
     emulator.restore(document as StateSnapshot);
   } catch (error) {
-    if (error instanceof SnapshotError) throw new FixtureError(path, error.problems);
+    if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
     throw error;
   }
 }
