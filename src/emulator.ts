@@ -149,7 +149,7 @@ export class Standin implements ControlTarget {
   }
 
   /** Restores a snapshot document (validated; a bad one changes nothing). */
-  restore(snapshot: StateSnapshot): void {
+  restore(snapshot: unknown): void {
     const copy = structuredClone(parseSnapshot(snapshot));
     const before = this.snapshot();
     try {

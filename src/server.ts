@@ -134,7 +134,7 @@ async function loadStateFile(emulator: Standin, path: string): Promise<void> {
     throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`], "state file");
   }
   try {
-    emulator.restore(document as StateSnapshot);
+    emulator.restore(document);
   } catch (error) {
     if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
     throw error;

@@ -28,7 +28,8 @@ export interface ControlTarget {
   reset(fixture?: unknown): Promise<void>;
   applyFixture(fixture: unknown): Promise<void>;
   snapshot(): StateSnapshot;
-  restore(snapshot: StateSnapshot): void;
+  /** Validates, then restores; a bad document changes nothing. */
+  restore(snapshot: unknown): void;
   /** Records a clock operation (advance, next, pause…) in the event journal. */
   noteClockOperation(operation: string, detail: unknown): void;
 }
@@ -124,7 +125,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   app.get("/snapshot", (c) => c.json(target.snapshot()));
 
   app.put("/snapshot", async (c) => {
-    target.restore((await jsonBody(c)) as StateSnapshot);
+    target.restore(await jsonBody(c));
     return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
   });
 
