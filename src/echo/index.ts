@@ -1,63 +1,108 @@
 /**
- * The echo service (stands in for the Cloud Endpoints echo sample behind ESP).
+ * The echo service: the Cloud Endpoints echo sample behind its API proxy.
  *
- * Foundation stage: the proxy configuration from fixtures is kept in the
- * state, and unknown paths get ESP's answer. Echo, auth-info and the token
- * checks arrive with the echo issue.
+ * Every request goes through the proxy first, as on the real deployment:
+ * route matching (the proxy's 404/405), JWT checks for the auth-info
+ * operations, then the API key for echo — each failing with the configured
+ * dialect's answer (`esp` or `espv2`). Only then does the sample backend
+ * answer (backend.ts).
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { describeIssues } from "../core/validation.js";
 import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
+import { describeIssues } from "../core/validation.js";
 import type { EchoFixture } from "../fixtures/schema.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { authenticate, type Dialect } from "./auth.js";
+import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
 import { publicJwk, signToken } from "./keys.js";
-import { DEFAULT_SUBJECTS, defaultSchemes, ECHO_SCHEMES, mergeSchemes, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
+import {
+  apiKeyInvalid,
+  apiKeyMissing,
+  corsRefused,
+  jwtFailure,
+  methodNotAllowed,
+  methodNotFound,
+  proxyErrorResponse,
+  type ProxyError,
+} from "./proxy.js";
+import { DEFAULT_SCHEMES, DEFAULT_SUBJECTS, defaultAudience, ECHO_SCHEMES, mergeSchemes, OPERATIONS, schemeNamed, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
 
 export const ECHO_CONFIG_TABLE = "echo.config";
 
 export interface EchoProxyConfig {
   [key: string]: unknown;
   serviceName: string;
-  proxy: "esp" | "espv2";
+  proxy: Dialect;
   apiKeys: string[];
   schemes: Record<EchoSchemeName, SchemeConfig>;
 }
 
-const DEFAULT_SERVICE_NAME = "echo.standin.test";
 const DEFAULT_CONFIG: EchoProxyConfig = {
-  serviceName: DEFAULT_SERVICE_NAME,
+  serviceName: "echo.standin.test",
   proxy: "esp",
   apiKeys: ["test-api-key"],
-  schemes: defaultSchemes(DEFAULT_SERVICE_NAME),
+  schemes: DEFAULT_SCHEMES,
 };
 
 const mintBody = v.strictObject({
   scheme: v.string(),
   claims: v.optional(v.record(v.string(), v.unknown())),
   expiresIn: v.optional(v.string()),
+  notBefore: v.optional(v.string()),
+  header: v.optional(v.strictObject({ kid: v.optional(v.nullable(v.string())) })),
+  unsigned: v.optional(v.boolean()),
 });
 
-/** ESP v1 renders errors as a google.rpc.Status with one-space indentation. */
-function espStatus(code: number, message: string, detail: string): string {
-  const body = { code, message, details: [{ "@type": "type.googleapis.com/google.rpc.DebugInfo", stackEntries: [], detail }] };
-  return JSON.stringify(body, null, 1);
-}
-
 export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixture> {
-  const settings = settingsRow(ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE), "proxy", DEFAULT_CONFIG, (current, section: EchoFixture) => {
-    const serviceName = section.serviceName ?? current.serviceName;
-    // Schemes still on their default audiences follow a renamed service (ESP's default audience is the service name).
-    const base = serviceName === current.serviceName ? current.schemes : rebaseAudiences(current.schemes, current.serviceName, serviceName);
-    return {
-      serviceName,
-      proxy: section.proxy ?? current.proxy,
-      apiKeys: section.apiKeys ?? current.apiKeys,
-      schemes: mergeSchemes(base, section.schemes),
-    };
-  });
+  const settings = settingsRow(ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE), "proxy", DEFAULT_CONFIG, (current, section: EchoFixture) => ({
+    serviceName: section.serviceName ?? current.serviceName,
+    proxy: section.proxy ?? current.proxy,
+    apiKeys: section.apiKeys ?? current.apiKeys,
+    schemes: mergeSchemes(current.schemes, section.schemes),
+  }));
+
+  /** The proxy in front of the sample: route, token, API key; then the backend. */
+  const serve = async (c: Context): Promise<Response> => {
+    const config = settings.current();
+    const url = new URL(c.req.url);
+    const refuse = (error: ProxyError) => proxyErrorResponse(config.proxy, error, url);
+    const method = c.req.method;
+    if (method === "OPTIONS" && config.proxy === "esp") return refuse(corsRefused);
+    const operation = Object.hasOwn(OPERATIONS, url.pathname) ? OPERATIONS[url.pathname]! : undefined;
+    if (!operation) return refuse(methodNotFound);
+    // ESP knows only configured (method, path) pairs; ESPv2 matches the path, then the method.
+    if (method !== operation.method) return refuse(config.proxy === "esp" ? methodNotFound : methodNotAllowed(url.pathname));
+
+    let claims: { payload: Record<string, unknown>; payloadSegment: string } | undefined;
+    if (operation.schemes.length > 0) {
+      const result = await authenticate(config.proxy, c.req.raw, url, {
+        serviceName: config.serviceName,
+        schemes: config.schemes,
+        operationSchemes: operation.schemes,
+        nowSeconds: Math.floor(ctx.clock.now() / 1000),
+      });
+      if (!result.ok) return refuse(jwtFailure(config.proxy, result.status, result.reason, result.tokenFound));
+      claims = result;
+    }
+
+    if (operation.apiKey) {
+      const key = apiKeyOf(c.req.raw, url);
+      if (key === undefined) return refuse(apiKeyMissing);
+      if (!config.apiKeys.includes(key)) return refuse(apiKeyInvalid);
+    }
+
+    // The backend.
+    if (claims) return expressJson(config.proxy === "esp" ? espUserInfo(claims.payload) : espv2UserInfo(claims.payloadSegment), c.req.raw);
+    const parsed = await parseJsonBody(c.req.raw);
+    if (!parsed.ok) return expressErrorPage(parsed.status);
+    const message = (parsed.body as { message?: unknown } | null)?.message;
+    return expressJson({ message }, c.req.raw);
+  };
+
   const app = new Hono();
+  app.all("*", serve);
 
   const control = new Hono();
   control.post("/tokens", async (c) => {
@@ -72,28 +117,27 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const body = parsed.output;
     const scheme = schemeNamed(body.scheme);
     if (!scheme) return c.json({ error: `unknown scheme "${body.scheme}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
-    const schemeSettings = settings.current().schemes[scheme];
+    const config = settings.current();
+    const schemeSettings = config.schemes[scheme];
     if (schemeSettings.jwks || schemeSettings.x509) {
       return c.json({ error: `scheme "${scheme}" verifies with a key set from the fixture; the emulator holds no private key to sign with` }, 409);
     }
-    let lifetimeSeconds: number;
+    let lifetime: number;
+    let notBefore: number | undefined;
     try {
-      lifetimeSeconds = Number(parseGoDuration(body.expiresIn ?? "1h") / 1_000_000_000n);
+      lifetime = wholeSeconds(body.expiresIn ?? "1h");
+      notBefore = body.notBefore === undefined ? undefined : wholeSeconds(body.notBefore);
     } catch (error) {
-      return c.json({ error: `expiresIn: ${(error as Error).message}` }, 400);
+      return c.json({ error: (error as Error).message }, 400);
     }
     const iat = Math.floor(ctx.clock.now() / 1000);
     const subject = DEFAULT_SUBJECTS[scheme];
-    const payload = {
-      iss: schemeSettings.issuer,
-      sub: subject,
-      aud: schemeSettings.audiences[0],
-      iat,
-      exp: iat + lifetimeSeconds,
-      ...(subject.includes("@") ? { email: subject } : {}),
-      ...body.claims,
-    };
-    return c.json({ token: await signToken(scheme, payload) });
+    const defaults: Record<string, unknown> = { iss: schemeSettings.issuer, sub: subject, aud: defaultAudience(schemeSettings, config.serviceName), iat, exp: iat + lifetime };
+    if (notBefore !== undefined) defaults.nbf = iat + notBefore;
+    if (subject.includes("@")) defaults.email = subject;
+    // Claims override anything; null leaves a claim out.
+    const payload = Object.fromEntries(Object.entries({ ...defaults, ...body.claims }).filter(([, value]) => value !== null));
+    return c.json({ token: await signToken(scheme, payload, { kid: body.header?.kid, unsigned: body.unsigned }) });
   });
   control.get("/jwks/:scheme", (c) => {
     const scheme = schemeNamed(c.req.param("scheme"));
@@ -108,33 +152,17 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     app,
     control,
     compressThreshold: 1024,
-    notFound: () => {
-      const dialect = settings.current().proxy;
-      if (dialect === "espv2") {
-        return new Response(JSON.stringify({ code: 404, message: "The current request is not defined by this API." }), {
-          status: 404,
-          headers: { "Content-Type": "application/json" },
-        });
-      }
-      return new Response(espStatus(5, "Method does not exist.", "service_control"), {
-        status: 404,
-        headers: { "Content-Type": "application/json" },
-      });
-    },
+    notFound: serve,
     initialize: settings.initialize,
     applyFixture: settings.apply,
   };
 }
 
-function schemeNamed(name: string): EchoSchemeName | undefined {
-  return (ECHO_SCHEMES as readonly string[]).includes(name) ? (name as EchoSchemeName) : undefined;
+/** Where both proxies look for the API key: query `key`, then `api_key`, then header `x-api-key`; empty counts as absent. */
+function apiKeyOf(request: Request, url: URL): string | undefined {
+  return url.searchParams.get("key") || url.searchParams.get("api_key") || request.headers.get("x-api-key") || undefined;
 }
 
-function rebaseAudiences(schemes: Record<EchoSchemeName, SchemeConfig>, from: string, to: string): Record<EchoSchemeName, SchemeConfig> {
-  const out = { ...schemes };
-  for (const name of ECHO_SCHEMES) {
-    const s = out[name];
-    if (s.audiences.length === 1 && s.audiences[0] === from) out[name] = { ...s, audiences: [to] };
-  }
-  return out;
+function wholeSeconds(duration: string): number {
+  return Number(parseGoDuration(duration) / 1_000_000_000n);
 }

@@ -1,43 +1,153 @@
 /**
- * Emulator-held signing keys: fixed RSA test keys shipped in keys/test-keys.json
+ * Signing and verification keys of the echo service.
+ *
+ * Emulator-held keys are fixed RSA test keys shipped in keys/test-keys.json
  * (one per scheme, RS256, with a `kid`). RS256 signatures are deterministic,
  * so the same claims at the same virtual instant always give the same token.
+ * A fixture may instead give a scheme a JWK set or a Google-style x509
+ * certificate map; then the emulator verifies with those and cannot sign.
+ *
+ * jose is loaded on first use: it costs ~45 ms of start-up that runs which
+ * never touch a token should not pay.
  */
 import { readFileSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { JWK, JWTPayload } from "jose";
-import type { EchoSchemeName } from "./schemes.js";
+import type { EchoSchemeName, SchemeConfig } from "./schemes.js";
 
 // src/echo/keys.ts and dist/echo/keys.js both sit two levels below the package root.
 const KEY_FILE = fileURLToPath(new URL("../../keys/test-keys.json", import.meta.url));
 
-interface KeyFile {
-  keys: Record<EchoSchemeName, JWK & { kid: string }>;
-}
+type Jose = typeof import("jose");
+let jose: Promise<Jose> | undefined;
+export const loadJose = (): Promise<Jose> => (jose ??= import("jose"));
 
-let keyFile: KeyFile | undefined;
-const imported = new Map<EchoSchemeName, Promise<CryptoKey | Uint8Array>>();
+let keyFile: { keys: Record<EchoSchemeName, JWK & { kid: string }> } | undefined;
 
 function privateJwk(scheme: EchoSchemeName): JWK & { kid: string } {
-  keyFile ??= JSON.parse(readFileSync(KEY_FILE, "utf8")) as KeyFile;
+  keyFile ??= JSON.parse(readFileSync(KEY_FILE, "utf8")) as { keys: Record<EchoSchemeName, JWK & { kid: string }> };
   const jwk = keyFile.keys[scheme];
   if (!jwk) throw new Error(`no test key for scheme ${scheme} in ${KEY_FILE}`);
   return jwk;
 }
 
-/** The public half, as a JWK set entry. */
+/** The public half of an emulator-held key, as a JWK set entry. */
 export function publicJwk(scheme: EchoSchemeName): JWK {
   const { kty, n, e, kid, alg, use } = privateJwk(scheme);
   return { kty, n, e, kid, alg, use };
 }
 
-// jose is loaded on first use: it costs ~45 ms of start-up that runs which never mint a token should not pay.
-let jose: Promise<typeof import("jose")> | undefined;
+export interface SignOptions {
+  /** Replaces the key's kid in the header; `null` leaves kid out. */
+  kid?: string | null;
+  /** An `alg: "none"` token with an empty signature (for testing rejection). */
+  unsigned?: boolean;
+}
 
-export async function signToken(scheme: EchoSchemeName, payload: JWTPayload): Promise<string> {
-  const { importJWK, SignJWT } = await (jose ??= import("jose"));
+const signingKeys = new Map<EchoSchemeName, Promise<Parameters<Jose["CompactSign"]["prototype"]["sign"]>[0]>>();
+
+export async function signToken(scheme: EchoSchemeName, payload: JWTPayload, options: SignOptions = {}): Promise<string> {
+  const { importJWK, SignJWT, base64url } = await loadJose();
   const jwk = privateJwk(scheme);
-  let key = imported.get(scheme);
-  if (!key) imported.set(scheme, (key = importJWK(jwk, "RS256")));
-  return new SignJWT(payload).setProtectedHeader({ alg: "RS256", kid: jwk.kid, typ: "JWT" }).sign(await key);
+  const kid = options.kid === undefined ? jwk.kid : options.kid;
+  if (options.unsigned) {
+    const header = kid === null ? { alg: "none", typ: "JWT" } : { alg: "none", kid, typ: "JWT" };
+    const encode = (value: object) => base64url.encode(JSON.stringify(value));
+    return `${encode(header)}.${encode(payload)}.`;
+  }
+  let key = signingKeys.get(scheme);
+  if (!key) signingKeys.set(scheme, (key = importJWK(jwk, "RS256")));
+  const header = kid === null ? { alg: "RS256", typ: "JWT" } : { alg: "RS256", kid, typ: "JWT" };
+  return new SignJWT(payload).setProtectedHeader(header).sign(await key);
+}
+
+// ---- verification ----------------------------------------------------------
+
+/** One public key a token may be checked against. */
+export interface VerificationKey {
+  readonly kid?: string;
+  /** The JWK's `alg`, when it names one. */
+  readonly alg?: string;
+  /** `RSA`, `EC`, `oct`, `OKP`. */
+  readonly kty: string;
+  /** Imports the key for `alg` (cached); rejects when the key cannot serve that algorithm. */
+  importFor(alg: string): Promise<unknown>;
+}
+
+export interface KeySet {
+  /** The proxies word key-lookup failures differently for the two formats. */
+  readonly format: "jwks" | "x509";
+  readonly keys: readonly VerificationKey[];
+}
+
+const keySets = new WeakMap<SchemeConfig, KeySet>();
+
+/** The keys a scheme's tokens are verified with. Cached per scheme settings object (settings rows are immutable). */
+export function keySetFor(scheme: EchoSchemeName, settings: SchemeConfig): KeySet {
+  let set = keySets.get(settings);
+  if (!set) {
+    set = settings.x509 ? x509KeySet(settings.x509) : jwkKeySet(settings.jwks?.keys ?? [publicJwk(scheme)]);
+    keySets.set(settings, set);
+  }
+  return set;
+}
+
+function jwkKeySet(jwks: readonly object[]): KeySet {
+  const keys = jwks.map((raw) => {
+    const jwk = raw as JWK;
+    return memoizedKey(
+      { kid: typeof jwk.kid === "string" ? jwk.kid : undefined, alg: typeof jwk.alg === "string" ? jwk.alg : undefined, kty: String(jwk.kty ?? "") },
+      async (alg) => (await loadJose()).importJWK({ ...jwk, alg: jwk.alg ?? alg }, alg),
+    );
+  });
+  return { format: "jwks", keys };
+}
+
+function x509KeySet(map: Record<string, string>): KeySet {
+  const keys = Object.entries(map).map(([kid, pem]) =>
+    memoizedKey({ kid, kty: certificateKeyType(pem) }, async (alg) => (await loadJose()).importX509(pem, alg)),
+  );
+  return { format: "x509", keys };
+}
+
+function memoizedKey(fields: { kid?: string; alg?: string; kty: string }, load: (alg: string) => Promise<unknown>): VerificationKey {
+  const imported = new Map<string, Promise<unknown>>();
+  return {
+    ...fields,
+    importFor(alg) {
+      let key = imported.get(alg);
+      if (!key) imported.set(alg, (key = load(alg)));
+      return key;
+    },
+  };
+}
+
+function certificateKeyType(pem: string): string {
+  try {
+    const type = new X509Certificate(pem).publicKey.asymmetricKeyType;
+    return type === "rsa" ? "RSA" : type === "ec" ? "EC" : String(type ?? "");
+  } catch {
+    return "";
+  }
+}
+
+/** The key type an algorithm needs: RSA for RS and PS, EC for ES, oct for HS, OKP for EdDSA. */
+export function keyTypeFor(alg: string): string {
+  if (alg.startsWith("RS") || alg.startsWith("PS")) return "RSA";
+  if (alg.startsWith("ES")) return "EC";
+  if (alg.startsWith("HS")) return "oct";
+  return "OKP";
+}
+
+/** Whether `token` is signed by `key` with `alg`; false for any key that cannot serve `alg`. */
+export async function signatureMatches(token: string, key: VerificationKey, alg: string): Promise<boolean> {
+  if (key.kty !== keyTypeFor(alg)) return false;
+  try {
+    const { compactVerify } = await loadJose();
+    await compactVerify(token, (await key.importFor(alg)) as Parameters<Jose["compactVerify"]>[1] & object, { algorithms: [alg] });
+    return true;
+  } catch {
+    return false;
+  }
 }

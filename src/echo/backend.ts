@@ -1,0 +1,114 @@
+/**
+ * The sample backend behind the proxy: the Node/express echo sample
+ * (`express.json()`, `res.json`, NODE_ENV=production), answered as express 4
+ * answers — compact JSON with a weak ETag and `X-Powered-By: Express`, and
+ * finalhandler's HTML page for body-parser's errors.
+ */
+import { createHash } from "node:crypto";
+import { gunzipSync, inflateSync } from "node:zlib";
+
+/** body-parser's default `limit: "100kb"`. */
+export const JSON_BODY_LIMIT = 100 * 1024;
+
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 415: "Unsupported Media Type" };
+
+/** `res.json(value)`, including express's freshness check for conditional GETs. */
+export function expressJson(value: unknown, request: Request): Response {
+  const body = JSON.stringify(value) ?? "";
+  const etag = weakEtag(body);
+  const headers = new Headers({ "X-Powered-By": "Express", "Content-Type": "application/json; charset=utf-8", ETag: etag });
+  const method = request.method;
+  if ((method === "GET" || method === "HEAD") && request.headers.get("If-None-Match")?.split(/\s*,\s*/).includes(etag)) {
+    return new Response(null, { status: 304, headers: new Headers({ "X-Powered-By": "Express", ETag: etag }) });
+  }
+  return new Response(body, { status: 200, headers });
+}
+
+/** The `etag` package's weak tag: byte length in hex and the first 27 characters of the base64 SHA-1. */
+function weakEtag(body: string): string {
+  const bytes = Buffer.byteLength(body, "utf8");
+  const hash = createHash("sha1").update(body, "utf8").digest("base64").slice(0, 27);
+  return `W/"${bytes.toString(16)}-${hash}"`;
+}
+
+/** finalhandler's production error page. */
+export function expressErrorPage(status: 400 | 413 | 415): Response {
+  const page =
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
+    `<pre>${STATUS_TEXT[status]}</pre>\n</body>\n</html>\n`;
+  return new Response(page, {
+    status,
+    headers: {
+      "X-Powered-By": "Express",
+      "Content-Security-Policy": "default-src 'none'",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Type": "text/html; charset=utf-8",
+    },
+  });
+}
+
+export type ParsedBody = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly status: 400 | 413 | 415 };
+
+/**
+ * `express.json()` (body-parser): only `application/json` bodies are parsed
+ * (anything else leaves `{}`); utf-* charsets only (415); identity, gzip or
+ * deflate encoding (else 415); at most 100 kB (413); `strict`, so the JSON
+ * must start with `{` or `[` (400); a leading BOM is dropped; an empty body is `{}`.
+ */
+export async function parseJsonBody(request: Request): Promise<ParsedBody> {
+  const type = request.headers.get("Content-Type");
+  if (request.body === null || !isJsonType(type)) return { ok: true, body: {} };
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type!)?.[1]?.toLowerCase() ?? "utf-8";
+  if (!charset.startsWith("utf-")) return { ok: false, status: 415 };
+  const encoding = (request.headers.get("Content-Encoding") ?? "identity").toLowerCase();
+  if (!["identity", "gzip", "deflate"].includes(encoding)) return { ok: false, status: 415 };
+  const declared = Number(request.headers.get("Content-Length") ?? NaN);
+  if (encoding === "identity" && declared > JSON_BODY_LIMIT) return { ok: false, status: 413 };
+
+  let raw = Buffer.from(await request.arrayBuffer());
+  try {
+    if (encoding === "gzip") raw = gunzipSync(raw);
+    else if (encoding === "deflate") raw = inflateSync(raw);
+  } catch {
+    return { ok: false, status: 400 };
+  }
+  if (raw.length > JSON_BODY_LIMIT) return { ok: false, status: 413 };
+  let text: string;
+  try {
+    text = new TextDecoder(charset === "utf-16" ? "utf-16le" : charset, { ignoreBOM: false }).decode(raw);
+  } catch {
+    return { ok: false, status: 415 }; // a utf-* label the decoder does not know
+  }
+  if (text.length === 0) return { ok: true, body: {} };
+  const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
+  if (first !== "{" && first !== "[") return { ok: false, status: 400 };
+  try {
+    return { ok: true, body: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400 };
+  }
+}
+
+/** type-is' match for `application/json` (media type only, parameters ignored, case-insensitive). */
+function isJsonType(type: string | null): boolean {
+  return type !== null && type.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
+
+/** The ESP user-info object (X-Endpoint-API-UserInfo), which the sample returns as it is. */
+export function espUserInfo(payload: Record<string, unknown>): Record<string, unknown> {
+  // ESP hands grpc a copy of the claims with a list-valued aud blanked.
+  const claims = Array.isArray(payload.aud) ? { ...payload, aud: "" } : payload;
+  const audiences = typeof payload.aud === "string" ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
+  const info: Record<string, unknown> = { claims: JSON.stringify(claims) };
+  // Keys in ESP's order; empty strings are left out.
+  for (const [key, value] of [["issuer", payload.iss], ["id", payload.sub], ["email", payload.email]] as const) {
+    if (typeof value === "string" && value !== "") info[key] = value;
+  }
+  info.audiences = audiences;
+  return info;
+}
+
+/** ESPv2 forwards the payload segment as sent; the sample decodes and returns it. */
+export function espv2UserInfo(payloadSegment: string): unknown {
+  return JSON.parse(Buffer.from(payloadSegment, "base64url").toString("utf8"));
+}
