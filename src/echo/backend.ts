@@ -55,7 +55,7 @@ export type ParsedBody = { readonly ok: true; readonly body: unknown } | { reado
  * deflate encoding (else 415); at most 100 kB (413); `strict`, so the JSON
  * must start with `{` or `[` (400); a leading BOM is dropped; an empty body is `{}`.
  */
-export async function parseJsonBody(request: Request): Promise<ParsedBody> {
+export async function parseJsonBody(request: Request, readBody: () => Promise<ArrayBuffer>): Promise<ParsedBody> {
   const type = request.headers.get("Content-Type");
   if (request.body === null || !isJsonType(type)) return { ok: true, body: {} };
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type!)?.[1]?.toLowerCase() ?? "utf-8";
@@ -65,7 +65,7 @@ export async function parseJsonBody(request: Request): Promise<ParsedBody> {
   const declared = Number(request.headers.get("Content-Length") ?? NaN);
   if (encoding === "identity" && declared > JSON_BODY_LIMIT) return { ok: false, status: 413 };
 
-  let raw = Buffer.from(await request.arrayBuffer());
+  let raw = Buffer.from(await readBody());
   try {
     if (encoding === "gzip") raw = gunzipSync(raw);
     else if (encoding === "deflate") raw = inflateSync(raw);

@@ -95,7 +95,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
 
     // The backend.
     if (claims) return expressJson(config.proxy === "esp" ? espUserInfo(claims.payload) : espv2UserInfo(claims.payloadSegment), c.req.raw);
-    const parsed = await parseJsonBody(c.req.raw);
+    const parsed = await parseJsonBody(c.req.raw, () => c.req.arrayBuffer());
     if (!parsed.ok) return expressErrorPage(parsed.status);
     const message = (parsed.body as { message?: unknown } | null)?.message;
     return expressJson({ message }, c.req.raw);

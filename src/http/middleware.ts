@@ -29,7 +29,8 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
     const at = clock.now();
     const url = new URL(c.req.url);
     let body: string | null = null;
-    if (c.req.raw.body) body = await c.req.text(); // Hono caches it; handlers can still read it
+    // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
+    if (c.req.raw.body) body = new TextDecoder().decode(await c.req.arrayBuffer());
     await next();
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => (headers[name] = value));
