@@ -125,3 +125,52 @@ export function blockingTimeoutMs(requestedMs: number | undefined, limits: Block
   wait += ids.jitterMs(wait / 16);
   return wait;
 }
+
+export interface BlockingQuery<T> {
+  readonly watchers: Watchers;
+  readonly clock: Clock;
+  /** Tables whose changes may change the result. */
+  readonly tables: readonly string[];
+  /** The client's `index`; 0 or absent means "answer now". */
+  readonly minIndex: number;
+  /** Total park time (wait + jitter), virtual and real alike. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** Runs the query against the current state. */
+  run(): { index: number; value: T };
+  /**
+   * Consul's not-found rule for info: while the result is "not found", keep
+   * waiting even if the table moved (the minimum index rises to the current one).
+   * Returns true to keep waiting.
+   */
+  keepWaiting?(result: { index: number; value: T }): boolean;
+}
+
+/**
+ * Runs a query the blocking way: answer at once when the index already moved
+ * past `minIndex`; otherwise park until it does, or the virtual deadline, or
+ * the same span of real time passes (whichever first), and answer with the
+ * state at that moment.
+ */
+export async function runBlockingQuery<T>(query: BlockingQuery<T>): Promise<{ index: number; value: T }> {
+  let result = query.run();
+  if (query.minIndex <= 0 || result.index > query.minIndex) return result;
+  const virtualDeadline = query.clock.now() + query.timeoutMs;
+  // One real deadline for the whole wait, however many times the query re-runs.
+  const realDeadline = new AbortController();
+  const wall = query.clock.wallTime;
+  const realTimer = wall.setTimer(() => realDeadline.abort(), query.timeoutMs);
+  const signal = query.signal ? AbortSignal.any([query.signal, realDeadline.signal]) : realDeadline.signal;
+  let afterIndex = query.minIndex;
+  try {
+    for (;;) {
+      const reason = await query.watchers.wait({ tables: query.tables, afterIndex, virtualDeadline, signal });
+      result = query.run();
+      if (reason !== "changed") return result;
+      if (result.index > query.minIndex && !query.keepWaiting?.(result)) return result;
+      afterIndex = Math.max(afterIndex, result.index);
+    }
+  } finally {
+    wall.clearTimer(realTimer);
+  }
+}

@@ -138,6 +138,8 @@ export class Clock {
   private nextEphemeralId = 1;
   private readonly queue = new MinHeap<QueueEntry>(fireOrder);
   private readonly live = new Map<number, QueueEntry>();
+  /** Pending persistent timer ids by kind and subject, so a service can find "the TTL timer of session X" without storing its id. */
+  private readonly bySubject = new Map<string, Set<number>>();
   private readonly liveEphemeral = new Map<number, QueueEntry>();
   private cancelledInQueue = 0;
   private readonly handlers = new Map<string, TimerHandler>();
@@ -206,6 +208,20 @@ export class Clock {
 
   getTimer(id: number): TimerRecord | undefined {
     return this.live.get(id)?.record;
+  }
+
+  /** Pending persistent timers of `kind` for `subject`, in firing order. */
+  timersFor(kind: string, subject: string): TimerRecord[] {
+    const ids = this.bySubject.get(subjectKey(kind, subject));
+    if (!ids) return [];
+    return [...ids].map((id) => this.live.get(id)!.record!).sort((a, b) => a.at - b.at || a.id - b.id);
+  }
+
+  /** Cancels every pending timer of `kind` for `subject`; returns how many. */
+  cancelFor(kind: string, subject: string): number {
+    let count = 0;
+    for (const timer of this.timersFor(kind, subject)) if (this.cancel(timer.id)) count++;
+    return count;
   }
 
   // ---- scheduling ----------------------------------------------------------
@@ -344,6 +360,7 @@ export class Clock {
     }
     this.queue.clear();
     this.live.clear();
+    this.bySubject.clear();
     this.liveEphemeral.clear();
     this.cancelledInQueue = 0;
     this.nowMs = snapshot.nowMs;
@@ -390,6 +407,7 @@ export class Clock {
         }
         this.live.delete(head.id);
         const record = head.record!;
+        this.forgetSubject(record);
         if (record.id >= firstIdOfThisAdvance && ++selfScheduled > this.loopLimit) {
           throw new ClockError(
             `loop guard: more than ${this.loopLimit} timers scheduled during this advance have fired ` +
@@ -412,12 +430,17 @@ export class Clock {
   private enqueue(record: TimerRecord): void {
     const entry: QueueEntry = { id: record.id, at: record.at, ephemeral: false, record, cancelled: false };
     this.live.set(record.id, entry);
+    const key = subjectKey(record.kind, record.subject);
+    let ids = this.bySubject.get(key);
+    if (!ids) this.bySubject.set(key, (ids = new Set()));
+    ids.add(record.id);
     this.queue.push(entry);
     this.armRealTimer();
   }
 
   private cancelEntry(entry: QueueEntry, index: Map<number, QueueEntry>): void {
     if (entry.cancelled || !index.delete(entry.id)) return;
+    if (entry.record) this.forgetSubject(entry.record);
     entry.cancelled = true;
     this.cancelledInQueue++;
     // Cancelled entries are dropped lazily when they reach the top; compact
@@ -426,6 +449,12 @@ export class Clock {
       this.queue.retain((e) => !e.cancelled);
       this.cancelledInQueue = 0;
     }
+  }
+
+  private forgetSubject(record: TimerRecord): void {
+    const key = subjectKey(record.kind, record.subject);
+    const ids = this.bySubject.get(key);
+    if (ids?.delete(record.id) && ids.size === 0) this.bySubject.delete(key);
   }
 
   private nextPersistentAt(): number | null {
@@ -492,6 +521,10 @@ export class Clock {
     this.realTimer = undefined;
     this.realTimerAt = Infinity;
   }
+}
+
+function subjectKey(kind: string, subject: string): string {
+  return `${kind}\u0000${subject}`;
 }
 
 function assertInstant(ms: number): void {

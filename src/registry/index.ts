@@ -1,52 +1,131 @@
 /**
- * The registry service (stands in for Consul's session endpoints).
- *
- * Foundation stage: the agent configuration from fixtures is kept in the
- * state and `GET /v1/status/leader` answers as a single-server agent does.
- * Sessions, the catalog and KV locks arrive with the registry issue.
+ * The registry service: Consul's session endpoints, with the catalog and KV
+ * pieces sessions need (locks, health-driven invalidation), ACLs, blocking
+ * queries and TTLs on the virtual clock.
  */
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
-import { wantsPretty } from "../http/pretty.js";
-import { jsonResponse, textResponse } from "../http/respond.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { normalizeToken } from "./acl.js";
+import { RegistryApi, type RegistryConfig } from "./api.js";
+import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
+import { registryHeaderNames, Router } from "./http.js";
+import { registerKVRoutes } from "./kv.js";
+import { createSession, registerSessionRoutes } from "./sessions.js";
+import { nodeKey, RegistryState } from "./state.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
-export interface RegistryAgentConfig {
-  [key: string]: unknown;
-  datacenter: string;
-  agentNode: string;
-  defaultCheck: string;
-}
-
-const DEFAULT_CONFIG: RegistryAgentConfig = { datacenter: "dc1", agentNode: "standin", defaultCheck: "agentHealth" };
+const DEFAULT_CONFIG: RegistryConfig = {
+  datacenter: "dc1",
+  agentNode: "standin",
+  defaultCheck: "agentHealth",
+  acl: { enabled: false, defaultPolicy: "allow", tokens: [] },
+};
 
 export function createRegistryService(ctx: ServiceContext): ServiceInstance<RegistryFixture> {
-  const settings = settingsRow(ctx.store.table<RegistryAgentConfig>(REGISTRY_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: RegistryFixture) => ({
+  const state = new RegistryState(ctx);
+  const settings = settingsRow(ctx.store.table<RegistryConfig>(REGISTRY_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: RegistryFixture) => ({
     datacenter: section.datacenter ?? current.datacenter,
     agentNode: section.agentNode ?? current.agentNode,
     defaultCheck: section.defaultCheck ?? current.defaultCheck,
+    acl: {
+      enabled: section.acl?.enabled ?? current.acl.enabled,
+      defaultPolicy: section.acl?.defaultPolicy ?? current.acl.defaultPolicy,
+      tokens: [...current.acl.tokens, ...(section.acl?.tokens ?? []).map((t) => normalizeToken(t, () => ctx.ids.uuid()))],
+    },
   }));
-  const app = new Hono();
+  const api = new RegistryApi(ctx, state, settings.current);
+  const names = registryHeaderNames(ctx.compatHeaders);
+  const router = new Router(names, () => settings.current().acl.defaultPolicy);
 
-  // Go's encoding/json with HTML escaping, as Consul writes it.
-  app.get("/v1/status/leader", (c) => jsonResponse("127.0.0.1:8300", { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") }));
+  router.register("/v1/status/leader", ["GET"], () => "127.0.0.1:8300");
+  registerSessionRoutes(router, api);
+  registerCatalogRoutes(router, api);
+  registerKVRoutes(router, api);
+
+  const app = new Hono();
+  app.all("*", (c) => router.dispatch(c));
+
+  /** A node with the agent's default check (passing), unless the node lists that check itself. */
+  const ensureNode = (node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> }, id: string) => {
+    const config = settings.current();
+    state.nodes.putIndexed(nodeKey(node.Node), nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
+    const checks = node.Checks ?? [];
+    if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
+      state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));
+    }
+    for (const check of checks) state.putCheck(checkRow({ ...(check as { CheckID: string }), Node: node.Node }));
+  };
+
+  const applyEntities = (section: RegistryFixture) => {
+    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    (section.sessions ?? []).forEach((body, i) => {
+      const { ID, ...rest } = body as { ID?: unknown };
+      try {
+        createSession(api, rest, { id: typeof ID === "string" ? ID : undefined });
+      } catch (error) {
+        throw new Error(`registry.sessions[${i}]: ${(error as Error).message}`);
+      }
+    });
+    for (const [i, entry] of (section.kv ?? []).entries()) {
+      const session = entry.Session ? state.findSession(entry.Session) : undefined;
+      if (entry.Session && !session) throw new Error(`registry.kv[${i}].Session: no session "${entry.Session}" (list it in registry.sessions first)`);
+      const existing = state.kv.get(entry.Key);
+      state.kv.putIndexed(entry.Key, {
+        LockIndex: (existing?.LockIndex ?? 0) + (session ? 1 : 0),
+        Key: entry.Key,
+        Flags: typeof entry.Flags === "number" ? entry.Flags : 0,
+        Value: entry.Value === undefined || entry.Value === "" ? null : Buffer.from(entry.Value).toString("base64"),
+        ...(session ? { Session: session.ID } : {}),
+      });
+    }
+  };
+
+  const control = new Hono();
+  // Sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it.
+  control.post("/checks", async (c) => {
+    let body: { Node?: unknown; CheckID?: unknown; Status?: unknown; Output?: unknown };
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch (error) {
+      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
+    }
+    const node = typeof body.Node === "string" && body.Node ? body.Node : settings.current().agentNode;
+    if (typeof body.CheckID !== "string" || body.CheckID === "") return c.json({ error: "CheckID is required" }, 400);
+    if (!["passing", "warning", "critical", "maintenance"].includes(body.Status as string)) {
+      return c.json({ error: "Status must be one of passing, warning, critical, maintenance" }, 400);
+    }
+    const existingNode = state.findNode(node);
+    if (!existingNode) return c.json({ error: `no node "${node}" in the registry's catalog` }, 404);
+    const existing = state.checksOf(node).find((check) => check.CheckID === body.CheckID);
+    const before = state.sessions.size;
+    ctx.store.write(() =>
+      state.putCheck({
+        ...(existing ?? checkRow({ Node: existingNode.Node, CheckID: body.CheckID as string })),
+        Status: body.Status as string,
+        Output: typeof body.Output === "string" ? body.Output : (existing?.Output ?? ""),
+      }),
+    );
+    return c.json({ Node: existingNode.Node, CheckID: body.CheckID, Status: body.Status, invalidatedSessions: before - state.sessions.size });
+  });
 
   return {
     name: "registry",
     app,
+    control,
     compressThreshold: 1400, // Consul's gziphandler minimum size
-    // Consul answers unknown paths with Fprintln, hence the trailing newline.
-    notFound: (c) =>
-      textResponse(
-        404,
-        new URL(c.req.url).pathname.startsWith("/v1/")
-          ? "Invalid URL path: not a recognized HTTP API endpoint\n"
-          : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n",
-      ),
-    initialize: settings.initialize,
-    applyFixture: settings.apply,
+    notFound: (c) => router.dispatch(c),
+    initialize(sections) {
+      settings.initialize(sections);
+      const config = settings.current();
+      ensureNode({ Node: config.agentNode }, ctx.ids.uuid());
+      for (const section of sections) applyEntities(section);
+    },
+    applyFixture(section) {
+      settings.apply(section);
+      applyEntities(section);
+    },
   };
 }

@@ -842,3 +842,28 @@ describe("Clock: undo sink", () => {
     expect(log.map((r) => r.subject)).toEqual(["new", "survivor"]);
   });
 });
+
+describe("timers by kind and subject", () => {
+  it("finds and cancels a subject's timers, and forgets them once fired, cancelled or restored away", () => {
+    const clock = new Clock({ startMs: 0 });
+    const fired: string[] = [];
+    clock.handle("ttl", (t) => void fired.push(t.subject));
+    clock.handle("other", () => undefined);
+    clock.schedule({ at: 10, kind: "ttl", subject: "a" });
+    clock.schedule({ at: 5, kind: "ttl", subject: "a" });
+    clock.schedule({ at: 7, kind: "ttl", subject: "b" });
+    clock.schedule({ at: 7, kind: "other", subject: "a" });
+    expect(clock.timersFor("ttl", "a").map((t) => t.at)).toEqual([5, 10]);
+    const snapshot = clock.snapshot();
+
+    expect(clock.cancelFor("ttl", "a")).toBe(2);
+    expect(clock.timersFor("ttl", "a")).toEqual([]);
+    expect(clock.timersFor("other", "a")).toHaveLength(1);
+    clock.advance(20);
+    expect(fired).toEqual(["b"]);
+    expect(clock.timersFor("ttl", "b")).toEqual([]);
+
+    clock.restore(snapshot);
+    expect(clock.timersFor("ttl", "a").map((t) => t.at)).toEqual([5, 10]);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Decoding request bodies the way Go's encoding/json does it for the
+ * registry's structs: keys match field names case-insensitively (the last
+ * key for a field wins), unknown keys are ignored, and a value of the wrong
+ * JSON type fails with Go's `json: cannot unmarshal …` text. Syntax errors
+ * keep Go's common forms (`EOF`, `unexpected EOF`, `invalid character …`);
+ * the context words of Go's scanner are approximated.
+ */
+
+export class DecodeError extends Error {}
+
+export type FieldType = "string" | "[]string" | "uint64" | "bool" | "map[string]string" | "any" | "object" | "[]object";
+
+/** Parses the body text as Go's json.Decoder would see it. */
+export function parseGoJSON(text: string): unknown {
+  if (text.trim() === "") throw new DecodeError("EOF");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/Unexpected end of JSON input|Unterminated string/i.test(message)) throw new DecodeError("unexpected EOF");
+    const position = Number(/position (\d+)/.exec(message)?.[1] ?? NaN);
+    const at = Number.isFinite(position) ? text[position] : /token '?(.)/.exec(message)?.[1];
+    throw new DecodeError(`invalid character ${goQuoteRune(at ?? "?")} looking for beginning of value`);
+  }
+}
+
+/**
+ * Maps a decoded JSON object onto a struct's fields: exact or case-folded
+ * key matches, in document order (so the last one wins), type-checked.
+ * `null` leaves a field unset, as Go does.
+ */
+export function decodeStruct(value: unknown, fields: Readonly<Record<string, FieldType>>, typeName: string): Record<string, unknown> {
+  if (value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) throw new DecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
+  const byFolded = new Map(Object.keys(fields).map((f) => [f.toLowerCase(), f]));
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    const field = Object.hasOwn(fields, key) ? key : byFolded.get(key.toLowerCase());
+    if (!field || raw === null) continue;
+    out[field] = checkType(raw, fields[field]!, field);
+  }
+  return out;
+}
+
+function checkType(raw: unknown, type: FieldType, field: string): unknown {
+  const mismatch = (kind: string, goType: string) => new DecodeError(`json: cannot unmarshal ${kind} into Go struct field .${field} of type ${goType}`);
+  switch (type) {
+    case "any":
+      return raw;
+    case "string":
+      if (typeof raw !== "string") throw mismatch(jsonKind(raw), "string");
+      return raw;
+    case "bool":
+      if (typeof raw !== "boolean") throw mismatch(jsonKind(raw), "bool");
+      return raw;
+    case "uint64":
+      if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0) throw mismatch(typeof raw === "number" ? `number ${raw}` : jsonKind(raw), "uint64");
+      return raw;
+    case "[]string":
+      if (!Array.isArray(raw)) throw mismatch(jsonKind(raw), "[]string");
+      for (const item of raw) if (typeof item !== "string" && item !== null) throw mismatch(jsonKind(item), "string");
+      return raw.map((item) => item ?? "");
+    case "map[string]string":
+      if (typeof raw !== "object" || Array.isArray(raw)) throw mismatch(jsonKind(raw), "map[string]string");
+      for (const item of Object.values(raw as object)) if (typeof item !== "string") throw mismatch(jsonKind(item), "string");
+      return raw;
+    case "object":
+      if (typeof raw !== "object" || Array.isArray(raw)) throw mismatch(jsonKind(raw), "struct");
+      return raw;
+    case "[]object":
+      if (!Array.isArray(raw)) throw mismatch(jsonKind(raw), "[]struct");
+      for (const item of raw) if (item !== null && (typeof item !== "object" || Array.isArray(item))) throw mismatch(jsonKind(item), "struct");
+      return raw.filter((item) => item !== null);
+  }
+}
+
+/** The JSON kind Go names in its errors. */
+function jsonKind(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return "string";
+    case "number":
+      return "number";
+    case "boolean":
+      return "bool";
+    default:
+      return "object";
+  }
+}
+
+/** Go's %q of a rune, as in `invalid character 'x' …`. */
+function goQuoteRune(char: string): string {
+  if (char === "'") return "'\\''";
+  if (char === "\\") return "'\\\\'";
+  const code = char.codePointAt(0) ?? 0;
+  if (code < 0x20) return `'\\x${code.toString(16).padStart(2, "0")}'`;
+  return `'${char}'`;
+}

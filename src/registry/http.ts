@@ -1,0 +1,261 @@
+/**
+ * Consul's HTTP plumbing, as the registry answers it:
+ * - routes registered with their methods (Go ServeMux semantics: exact
+ *   patterns and `/…/` subtrees, the 301 to a subtree's slash, 405 with
+ *   `Allow: OPTIONS,…`, OPTIONS answered with the methods);
+ * - `parse()`: `dc`, token, consistency, `Cache-Control`, `wait`/`index`,
+ *   each bad value a 400 with Consul's words; `ns`/`partition` refused (CE);
+ * - `wrap()`: JSON (Go encoding/json: HTML escaped, `?pretty` indented) or
+ *   plain-text errors with no newline; `X-Consul-Default-Acl-Policy` and
+ *   `Vary: Accept-Encoding` on every answer; query meta on reads.
+ */
+import type { Context } from "hono";
+import { parseGoDuration } from "../core/durations.js";
+import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
+import { wantsPretty } from "../http/pretty.js";
+import { jsonResponse, textResponse } from "../http/respond.js";
+import { extractToken } from "../http/tokens.js";
+
+/** An error with its status and body, as Consul's HTTPError. */
+export class RegistryError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new RegistryError(400, message);
+/** Everything the RPC layer returns without a code is a 500 with the error's text. */
+export const serverError = (message: string) => new RegistryError(500, message);
+
+export interface QueryOptions {
+  dc: string | undefined;
+  token: string | undefined;
+  /** Blocking: 0 = answer now. */
+  index: number;
+  waitMs: number | undefined;
+  stale: boolean;
+  consistent: boolean;
+}
+
+export interface RequestContext {
+  readonly c: Context;
+  readonly url: URL;
+  /** The path remainder after a subtree pattern (percent-decoded, as Go does). */
+  readonly rest: string;
+  readonly query: URLSearchParams;
+  readonly names: HeaderNames;
+  readonly token: string | undefined;
+  /** `parse()`: only the reads (and renew) call it. */
+  parse(): QueryOptions;
+  /** Consul CE refuses namespaces and partitions (header or query). */
+  refuseEnterpriseMeta(): void;
+}
+
+/** What a handler gives back: a value to encode, or a finished Response. */
+export type HandlerResult = unknown | Response;
+export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerResult>;
+
+interface Route {
+  readonly pattern: string;
+  /** A `/…/` subtree pattern matches every path below it. */
+  readonly subtree: boolean;
+  readonly methods: readonly string[];
+  readonly handler: Handler;
+}
+
+export interface Meta {
+  index: number;
+  knownLeader: boolean;
+  filteredByACLs?: boolean;
+}
+
+/** Query meta to attach to a read's answer: a value to encode, or a finished Response (KV's empty 404, a raw value). */
+export class WithMeta {
+  constructor(
+    readonly value: unknown,
+    readonly meta: Meta,
+  ) {}
+
+  /** The same meta on another answer. */
+  with(value: unknown): WithMeta {
+    return new WithMeta(value, this.meta);
+  }
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  constructor(
+    private readonly names: HeaderNames,
+    private readonly defaultPolicy: () => string,
+  ) {}
+
+  register(pattern: string, methods: readonly string[], handler: Handler): void {
+    this.routes.push({ pattern, subtree: pattern.endsWith("/"), methods, handler });
+  }
+
+  async dispatch(c: Context): Promise<Response> {
+    const url = new URL(c.req.url);
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      path = url.pathname;
+    }
+    const response = await this.answer(c, url, path);
+    response.headers.set("Vary", "Accept-Encoding");
+    this.names.set(response.headers, "Default-Acl-Policy", this.defaultPolicy());
+    return response;
+  }
+
+  private async answer(c: Context, url: URL, path: string): Promise<Response> {
+    const route = this.match(path);
+    if (!route) {
+      const redirect = this.routes.find((r) => r.subtree && r.pattern === `${path}/`);
+      if (redirect) return movedPermanently(`${redirect.pattern}${url.search}`, c.req.method);
+      return textResponse(
+        404,
+        path.startsWith("/v1/")
+          ? "Invalid URL path: not a recognized HTTP API endpoint\n"
+          : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n",
+      );
+    }
+    const allow = ["OPTIONS", ...route.methods].join(",");
+    if (c.req.method === "OPTIONS") return new Response(null, { status: 200, headers: { Allow: allow } });
+    if (!route.methods.includes(c.req.method)) return textResponse(405, `method ${c.req.method} not allowed`, { Allow: allow });
+
+    const ctx = this.context(c, url, route.subtree ? path.slice(route.pattern.length) : "");
+    try {
+      return this.encode(c, await route.handler(ctx));
+    } catch (error) {
+      if (error instanceof RegistryError) return textResponse(error.status, error.message, error.headers);
+      if (error instanceof WithMetaError) return this.withMeta(textResponse(error.status, error.message), error.meta);
+      throw error;
+    }
+  }
+
+  private match(path: string): Route | undefined {
+    let best: Route | undefined;
+    for (const route of this.routes) {
+      const hit = route.subtree ? path.startsWith(route.pattern) : path === route.pattern;
+      // Go's ServeMux: the longest matching pattern wins.
+      if (hit && (!best || route.pattern.length > best.pattern.length)) best = route;
+    }
+    return best;
+  }
+
+  private context(c: Context, url: URL, rest: string): RequestContext {
+    const names = this.names;
+    const token = extractToken(c.req.raw, { names, queryParam: "token" });
+    return {
+      c,
+      url,
+      rest,
+      query: url.searchParams,
+      names,
+      token,
+      parse: () => parseQueryOptions(url.searchParams, c.req.raw.headers, token),
+      refuseEnterpriseMeta: () => refuseEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
+    };
+  }
+
+  private encode(c: Context, result: HandlerResult): Response {
+    if (result instanceof Response) return result;
+    if (result instanceof WithMeta) {
+      const response = result.value instanceof Response ? result.value : jsonResponse(result.value, { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") });
+      return this.withMeta(response, result.meta);
+    }
+    return jsonResponse(result, { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") });
+  }
+
+  /** Consul's setMeta, in its order; the index is never 0. */
+  private withMeta(response: Response, meta: Meta): Response {
+    const h = response.headers;
+    this.names.set(h, "LastContact", "0");
+    this.names.set(h, "Index", String(Math.max(1, meta.index)));
+    this.names.set(h, "KnownLeader", String(meta.knownLeader));
+    this.names.set(h, "Query-Backend", "blocking-query");
+    if (meta.filteredByACLs) this.names.set(h, "Results-Filtered-By-ACLs", "true");
+    return response;
+  }
+}
+
+/** An error that still carries query meta (Consul's deferred setMeta runs before the error is written). */
+export class WithMetaError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly meta: Meta,
+  ) {
+    super(message);
+  }
+}
+
+/** Go's http.Redirect for GET/HEAD: a small HTML body naming the new place. */
+function movedPermanently(location: string, method: string): Response {
+  const body = method === "GET" || method === "HEAD" ? `<a href="${location.replace(/"/g, "&#34;")}">Moved Permanently</a>.\n\n` : "";
+  return new Response(body || null, {
+    status: 301,
+    headers: body ? { Location: location, "Content-Type": "text/html; charset=utf-8" } : { Location: location },
+  });
+}
+
+/** Consul's `parse()`: consistency, Cache-Control, then wait/index, each failing with its own 400. */
+export function parseQueryOptions(query: URLSearchParams, headers: Headers, token: string | undefined): QueryOptions {
+  const stale = query.has("stale");
+  const consistent = query.has("consistent");
+  if (stale && consistent) throw badRequest("Cannot specify ?stale with ?consistent, conflicting semantics.");
+  if (query.has("max_stale")) {
+    const value = query.get("max_stale")!;
+    try {
+      parseGoDuration(value);
+    } catch {
+      throw badRequest(`Invalid max_stale value "${value}"`);
+    }
+  }
+  if (query.has("cached") && consistent) throw badRequest("Cannot specify ?cached with ?consistent, conflicting semantics.");
+  const cacheControl = headers.get("Cache-Control");
+  if (cacheControl) {
+    const maxAge = /(?:^|,)\s*max-age=([^,]*)/i.exec(cacheControl)?.[1];
+    if (maxAge !== undefined && !/^\d+$/.test(maxAge.trim())) throw badRequest("Invalid Cache-Control header.");
+  }
+  let waitMs: number | undefined;
+  const wait = query.get("wait");
+  if (wait) {
+    try {
+      waitMs = Number(parseGoDuration(wait) / 1_000_000n);
+    } catch {
+      throw badRequest("Invalid wait time");
+    }
+  }
+  let index = 0;
+  const rawIndex = query.get("index");
+  if (rawIndex) {
+    if (!/^\d+$/.test(rawIndex) || BigInt(rawIndex) > 0xffff_ffff_ffff_ffffn) throw badRequest("Invalid index");
+    index = Number(rawIndex);
+  }
+  return { dc: query.get("dc") || undefined, token, index, waitMs, stale, consistent };
+}
+
+/** CE's entmeta parsing: namespaces and partitions are Enterprise features (400). */
+function refuseEnterpriseMeta(query: URLSearchParams, headers: Headers, names: HeaderNames): void {
+  for (const [suffix, what] of [["Namespace", "Namespaces"], ["Partition", "Partitions"]] as const) {
+    for (const header of names.names(suffix)) {
+      if (headers.get(header)) throw badRequest(`Invalid header: "${canonicalHeader(header)}" - ${what} are a Consul Enterprise feature`);
+    }
+  }
+  if (query.get("ns")) throw badRequest('Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature');
+  if (query.get("partition")) throw badRequest('Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature');
+}
+
+function canonicalHeader(name: string): string {
+  return name.split("-").map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase()).join("-");
+}
+
+export function registryHeaderNames(compat: boolean): HeaderNames {
+  return new HeaderNames(REGISTRY_HEADERS, compat);
+}

@@ -1,0 +1,159 @@
+/**
+ * The KV store, enough for locks and leader election
+ * (Consul agent/kvs_endpoint.go and the state store's kvs transactions):
+ * get (`?recurse`, `?keys` with `?separator`, `?raw`), put (`?flags`,
+ * `?cas`, `?acquire`, `?release`), delete (`?recurse`, `?cas`). Values are
+ * base64 in JSON; a held key carries `Session`; acquiring bumps `LockIndex`;
+ * a lock-delay after a session's invalidation refuses acquires.
+ */
+import { badRequest, RegistryError, serverError, type RequestContext, type Router } from "./http.js";
+import type { RegistryApi } from "./api.js";
+import { sessionKey, TABLES, type KVRow } from "./state.js";
+
+/** Consul's default kv_max_value_size. */
+export const KV_MAX_VALUE_SIZE = 512 * 1024;
+
+export function registerKVRoutes(router: Router, api: RegistryApi): void {
+  const { state, ctx } = api;
+
+  router.register("/v1/kv/", ["GET", "PUT", "DELETE"], async (rc) => {
+    const options = rc.parse();
+    const key = rc.rest;
+    switch (rc.c.req.method) {
+      case "GET":
+        return rc.query.has("keys") ? getKeys(rc, key, options.dc) : get(rc, key, options.dc);
+      case "PUT":
+        return put(rc, key);
+      default:
+        return remove(rc, key);
+    }
+  });
+
+  function get(rc: RequestContext, key: string, dc: string | undefined) {
+    const recurse = rc.query.has("recurse");
+    if (!recurse && key === "") throw badRequest("Missing key name");
+    rc.refuseEnterpriseMeta();
+    api.requireDatacenterForRead(dc);
+    const authz = api.authorize(rc);
+    if (!recurse) authz.require("key", key, "read");
+    return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {
+      const entries = recurse ? state.kv.sorted().filter((e) => e.Key.startsWith(key)) : [state.kv.get(key)].filter((e): e is KVRow => e !== undefined);
+      const value = entries.filter((e) => authz.allowed("key", e.Key, "read"));
+      return { value, filtered: value.length < entries.length };
+    }).then((answer) => {
+      const entries = answer.value as KVRow[];
+      // Not found: 404 with an empty body, after the meta headers.
+      if (entries.length === 0) return answer.with(new Response(null, { status: 404 }));
+      if (rc.query.has("raw") && !recurse) {
+        const raw = entries[0]!.Value === null ? Buffer.alloc(0) : Buffer.from(entries[0]!.Value, "base64");
+        return answer.with(new Response(raw, { status: 200, headers: { "Content-Type": "text/plain", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" } }));
+      }
+      return answer;
+    });
+  }
+
+  function getKeys(rc: RequestContext, prefix: string, dc: string | undefined) {
+    rc.refuseEnterpriseMeta();
+    api.requireDatacenterForRead(dc);
+    const separator = rc.query.has("separator") ? rc.query.get("separator")! : rc.query.has("seperator") ? rc.query.get("seperator")! : "";
+    const authz = api.authorize(rc);
+    return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {
+      const keys: string[] = [];
+      let filtered = false;
+      for (const entry of state.kv.sorted()) {
+        if (!entry.Key.startsWith(prefix)) continue;
+        if (!authz.allowed("key", entry.Key, "read")) {
+          filtered = true;
+          continue;
+        }
+        const after = entry.Key.slice(prefix.length);
+        const cut = separator ? after.indexOf(separator) : -1;
+        const listed = cut >= 0 ? prefix + after.slice(0, cut + separator.length) : entry.Key;
+        if (keys[keys.length - 1] !== listed) keys.push(listed);
+      }
+      return { value: keys, filtered };
+    }).then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(new Response(null, { status: 404 })) : answer));
+  }
+
+  async function put(rc: RequestContext, key: string) {
+    rc.refuseEnterpriseMeta();
+    if (key === "") throw badRequest("Missing key name");
+    conflictingFlags(rc, ["cas", "acquire", "release"]);
+    const flags = rc.query.has("flags") ? parseUint(rc.query.get("flags")!) : 0;
+    const cas = rc.query.has("cas") ? parseUint(rc.query.get("cas")!) : undefined;
+    const acquire = rc.query.has("acquire") ? rc.query.get("acquire")! : undefined;
+    const release = rc.query.has("release") ? rc.query.get("release")! : undefined;
+    const body = Buffer.from(await rc.c.req.arrayBuffer());
+    if (body.length > KV_MAX_VALUE_SIZE) {
+      throw new RegistryError(
+        413,
+        `Request body(${body.length} bytes) too large, max size: ${KV_MAX_VALUE_SIZE} bytes. See https://developer.hashicorp.com/docs/agent/config/config-files#kv_max_value_size.`,
+      );
+    }
+    api.requireDatacenter(rc.query.get("dc") || undefined);
+    api.authorize(rc).require("key", key, "write");
+    const value = body.length === 0 ? null : body.toString("base64");
+    const existing = state.kv.get(key);
+
+    if (acquire !== undefined) {
+      // A lock-delay after the holder's invalidation refuses the acquire (Consul's kvsPreApply).
+      if (state.lockDelayed(key)) return false;
+      const session = state.findSession(acquire);
+      if (!session) throw serverError(`apply failed: invalid session "${acquire}"`);
+      if (existing?.Session !== undefined && sessionKey(existing.Session) !== sessionKey(acquire)) return false;
+      const reacquire = existing?.Session !== undefined;
+      ctx.store.write(() => state.kv.putIndexed(key, { LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }));
+      return true;
+    }
+    if (release !== undefined) {
+      if (!existing || existing.Session === undefined || sessionKey(existing.Session) !== sessionKey(release)) return false;
+      ctx.store.write(() => state.kv.putIndexed(key, { LockIndex: existing.LockIndex, Key: key, Flags: flags, Value: value }));
+      return true;
+    }
+    if (cas !== undefined && (cas === 0 ? existing !== undefined : existing?.ModifyIndex !== cas)) return false;
+    // A plain set keeps the lock and its holder.
+    ctx.store.write(() =>
+      state.kv.putIndexed(key, { LockIndex: existing?.LockIndex ?? 0, Key: key, Flags: flags, Value: value, ...(existing?.Session !== undefined ? { Session: existing.Session } : {}) }),
+    );
+    return true;
+  }
+
+  function remove(rc: RequestContext, key: string) {
+    rc.refuseEnterpriseMeta();
+    conflictingFlags(rc, ["recurse", "cas"]);
+    const recurse = rc.query.has("recurse");
+    if (!recurse && key === "") throw badRequest("Missing key name");
+    const cas = rc.query.has("cas") ? parseUint(rc.query.get("cas")!) : undefined;
+    api.requireDatacenter(rc.query.get("dc") || undefined);
+    api.authorize(rc).require("key", key, "write");
+    if (recurse) {
+      ctx.store.write(() => {
+        for (const entry of state.kv.sorted()) if (entry.Key.startsWith(key)) state.kv.delete(entry.Key);
+      });
+      return true;
+    }
+    const existing = state.kv.get(key);
+    if (cas !== undefined && (!existing || existing.ModifyIndex !== cas)) return cas === 0 && !existing;
+    ctx.store.write(() => state.kv.delete(key));
+    return true;
+  }
+}
+
+/** Consul writes the whole encoded query back, keys sorted (Go's url.Values.Encode), plus a newline. */
+function conflictingFlags(rc: RequestContext, flags: readonly string[]): void {
+  if (flags.filter((f) => rc.query.has(f)).length < 2) return;
+  const sorted = [...rc.query.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const encoded = sorted.map(([k, v]) => `${goQueryEscape(k)}=${goQueryEscape(v)}`).join("&");
+  throw badRequest(`Conflicting flags: ${encoded}\n`);
+}
+
+function goQueryEscape(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, "+").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** strconv.ParseUint(v, 10, 64); its error is a plain 500 in Consul. */
+function parseUint(value: string): number {
+  if (!/^\d+$/.test(value)) throw serverError(`strconv.ParseUint: parsing "${value}": invalid syntax`);
+  if (BigInt(value) > 0xffff_ffff_ffff_ffffn) throw serverError(`strconv.ParseUint: parsing "${value}": value out of range`);
+  return Number(value);
+}

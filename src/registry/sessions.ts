@@ -1,0 +1,280 @@
+/**
+ * The session endpoints (Consul agent/session_endpoint.go and the Session
+ * RPC), with their parsing, fix-up rules, validation order and texts.
+ */
+import { formatGoDuration, parseGoDuration } from "../core/durations.js";
+import type { TimerRecord } from "../core/clock.js";
+import { DecodeError, decodeStruct, parseGoJSON } from "./decode.js";
+import { badRequest, RegistryError, serverError, type Router } from "./http.js";
+import type { RegistryApi } from "./api.js";
+import { SESSION_TTL_MULTIPLIER, SESSION_TTL_TIMER, sessionKey, TABLES, type ServiceCheck, type SessionRow } from "./state.js";
+
+const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
+const TTL_MIN_NS = 10_000_000_000n;
+const TTL_MAX_NS = 24n * 3_600_000_000_000n;
+
+const SESSION_FIELDS = {
+  ID: "string",
+  Name: "string",
+  Node: "string",
+  LockDelay: "any",
+  Behavior: "string",
+  TTL: "string",
+  NodeChecks: "[]string",
+  Checks: "[]string",
+  ServiceChecks: "[]object",
+} as const;
+
+export function registerSessionRoutes(router: Router, api: RegistryApi): void {
+  const { state, ctx } = api;
+
+  ctx.clock.handle(SESSION_TTL_TIMER, (timer: TimerRecord) => {
+    const session = state.findSession(timer.subject);
+    if (!session) return { session: timer.subject, expired: false };
+    ctx.store.write(() => state.destroySession(session, "ttl"));
+    return { session: session.ID, expired: true };
+  });
+
+  router.register("/v1/session/create", ["PUT"], async (rc) => {
+    rc.refuseEnterpriseMeta();
+    const text = await rc.c.req.text();
+    let body: unknown;
+    try {
+      // Consul reads the body only when it has content; an empty PUT takes every default.
+      body = text.length > 0 ? parseGoJSON(text) : undefined;
+    } catch (error) {
+      if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
+      throw error;
+    }
+    const id = createSession(api, body, { dc: rc.query.get("dc") || undefined, authorize: (node) => api.authorize(rc).require("session", node, "write") });
+    return { ID: id };
+  });
+
+  router.register("/v1/session/destroy/", ["PUT"], (rc) => {
+    rc.refuseEnterpriseMeta();
+    if (rc.rest === "") throw badRequest("Missing session");
+    api.requireDatacenter(rc.query.get("dc") || undefined);
+    const session = state.findSession(rc.rest);
+    // Destroying an unknown (or malformed) session succeeds: the call is idempotent.
+    if (!session) return true;
+    api.authorize(rc).require("session", session.Node, "write");
+    ctx.store.write(() => state.destroySession(session, "destroyed"));
+    return true;
+  });
+
+  router.register("/v1/session/renew/", ["PUT"], (rc) => {
+    rc.parse();
+    rc.refuseEnterpriseMeta();
+    if (rc.rest === "") throw badRequest("Missing session");
+    api.requireDatacenter(rc.query.get("dc") || undefined);
+    const session = state.findSession(rc.rest);
+    if (!session) throw new RegistryError(404, `Session id '${rc.rest}' not found`);
+    api.authorize(rc).require("session", session.Node, "write");
+    // Not a write: the timer moves, no index does, and no blocking query wakes.
+    const ttlMs = ttlMillis(session.TTL);
+    if (ttlMs > 0) {
+      ctx.clock.cancelFor(SESSION_TTL_TIMER, sessionKey(session.ID));
+      scheduleTTL(api, session.ID, ttlMs);
+    }
+    return [session];
+  });
+
+  router.register("/v1/session/info/", ["GET"], async (rc) => {
+    const options = rc.parse();
+    rc.refuseEnterpriseMeta();
+    if (rc.rest === "") throw badRequest("Missing session");
+    api.requireDatacenterForRead(options.dc);
+    const authz = api.authorize(rc);
+    let first = true;
+    return api.blockingRead(rc, options, [TABLES.sessions], () => {
+      const session = state.findSession(rc.rest);
+      const visible = session && authz.allowed("session", session.Node, "read") ? [session] : [];
+      return { value: visible, filtered: session !== undefined && visible.length === 0 };
+    }, (result) => {
+      // Consul's not-found rule: after the first pass, keep waiting while the session is missing.
+      const keep = !first && (result.value as unknown[]).length === 0;
+      first = false;
+      return keep;
+    });
+  });
+
+  router.register("/v1/session/node/", ["GET"], (rc) => {
+    const options = rc.parse();
+    rc.refuseEnterpriseMeta();
+    if (rc.rest === "") throw badRequest("Missing node name");
+    api.requireDatacenterForRead(options.dc);
+    const authz = api.authorize(rc);
+    const node = rc.rest.toLowerCase();
+    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted().filter((s) => s.Node.toLowerCase() === node)));
+  });
+
+  router.register("/v1/session/list", ["GET"], (rc) => {
+    const options = rc.parse();
+    rc.refuseEnterpriseMeta();
+    api.requireDatacenterForRead(options.dc);
+    const authz = api.authorize(rc);
+    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted()));
+  });
+}
+
+function filterRead(authz: ReturnType<RegistryApi["authorize"]>, sessions: SessionRow[]): { value: SessionRow[]; filtered: boolean } {
+  const value = sessions.filter((s) => authz.allowed("session", s.Node, "read"));
+  return { value, filtered: value.length < sessions.length };
+}
+
+function scheduleTTL(api: RegistryApi, id: string, ttlMs: number): void {
+  api.ctx.clock.schedule({ at: api.ctx.clock.now() + SESSION_TTL_MULTIPLIER * ttlMs, kind: SESSION_TTL_TIMER, subject: sessionKey(id) });
+}
+
+interface CreateRequest {
+  Name: string;
+  Node: string;
+  LockDelay: number;
+  Behavior: string;
+  TTL: string;
+  NodeChecks: string[] | null;
+  Checks: string[] | null;
+  ServiceChecks: ServiceCheck[] | null;
+}
+
+export interface CreateOptions {
+  dc?: string;
+  /** Throws when the caller may not write sessions on the node. */
+  authorize?: (node: string) => void;
+  /** A fixed ID (fixtures); otherwise one is drawn from the seeded generator. */
+  id?: string;
+}
+
+/**
+ * Creates a session from a decoded create body (undefined: all defaults),
+ * validating in the Session RPC's order with its texts. Returns the ID.
+ */
+export function createSession(api: RegistryApi, body: unknown, options: CreateOptions = {}): string {
+  const { state, ctx } = api;
+  const config = api.config();
+  const request = decodeCreateRequest(body, config.agentNode, config.defaultCheck);
+  api.requireDatacenter(options.dc);
+  if (request.Node === "") throw serverError("Must provide Node");
+  options.authorize?.(request.Node);
+  const behavior = request.Behavior === "" ? "release" : request.Behavior;
+  if (behavior !== "release" && behavior !== "delete") throw serverError(`Invalid Behavior setting '${behavior}'`);
+  const ttlMs = validateTTL(request.TTL);
+  const node = state.findNode(request.Node);
+  if (!node) throw serverError("apply failed: Missing node registration");
+  const checks = state.checksOf(node.Node);
+  for (const checkId of [...(request.Checks ?? []), ...(request.NodeChecks ?? []), ...(request.ServiceChecks ?? []).map((c) => c.ID)]) {
+    const check = checks.find((c) => c.CheckID === checkId);
+    if (!check) throw serverError(`apply failed: Missing check '${checkId}' registration`);
+    if (check.Status === "critical") throw serverError(`apply failed: Check '${checkId}' is in ${check.Status} state`);
+  }
+  // Drawn only once the request is accepted: a rejected create must leave the generator (and the state hash) alone.
+  const id = options.id ?? ctx.ids.uuid();
+  ctx.store.write(() => {
+    const row: Omit<SessionRow, "CreateIndex" | "ModifyIndex"> = {
+      ID: id,
+      Name: request.Name,
+      Node: request.Node,
+      LockDelay: request.LockDelay,
+      Behavior: behavior,
+      TTL: request.TTL,
+      NodeChecks: request.NodeChecks,
+      ServiceChecks: request.ServiceChecks,
+      ...(request.Checks && request.Checks.length > 0 ? { Checks: request.Checks } : {}),
+    };
+    state.sessions.putIndexed(sessionKey(id), row);
+    if (ttlMs > 0) scheduleTTL(api, id, ttlMs);
+  });
+  ctx.events.record("session.created", { service: "registry", subject: id });
+  return id;
+}
+
+/** Defaults, then the body's fields, then Consul's Checks fix-up. */
+function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: string): CreateRequest {
+  const request: CreateRequest = {
+    Name: "",
+    Node: agentNode,
+    LockDelay: DEFAULT_LOCK_DELAY_NS,
+    Behavior: "release",
+    TTL: "",
+    NodeChecks: [defaultCheck],
+    Checks: [defaultCheck],
+    ServiceChecks: null,
+  };
+  if (body !== undefined) {
+    let fields: Record<string, unknown>;
+    try {
+      fields = decodeStruct(body, SESSION_FIELDS, "structs.Session");
+      if ("LockDelay" in fields) request.LockDelay = lockDelayNanos(fields.LockDelay);
+      if ("ServiceChecks" in fields) {
+        request.ServiceChecks = (fields.ServiceChecks as Record<string, unknown>[]).map((c) => {
+          const decoded = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
+          return { ID: (decoded.ID as string) ?? "", Namespace: (decoded.Namespace as string) ?? "" };
+        });
+      }
+    } catch (error) {
+      if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
+      throw error;
+    }
+    for (const key of ["Name", "Node", "Behavior", "TTL"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
+    if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[];
+    if ("Checks" in fields) request.Checks = fields.Checks as string[];
+  }
+  fixupChecks(request, defaultCheck);
+  return request;
+}
+
+/** fixupEmptySessionChecks: how Checks and NodeChecks settle after decoding. */
+function fixupChecks(request: CreateRequest, defaultCheck: string): void {
+  if (!request.Checks || request.Checks.length === 0) {
+    request.NodeChecks = [];
+    request.Checks = null;
+  } else if (request.Checks.length === 1 && request.Checks[0] === defaultCheck) {
+    request.Checks = null;
+  } else if (!request.NodeChecks || request.NodeChecks.length === 0) {
+    request.Checks = null;
+  }
+}
+
+/**
+ * Session.UnmarshalJSON: a string is a Go duration, a number is
+ * nanoseconds; either way, below 1000 means seconds. Other types give 0.
+ */
+function lockDelayNanos(value: unknown): number {
+  let ns: number;
+  if (typeof value === "string") {
+    try {
+      ns = Number(parseGoDuration(value));
+    } catch (error) {
+      throw new DecodeError((error as Error).message);
+    }
+  } else if (typeof value === "number") {
+    ns = Math.trunc(value);
+  } else {
+    return 0;
+  }
+  return ns < 1000 ? ns * 1_000_000_000 : ns;
+}
+
+/** Validates a TTL as the Session RPC does (500s); returns it in ms, 0 for none. */
+function validateTTL(ttl: string): number {
+  if (ttl === "") return 0;
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(ttl);
+  } catch (error) {
+    throw serverError(`Session TTL '${ttl}' invalid: ${(error as Error).message}`);
+  }
+  if (ns !== 0n && (ns < TTL_MIN_NS || ns > TTL_MAX_NS)) {
+    throw serverError(`Invalid Session TTL '${ns}', must be between [${formatGoDuration(TTL_MIN_NS)}=${formatGoDuration(TTL_MAX_NS)}]`);
+  }
+  return Number(ns / 1_000_000n);
+}
+
+function ttlMillis(ttl: string): number {
+  if (ttl === "") return 0;
+  try {
+    return Number(parseGoDuration(ttl) / 1_000_000n);
+  } catch {
+    return 0;
+  }
+}
