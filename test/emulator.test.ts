@@ -58,7 +58,14 @@ describe("determinism", () => {
         emu.store.write(() => emu.clock.schedule({ at: emu.clock.now() + (i % 7) * 1000 + 500, kind: "test.tick", subject: emu.ids.uuid() }));
         await record("scheduler", "/_standin/clock/advance", post({ by: `${(i % 5) + 1}s` }));
         if (i % 10 === 0) await record("echo", "/_standin/echo/tokens", post({ scheme: "provider_jwt", claims: { n: i } }));
-        if (i % 13 === 0) await record("registry", "/_standin/fixtures", post({ registry: { defaultCheck: `c${i}` } }));
+        if (i % 13 === 0) await record("echo", "/_standin/fixtures", post({ echo: { apiKeys: [`k${i}`] } }));
+        if (i % 4 === 0) await record("registry", "/v1/session/create", { method: "PUT", body: JSON.stringify({ Name: `s${i}`, TTL: "10s", Behavior: i % 8 === 0 ? "delete" : "release" }) });
+        if (i % 6 === 0) await record("registry", "/v1/session/list?index=1&wait=5s");
+        if (i % 9 === 0) {
+          const sessions = JSON.parse(await (await emu.registry.request("/v1/session/list")).text()) as Array<{ ID: string }>;
+          if (sessions[0]) await record("registry", `/v1/kv/leader?acquire=${sessions[0].ID}`, { method: "PUT", body: `v${i}` });
+          await record("registry", "/v1/kv/leader");
+        }
       }
       await record("scheduler", "/_standin/clock/next", { method: "POST" });
       await record("scheduler", "/_standin/snapshot");
