@@ -28,7 +28,7 @@ export function parseGoJSON(text: string): unknown {
 /**
  * Maps a decoded JSON object onto a struct's fields: exact or case-folded
  * key matches, in document order (so the last one wins), type-checked.
- * `null` leaves a field unset, as Go does.
+ * `null` leaves a scalar field unset and makes a slice or map nil, as Go does.
  */
 export function decodeStruct(value: unknown, fields: Readonly<Record<string, FieldType>>, typeName: string): Record<string, unknown> {
   if (value === null) return {};
@@ -37,7 +37,13 @@ export function decodeStruct(value: unknown, fields: Readonly<Record<string, Fie
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
     const field = Object.hasOwn(fields, key) ? key : byFolded.get(key.toLowerCase());
-    if (!field || raw === null) continue;
+    if (!field) continue;
+    if (raw === null) {
+      const type = fields[field]!;
+      if (type.startsWith("[]") || type.startsWith("map")) out[field] = null;
+      else delete out[field];
+      continue;
+    }
     out[field] = checkType(raw, fields[field]!, field);
   }
   return out;

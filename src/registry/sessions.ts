@@ -85,17 +85,21 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
     if (rc.rest === "") throw badRequest("Missing session");
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);
-    let first = true;
-    return api.blockingRead(rc, options, [TABLES.sessions], () => {
-      const session = state.findSession(rc.rest);
-      const visible = session && authz.allowed("session", session.Node, "read") ? [session] : [];
-      return { value: visible, filtered: session !== undefined && visible.length === 0 };
-    }, (result) => {
-      // Consul's not-found rule: after the first pass, keep waiting while the session is missing.
-      const keep = !first && (result.value as unknown[]).length === 0;
-      first = false;
-      return keep;
-    });
+    const foundOnPass: boolean[] = [];
+    return api.blockingRead(
+      rc,
+      options,
+      [TABLES.sessions],
+      () => {
+        const session = state.findSession(rc.rest);
+        const visible = session && authz.allowed("session", session.Node, "read") ? [session] : [];
+        foundOnPass.push(visible.length > 0);
+        return { value: visible, filtered: session !== undefined && visible.length === 0 };
+      },
+      // Consul's not-found rule (§3.4): while the session is *still* missing, other sessions'
+      // changes do not answer; a session that was there and went away does.
+      () => foundOnPass.length >= 2 && !foundOnPass[foundOnPass.length - 1] && !foundOnPass[foundOnPass.length - 2],
+    );
   });
 
   router.register("/v1/session/node/", ["GET"], (rc) => {
@@ -206,18 +210,18 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
       fields = decodeStruct(body, SESSION_FIELDS, "structs.Session");
       if ("LockDelay" in fields) request.LockDelay = lockDelayNanos(fields.LockDelay);
       if ("ServiceChecks" in fields) {
-        request.ServiceChecks = (fields.ServiceChecks as Record<string, unknown>[]).map((c) => {
+        request.ServiceChecks = (fields.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
           const decoded = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
           return { ID: (decoded.ID as string) ?? "", Namespace: (decoded.Namespace as string) ?? "" };
-        });
+        }) ?? null;
       }
     } catch (error) {
       if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
       throw error;
     }
     for (const key of ["Name", "Node", "Behavior", "TTL"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
-    if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[];
-    if ("Checks" in fields) request.Checks = fields.Checks as string[];
+    if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[] | null;
+    if ("Checks" in fields) request.Checks = fields.Checks as string[] | null;
   }
   fixupChecks(request, defaultCheck);
   return request;
