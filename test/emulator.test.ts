@@ -382,3 +382,16 @@ describe("shared HTTP behaviour", () => {
     expect(emu.store.table("test.ticks").size).toBe(1);
   });
 });
+
+describe("compression thresholds", () => {
+  it("the registry leaves bodies under 1400 bytes uncompressed and gzips larger ones, as Consul's handler does", async () => {
+    const emu = await createStandin({ fixture: { registry: { kv: [{ Key: "big", Value: "x".repeat(3000) }] } } });
+    const small = await emu.registry.request("/v1/session/list", { headers: { "Accept-Encoding": "gzip, deflate" } });
+    expect(small.headers.get("content-encoding")).toBeNull();
+    expect(await small.text()).toBe("[]");
+    const large = await emu.registry.request("/v1/kv/big", { headers: { "Accept-Encoding": "gzip" } });
+    expect(large.headers.get("content-encoding")).toBe("gzip");
+    const entries = JSON.parse(gunzipSync(Buffer.from(await large.arrayBuffer())).toString()) as Array<{ Value: string }>;
+    expect(Buffer.from(entries[0]!.Value, "base64").toString()).toBe("x".repeat(3000));
+  });
+});

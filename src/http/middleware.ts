@@ -20,8 +20,24 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   return bodyLimit({ maxSize: maxBytes, onError: () => textResponse(413, "http: request body too large") });
 }
 
+/**
+ * gzip when the client accepts it and the body reaches `threshold` bytes.
+ * Hono's compress applies the threshold only to responses that state their
+ * length, so for a non-zero threshold the length is filled in first.
+ */
 export function gzip(threshold: number): MiddlewareHandler {
-  return compress({ encoding: "gzip", threshold });
+  const compressor = compress({ encoding: "gzip", threshold });
+  if (threshold <= 0) return compressor;
+  return (c, next) =>
+    compressor(c, async () => {
+      await next();
+      const res = c.res;
+      if (!res.body || res.headers.has("Content-Length") || !/\bgzip\b/i.test(c.req.header("Accept-Encoding") ?? "")) return;
+      const bytes = await res.arrayBuffer();
+      const sized = new Response(bytes, res);
+      sized.headers.set("Content-Length", String(bytes.byteLength));
+      c.res = sized;
+    });
 }
 
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {

@@ -53,8 +53,9 @@ def run(c, command, args):
         original = c.http.response
 
         def capture(response):
-            wire["requestHeaders"] = dict(response.request.headers)
-            wire["responseHeaders"] = dict(response.headers)
+            # Header names lowercased: HTTP names are case-insensitive, JSON keys are not.
+            wire["requestHeaders"] = {k.lower(): v for k, v in response.request.headers.items()}
+            wire["responseHeaders"] = {k.lower(): v for k, v in response.headers.items()}
             return original(response)
 
         c.http.response = capture
