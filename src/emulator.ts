@@ -183,12 +183,20 @@ export class Standin implements ControlTarget {
     if (doc!.seed !== undefined || doc!.clock !== undefined) {
       throw new FixtureError("fixture", ["seed and clock can only be set by a start fixture (use reset with a fixture)"]);
     }
-    this.store.write(() => {
-      for (const service of this.services) {
-        const section = doc![service.name];
-        if (section) service.applyFixture(section);
-      }
-    });
+    // The store rolls a failed write back; the generator's draws must go back with it.
+    const rng = this.ids.state();
+    try {
+      this.store.write(() => {
+        for (const service of this.services) {
+          const section = doc![service.name];
+          if (section) service.applyFixture(section);
+        }
+      });
+    } catch (error) {
+      this.ids.restore(rng);
+      if (error instanceof FixtureError) throw error;
+      throw new FixtureError("fixture", [(error as Error).message]);
+    }
     this.record("fixture.applied", { detail: { index: this.store.index } });
   }
 
