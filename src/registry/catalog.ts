@@ -4,7 +4,7 @@
  * A check turning critical, a removed check and a removed node invalidate
  * the sessions bound to them.
  */
-import { DecodeError, decodeStruct, parseGoJSON } from "./decode.js";
+import { decodeStruct, decodingRequest, parseGoJSON, type FieldType } from "./decode.js";
 import { badRequest, serverError, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import { TABLES, type CheckRow, type NodeRow } from "./state.js";
@@ -145,21 +145,11 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
   });
 }
 
-async function decodeBody<F extends Record<string, Parameters<typeof decodeStruct>[1][string]>>(rc: RequestContext, fields: F, typeName: string): Promise<Record<string, unknown>> {
+async function decodeBody(rc: RequestContext, fields: Readonly<Record<string, FieldType>>, typeName: string): Promise<Record<string, unknown>> {
   const text = await rc.c.req.text();
-  try {
-    return decodeStruct(parseGoJSON(text), fields, typeName);
-  } catch (error) {
-    if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
-    throw error;
-  }
+  return decodingRequest(() => decodeStruct(parseGoJSON(text), fields, typeName));
 }
 
 function decodeCheck(raw: unknown): CheckInput {
-  try {
-    return decodeStruct(raw, CHECK_FIELDS, "structs.HealthCheck") as unknown as CheckInput;
-  } catch (error) {
-    if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
-    throw error;
-  }
+  return decodingRequest(() => decodeStruct(raw, CHECK_FIELDS, "structs.HealthCheck") as unknown as CheckInput);
 }

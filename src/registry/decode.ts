@@ -9,6 +9,18 @@
 
 export class DecodeError extends Error {}
 
+/** Runs a decode step; a DecodeError becomes Consul's 400 `Request decode failed: <Go error>`. */
+export function decodingRequest<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof DecodeError) throw new RegistryError(400, `Request decode failed: ${error.message}`);
+    throw error;
+  }
+}
+
+import { RegistryError } from "./http.js";
+
 export type FieldType = "string" | "[]string" | "uint64" | "bool" | "map[string]string" | "any" | "object" | "[]object";
 
 /** Parses the body text as Go's json.Decoder would see it. */

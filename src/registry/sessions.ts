@@ -4,7 +4,7 @@
  */
 import { formatGoDuration, parseGoDuration } from "../core/durations.js";
 import type { TimerRecord } from "../core/clock.js";
-import { DecodeError, decodeStruct, parseGoJSON } from "./decode.js";
+import { DecodeError, decodeStruct, decodingRequest, parseGoJSON } from "./decode.js";
 import { badRequest, RegistryError, serverError, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import { SESSION_TTL_MULTIPLIER, SESSION_TTL_TIMER, sessionKey, TABLES, type ServiceCheck, type SessionRow } from "./state.js";
@@ -38,14 +38,8 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
   router.register("/v1/session/create", ["PUT"], async (rc) => {
     rc.refuseEnterpriseMeta();
     const text = await rc.c.req.text();
-    let body: unknown;
-    try {
-      // Consul reads the body only when it has content; an empty PUT takes every default.
-      body = text.length > 0 ? parseGoJSON(text) : undefined;
-    } catch (error) {
-      if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
-      throw error;
-    }
+    // Consul reads the body only when it has content; an empty PUT takes every default.
+    const body = text.length > 0 ? decodingRequest(() => parseGoJSON(text)) : undefined;
     const id = createSession(api, body, { dc: rc.query.get("dc") || undefined, authorize: (node) => api.authorize(rc).require("session", node, "write") });
     return { ID: id };
   });
@@ -205,20 +199,17 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
     ServiceChecks: null,
   };
   if (body !== undefined) {
-    let fields: Record<string, unknown>;
-    try {
-      fields = decodeStruct(body, SESSION_FIELDS, "structs.Session");
-      if ("LockDelay" in fields) request.LockDelay = lockDelayNanos(fields.LockDelay);
-      if ("ServiceChecks" in fields) {
-        request.ServiceChecks = (fields.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
-          const decoded = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
-          return { ID: (decoded.ID as string) ?? "", Namespace: (decoded.Namespace as string) ?? "" };
+    const fields = decodingRequest(() => {
+      const decoded = decodeStruct(body, SESSION_FIELDS, "structs.Session");
+      if ("LockDelay" in decoded) request.LockDelay = lockDelayNanos(decoded.LockDelay);
+      if ("ServiceChecks" in decoded) {
+        request.ServiceChecks = (decoded.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
+          const check = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
+          return { ID: (check.ID as string) ?? "", Namespace: (check.Namespace as string) ?? "" };
         }) ?? null;
       }
-    } catch (error) {
-      if (error instanceof DecodeError) throw badRequest(`Request decode failed: ${error.message}`);
-      throw error;
-    }
+      return decoded;
+    });
     for (const key of ["Name", "Node", "Behavior", "TTL"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
     if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[] | null;
     if ("Checks" in fields) request.Checks = fields.Checks as string[] | null;
