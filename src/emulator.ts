@@ -260,7 +260,14 @@ export class Standin implements ControlTarget {
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
     // Realtime mode: fire whatever wall time has made due before the request looks at the state.
-    return new PortApp(CONTROL_PREFIX, control, app, () => this.clock.sync());
+    // A failing timer is reported, never turned into this request's failure.
+    return new PortApp(CONTROL_PREFIX, control, app, () => {
+      try {
+        this.clock.sync();
+      } catch (error) {
+        onError(error);
+      }
+    });
   }
 
 }

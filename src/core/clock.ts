@@ -283,6 +283,7 @@ export class Clock {
     }
     const fired = this.fireUntil(to);
     this.nowMs = to;
+    // Skipping ahead changes how virtual time maps to wall time.
     this.anchorHere();
     this.armRealTimer();
     return fired;
@@ -295,10 +296,19 @@ export class Clock {
     return this.advanceTo(Math.max(at, this.now()));
   }
 
-  /** Realtime mode: fires whatever wall time has made due. A no-op in manual mode or while paused. */
+  /**
+   * Realtime mode: fires whatever wall time has made due. A no-op in manual
+   * mode or while paused. It settles to the instant it read once (wall time
+   * may tick again meanwhile, which is no reason to fail) and keeps the
+   * wall-time anchor, so frequent syncs cannot make the clock drift.
+   */
   sync(): FiredTimer[] {
     if (this.mode !== "realtime" || this.paused || this.firing) return [];
-    return this.advanceTo(this.now());
+    const target = this.now();
+    const fired = this.fireUntil(target);
+    if (target > this.nowMs) this.nowMs = target;
+    this.armRealTimer();
+    return fired;
   }
 
   setMode(mode: ClockMode, speed: number = this.speed): void {

@@ -867,3 +867,24 @@ describe("timers by kind and subject", () => {
     expect(clock.timersFor("ttl", "a").map((t) => t.at)).toEqual([5, 10]);
   });
 });
+
+describe("realtime sync while wall time keeps moving", () => {
+  // Regression: sync() read now() and advanceTo() read it again; a wall tick in between made the
+  // target look 1 ms in the past and sync threw "cannot move the clock backwards" (seen as an
+  // empty 500 on a request in realtime mode).
+  it("never throws, and fires what is due, when every wall reading is later than the last", () => {
+    let wall = 1_000;
+    const ticking = { now: () => (wall += 1), setTimer: () => 1, clearTimer: () => undefined };
+    const clock = new Clock({ startMs: 0, mode: "realtime", speed: 2, wall: ticking });
+    const fired: number[] = [];
+    clock.handle("t", (t) => void fired.push(t.at));
+    clock.schedule({ at: 50, kind: "t" });
+    for (let i = 0; i < 100; i++) expect(() => clock.sync()).not.toThrow();
+    expect(fired).toEqual([50]);
+    // Many syncs do not re-anchor: virtual time still tracks wall time × speed.
+    const before = clock.now();
+    wall += 1_000;
+    expect(clock.now() - before).toBeGreaterThanOrEqual(2_000);
+    expect(clock.now() - before).toBeLessThanOrEqual(2_004);
+  });
+});
