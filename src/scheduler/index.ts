@@ -1,33 +1,30 @@
 /**
- * The scheduler service (stands in for Nomad's HTTP API).
- *
- * Foundation stage: the agent configuration from fixtures is kept in the
- * state and `GET /v1/agent/health` answers as a healthy dev agent does. Jobs,
- * nodes, allocations and the rest arrive with the scheduler issues.
+ * The scheduler service: Nomad's HTTP API over a simulated cluster on the
+ * virtual clock (model.ts: state and views; engine.ts: evaluations,
+ * placement, allocations, deployments; routes.ts: the endpoints).
  */
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { wantsPretty } from "../http/pretty.js";
-import { emptyResponse, jsonResponse } from "../http/respond.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
+import { NomadRouter } from "./http.js";
+import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
+import { SchedulerState, type NodeRow } from "./model.js";
+import { registerRoutes } from "./routes.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 
-export interface SchedulerAgentConfig {
-  [key: string]: unknown;
+export type SchedulerAgentConfig = {
   region: string;
   datacenter: string;
   agentName: string;
   timing: Record<string, string>;
-}
-
-const DEFAULT_CONFIG: SchedulerAgentConfig = {
-  region: "global",
-  datacenter: "dc1",
-  agentName: "standin",
-  timing: { allocStart: "1s", batchRun: "10s" },
 };
+
+const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING } };
+
+type FixtureNode = NonNullable<SchedulerFixture["nodes"]>[number];
 
 export function createSchedulerService(ctx: ServiceContext): ServiceInstance<SchedulerFixture> {
   const settings = settingsRow(ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: SchedulerFixture) => ({
@@ -36,24 +33,142 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     agentName: section.agentName ?? current.agentName,
     timing: { ...current.timing, ...section.timing },
   }));
-  const app = new Hono();
+  const state = new SchedulerState(ctx);
+  const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
+  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region);
+  registerRoutes(router, state, engine, ctx, settings.current);
 
-  // Nomad encodes structs with fields sorted by name: "message" before "ok".
-  app.get("/v1/agent/health", (c) =>
-    jsonResponse({ client: { message: "ok", ok: true }, server: { message: "ok", ok: true } }, { sortKeys: true, pretty: wantsPretty(c.req.url, "scheduler") }),
-  );
+  const app = new Hono();
+  app.all("*", (c) => router.dispatch(c));
+
+  const putNode = (node: FixtureNode) => {
+    const config = settings.current();
+    const now = ctx.clock.now();
+    const name = node.Name;
+    const existing = node.ID ? state.nodes.get(node.ID) : [...state.nodes.values()].find((n) => n.Name === name);
+    const id = node.ID ?? existing?.ID ?? ctx.ids.uuid();
+    const { ID: _id, Name: _name, Resources, Attributes, Meta, ...other } = node;
+    const row: Omit<NodeRow, "CreateIndex" | "ModifyIndex"> = {
+      ...other,
+      ID: id,
+      Name: name,
+      Datacenter: node.Datacenter ?? config.datacenter,
+      NodePool: node.NodePool ?? "default",
+      NodeClass: node.NodeClass ?? "",
+      HTTPAddr: node.HTTPAddr ?? "127.0.0.1:4646",
+      Status: node.Status ?? "ready",
+      StatusDescription: "",
+      SchedulingEligibility: (other.SchedulingEligibility as string | undefined) ?? "eligible",
+      Drain: false,
+      DrainStrategy: null,
+      Attributes: { "cpu.arch": "amd64", "kernel.name": "linux", "os.name": "ubuntu", "nomad.version": "1.9.0", "driver.docker": "1", "driver.exec": "1", "unique.hostname": name, ...Attributes },
+      Meta: { ...Meta },
+      Drivers: {
+        docker: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
+        exec: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
+      },
+      ComputedClass: "",
+      TLSEnabled: false,
+      Links: null,
+      Events: null,
+      HostVolumes: null,
+      HostNetworks: null,
+      CSIControllerPlugins: null,
+      CSINodePlugins: null,
+      LastDrain: null,
+      CpuShares: Resources?.CPU ?? 8000,
+      MemoryMB: Resources?.MemoryMB ?? 16384,
+      StatusUpdatedAt: now,
+    };
+    state.nodes.putIndexed(id, row);
+  };
+
+  const registerFixtureJob = (document: Record<string, unknown>, index: number) => {
+    const config = settings.current();
+    const region = (document.Region as string | undefined) || config.region;
+    const namespace = (document.Namespace as string | undefined) || "default";
+    const job = canonicalizeJob(document, { region, namespace });
+    const errors = validateJob(job);
+    if (errors.length) throw new Error(`scheduler.jobs[${index}]: ${formatMultierror(errors).trim()}`);
+    if (!state.namespaces.get(namespace)) throw new Error(`scheduler.jobs[${index}]: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
+    engine.register(job, (previous) => specChanged(previous, job));
+  };
+
+  const applyEntities = (section: SchedulerFixture) => {
+    for (const ns of section.namespaces ?? []) {
+      state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
+    }
+    for (const node of section.nodes ?? []) putNode(node);
+    (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
+    if ((section.nodes ?? []).length > 0) engine.unblock();
+  };
+
+  const control = new Hono();
+  // Node faults: {"Status": "down"|"ready"}, {"SchedulingEligibility": "ineligible"|"eligible"}, {"Drain": true|false}.
+  control.post("/nodes/:id", async (c) => {
+    const node = state.nodes.get(c.req.param("id")) ?? [...state.nodes.values()].find((n) => n.Name === c.req.param("id"));
+    if (!node) return c.json({ error: `no node "${c.req.param("id")}"` }, 404);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await c.req.text()) as Record<string, unknown>;
+    } catch (error) {
+      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
+    }
+    const status = body.Status;
+    const eligibility = body.SchedulingEligibility;
+    const drain = body.Drain;
+    if (status !== undefined && !["ready", "down", "initializing", "disconnected"].includes(status as string)) return c.json({ error: "Status must be ready, down, initializing or disconnected" }, 400);
+    if (eligibility !== undefined && !["eligible", "ineligible"].includes(eligibility as string)) return c.json({ error: "SchedulingEligibility must be eligible or ineligible" }, 400);
+    if (drain !== undefined && typeof drain !== "boolean") return c.json({ error: "Drain must be a boolean" }, 400);
+    ctx.store.write(() => {
+      const updated = {
+        ...node,
+        Status: (status as string | undefined) ?? node.Status,
+        SchedulingEligibility: drain === true ? "ineligible" : ((eligibility as string | undefined) ?? node.SchedulingEligibility),
+        Drain: (drain as boolean | undefined) ?? node.Drain,
+        StatusUpdatedAt: status !== undefined ? ctx.clock.now() : node.StatusUpdatedAt,
+      };
+      const { CreateIndex: _c, ModifyIndex: _m, ...fields } = updated;
+      state.nodes.putIndexed(node.ID, fields);
+      ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain } });
+      if (status === "down" && node.Status !== "down") engine.nodeDown({ ...node, ...updated });
+      if (updated.Status === "ready" && updated.SchedulingEligibility === "eligible") engine.unblock();
+    });
+    return c.json({ ID: node.ID, Name: node.Name, Status: state.nodes.get(node.ID)!.Status, SchedulingEligibility: state.nodes.get(node.ID)!.SchedulingEligibility });
+  });
+  // Allocation faults: {"ClientStatus": "failed"|"complete"}.
+  control.post("/allocations/:id", async (c) => {
+    const alloc = state.allocs.get(c.req.param("id"));
+    if (!alloc) return c.json({ error: `no allocation "${c.req.param("id")}"` }, 404);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await c.req.text()) as Record<string, unknown>;
+    } catch (error) {
+      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
+    }
+    if (body.ClientStatus === "failed") engine.failAlloc(alloc);
+    else if (body.ClientStatus === "complete") engine.completeAlloc(alloc);
+    else return c.json({ error: 'ClientStatus must be "failed" or "complete"' }, 400);
+    const updated = state.allocs.get(alloc.ID)!;
+    return c.json({ ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus });
+  });
 
   return {
     name: "scheduler",
     app,
+    control,
     compressThreshold: 0, // gorilla's CompressHandler compresses every response
-    notFound: (c) => {
-      const url = new URL(c.req.url);
-      // Nomad's root fallthrough: exactly "/" redirects to the UI, keeping the query; anything else is an empty 404.
-      if (url.pathname === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
-      return emptyResponse(404);
+    notFound: (c) => router.dispatch(c),
+    initialize(sections) {
+      settings.initialize(sections);
+      state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
+      const config = settings.current();
+      putNode({ Name: config.agentName, Datacenter: config.datacenter });
+      for (const section of sections) applyEntities(section);
     },
-    initialize: settings.initialize,
-    applyFixture: settings.apply,
+    applyFixture(section) {
+      settings.apply(section);
+      applyEntities(section);
+    },
   };
 }

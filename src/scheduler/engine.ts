@@ -1,0 +1,796 @@
+/**
+ * The simulated cluster, driven by the virtual clock (reference §6):
+ *
+ *   register ─▶ eval pending ─(evalProcess)─▶ eval complete, allocs placed (pending),
+ *   deployment created ─(allocStart)─▶ allocs running ─(min_healthy_time)─▶ healthy
+ *   ─▶ next rolling batch (max_parallel) … ─▶ deployment successful, version stable.
+ *
+ * Placement is deterministic: ready, eligible nodes in the job's datacenters
+ * and node pool with room for the group's CPU and memory, least loaded
+ * first, ties by node ID. What fits nowhere leaves a blocked eval, which is
+ * re-run when capacity appears. Every transition goes through the store (so
+ * indexes move and blocking queries wake) and into the event journal.
+ */
+import type { ServiceContext } from "../core/context.js";
+import { parseDurationMs } from "../core/durations.js";
+import {
+  jobKey,
+  TRACKED_VERSIONS,
+  versionKey,
+  type AllocRow,
+  type DeploymentRow,
+  type EvalRow,
+  type JobRow,
+  type NodeRow,
+  type SchedulerState,
+  type TaskGroupSummary,
+} from "./model.js";
+
+export const TIMERS = {
+  eval: "scheduler.eval",
+  allocStart: "scheduler.alloc-start",
+  allocHealthy: "scheduler.alloc-healthy",
+  batchDone: "scheduler.batch-done",
+  progressDeadline: "scheduler.progress-deadline",
+} as const;
+
+export const DEFAULT_TIMING = { evalProcess: "100ms", allocStart: "1s", batchRun: "10s" } as const;
+/** Job meta key that overrides `timing.batchRun` for one batch job. */
+export const BATCH_RUN_META = "standin.batch_run";
+
+export const DEPLOYMENT_DESCRIPTIONS = {
+  running: "Deployment is running",
+  successful: "Deployment completed successfully",
+  newerJob: "Cancelled due to newer version of job",
+  stoppedJob: "Cancelled because job is stopped",
+  failedAllocations: "Failed due to unhealthy allocations",
+  progressDeadline: "Failed due to progress deadline",
+  failedByUser: "Deployment marked as failed",
+  paused: "Deployment is paused",
+} as const;
+
+const ACTIVE_DEPLOYMENT = new Set(["running", "paused"]);
+const NON_TERMINAL_CLIENT = new Set(["pending", "running"]);
+
+export interface RegisterResult {
+  EvalID: string;
+  EvalCreateIndex: number;
+  JobModifyIndex: number;
+  Index: number;
+}
+
+type Group = { Name: string; Count: number; Update: Record<string, unknown> | null; Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }> };
+
+export class SchedulerEngine {
+  constructor(
+    private readonly state: SchedulerState,
+    private readonly ctx: ServiceContext,
+    private readonly timing: () => Record<string, string>,
+  ) {
+    const clock = ctx.clock;
+    clock.handle(TIMERS.eval, (t) => this.processEval(t.subject));
+    clock.handle(TIMERS.allocStart, (t) => this.allocStarted(t.subject));
+    clock.handle(TIMERS.allocHealthy, (t) => this.allocHealthy(t.subject));
+    clock.handle(TIMERS.batchDone, (t) => this.batchDone(t.subject));
+    clock.handle(TIMERS.progressDeadline, (t) => this.progressDeadlinePassed(t.subject));
+  }
+
+  // ---- jobs ----------------------------------------------------------------------
+
+  /**
+   * Upserts a canonical job. A changed (or new) spec becomes a new version
+   * written with its eval in one index; an unchanged spec keeps its version
+   * and only gets an eval.
+   */
+  register(job: Record<string, unknown>, changed: (previous: JobRow) => boolean): RegisterResult {
+    const { state, ctx } = this;
+    return ctx.store.write(() => {
+      const ns = job.Namespace as string;
+      const id = job.ID as string;
+      const existing = state.job(ns, id);
+      let row = existing;
+      if (!existing || changed(existing)) {
+        const index = ctx.store.writeIndex();
+        row = {
+          ...(job as JobRow),
+          Status: "pending",
+          StatusDescription: "",
+          Stable: false,
+          Version: existing ? existing.Version + 1 : 0,
+          SubmitTime: ctx.clock.now(),
+          CreateIndex: existing?.CreateIndex ?? index,
+          ModifyIndex: index,
+          JobModifyIndex: index,
+        };
+        state.jobs.put(jobKey(ns, id), row);
+        this.storeVersion(row);
+        if (!state.summaries.get(jobKey(ns, id))) this.initSummary(row);
+        else this.ensureSummaryGroups(row);
+        ctx.events.record("job.registered", { service: "scheduler", subject: id, detail: { namespace: ns, version: row.Version } });
+      }
+      const isParent = row!.Periodic != null || row!.ParameterizedJob != null;
+      if (isParent) {
+        const index = ctx.store.writeIndex();
+        return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: row!.JobModifyIndex, Index: index };
+      }
+      const evaluation = this.createEval(row!, "job-register");
+      this.refreshJobStatus(ns, id);
+      return { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: row!.JobModifyIndex, Index: evaluation.CreateIndex };
+    });
+  }
+
+  /** Stops a job (a new version with Stop: true), or purges it; its allocations stop and its deployment is cancelled by the eval. */
+  deregister(namespace: string, id: string, purge: boolean): RegisterResult & { found: boolean } {
+    const { state, ctx } = this;
+    return ctx.store.write(() => {
+      const existing = state.job(namespace, id);
+      if (!existing) return { found: false, EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, Index: 0 };
+      const index = ctx.store.writeIndex();
+      let job: JobRow;
+      if (purge) {
+        state.jobs.delete(jobKey(namespace, id));
+        for (const version of state.jobVersions(namespace, id)) state.versions.delete(versionKey(namespace, id, version.Version));
+        state.summaries.delete(jobKey(namespace, id));
+        job = existing;
+      } else {
+        job = { ...existing, Stop: true, Version: existing.Version + 1, SubmitTime: ctx.clock.now(), ModifyIndex: index, JobModifyIndex: index, Stable: false };
+        state.jobs.put(jobKey(namespace, id), job);
+        this.storeVersion(job);
+      }
+      ctx.events.record(purge ? "job.purged" : "job.stopped", { service: "scheduler", subject: id, detail: { namespace } });
+      const isParent = existing.Periodic != null || existing.ParameterizedJob != null;
+      if (isParent) return { found: true, EvalID: "", EvalCreateIndex: 0, JobModifyIndex: index, Index: index };
+      // Nomad hard-codes the deregister eval's type to "service".
+      const evaluation = this.createEval(job, "job-deregister", { Type: "service" });
+      if (!purge) this.refreshJobStatus(namespace, id);
+      return { found: true, EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: index, Index: index };
+    });
+  }
+
+  // ---- evaluations -----------------------------------------------------------------
+
+  createEval(job: JobRow, triggeredBy: string, extra: Partial<EvalRow> = {}): EvalRow {
+    const { state, ctx } = this;
+    const now = ctx.clock.now();
+    const index = ctx.store.writeIndex();
+    const row: EvalRow = {
+      ID: ctx.ids.uuid(),
+      Namespace: job.Namespace,
+      Priority: job.Priority,
+      Type: job.Type,
+      TriggeredBy: triggeredBy,
+      JobID: job.ID,
+      JobModifyIndex: job.JobModifyIndex,
+      NodeID: "",
+      NodeModifyIndex: 0,
+      DeploymentID: "",
+      Status: "pending",
+      StatusDescription: "",
+      Wait: 0,
+      WaitUntil: null,
+      NextEval: "",
+      PreviousEval: "",
+      BlockedEval: "",
+      RelatedEvals: null,
+      FailedTGAllocs: null,
+      ClassEligibility: null,
+      QuotaLimitReached: "",
+      EscapedComputedClass: false,
+      AnnotatePlan: false,
+      QueuedAllocations: null,
+      LeaderACL: "",
+      SnapshotIndex: 0,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
+      ...extra,
+    };
+    state.evals.put(row.ID, row);
+    if (row.Status === "pending") ctx.clock.schedule({ at: now + this.duration("evalProcess"), kind: TIMERS.eval, subject: row.ID });
+    return row;
+  }
+
+  /** The scheduler's pass over one eval: reconcile the job's allocations with its spec. */
+  private processEval(evalId: string): unknown {
+    const { state, ctx } = this;
+    const evaluation = state.evals.get(evalId);
+    if (!evaluation || evaluation.Status !== "pending") return { eval: evalId, skipped: true };
+    return ctx.store.write(() => {
+      const job = state.job(evaluation.Namespace, evaluation.JobID);
+      const outcome = this.reconcile(job, evaluation);
+      const now = ctx.clock.now();
+      const index = ctx.store.writeIndex();
+      const completed: EvalRow = {
+        ...evaluation,
+        Status: "complete",
+        QueuedAllocations: outcome.queued,
+        FailedTGAllocs: outcome.failed,
+        DeploymentID: outcome.deploymentId,
+        ModifyIndex: index,
+        ModifyTime: now,
+      };
+      if (outcome.failed && job) {
+        const blocked = this.createEval(job, "queued-allocs", { Status: "blocked", PreviousEval: evaluation.ID });
+        completed.BlockedEval = blocked.ID;
+      }
+      state.evals.put(evalId, completed);
+      this.setQueued(evaluation.Namespace, evaluation.JobID, outcome.queued);
+      this.refreshJobStatus(evaluation.Namespace, evaluation.JobID);
+      ctx.events.record("eval.complete", { service: "scheduler", subject: evalId, detail: { job: evaluation.JobID, placed: outcome.placed, queued: outcome.queued } });
+      return { eval: evalId, placed: outcome.placed, queued: outcome.queued };
+    });
+  }
+
+  /** Re-runs blocked evals (capacity may have appeared). */
+  unblock(): void {
+    const { state, ctx } = this;
+    for (const evaluation of [...state.evals.values()].filter((e) => e.Status === "blocked").sort((a, b) => a.CreateIndex - b.CreateIndex)) {
+      const index = ctx.store.writeIndex();
+      state.evals.put(evaluation.ID, { ...evaluation, Status: "pending", ModifyIndex: index, ModifyTime: ctx.clock.now() });
+      ctx.clock.schedule({ at: ctx.clock.now() + this.duration("evalProcess"), kind: TIMERS.eval, subject: evaluation.ID });
+    }
+  }
+
+  private reconcile(job: JobRow | undefined, evaluation: EvalRow) {
+    const outcome = { placed: 0, queued: {} as Record<string, number>, failed: null as Record<string, unknown> | null, deploymentId: "" };
+    const { state } = this;
+    const allocs = state.allocsOfJob(evaluation.Namespace, evaluation.JobID);
+    if (!job || job.Stop) {
+      for (const alloc of allocs) if (alloc.DesiredStatus === "run") this.stopAlloc(alloc, "alloc not needed due to job update");
+      this.cancelDeployments(evaluation.Namespace, evaluation.JobID, DEPLOYMENT_DESCRIPTIONS.stoppedJob);
+      return outcome;
+    }
+    const deployment = this.deploymentFor(job);
+    for (const group of job.TaskGroups as unknown as Group[]) {
+      const live = allocs.filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+      const current = live.filter((a) => a.JobVersion === job.Version);
+      const old = live.filter((a) => a.JobVersion !== job.Version);
+      const maxParallel = Number(group.Update?.MaxParallel ?? 0);
+      const rolling = deployment !== undefined && old.length > 0 && maxParallel > 0;
+      let toPlace = Math.max(0, group.Count - current.length - (rolling ? old.length : 0));
+      let toReplace = 0;
+      if (rolling) {
+        if (deployment!.Status === "paused") toReplace = 0;
+        else {
+          const unhealthyNew = current.filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true).length;
+          toReplace = Math.max(0, Math.min(old.length, maxParallel - unhealthyNew, group.Count - current.length));
+        }
+      } else {
+        for (const alloc of old) this.stopAlloc(alloc, "alloc is being updated due to job update");
+      }
+      // More running than wanted: stop the newest extras.
+      for (const alloc of current.slice(group.Count).reverse()) this.stopAlloc(alloc, "alloc not needed due to job update");
+      for (const alloc of old.slice(0, toReplace)) this.stopAlloc(alloc, "alloc is being updated due to job update");
+      toPlace += toReplace;
+
+      const usedNames = new Set(live.filter((a) => a.DesiredStatus === "run").map((a) => a.Name));
+      let unplaced = 0;
+      for (let i = 0; i < toPlace; i++) {
+        const node = this.pickNode(job, group);
+        if (!node) {
+          unplaced = toPlace - i;
+          break;
+        }
+        const name = nextAllocName(job.ID, group.Name, usedNames);
+        usedNames.add(name);
+        this.placeAlloc(job, group, node, evaluation, name, deployment);
+        outcome.placed++;
+      }
+      outcome.queued[group.Name] = unplaced;
+      if (unplaced > 0) {
+        outcome.failed ??= {};
+        outcome.failed[group.Name] = allocMetric(state.nodes.size, unplaced);
+      }
+    }
+    if (deployment) outcome.deploymentId = deployment.ID;
+    return outcome;
+  }
+
+  // ---- placement -------------------------------------------------------------------
+
+  private pickNode(job: JobRow, group: Group): NodeRow | undefined {
+    const need = groupResources(group);
+    const candidates = [...this.state.nodes.values()].filter(
+      (n) =>
+        n.Status === "ready" &&
+        n.SchedulingEligibility === "eligible" &&
+        !n.Drain &&
+        (job.Datacenters.includes("*") || job.Datacenters.some((dc) => globMatch(dc, n.Datacenter))) &&
+        (job.NodePool === "all" || job.NodePool === n.NodePool) &&
+        constraintsMet(job, group, n),
+    );
+    let best: { node: NodeRow; load: number } | undefined;
+    for (const node of candidates.sort((a, b) => (a.ID < b.ID ? -1 : 1))) {
+      const used = this.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+      const cpu = used.reduce((sum, a) => sum + a.Cpu, 0);
+      const mem = used.reduce((sum, a) => sum + a.MemoryMB, 0);
+      if (cpu + need.cpu > node.CpuShares || mem + need.memoryMB > node.MemoryMB) continue;
+      const load = cpu / Math.max(1, node.CpuShares);
+      if (!best || load < best.load) best = { node, load };
+    }
+    return best?.node;
+  }
+
+  private placeAlloc(job: JobRow, group: Group, node: NodeRow, evaluation: EvalRow, name: string, deployment: DeploymentRow | undefined): void {
+    const { state, ctx } = this;
+    const now = ctx.clock.now();
+    const need = groupResources(group);
+    const index = ctx.store.writeIndex();
+    const alloc: AllocRow = {
+      ID: ctx.ids.uuid(),
+      EvalID: evaluation.ID,
+      Name: name,
+      Namespace: job.Namespace,
+      NodeID: node.ID,
+      NodeName: node.Name,
+      JobID: job.ID,
+      JobType: job.Type,
+      JobVersion: job.Version,
+      TaskGroup: group.Name,
+      DesiredStatus: "run",
+      DesiredDescription: "",
+      ClientStatus: "pending",
+      ClientDescription: "No tasks have started",
+      DeploymentID: deployment?.ID ?? "",
+      DeploymentStatus: null,
+      TaskStates: null,
+      FollowupEvalID: "",
+      NextAllocation: "",
+      PreviousAllocation: "",
+      Cpu: need.cpu,
+      MemoryMB: need.memoryMB,
+      CreateTime: now,
+      ModifyTime: now,
+      CreateIndex: index,
+      ModifyIndex: index,
+    };
+    state.allocs.put(alloc.ID, alloc);
+    this.bumpSummary(job.Namespace, job.ID, group.Name, (s) => ({ ...s, Starting: s.Starting + 1, Queued: Math.max(0, s.Queued - 1) }));
+    if (deployment) {
+      this.updateDeploymentGroup(deployment.ID, group.Name, (g) => ({
+        ...g,
+        PlacedAllocs: g.PlacedAllocs + 1,
+        RequireProgressBy: g.RequireProgressBy ?? now + nanosToMs(g.ProgressDeadline),
+      }));
+      this.armProgressDeadline(deployment.ID);
+    }
+    ctx.clock.schedule({ at: now + this.duration("allocStart"), kind: TIMERS.allocStart, subject: alloc.ID });
+    ctx.events.record("alloc.placed", { service: "scheduler", subject: alloc.ID, detail: { job: job.ID, group: group.Name, node: node.Name } });
+  }
+
+  // ---- allocation lifecycle --------------------------------------------------------------
+
+  private allocStarted(allocId: string): unknown {
+    const { state, ctx } = this;
+    const alloc = state.allocs.get(allocId);
+    if (!alloc || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") return { alloc: allocId, skipped: true };
+    return ctx.store.write(() => {
+      this.transitionAlloc(alloc, "running", "Tasks are running");
+      const now = ctx.clock.now();
+      if (alloc.JobType === "batch") {
+        const job = state.job(alloc.Namespace, alloc.JobID);
+        const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
+        ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : this.duration("batchRun")), kind: TIMERS.batchDone, subject: allocId });
+      } else if (alloc.DeploymentID) {
+        const job = state.job(alloc.Namespace, alloc.JobID);
+        const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+        const minHealthy = nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
+        ctx.clock.schedule({ at: now + minHealthy, kind: TIMERS.allocHealthy, subject: allocId });
+      }
+      return { alloc: allocId, status: "running" };
+    });
+  }
+
+  /** Healthy after min_healthy_time of running: counts for the deployment, which may then roll on or succeed. */
+  private allocHealthy(allocId: string): unknown {
+    const { state, ctx } = this;
+    const alloc = state.allocs.get(allocId);
+    if (!alloc || alloc.ClientStatus !== "running" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+    const deployment = state.deployments.get(alloc.DeploymentID);
+    return ctx.store.write(() => {
+      const now = ctx.clock.now();
+      const index = ctx.store.writeIndex();
+      state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: false, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+      if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
+      this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
+      this.armProgressDeadline(deployment.ID);
+      this.advanceDeployment(deployment.ID);
+      return { alloc: allocId, healthy: true };
+    });
+  }
+
+  private batchDone(allocId: string): unknown {
+    const { state, ctx } = this;
+    const alloc = state.allocs.get(allocId);
+    if (!alloc || alloc.ClientStatus !== "running") return { alloc: allocId, skipped: true };
+    return ctx.store.write(() => {
+      this.transitionAlloc(alloc, "complete", "All tasks have completed");
+      this.refreshJobStatus(alloc.Namespace, alloc.JobID);
+      return { alloc: allocId, status: "complete" };
+    });
+  }
+
+  /** Client-side status change with the summary bookkeeping of §6.4. */
+  transitionAlloc(alloc: AllocRow, clientStatus: string, description: string, extra: Partial<AllocRow> = {}): AllocRow {
+    const { state, ctx } = this;
+    const index = ctx.store.writeIndex();
+    const next: AllocRow = { ...alloc, ...extra, ClientStatus: clientStatus, ClientDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() };
+    state.allocs.put(alloc.ID, next);
+    const bucket = SUMMARY_BUCKET[clientStatus];
+    const previous = SUMMARY_BUCKET[alloc.ClientStatus];
+    this.bumpSummary(alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
+      const out = { ...s };
+      // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
+      if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
+      if (bucket) out[bucket] += 1;
+      return out;
+    });
+    ctx.events.record("alloc.transition", { service: "scheduler", subject: alloc.ID, detail: { from: alloc.ClientStatus, to: clientStatus } });
+    return next;
+  }
+
+  stopAlloc(alloc: AllocRow, description: string): void {
+    const stopped = this.transitionAlloc(alloc, NON_TERMINAL_CLIENT.has(alloc.ClientStatus) ? "complete" : alloc.ClientStatus, "All tasks have completed", {
+      DesiredStatus: "stop",
+      DesiredDescription: description,
+    });
+    this.ctx.clock.cancelFor(TIMERS.allocStart, stopped.ID);
+    this.ctx.clock.cancelFor(TIMERS.allocHealthy, stopped.ID);
+    this.ctx.clock.cancelFor(TIMERS.batchDone, stopped.ID);
+  }
+
+  /** Fault: an allocation fails. With an active deployment it is reported unhealthy and fails the deployment. */
+  failAlloc(alloc: AllocRow): void {
+    this.ctx.store.write(() => {
+      const failed = this.transitionAlloc(alloc, "failed", "Failed tasks", {
+        DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: this.ctx.clock.now(), Canary: false, ModifyIndex: this.ctx.store.writeIndex() } : alloc.DeploymentStatus,
+      });
+      this.ctx.clock.cancelFor(TIMERS.allocHealthy, failed.ID);
+      this.ctx.clock.cancelFor(TIMERS.batchDone, failed.ID);
+      const deployment = alloc.DeploymentID ? this.state.deployments.get(alloc.DeploymentID) : undefined;
+      if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
+        this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+        this.finishDeployment(deployment.ID, "failed", DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+      }
+      this.refreshJobStatus(alloc.Namespace, alloc.JobID);
+    });
+  }
+
+  /** Fault: an allocation completes (its tasks exit successfully). */
+  completeAlloc(alloc: AllocRow): void {
+    this.ctx.store.write(() => {
+      this.transitionAlloc(alloc, "complete", "All tasks have completed");
+      for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) this.ctx.clock.cancelFor(kind, alloc.ID);
+      this.refreshJobStatus(alloc.Namespace, alloc.JobID);
+    });
+  }
+
+  /** Fault: a node goes down: its allocations are lost and replacements are scheduled elsewhere. */
+  nodeDown(node: NodeRow): void {
+    const { state, ctx } = this;
+    ctx.store.write(() => {
+      const jobs = new Set<string>();
+      for (const alloc of state.allocsOnNode(node.ID)) {
+        if (alloc.DesiredStatus !== "run" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) continue;
+        this.transitionAlloc(alloc, "lost", "alloc is lost since its node is down", { DesiredStatus: "stop", DesiredDescription: "alloc is lost since its node is down" });
+        for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) ctx.clock.cancelFor(kind, alloc.ID);
+        jobs.add(jobKey(alloc.Namespace, alloc.JobID));
+      }
+      for (const key of [...jobs].sort()) {
+        const job = state.jobs.get(key);
+        if (job && !job.Stop) this.createEval(job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
+      }
+    });
+  }
+
+  // ---- deployments -------------------------------------------------------------------
+
+  /** The job version's deployment, created (and older active ones cancelled) when a service group has an update block. */
+  private deploymentFor(job: JobRow): DeploymentRow | undefined {
+    const { state, ctx } = this;
+    if (job.Type !== "service") return undefined;
+    const groups = (job.TaskGroups as unknown as Group[]).filter((g) => Number(g.Update?.MaxParallel ?? 0) > 0 && g.Count > 0);
+    if (groups.length === 0) return undefined;
+    const existing = state.deploymentsOfJob(job.Namespace, job.ID).find((d) => d.JobVersion === job.Version && d.JobCreateIndex === job.CreateIndex);
+    if (existing) return existing;
+    // A version whose allocations already run (an unchanged re-register) needs no deployment.
+    const allocs = state.allocsOfJob(job.Namespace, job.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    if (allocs.length > 0 && allocs.every((a) => a.JobVersion === job.Version)) return undefined;
+    this.cancelDeployments(job.Namespace, job.ID, DEPLOYMENT_DESCRIPTIONS.newerJob);
+    const now = ctx.clock.now();
+    const index = ctx.store.writeIndex();
+    const deployment: DeploymentRow = {
+      ID: ctx.ids.uuid(),
+      Namespace: job.Namespace,
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: job.JobModifyIndex,
+      JobSpecModifyIndex: job.JobModifyIndex,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: Object.fromEntries(
+        groups.map((g) => [
+          g.Name,
+          {
+            AutoPromote: Boolean(g.Update?.AutoPromote),
+            AutoRevert: Boolean(g.Update?.AutoRevert),
+            DesiredCanaries: 0,
+            DesiredTotal: g.Count,
+            HealthyAllocs: 0,
+            PlacedAllocs: 0,
+            PlacedCanaries: null,
+            ProgressDeadline: Number(g.Update?.ProgressDeadline ?? 600_000_000_000),
+            Promoted: false,
+            RequireProgressBy: null,
+            UnhealthyAllocs: 0,
+          },
+        ]),
+      ),
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+      EvalPriority: job.Priority,
+      CreateTime: now,
+      ModifyTime: now,
+      CreateIndex: index,
+      ModifyIndex: index,
+    };
+    state.deployments.put(deployment.ID, deployment);
+    ctx.events.record("deployment.created", { service: "scheduler", subject: deployment.ID, detail: { job: job.ID, version: job.Version } });
+    return deployment;
+  }
+
+  /** After a healthy allocation: succeed when every group is done, else ask for the next rolling batch. */
+  private advanceDeployment(deploymentId: string): void {
+    const { state } = this;
+    const deployment = state.deployments.get(deploymentId);
+    if (!deployment || deployment.Status !== "running") return;
+    const job = state.job(deployment.Namespace, deployment.JobID);
+    if (!job || job.Version !== deployment.JobVersion) return;
+    const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    const done = Object.values(deployment.TaskGroups).every((g) => g.HealthyAllocs >= Math.max(g.DesiredTotal, g.DesiredCanaries));
+    if (done && !oldLive) {
+      this.finishDeployment(deploymentId, "successful", DEPLOYMENT_DESCRIPTIONS.successful);
+      this.markStable(job);
+      return;
+    }
+    if (oldLive) this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+  }
+
+  finishDeployment(deploymentId: string, status: "successful" | "failed" | "cancelled", description: string): void {
+    const { state, ctx } = this;
+    const deployment = state.deployments.get(deploymentId);
+    if (!deployment) return;
+    const index = ctx.store.writeIndex();
+    state.deployments.put(deploymentId, { ...deployment, Status: status, StatusDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+    ctx.clock.cancelFor(TIMERS.progressDeadline, deploymentId);
+    ctx.events.record(`deployment.${status}`, { service: "scheduler", subject: deploymentId, detail: { job: deployment.JobID, description } });
+  }
+
+  setDeploymentPaused(deploymentId: string, paused: boolean): void {
+    const { state, ctx } = this;
+    const deployment = state.deployments.get(deploymentId)!;
+    const index = ctx.store.writeIndex();
+    state.deployments.put(deploymentId, {
+      ...deployment,
+      Status: paused ? "paused" : "running",
+      StatusDescription: paused ? DEPLOYMENT_DESCRIPTIONS.paused : DEPLOYMENT_DESCRIPTIONS.running,
+      ModifyIndex: index,
+      ModifyTime: ctx.clock.now(),
+    });
+  }
+
+  private cancelDeployments(namespace: string, jobId: string, description: string): void {
+    for (const d of this.state.deploymentsOfJob(namespace, jobId)) if (ACTIVE_DEPLOYMENT.has(d.Status)) this.finishDeployment(d.ID, "cancelled", description);
+  }
+
+  private updateDeploymentGroup(deploymentId: string, group: string, update: (g: DeploymentRow["TaskGroups"][string]) => DeploymentRow["TaskGroups"][string]): void {
+    const { state, ctx } = this;
+    const deployment = state.deployments.get(deploymentId);
+    const current = deployment?.TaskGroups[group];
+    if (!deployment || !current) return;
+    const index = ctx.store.writeIndex();
+    state.deployments.put(deploymentId, { ...deployment, TaskGroups: { ...deployment.TaskGroups, [group]: update(current) }, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+  }
+
+  /** One progress-deadline timer per deployment, at the earliest RequireProgressBy of its groups. */
+  private armProgressDeadline(deploymentId: string): void {
+    const deployment = this.state.deployments.get(deploymentId);
+    if (!deployment) return;
+    this.ctx.clock.cancelFor(TIMERS.progressDeadline, deploymentId);
+    const deadlines = Object.values(deployment.TaskGroups)
+      .filter((g) => g.RequireProgressBy !== null && g.ProgressDeadline > 0 && g.HealthyAllocs < g.DesiredTotal)
+      .map((g) => g.RequireProgressBy!);
+    if (deadlines.length > 0) this.ctx.clock.schedule({ at: Math.min(...deadlines), kind: TIMERS.progressDeadline, subject: deploymentId });
+  }
+
+  private progressDeadlinePassed(deploymentId: string): unknown {
+    const deployment = this.state.deployments.get(deploymentId);
+    if (!deployment || deployment.Status !== "running") return { deployment: deploymentId, skipped: true };
+    this.ctx.store.write(() => this.finishDeployment(deploymentId, "failed", DEPLOYMENT_DESCRIPTIONS.progressDeadline));
+    return { deployment: deploymentId, status: "failed" };
+  }
+
+  private markStable(job: JobRow): void {
+    const { state, ctx } = this;
+    const index = ctx.store.writeIndex();
+    const stable = { ...job, Stable: true, ModifyIndex: index };
+    state.jobs.put(jobKey(job.Namespace, job.ID), stable);
+    state.versions.put(versionKey(job.Namespace, job.ID, job.Version), stable);
+  }
+
+  // ---- summaries and status -----------------------------------------------------------------
+
+  private initSummary(job: JobRow): void {
+    const index = this.ctx.store.writeIndex();
+    this.state.summaries.put(jobKey(job.Namespace, job.ID), {
+      JobID: job.ID,
+      Namespace: job.Namespace,
+      Summary: Object.fromEntries((job.TaskGroups as unknown as Group[]).map((g) => [g.Name, emptyGroupSummary()])),
+      Children: { Dead: 0, Pending: 0, Running: 0 },
+      CreateIndex: index,
+      ModifyIndex: index,
+    });
+  }
+
+  private ensureSummaryGroups(job: JobRow): void {
+    const key = jobKey(job.Namespace, job.ID);
+    const summary = this.state.summaries.get(key)!;
+    const missing = (job.TaskGroups as unknown as Group[]).filter((g) => !summary.Summary[g.Name]);
+    if (missing.length === 0) return;
+    const index = this.ctx.store.writeIndex();
+    this.state.summaries.put(key, { ...summary, Summary: { ...summary.Summary, ...Object.fromEntries(missing.map((g) => [g.Name, emptyGroupSummary()])) }, ModifyIndex: index });
+  }
+
+  private bumpSummary(namespace: string, jobId: string, group: string, update: (s: TaskGroupSummary) => TaskGroupSummary): void {
+    const key = jobKey(namespace, jobId);
+    const summary = this.state.summaries.get(key);
+    if (!summary) return;
+    const index = this.ctx.store.writeIndex();
+    this.state.summaries.put(key, { ...summary, Summary: { ...summary.Summary, [group]: update(summary.Summary[group] ?? emptyGroupSummary()) }, ModifyIndex: index });
+  }
+
+  private setQueued(namespace: string, jobId: string, queued: Record<string, number>): void {
+    for (const [group, count] of Object.entries(queued)) this.bumpSummary(namespace, jobId, group, (s) => (s.Queued === count ? s : { ...s, Queued: count }));
+  }
+
+  /** getJobStatus (§6.5). */
+  refreshJobStatus(namespace: string, jobId: string): void {
+    const { state, ctx } = this;
+    const job = state.job(namespace, jobId);
+    if (!job) return;
+    const allocs = state.allocsOfJob(namespace, jobId);
+    const evals = state.evalsOfJob(namespace, jobId);
+    let status: string;
+    if (allocs.some((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus))) status = "running";
+    else if (evals.some((e) => e.Status === "pending" || e.Status === "blocked")) status = "pending";
+    else if (job.Type === "system") status = job.Stop ? "dead" : "running";
+    else if (allocs.length > 0 || evals.length > 0) status = "dead";
+    else if (job.Periodic != null || job.ParameterizedJob != null) status = job.Stop ? "dead" : "running";
+    else status = "pending";
+    if (status === job.Status) return;
+    const index = ctx.store.writeIndex();
+    state.jobs.put(jobKey(namespace, jobId), { ...job, Status: status, ModifyIndex: index });
+    ctx.events.record("job.status", { service: "scheduler", subject: jobId, detail: { namespace, status } });
+  }
+
+  private storeVersion(job: JobRow): void {
+    const { state } = this;
+    state.versions.put(versionKey(job.Namespace, job.ID, job.Version), job);
+    const versions = state.jobVersions(job.Namespace, job.ID);
+    for (const old of versions.slice(TRACKED_VERSIONS)) state.versions.delete(versionKey(job.Namespace, job.ID, old.Version));
+  }
+
+  private duration(name: keyof typeof DEFAULT_TIMING): number {
+    return parseDurationMs(this.timing()[name] ?? DEFAULT_TIMING[name]);
+  }
+}
+
+const SUMMARY_BUCKET: Record<string, keyof TaskGroupSummary | undefined> = {
+  pending: "Starting",
+  running: "Running",
+  complete: "Complete",
+  failed: "Failed",
+  lost: "Lost",
+  unknown: "Unknown",
+};
+
+function emptyGroupSummary(): TaskGroupSummary {
+  return { Complete: 0, Failed: 0, Lost: 0, Queued: 0, Running: 0, Starting: 0, Unknown: 0 };
+}
+
+function groupResources(group: Group): { cpu: number; memoryMB: number } {
+  let cpu = 0;
+  let memoryMB = 0;
+  for (const task of group.Tasks ?? []) {
+    cpu += Number(task.Resources?.CPU ?? 100);
+    memoryMB += Number(task.Resources?.MemoryMB ?? 300);
+  }
+  return { cpu, memoryMB };
+}
+
+/** `<job>.<group>[<n>]` with the lowest free n. */
+function nextAllocName(jobId: string, group: string, used: ReadonlySet<string>): string {
+  for (let i = 0; ; i++) {
+    const name = `${jobId}.${group}[${i}]`;
+    if (!used.has(name)) return name;
+  }
+}
+
+function globMatch(pattern: string, value: string): boolean {
+  if (!pattern.includes("*")) return pattern === value;
+  const regex = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return regex.test(value);
+}
+
+/** The constraint operators clients use most (`=`, `!=`, `regexp`, `set_contains`, `is_set`) on `${attr.*}`, `${meta.*}`, `${node.*}`. */
+function constraintsMet(job: JobRow, group: Group & { Constraints?: unknown }, node: NodeRow): boolean {
+  const constraints = [...((job.Constraints as Json[] | null) ?? []), ...(((group as { Constraints?: Json[] | null }).Constraints as Json[] | null) ?? [])];
+  return constraints.every((c) => {
+    const left = resolveTarget(String(c.LTarget ?? ""), node);
+    const right = resolveTarget(String(c.RTarget ?? ""), node);
+    switch (String(c.Operand ?? "=")) {
+      case "=":
+      case "==":
+      case "is":
+        return left === right;
+      case "!=":
+      case "not":
+        return left !== right;
+      case "regexp":
+        return left !== undefined && safeRegex(right ?? "").test(left);
+      case "set_contains":
+        return left !== undefined && (right ?? "").split(",").every((v) => left.split(",").map((s) => s.trim()).includes(v.trim()));
+      case "is_set":
+        return left !== undefined;
+      case "is_not_set":
+        return left === undefined;
+      default:
+        return true; // operators not simulated (version, distinct_hosts, …) do not restrict placement
+    }
+  });
+}
+
+type Json = Record<string, unknown>;
+
+function resolveTarget(target: string, node: NodeRow): string | undefined {
+  const match = /^\$\{(attr|meta|node)\.(.+)\}$/.exec(target);
+  if (!match) return target;
+  const [, kind, name] = match;
+  if (kind === "attr") return node.Attributes[name!];
+  if (kind === "meta") return node.Meta[name!];
+  const fields: Record<string, string> = { unique_id: node.ID, unique_name: node.Name, datacenter: node.Datacenter, class: node.NodeClass, pool: node.NodePool };
+  return fields[name!];
+}
+
+function safeRegex(source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch {
+    return /$^/;
+  }
+}
+
+function allocMetric(nodesAvailable: number, unplaced: number): Record<string, unknown> {
+  return {
+    AllocationTime: 0,
+    ClassExhausted: null,
+    ClassFiltered: null,
+    CoalescedFailures: Math.max(0, unplaced - 1),
+    ConstraintFiltered: null,
+    DimensionExhausted: { "cpu or memory": nodesAvailable },
+    NodesAvailable: {},
+    NodesEvaluated: nodesAvailable,
+    NodesExhausted: nodesAvailable,
+    NodesFiltered: 0,
+    NodesInPool: nodesAvailable,
+    QuotaExhausted: null,
+    ResourcesExhausted: null,
+    ScoreMetaData: null,
+    Scores: null,
+  };
+}
+
+function nanosToMs(ns: number): number {
+  return Math.ceil(ns / 1_000_000);
+}

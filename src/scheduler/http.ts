@@ -1,0 +1,217 @@
+/**
+ * Nomad's HTTP plumbing, as the scheduler answers it (command/agent/http.go):
+ * - routes registered by prefix (`/v1/job/` takes the rest of the path),
+ *   unknown paths an empty 404, `/` a 307 to `/ui/`, a method a handler does
+ *   not take 405 `Invalid method`;
+ * - JSON with struct fields sorted byte-wise, `<>&` left as they are,
+ *   `?pretty` (unless `pretty=0`) indented with a trailing newline;
+ * - errors as plain text, no newline; reads carry `X-…-Index`,
+ *   `-KnownLeader`, `-LastContact` even on their 404s; writes carry the index.
+ */
+import type { Context } from "hono";
+import { parseGoDuration } from "../core/durations.js";
+import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
+import { wantsPretty } from "../http/pretty.js";
+import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
+import { extractToken } from "../http/tokens.js";
+
+export class NomadError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (message: string) => new NomadError(404, message);
+export const badRequest = (message: string) => new NomadError(400, message);
+/** Errors from the server side (RPC) carry no code: 500 with the text. */
+export const serverError = (message: string) => new NomadError(500, message);
+export const invalidMethod = () => new NomadError(405, "Invalid method");
+
+export interface QueryOptions {
+  region: string;
+  /** `default` when absent; `*` means every namespace on the list endpoints that take it. */
+  namespace: string;
+  /** Blocking: 0 = answer now. */
+  index: number;
+  waitMs: number | undefined;
+  stale: boolean;
+  prefix: string;
+}
+
+export interface RequestContext {
+  readonly c: Context;
+  readonly url: URL;
+  readonly method: string;
+  /** The path after the route's prefix (Nomad uses the remainder, slashes included). */
+  readonly rest: string;
+  readonly query: URLSearchParams;
+  readonly token: string | undefined;
+  readonly options: QueryOptions;
+}
+
+/** A read's answer with its index (sets Index, KnownLeader, LastContact). */
+export class Read {
+  constructor(
+    readonly value: unknown,
+    readonly index: number,
+  ) {}
+}
+
+/** A write's answer with its index (sets Index only). `value` undefined = 200 with an empty body. */
+export class Write {
+  constructor(
+    readonly value: unknown,
+    readonly index: number,
+  ) {}
+}
+
+/** A 404 (or other error) raised after the read's meta was set, so it still carries the headers. */
+export class ReadError extends NomadError {
+  constructor(
+    status: number,
+    message: string,
+    readonly index: number,
+  ) {
+    super(status, message);
+  }
+}
+
+export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
+
+interface Route {
+  readonly prefix: string;
+  /** Exact path only (`/v1/jobs`), or the prefix and anything below it (`/v1/job/`). */
+  readonly exact: boolean;
+  readonly handler: Handler;
+}
+
+export class NomadRouter {
+  private readonly routes: Route[] = [];
+  readonly names: HeaderNames;
+
+  constructor(
+    compat: boolean,
+    private readonly region: () => string,
+  ) {
+    this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
+  }
+
+  exact(path: string, handler: Handler): void {
+    this.routes.push({ prefix: path, exact: true, handler });
+  }
+
+  prefix(path: string, handler: Handler): void {
+    this.routes.push({ prefix: path, exact: false, handler });
+  }
+
+  async dispatch(c: Context): Promise<Response> {
+    const url = new URL(c.req.url);
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      path = url.pathname;
+    }
+    const route = this.match(path);
+    if (!route) {
+      if (path === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
+      return emptyResponse(404);
+    }
+    try {
+      const options = parseQueryOptions(url.searchParams, this.region());
+      const rc: RequestContext = {
+        c,
+        url,
+        method: c.req.method,
+        rest: path.slice(route.prefix.length),
+        query: url.searchParams,
+        token: extractToken(c.req.raw, { names: this.names }),
+        options,
+      };
+      return this.encode(c, await route.handler(rc));
+    } catch (error) {
+      if (error instanceof ReadError) return this.withReadMeta(textResponse(error.status, error.message), error.index);
+      if (error instanceof NomadError) return textResponse(error.status, error.message);
+      throw error;
+    }
+  }
+
+  private match(path: string): Route | undefined {
+    let best: Route | undefined;
+    for (const route of this.routes) {
+      const hit = route.exact ? path === route.prefix : path.startsWith(route.prefix);
+      if (hit && (!best || route.prefix.length > best.prefix.length)) best = route;
+    }
+    return best;
+  }
+
+  private encode(c: Context, result: unknown): Response {
+    const pretty = wantsPretty(c.req.url, "scheduler");
+    if (result instanceof Response) return result;
+    if (result instanceof Read) return this.withReadMeta(jsonResponse(result.value, { sortKeys: true, pretty }), result.index);
+    if (result instanceof Write) {
+      const response = result.value === undefined ? new Response(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
+      this.names.set(response.headers, "Index", String(result.index));
+      return response;
+    }
+    return jsonResponse(result, { sortKeys: true, pretty });
+  }
+
+  private withReadMeta(response: Response, index: number): Response {
+    this.names.set(response.headers, "Index", String(Math.max(1, index)));
+    this.names.set(response.headers, "KnownLeader", "true");
+    this.names.set(response.headers, "LastContact", "0");
+    return response;
+  }
+}
+
+/** Nomad's `parse()`: region, namespace, stale, index, wait — each bad value with its status and text. */
+export function parseQueryOptions(query: URLSearchParams, agentRegion: string): QueryOptions {
+  const region = query.get("region") || agentRegion;
+  if (region !== agentRegion) throw serverError("No path to region");
+  let stale = false;
+  if (query.has("stale")) {
+    const value = query.get("stale")!;
+    if (value === "") stale = true;
+    else {
+      const parsed = parseGoBool(value);
+      if (parsed === undefined) throw badRequest(`Expect \`true\` or \`false\` for \`stale\` query string parameter, got ${value}`);
+      stale = parsed;
+    }
+  }
+  let index = 0;
+  const rawIndex = query.get("index");
+  if (rawIndex) {
+    if (!/^\d+$/.test(rawIndex) || BigInt(rawIndex) > 0xffff_ffff_ffff_ffffn) throw badRequest("Invalid index");
+    index = Number(rawIndex);
+  }
+  let waitMs: number | undefined;
+  const wait = query.get("wait");
+  if (wait) {
+    try {
+      waitMs = Number(parseGoDuration(wait) / 1_000_000n);
+    } catch {
+      throw badRequest("Invalid wait time");
+    }
+  }
+  return { region, namespace: query.get("namespace") || "default", index, waitMs, stale, prefix: query.get("prefix") ?? "" };
+}
+
+/** Go's strconv.ParseBool. */
+export function parseGoBool(value: string): boolean | undefined {
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  return undefined;
+}
+
+/** A bool query parameter parsed as the job endpoints do (empty = false; bad → 500 with Go's text). */
+export function boolParam(query: URLSearchParams, name: string): boolean {
+  const value = query.get(name);
+  if (value === null || value === "") return false;
+  const parsed = parseGoBool(value);
+  if (parsed === undefined) throw serverError(`Failed to parse value of "${name}" (${value}) as a bool: strconv.ParseBool: parsing "${value}": invalid syntax`);
+  return parsed;
+}

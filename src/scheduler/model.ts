@@ -1,0 +1,359 @@
+/**
+ * The scheduler's state: namespaces, nodes, jobs (and their versions and
+ * summaries), evaluations, allocations and deployments, each a store table.
+ *
+ * Rows keep instants as virtual milliseconds so snapshots stay plain JSON;
+ * the views below render them as Nomad does (Unix nanoseconds as exact
+ * integers, RFC 3339 strings) and build the list stubs from the full rows.
+ */
+import type { ServiceContext } from "../core/context.js";
+import { formatInstant } from "../core/instant.js";
+import type { Table } from "../core/store.js";
+
+export const TABLES = {
+  namespaces: "scheduler.namespaces",
+  nodes: "scheduler.nodes",
+  jobs: "scheduler.jobs",
+  versions: "scheduler.job-versions",
+  summaries: "scheduler.job-summaries",
+  evals: "scheduler.evals",
+  allocs: "scheduler.allocs",
+  deployments: "scheduler.deployments",
+} as const;
+
+/** Nomad keeps this many versions of a job (JobTrackedVersions). */
+export const TRACKED_VERSIONS = 6;
+
+export type Json = Record<string, unknown>;
+
+export type JobRow = Json & {
+  ID: string;
+  Namespace: string;
+  Name: string;
+  Type: string;
+  Priority: number;
+  Datacenters: string[];
+  NodePool: string;
+  TaskGroups: Json[];
+  Stop: boolean;
+  Status: string;
+  Version: number;
+  /** ms (rendered as ns). */
+  SubmitTime: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+  JobModifyIndex: number;
+};
+
+export type TaskGroupSummary = { Complete: number; Failed: number; Lost: number; Queued: number; Running: number; Starting: number; Unknown: number };
+
+export type SummaryRow = {
+  JobID: string;
+  Namespace: string;
+  Summary: Record<string, TaskGroupSummary>;
+  Children: { Dead: number; Pending: number; Running: number };
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export type EvalRow = Json & {
+  ID: string;
+  Namespace: string;
+  JobID: string;
+  Status: string;
+  Type: string;
+  CreateTime: number;
+  ModifyTime: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export type AllocRow = Json & {
+  ID: string;
+  EvalID: string;
+  Name: string;
+  Namespace: string;
+  NodeID: string;
+  NodeName: string;
+  JobID: string;
+  JobType: string;
+  JobVersion: number;
+  TaskGroup: string;
+  DesiredStatus: string;
+  DesiredDescription: string;
+  ClientStatus: string;
+  ClientDescription: string;
+  DeploymentID: string;
+  /** null, or {Healthy, Timestamp (ms), Canary, ModifyIndex}. */
+  DeploymentStatus: Json | null;
+  /** Requested resources of the group's tasks, summed (placement). */
+  Cpu: number;
+  MemoryMB: number;
+  CreateTime: number;
+  ModifyTime: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export type DeploymentState = {
+  AutoPromote: boolean;
+  AutoRevert: boolean;
+  DesiredCanaries: number;
+  DesiredTotal: number;
+  HealthyAllocs: number;
+  PlacedAllocs: number;
+  PlacedCanaries: string[] | null;
+  ProgressDeadline: number;
+  Promoted: boolean;
+  /** ms, or null. */
+  RequireProgressBy: number | null;
+  UnhealthyAllocs: number;
+};
+
+export type DeploymentRow = {
+  ID: string;
+  Namespace: string;
+  JobID: string;
+  JobVersion: number;
+  JobModifyIndex: number;
+  JobSpecModifyIndex: number;
+  JobCreateIndex: number;
+  IsMultiregion: boolean;
+  TaskGroups: Record<string, DeploymentState>;
+  Status: string;
+  StatusDescription: string;
+  EvalPriority: number;
+  CreateTime: number;
+  ModifyTime: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export type NodeRow = Json & {
+  ID: string;
+  Name: string;
+  Datacenter: string;
+  NodePool: string;
+  NodeClass: string;
+  HTTPAddr: string;
+  Status: string;
+  SchedulingEligibility: string;
+  Drain: boolean;
+  Attributes: Record<string, string>;
+  Meta: Record<string, string>;
+  /** Total CPU MHz and memory MB on offer. */
+  CpuShares: number;
+  MemoryMB: number;
+  /** ms. */
+  StatusUpdatedAt: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export type NamespaceRow = {
+  Name: string;
+  Description: string;
+  Quota: string;
+  Meta: Record<string, string> | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+export const jobKey = (namespace: string, id: string) => `${namespace}\u0000${id}`;
+export const versionKey = (namespace: string, id: string, version: number) => `${namespace}\u0000${id}\u0000${String(version).padStart(10, "0")}`;
+
+/** Virtual ms → Unix nanoseconds, exact (Nomad's int64 timestamps exceed 2^53). */
+export const nanos = (ms: number): bigint => BigInt(ms) * 1_000_000n;
+
+export class SchedulerState {
+  readonly namespaces: Table<NamespaceRow>;
+  readonly nodes: Table<NodeRow>;
+  readonly jobs: Table<JobRow>;
+  readonly versions: Table<JobRow>;
+  readonly summaries: Table<SummaryRow>;
+  readonly evals: Table<EvalRow>;
+  readonly allocs: Table<AllocRow>;
+  readonly deployments: Table<DeploymentRow>;
+
+  constructor(readonly ctx: ServiceContext) {
+    const s = ctx.store;
+    this.namespaces = s.table(TABLES.namespaces);
+    this.nodes = s.table(TABLES.nodes);
+    this.jobs = s.table(TABLES.jobs);
+    this.versions = s.table(TABLES.versions);
+    this.summaries = s.table(TABLES.summaries);
+    this.evals = s.table(TABLES.evals);
+    this.allocs = s.table(TABLES.allocs);
+    this.deployments = s.table(TABLES.deployments);
+  }
+
+  job(namespace: string, id: string): JobRow | undefined {
+    return this.jobs.get(jobKey(namespace, id));
+  }
+
+  /** Versions of a job, newest first. */
+  jobVersions(namespace: string, id: string): JobRow[] {
+    const prefix = `${namespace}\u0000${id}\u0000`;
+    return [...this.versions.ids()].filter((k) => k.startsWith(prefix)).sort().reverse().map((k) => this.versions.get(k)!);
+  }
+
+  allocsOfJob(namespace: string, id: string): AllocRow[] {
+    return byCreateIndex([...this.allocs.values()].filter((a) => a.Namespace === namespace && a.JobID === id));
+  }
+
+  evalsOfJob(namespace: string, id: string): EvalRow[] {
+    return byCreateIndex([...this.evals.values()].filter((e) => e.Namespace === namespace && e.JobID === id));
+  }
+
+  deploymentsOfJob(namespace: string, id: string): DeploymentRow[] {
+    return byCreateIndex([...this.deployments.values()].filter((d) => d.Namespace === namespace && d.JobID === id)).reverse();
+  }
+
+  allocsOnNode(nodeId: string): AllocRow[] {
+    return byCreateIndex([...this.allocs.values()].filter((a) => a.NodeID === nodeId));
+  }
+
+  /** The table index a read of these tables reports (never below 1 on the wire). */
+  index(...tables: string[]): number {
+    return Math.max(...tables.map((t) => this.ctx.store.tableIndex(t)));
+  }
+}
+
+export function byCreateIndex<T extends { CreateIndex: number; ID: string }>(rows: T[]): T[] {
+  return rows.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
+}
+
+// ---- views -------------------------------------------------------------------
+
+export function jobView(job: JobRow): Json {
+  return { ...job, SubmitTime: nanos(job.SubmitTime) };
+}
+
+export function jobStub(job: JobRow, summary: SummaryRow | undefined): Json {
+  const periodic = job.Periodic !== null && job.Periodic !== undefined;
+  const parameterized = job.ParameterizedJob !== null && job.ParameterizedJob !== undefined;
+  return {
+    ID: job.ID,
+    ParentID: job.ParentID ?? "",
+    Name: job.Name,
+    Namespace: job.Namespace,
+    Datacenters: job.Datacenters,
+    NodePool: job.NodePool,
+    Multiregion: job.Multiregion ?? null,
+    Type: job.Type,
+    Priority: job.Priority,
+    Periodic: periodic,
+    ParameterizedJob: parameterized,
+    Stop: job.Stop,
+    Status: job.Status,
+    StatusDescription: job.StatusDescription ?? "",
+    JobSummary: summary ?? null,
+    CreateIndex: job.CreateIndex,
+    ModifyIndex: job.ModifyIndex,
+    JobModifyIndex: job.JobModifyIndex,
+    SubmitTime: nanos(job.SubmitTime),
+  };
+}
+
+export function evalView(e: EvalRow): Json {
+  return { ...e, CreateTime: nanos(e.CreateTime), ModifyTime: nanos(e.ModifyTime) };
+}
+
+export function deploymentView(d: DeploymentRow): Json {
+  const groups: Record<string, Json> = {};
+  for (const [name, state] of Object.entries(d.TaskGroups)) {
+    groups[name] = { ...state, RequireProgressBy: state.RequireProgressBy === null ? null : formatNanosInstant(state.RequireProgressBy) };
+  }
+  return { ...d, TaskGroups: groups, CreateTime: nanos(d.CreateTime), ModifyTime: nanos(d.ModifyTime) };
+}
+
+function deploymentStatusView(status: Json | null): Json | null {
+  if (!status) return null;
+  return { ...status, Timestamp: formatNanosInstant(status.Timestamp as number) };
+}
+
+export function allocStub(a: AllocRow): Json {
+  return {
+    ID: a.ID,
+    EvalID: a.EvalID,
+    Name: a.Name,
+    Namespace: a.Namespace,
+    NodeID: a.NodeID,
+    NodeName: a.NodeName,
+    JobID: a.JobID,
+    JobType: a.JobType,
+    JobVersion: a.JobVersion,
+    TaskGroup: a.TaskGroup,
+    DesiredStatus: a.DesiredStatus,
+    DesiredDescription: a.DesiredDescription,
+    ClientStatus: a.ClientStatus,
+    ClientDescription: a.ClientDescription,
+    DesiredTransition: { ForceReschedule: null, Migrate: null, NoShutdownDelay: null, Reschedule: null },
+    TaskStates: a.TaskStates ?? null,
+    DeploymentStatus: deploymentStatusView(a.DeploymentStatus),
+    FollowupEvalID: a.FollowupEvalID ?? "",
+    NextAllocation: a.NextAllocation ?? "",
+    RescheduleTracker: null,
+    PreemptedAllocations: null,
+    PreemptedByAllocation: "",
+    CreateIndex: a.CreateIndex,
+    ModifyIndex: a.ModifyIndex,
+    CreateTime: nanos(a.CreateTime),
+    ModifyTime: nanos(a.ModifyTime),
+  };
+}
+
+/** The full allocation: the stub's fields plus the job it runs and its resources. */
+export function allocView(a: AllocRow, job: JobRow | undefined): Json {
+  const { Cpu, MemoryMB, DeploymentID, ...rest } = a;
+  return {
+    ...allocStub(a),
+    ...Object.fromEntries(Object.entries(rest).filter(([k]) => !(k in allocStub(a)))),
+    DeploymentID,
+    Job: job ? jobView(job) : null,
+    AllocatedResources: { Shared: { DiskMB: 300 }, Tasks: {}, TaskLifecycles: null },
+    Resources: { CPU: Cpu, MemoryMB, DiskMB: 300 },
+  };
+}
+
+export function nodeStub(n: NodeRow): Json {
+  return {
+    Address: n.HTTPAddr.split(":")[0] ?? "",
+    ID: n.ID,
+    Datacenter: n.Datacenter,
+    Name: n.Name,
+    NodeClass: n.NodeClass,
+    NodePool: n.NodePool,
+    Version: n.Attributes["nomad.version"] ?? "",
+    Drain: n.Drain,
+    SchedulingEligibility: n.SchedulingEligibility,
+    Status: n.Status,
+    StatusDescription: n.StatusDescription ?? "",
+    Drivers: n.Drivers ?? {},
+    HostVolumes: null,
+    LastDrain: null,
+    CreateIndex: n.CreateIndex,
+    ModifyIndex: n.ModifyIndex,
+  };
+}
+
+export function nodeView(n: NodeRow): Json {
+  const { CpuShares, MemoryMB, StatusUpdatedAt, ...rest } = n;
+  return {
+    ...rest,
+    SecretID: "",
+    NodeResources: { Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null }, Memory: { MemoryMB }, Disk: { DiskMB: 100000 }, Networks: null, Devices: null, MinDynamicPort: 20000, MaxDynamicPort: 32000 },
+    ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: "" } },
+    Resources: { CPU: CpuShares, MemoryMB, DiskMB: 100000 },
+    StatusUpdatedAt: Math.floor(StatusUpdatedAt / 1000),
+  };
+}
+
+export function namespaceView(ns: NamespaceRow): Json {
+  return { Capabilities: null, NodePoolConfiguration: null, VaultConfiguration: null, ConsulConfiguration: null, Hash: null, ...ns };
+}
+
+/** RFC 3339 with nanoseconds trimmed, as Go's time.Time encodes. */
+function formatNanosInstant(ms: number): string {
+  return formatInstant(ms);
+}

@@ -1,0 +1,442 @@
+/**
+ * The scheduler's endpoints (reference §7's table), over the model and the
+ * engine. Reads carry the index of the tables they read and block on
+ * `?index=`; writes answer with their index.
+ */
+import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../core/blocking.js";
+import type { ServiceContext } from "../core/context.js";
+import { textResponse } from "../http/respond.js";
+import type { SchedulerEngine } from "./engine.js";
+import { badRequest, boolParam, invalidMethod, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
+import {
+  allocStub,
+  allocView,
+  byCreateIndex,
+  deploymentView,
+  evalView,
+  jobStub,
+  jobView,
+  namespaceView,
+  nodeStub,
+  nodeView,
+  TABLES,
+  type JobRow,
+  type SchedulerState,
+} from "./model.js";
+
+export interface SchedulerSettings {
+  region: string;
+  datacenter: string;
+  agentName: string;
+}
+
+export function registerRoutes(router: NomadRouter, state: SchedulerState, engine: SchedulerEngine, ctx: ServiceContext, settings: () => SchedulerSettings): void {
+  /** A blocking-capable read: answers at once unless `?index=` asks to wait for a change of `tables`. */
+  const read = async (rc: RequestContext, tables: string[], run: () => unknown): Promise<Read> => {
+    const { options } = rc;
+    const result = await runBlockingQuery({
+      watchers: ctx.watchers,
+      clock: ctx.clock,
+      tables,
+      minIndex: options.index,
+      timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
+      signal: rc.c.req.raw.signal,
+      run: () => ({ index: state.index(...tables), value: run() }),
+    });
+    return new Read(result.value, result.index);
+  };
+  const only = (rc: RequestContext, ...methods: string[]) => {
+    if (!methods.includes(rc.method)) throw invalidMethod();
+  };
+  const inNamespace = (rc: RequestContext, namespace: string) => rc.options.namespace === "*" || rc.options.namespace === namespace;
+  const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} yet`);
+
+  // ---- jobs -----------------------------------------------------------------------
+
+  router.exact("/v1/jobs", async (rc) => {
+    if (rc.method === "GET") {
+      return read(rc, [TABLES.jobs, TABLES.summaries], () =>
+        [...state.jobs.values()]
+          .filter((j) => inNamespace(rc, j.Namespace) && j.ID.startsWith(rc.options.prefix))
+          .sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID))
+          .map((j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`))),
+      );
+    }
+    only(rc, "PUT", "POST");
+    return register(rc, undefined);
+  });
+
+  router.exact("/v1/jobs/parse", (rc) => {
+    only(rc, "PUT", "POST");
+    return textResponse(501, "standin accepts JSON job specifications only: HCL parsing (/v1/jobs/parse) is not emulated; send the job as JSON to PUT /v1/jobs");
+  });
+
+  router.exact("/v1/validate/job", async (rc) => {
+    only(rc, "PUT", "POST");
+    const body = await jsonBody(rc);
+    const apiJob = field(body, "Job");
+    if (apiJob === undefined || apiJob === null) throw badRequest("Job must be specified");
+    const job = decodeJob(apiJob, settings().region, rc.options.namespace);
+    const errors = validateJob(job);
+    return { DriverConfigValidated: true, ValidationErrors: errors.length ? errors : null, Error: errors.length ? formatMultierror(errors) : "", Warnings: "" };
+  });
+
+  router.prefix("/v1/job/", async (rc) => {
+    const { id, suffix } = splitJobPath(rc.rest);
+    const ns = rc.options.namespace === "*" ? "default" : rc.options.namespace;
+    const job = () => state.job(ns, id);
+    switch (suffix) {
+      case "":
+        if (rc.method === "GET") {
+          return read(rc, [TABLES.jobs], () => {
+            const j = job();
+            if (!j) throw new ReadError(404, "job not found", state.index(TABLES.jobs));
+            return jobView(j);
+          });
+        }
+        if (rc.method === "PUT" || rc.method === "POST") return register(rc, id);
+        if (rc.method === "DELETE") return deregister(rc, ns, id);
+        throw invalidMethod();
+      case "summary":
+        only(rc, "GET");
+        return read(rc, [TABLES.summaries], () => {
+          const summary = state.summaries.get(`${ns}\u0000${id}`);
+          if (!summary) throw new ReadError(404, "job not found", state.index(TABLES.summaries));
+          return summary;
+        });
+      case "allocations":
+        only(rc, "GET");
+        boolParam(rc.query, "all");
+        return read(rc, [TABLES.allocs], () => state.allocsOfJob(ns, id).map(allocStub));
+      case "evaluations":
+        only(rc, "GET");
+        return read(rc, [TABLES.evals], () => state.evalsOfJob(ns, id).map(evalView));
+      case "deployments":
+        only(rc, "GET");
+        return read(rc, [TABLES.deployments], () => state.deploymentsOfJob(ns, id).map(deploymentView));
+      case "deployment":
+        only(rc, "GET");
+        return read(rc, [TABLES.deployments], () => {
+          const latest = state.deploymentsOfJob(ns, id)[0];
+          return latest ? deploymentView(latest) : null;
+        });
+      case "versions":
+        only(rc, "GET");
+        return read(rc, [TABLES.jobs], () => {
+          const versions = state.jobVersions(ns, id);
+          if (versions.length === 0) throw new ReadError(404, "job versions not found", state.index(TABLES.jobs));
+          return { Diffs: null, Index: state.index(TABLES.jobs), KnownLeader: false, LastContact: 0, NextToken: "", Versions: versions.map(jobView) };
+        });
+      default:
+        return notYet(`/v1/job/:id/${suffix}`);
+    }
+  });
+
+  async function register(rc: RequestContext, pathId: string | undefined) {
+    const body = await jsonBody(rc);
+    const apiJob = field(body, "Job");
+    if (apiJob === undefined || apiJob === null) throw badRequest("Job must be specified");
+    const rawId = field(apiJob, "ID");
+    if (typeof rawId !== "string" || rawId === "") throw badRequest("Job ID hasn't been provided");
+    if (pathId !== undefined && pathId !== rawId) throw badRequest("Job ID does not match name");
+    // Precedence: query parameter > request body > job field > agent default.
+    const region = rc.query.get("region") || str(field(body, "Region")) || str(field(apiJob, "Region")) || settings().region;
+    const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
+    const job = decodeJob(apiJob, region, namespace);
+    const errors = validateJob(job);
+    if (errors.length) throw serverError(formatMultierror(errors));
+    if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
+    if (field(body, "EnforceIndex") === true) {
+      const want = Number(field(body, "JobModifyIndex") ?? 0);
+      const existing = state.job(namespace, rawId);
+      if (want === 0 && existing) throw serverError("Enforcing job modify index 0: job already exists");
+      if (want !== 0 && !existing) throw serverError(`Enforcing job modify index ${want}: job does not exist`);
+      if (want !== 0 && existing && existing.JobModifyIndex !== want) {
+        throw serverError(`Enforcing job modify index ${want}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`);
+      }
+    }
+    const result = engine.register(job, (previous) => specChanged(previous, job));
+    return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
+  }
+
+  function deregister(rc: RequestContext, namespace: string, id: string) {
+    if (id === "") throw serverError("missing job ID for deregistering");
+    const purge = boolParam(rc.query, "purge");
+    boolParam(rc.query, "global");
+    const result = engine.deregister(namespace, id, purge);
+    const { found: _found, ...response } = result;
+    return new Write({ ...response, KnownLeader: false, LastContact: 0, NextToken: "", VolumeEvalID: "", VolumeEvalIndex: 0 }, result.Index);
+  }
+
+  // ---- evaluations, allocations, deployments ---------------------------------------------------
+
+  router.exact("/v1/evaluations", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.evals], () =>
+      byCreateIndex([...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && e.ID.startsWith(rc.options.prefix))).map(evalView),
+    );
+  });
+
+  router.prefix("/v1/evaluation/", (rc) => {
+    only(rc, "GET");
+    const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
+    if (sub === "allocations") return read(rc, [TABLES.allocs], () => byCreateIndex([...state.allocs.values()].filter((a) => a.EvalID === id)).map(allocStub));
+    return read(rc, [TABLES.evals], () => {
+      const evaluation = state.evals.get(id);
+      if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
+      return evalView(evaluation);
+    });
+  });
+
+  router.exact("/v1/allocations", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.allocs], () =>
+      byCreateIndex([...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace) && a.ID.startsWith(rc.options.prefix))).map(allocStub),
+    );
+  });
+
+  router.prefix("/v1/allocation/", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.allocs], () => {
+      const alloc = state.allocs.get(rc.rest);
+      if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
+      return allocView(alloc, state.versions.get(`${alloc.Namespace}\u0000${alloc.JobID}\u0000${String(alloc.JobVersion).padStart(10, "0")}`) ?? state.job(alloc.Namespace, alloc.JobID));
+    });
+  });
+
+  router.exact("/v1/deployments", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.deployments], () =>
+      byCreateIndex([...state.deployments.values()].filter((d) => inNamespace(rc, d.Namespace) && d.ID.startsWith(rc.options.prefix))).map(deploymentView),
+    );
+  });
+
+  router.prefix("/v1/deployment/", async (rc) => {
+    const [first, second] = rc.rest.split("/", 2) as [string, string | undefined];
+    if (second === undefined) {
+      only(rc, "GET");
+      return read(rc, [TABLES.deployments], () => {
+        const d = state.deployments.get(first);
+        if (!d) throw new ReadError(404, "deployment not found", state.index(TABLES.deployments));
+        return deploymentView(d);
+      });
+    }
+    const id = second;
+    if (first === "allocations") {
+      only(rc, "GET");
+      return read(rc, [TABLES.allocs], () => byCreateIndex([...state.allocs.values()].filter((a) => a.DeploymentID === id)).map(allocStub));
+    }
+    only(rc, "PUT", "POST");
+    if (first === "fail") return deploymentUpdate(id, "fail");
+    if (first === "pause") {
+      const body = await jsonBody(rc);
+      const given = str(field(body, "DeploymentID"));
+      if (!given) throw badRequest("DeploymentID must be specified");
+      if (given !== id) throw badRequest("Deployment ID does not match");
+      return deploymentUpdate(id, field(body, "Pause") === true ? "pause" : "resume");
+    }
+    if (first === "promote" || first === "allocation-health" || first === "unblock") return notYet(`/v1/deployment/${first}/:id`);
+    return textResponse(404, "");
+  });
+
+  function deploymentUpdate(id: string, action: "fail" | "pause" | "resume") {
+    const deployment = state.deployments.get(id);
+    if (!deployment) throw serverError("deployment not found");
+    const terminal = !["running", "paused"].includes(deployment.Status);
+    if (terminal) {
+      throw serverError(action === "fail" ? "can't fail terminal deployment" : action === "pause" ? "can't pause terminal deployment" : "can't resume terminal deployment");
+    }
+    return ctx.store.write(() => {
+      let evalId = "";
+      let evalIndex = 0;
+      const job = state.job(deployment.Namespace, deployment.JobID);
+      if (action === "fail") engine.finishDeployment(id, "failed", "Deployment marked as failed");
+      else engine.setDeploymentPaused(id, action === "pause");
+      if (action !== "pause" && job) {
+        const evaluation = engine.createEval(job, "deployment-watcher", { DeploymentID: id });
+        evalId = evaluation.ID;
+        evalIndex = evaluation.CreateIndex;
+      }
+      const index = ctx.store.writeIndex();
+      return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: evalIndex, EvalID: evalId, Index: index, RevertedJobVersion: null }, index);
+    });
+  }
+
+  // ---- nodes --------------------------------------------------------------------------------
+
+  router.exact("/v1/nodes", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)).map(nodeStub));
+  });
+
+  router.prefix("/v1/node/", (rc) => {
+    const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
+    only(rc, "GET");
+    if (sub === "allocations") return read(rc, [TABLES.allocs], () => state.allocsOnNode(id).map((a) => allocView(a, state.job(a.Namespace, a.JobID))));
+    if (sub !== undefined) return notYet(`/v1/node/:id/${sub}`);
+    return read(rc, [TABLES.nodes], () => {
+      const node = state.nodes.get(id);
+      if (!node) throw new ReadError(404, "node not found", state.index(TABLES.nodes));
+      return nodeView(node);
+    });
+  });
+
+  // ---- agent, status, regions, namespaces ------------------------------------------------------------
+
+  router.exact("/v1/agent/health", (rc) => {
+    only(rc, "GET");
+    return { client: { message: "ok", ok: true }, server: { message: "ok", ok: true } };
+  });
+
+  router.exact("/v1/agent/members", (rc) => {
+    only(rc, "GET");
+    const s = settings();
+    const name = `${s.agentName}.${s.region}`;
+    return {
+      Members: [
+        {
+          Addr: "127.0.0.1",
+          DelegateCur: 4,
+          DelegateMax: 5,
+          DelegateMin: 2,
+          Name: name,
+          Port: 4648,
+          ProtocolCur: 2,
+          ProtocolMax: 5,
+          ProtocolMin: 1,
+          Status: "alive",
+          Tags: { bootstrap: "1", build: "1.9.0", dc: s.datacenter, expect: "1", id: "", mvn: "1", port: "4647", raft_vsn: "3", region: s.region, role: "nomad", rpc_addr: "127.0.0.1", vsn: "1" },
+        },
+      ],
+      ServerDC: s.datacenter,
+      ServerName: name,
+      ServerRegion: s.region,
+    };
+  });
+
+  router.exact("/v1/agent/self", (rc) => {
+    only(rc, "GET");
+    const s = settings();
+    return {
+      config: { Datacenter: s.datacenter, NodeName: s.agentName, Region: s.region, Version: { Version: "1.9.0", VersionPrerelease: "", VersionMetadata: "" } },
+      member: { Addr: "127.0.0.1", Name: `${s.agentName}.${s.region}`, Port: 4648, Status: "alive", Tags: { dc: s.datacenter, region: s.region, role: "nomad" } },
+      stats: {},
+    };
+  });
+
+  router.exact("/v1/status/leader", (rc) => {
+    only(rc, "GET");
+    return "127.0.0.1:4647";
+  });
+  router.exact("/v1/status/peers", (rc) => {
+    only(rc, "GET");
+    return ["127.0.0.1:4647"];
+  });
+  router.exact("/v1/regions", (rc) => {
+    only(rc, "GET");
+    return [settings().region];
+  });
+
+  router.exact("/v1/namespaces", (rc) => {
+    only(rc, "GET");
+    return read(rc, [TABLES.namespaces], () => state.namespaces.sorted().filter((n) => n.Name.startsWith(rc.options.prefix)).map(namespaceView));
+  });
+  router.exact("/v1/namespace", async (rc) => {
+    only(rc, "PUT", "POST");
+    const body = await jsonBody(rc);
+    const name = str(field(body, "Name"));
+    if (!name) throw badRequest("Missing Namespace Name");
+    return upsertNamespace(name, body);
+  });
+  router.prefix("/v1/namespace/", async (rc) => {
+    const name = rc.rest;
+    if (rc.method === "GET") {
+      return read(rc, [TABLES.namespaces], () => {
+        const ns = state.namespaces.get(name);
+        if (!ns) throw new ReadError(404, "Namespace not found", state.index(TABLES.namespaces));
+        return namespaceView(ns);
+      });
+    }
+    if (rc.method === "PUT" || rc.method === "POST") {
+      const body = await jsonBody(rc);
+      if (str(field(body, "Name")) !== name) throw badRequest("Namespace name does not match request path");
+      return upsertNamespace(name, body);
+    }
+    if (rc.method === "DELETE") {
+      if (name === "default") throw serverError("can not delete default namespace");
+      const live = [...state.jobs.values()].some((j: JobRow) => j.Namespace === name && j.Status !== "dead");
+      if (live) throw serverError(`namespace "${name}" has non-terminal jobs in regions: [${settings().region}]`);
+      const index = ctx.store.write(() => {
+        state.namespaces.delete(name);
+        return ctx.store.writeIndex();
+      });
+      return new Write(undefined, index);
+    }
+    throw invalidMethod();
+  });
+
+  function upsertNamespace(name: string, body: unknown) {
+    const index = ctx.store.write(() => {
+      const existing = state.namespaces.get(name);
+      state.namespaces.putIndexed(name, {
+        Name: name,
+        Description: str(field(body, "Description")) ?? existing?.Description ?? "",
+        Quota: str(field(body, "Quota")) ?? existing?.Quota ?? "",
+        Meta: (field(body, "Meta") as Record<string, string> | undefined) ?? existing?.Meta ?? null,
+      });
+      return ctx.store.writeIndex();
+    });
+    return new Write(undefined, index);
+  }
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+/** `<id>` and the known suffix Nomad's job handler switches on (HasSuffix), else the whole rest is the ID. */
+const JOB_SUFFIXES = ["evaluate", "allocations", "evaluations", "periodic/force", "plan", "summary", "dispatch", "versions", "revert", "deployments", "deployment", "stable", "scale", "services", "submission"];
+
+function splitJobPath(rest: string): { id: string; suffix: string } {
+  for (const suffix of JOB_SUFFIXES) if (rest.endsWith(`/${suffix}`)) return { id: rest.slice(0, -suffix.length - 1), suffix };
+  return { id: rest, suffix: "" };
+}
+
+/** Nomad's decodeBody: an empty body is a 400, malformed JSON a 400 with the decoder's words. */
+async function jsonBody(rc: RequestContext): Promise<unknown> {
+  const text = await rc.c.req.text();
+  if (text === "") throw badRequest("Request body is empty");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
+    const at = /position (\d+)/.exec(message)?.[1];
+    throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
+  }
+}
+
+/** A struct field as Go's decoder finds it: exact key, else case-insensitive. */
+function field(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (name in record) return record[name];
+  const folded = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
+  return folded === undefined ? undefined : record[folded];
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function decodeJob(apiJob: unknown, region: string, namespace: string): Record<string, unknown> {
+  try {
+    return canonicalizeJob(apiJob, { region, namespace });
+  } catch (error) {
+    if (error instanceof JobDecodeError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

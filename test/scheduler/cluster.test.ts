@@ -1,0 +1,444 @@
+/**
+ * The simulated cluster through HTTP, driven only by the virtual clock.
+ */
+import { describe, expect, it } from "vitest";
+import { createStandin, type Standin } from "../../src/emulator.js";
+
+type Json = Record<string, any>;
+
+interface Answer {
+  status: number;
+  text: string;
+  body: any;
+  headers: Headers;
+}
+
+async function call(emu: Standin, method: string, path: string, body?: unknown): Promise<Answer> {
+  const res = await emu.scheduler.request(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+const get = (emu: Standin, path: string) => call(emu, "GET", path);
+
+function serviceJob(id: string, opts: { count?: number; image?: string; update?: Json | null; memory?: number; type?: string; meta?: Json } = {}): Json {
+  const job: Json = {
+    ID: id,
+    Type: opts.type ?? "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [
+      {
+        Name: "web",
+        Count: opts.count ?? 1,
+        Tasks: [{ Name: "server", Driver: "docker", Config: { image: opts.image ?? "nginx:1" }, Resources: { CPU: 100, MemoryMB: opts.memory ?? 128 } }],
+      },
+    ],
+  };
+  if (opts.update !== undefined) job.Update = opts.update;
+  if (opts.meta) job.Meta = opts.meta;
+  return job;
+}
+
+async function register(emu: Standin, job: Json): Promise<Json> {
+  const res = await call(emu, "PUT", "/v1/jobs", { Job: job });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+const advance = (emu: Standin, by: string) => emu.clock.advance(by);
+
+async function allocs(emu: Standin, jobId: string): Promise<Json[]> {
+  return (await get(emu, `/v1/job/${jobId}/allocations`)).body;
+}
+
+describe("register → eval → allocations → deployment, by advancing the clock", () => {
+  it("runs the whole lifecycle of a service job", async () => {
+    const emu = await createStandin();
+    const res = await call(emu, "PUT", "/v1/jobs", { Job: serviceJob("web", { count: 2 }) });
+    expect(res.status).toBe(200);
+    // Byte-wise sorted keys, one index for job and eval.
+    expect(Object.keys(res.body)).toEqual(["EvalCreateIndex", "EvalID", "Index", "JobModifyIndex", "KnownLeader", "LastContact", "NextToken", "Warnings"]);
+    expect(res.body.EvalCreateIndex).toBe(res.body.JobModifyIndex);
+    expect(res.body.Index).toBe(res.body.JobModifyIndex);
+    expect(res.headers.get("x-scheduler-index")).toBe(String(res.body.Index));
+    expect(res.headers.get("x-nomad-index")).toBe(String(res.body.Index));
+
+    expect((await get(emu, "/v1/job/web")).body.Status).toBe("pending");
+    const pending = await get(emu, `/v1/evaluation/${res.body.EvalID}`);
+    expect(pending.body).toMatchObject({ Status: "pending", TriggeredBy: "job-register", Type: "service", JobID: "web", DeploymentID: "" });
+
+    advance(emu, "100ms");
+    const evaluation = (await get(emu, `/v1/evaluation/${res.body.EvalID}`)).body;
+    expect(evaluation.Status).toBe("complete");
+    expect(evaluation.QueuedAllocations).toEqual({ web: 0 });
+    expect(evaluation.DeploymentID).toMatch(/^[0-9a-f]{8}-/);
+    let placed = await allocs(emu, "web");
+    expect(placed.map((a) => [a.Name, a.ClientStatus, a.DesiredStatus])).toEqual([
+      ["web.web[0]", "pending", "run"],
+      ["web.web[1]", "pending", "run"],
+    ]);
+    expect((await get(emu, "/v1/job/web")).body.Status).toBe("running");
+    const summary = (await get(emu, "/v1/job/web/summary")).body;
+    expect(summary.Summary.web).toEqual({ Complete: 0, Failed: 0, Lost: 0, Queued: 0, Running: 0, Starting: 2, Unknown: 0 });
+
+    advance(emu, "1s");
+    placed = await allocs(emu, "web");
+    expect(placed.every((a) => a.ClientStatus === "running" && a.ClientDescription === "Tasks are running")).toBe(true);
+    expect((await get(emu, "/v1/job/web/summary")).body.Summary.web).toMatchObject({ Running: 2, Starting: 0 });
+
+    let deployment = (await get(emu, `/v1/deployment/${evaluation.DeploymentID}`)).body;
+    expect(deployment).toMatchObject({ Status: "running", StatusDescription: "Deployment is running", JobVersion: 0 });
+    expect(deployment.TaskGroups.web).toMatchObject({ DesiredTotal: 2, PlacedAllocs: 2, HealthyAllocs: 0 });
+
+    // min_healthy_time defaults to 10 s.
+    advance(emu, "9s");
+    expect((await get(emu, `/v1/deployment/${evaluation.DeploymentID}`)).body.Status).toBe("running");
+    advance(emu, "1s");
+    deployment = (await get(emu, `/v1/deployment/${evaluation.DeploymentID}`)).body;
+    expect(deployment).toMatchObject({ Status: "successful", StatusDescription: "Deployment completed successfully" });
+    expect(deployment.TaskGroups.web).toMatchObject({ HealthyAllocs: 2 });
+    expect((await get(emu, "/v1/job/web")).body.Stable).toBe(true);
+    expect((await get(emu, "/v1/job/web/deployment")).body.ID).toBe(deployment.ID);
+  });
+
+  it("a batch job's allocations complete after timing.batchRun (or the job's standin.batch_run meta) and the job goes dead", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { timing: { batchRun: "30s" } } } });
+    await register(emu, serviceJob("nightly", { type: "batch" }));
+    await register(emu, serviceJob("quick", { type: "batch", meta: { "standin.batch_run": "5s" } }));
+    advance(emu, "100ms");
+    advance(emu, "1s");
+    expect((await get(emu, "/v1/job/nightly")).body.Status).toBe("running");
+    advance(emu, "5s");
+    expect((await get(emu, "/v1/job/quick")).body.Status).toBe("dead");
+    expect((await get(emu, "/v1/job/nightly")).body.Status).toBe("running");
+    advance(emu, "25s");
+    expect((await get(emu, "/v1/job/nightly")).body.Status).toBe("dead");
+    expect((await get(emu, "/v1/job/nightly/summary")).body.Summary.web).toMatchObject({ Complete: 1, Running: 0 });
+    expect((await get(emu, "/v1/job/nightly/deployment")).text).toBe("null");
+  });
+});
+
+describe("updates", () => {
+  it("rolls 4 allocations 2 at a time (max_parallel = 2), batch by batch", async () => {
+    const emu = await createStandin();
+    const update = { MaxParallel: 2, MinHealthyTime: 10_000_000_000, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000 };
+    await register(emu, serviceJob("api", { count: 4, update }));
+    advance(emu, "100ms");
+    advance(emu, "11s");
+    expect((await allocs(emu, "api")).filter((a) => a.ClientStatus === "running")).toHaveLength(4);
+
+    await register(emu, serviceJob("api", { count: 4, update, image: "nginx:2" }));
+    advance(emu, "100ms");
+    const versionOf = async () => {
+      const live = (await allocs(emu, "api")).filter((a) => a.DesiredStatus === "run");
+      return live.map((a) => a.JobVersion).sort();
+    };
+    expect(await versionOf()).toEqual([0, 0, 1, 1]); // first batch of 2
+    advance(emu, "1s");
+    advance(emu, "10s"); // healthy → the deployment watcher asks for the next batch
+    advance(emu, "100ms");
+    expect(await versionOf()).toEqual([1, 1, 1, 1]);
+    advance(emu, "11s");
+    const deployment = (await get(emu, "/v1/job/api/deployment")).body;
+    expect(deployment).toMatchObject({ JobVersion: 1, Status: "successful" });
+    expect(deployment.TaskGroups.web).toMatchObject({ DesiredTotal: 4, PlacedAllocs: 4, HealthyAllocs: 4 });
+    const stopped = (await allocs(emu, "api")).filter((a) => a.DesiredStatus === "stop");
+    expect(stopped).toHaveLength(4);
+    expect(stopped.every((a) => a.DesiredDescription === "alloc is being updated due to job update")).toBe(true);
+    const versions = (await get(emu, "/v1/job/api/versions")).body.Versions.map((v: Json) => [v.Version, v.Stable]);
+    expect(versions).toEqual([
+      [1, true],
+      [0, true],
+    ]);
+  });
+
+  it("a newer version cancels the running deployment", async () => {
+    const emu = await createStandin();
+    const first = await register(emu, serviceJob("web"));
+    advance(emu, "100ms");
+    const firstDeployment = (await get(emu, `/v1/evaluation/${first.EvalID}`)).body.DeploymentID;
+    await register(emu, serviceJob("web", { image: "nginx:2" }));
+    advance(emu, "100ms");
+    expect((await get(emu, `/v1/deployment/${firstDeployment}`)).body).toMatchObject({ Status: "cancelled", StatusDescription: "Cancelled due to newer version of job" });
+  });
+
+  it("re-registering an unchanged spec keeps the version and JobModifyIndex but still creates an eval", async () => {
+    const emu = await createStandin();
+    const first = await register(emu, serviceJob("web"));
+    const again = await register(emu, serviceJob("web"));
+    expect(again.JobModifyIndex).toBe(first.JobModifyIndex);
+    expect(again.EvalCreateIndex).toBeGreaterThan(first.EvalCreateIndex);
+    expect((await get(emu, "/v1/job/web")).body.Version).toBe(0);
+  });
+
+  it("a failing allocation fails the deployment", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web"));
+    advance(emu, "1100ms");
+    const [alloc] = await allocs(emu, "web");
+    const res = await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
+    expect(res.status).toBe(200);
+    const deployment = (await get(emu, "/v1/job/web/deployment")).body;
+    expect(deployment).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
+    expect(deployment.TaskGroups.web.UnhealthyAllocs).toBe(1);
+    expect((await get(emu, "/v1/job/web/summary")).body.Summary.web).toMatchObject({ Failed: 1, Running: 0 });
+  });
+
+  it("a deployment that makes no progress fails at its progress deadline", async () => {
+    // Allocations take 5 minutes to start, so none is healthy before the 80 s progress deadline.
+    const emu = await createStandin({ fixture: { scheduler: { timing: { allocStart: "5m" } } } });
+    const update = { MaxParallel: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 70_000_000_000, ProgressDeadline: 80_000_000_000 };
+    await register(emu, serviceJob("slow", { update }));
+    advance(emu, "100ms");
+    advance(emu, "79s");
+    expect((await get(emu, "/v1/job/slow/deployment")).body.Status).toBe("running");
+    advance(emu, "1s");
+    expect((await get(emu, "/v1/job/slow/deployment")).body).toMatchObject({ Status: "failed", StatusDescription: "Failed due to progress deadline" });
+  });
+
+  it("pause and fail through the deployment endpoints", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("web"));
+    advance(emu, "100ms");
+    const id = (await get(emu, `/v1/evaluation/${reg.EvalID}`)).body.DeploymentID;
+    const paused = await call(emu, "PUT", `/v1/deployment/pause/${id}`, { DeploymentID: id, Pause: true });
+    expect(paused.status).toBe(200);
+    expect(Object.keys(paused.body)).toEqual(["DeploymentModifyIndex", "EvalCreateIndex", "EvalID", "Index", "RevertedJobVersion"]);
+    expect((await get(emu, `/v1/deployment/${id}`)).body).toMatchObject({ Status: "paused", StatusDescription: "Deployment is paused" });
+    expect((await call(emu, "PUT", `/v1/deployment/pause/${id}`, { DeploymentID: "other", Pause: false })).text).toBe("Deployment ID does not match");
+    expect((await call(emu, "PUT", `/v1/deployment/pause/${id}`, {})).text).toBe("DeploymentID must be specified");
+    const failed = await call(emu, "PUT", `/v1/deployment/fail/${id}`);
+    expect(failed.status).toBe(200);
+    expect((await get(emu, `/v1/deployment/${id}`)).body).toMatchObject({ Status: "failed", StatusDescription: "Deployment marked as failed" });
+    expect((await call(emu, "PUT", `/v1/deployment/fail/${id}`)).text).toBe("can't fail terminal deployment");
+    expect((await call(emu, "PUT", "/v1/deployment/fail/nope")).text).toBe("deployment not found");
+  });
+});
+
+describe("stop, purge, nodes and capacity", () => {
+  it("stop cancels the deployment and the job goes dead; purge removes it; re-registering brings it back", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web"));
+    advance(emu, "1100ms");
+    const stop = await call(emu, "DELETE", "/v1/job/web");
+    expect(stop.status).toBe(200);
+    expect(Object.keys(stop.body)).toEqual(["EvalCreateIndex", "EvalID", "Index", "JobModifyIndex", "KnownLeader", "LastContact", "NextToken", "VolumeEvalID", "VolumeEvalIndex"]);
+    expect((await get(emu, `/v1/evaluation/${stop.body.EvalID}`)).body).toMatchObject({ TriggeredBy: "job-deregister", Type: "service" });
+    advance(emu, "100ms");
+    const job = (await get(emu, "/v1/job/web")).body;
+    expect(job).toMatchObject({ Stop: true, Status: "dead", Version: 1 });
+    expect((await get(emu, "/v1/job/web/deployment")).body).toMatchObject({ Status: "cancelled", StatusDescription: "Cancelled because job is stopped" });
+    expect((await allocs(emu, "web")).every((a) => a.DesiredStatus === "stop" && a.ClientStatus === "complete")).toBe(true);
+
+    await register(emu, serviceJob("web"));
+    advance(emu, "1100ms");
+    expect((await get(emu, "/v1/job/web")).body).toMatchObject({ Stop: false, Status: "running", Version: 2 });
+
+    const purge = await call(emu, "DELETE", "/v1/job/web?purge=true");
+    expect(purge.status).toBe(200);
+    const gone = await get(emu, "/v1/job/web");
+    expect(gone.status).toBe(404);
+    expect(gone.text).toBe("job not found");
+  });
+
+  it("a node going down loses its allocations and they are replaced on another node", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ ID: "aaaaaaaa-0000-0000-0000-000000000001", Name: "client-1" }, { ID: "bbbbbbbb-0000-0000-0000-000000000002", Name: "client-2" }] } } });
+    await register(emu, serviceJob("web", { count: 3 }));
+    advance(emu, "1100ms");
+    const before = await allocs(emu, "web");
+    const victim = before[0]!.NodeID;
+    const onVictim = before.filter((a) => a.NodeID === victim).length;
+    const res = await emu.scheduler.request(`/_standin/scheduler/nodes/${victim}`, { method: "POST", body: JSON.stringify({ Status: "down" }) });
+    expect(res.status).toBe(200);
+    advance(emu, "100ms");
+    const after = await allocs(emu, "web");
+    expect(after.filter((a) => a.ClientStatus === "lost")).toHaveLength(onVictim);
+    expect(after.filter((a) => a.ClientStatus === "lost").every((a) => a.ClientDescription === "alloc is lost since its node is down")).toBe(true);
+    const live = after.filter((a) => a.DesiredStatus === "run");
+    expect(live).toHaveLength(3);
+    expect(live.every((a) => a.NodeID !== victim)).toBe(true);
+    expect((await get(emu, "/v1/job/web/summary")).body.Summary.web.Lost).toBe(onVictim);
+    expect((await get(emu, `/v1/node/${victim}`)).body.Status).toBe("down");
+  });
+
+  it("a job that fits nowhere blocks, and is placed once a node with room is added by a fixture", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("big", { memory: 100_000 }));
+    advance(emu, "100ms");
+    const evaluation = (await get(emu, `/v1/evaluation/${reg.EvalID}`)).body;
+    expect(evaluation.Status).toBe("complete");
+    expect(evaluation.QueuedAllocations).toEqual({ web: 1 });
+    expect(Object.keys(evaluation.FailedTGAllocs)).toEqual(["web"]);
+    expect((await get(emu, `/v1/evaluation/${evaluation.BlockedEval}`)).body).toMatchObject({ Status: "blocked", TriggeredBy: "queued-allocs", PreviousEval: reg.EvalID });
+    expect((await get(emu, "/v1/job/big")).body.Status).toBe("pending");
+    expect((await get(emu, "/v1/job/big/summary")).body.Summary.web.Queued).toBe(1);
+
+    const added = await emu.scheduler.request("/_standin/fixtures", { method: "POST", body: JSON.stringify({ scheduler: { nodes: [{ Name: "huge", Resources: { CPU: 8000, MemoryMB: 200_000 } }] } }) });
+    expect(added.status).toBe(200);
+    advance(emu, "100ms");
+    const placed = await allocs(emu, "big");
+    expect(placed).toHaveLength(1);
+    expect(placed[0]!.NodeName).toBe("huge");
+  });
+
+  it("lists nodes as stubs with Address, and reads the full node", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ ID: "aaaaaaaa-0000-0000-0000-000000000001", Name: "client-1", HTTPAddr: "10.0.0.5:4646" }] } } });
+    const nodes = (await get(emu, "/v1/nodes")).body as Json[];
+    const stub = nodes.find((n) => n.Name === "client-1")!;
+    expect(stub.Address).toBe("10.0.0.5");
+    expect(Object.keys(stub)).toEqual([...Object.keys(stub)].sort());
+    const full = (await get(emu, "/v1/node/aaaaaaaa-0000-0000-0000-000000000001")).body;
+    expect(full).toMatchObject({ HTTPAddr: "10.0.0.5:4646", SecretID: "", Status: "ready", Drain: false });
+  });
+});
+
+describe("wire format and errors", () => {
+  it("emits struct fields byte-wise sorted (job stub, deployment)", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web"));
+    advance(emu, "100ms");
+    const list = await get(emu, "/v1/jobs");
+    const stub = list.body[0];
+    expect(Object.keys(stub)).toEqual([
+      "CreateIndex", "Datacenters", "ID", "JobModifyIndex", "JobSummary", "ModifyIndex", "Multiregion", "Name", "Namespace", "NodePool",
+      "ParameterizedJob", "ParentID", "Periodic", "Priority", "Status", "StatusDescription", "Stop", "SubmitTime", "Type",
+    ]);
+    expect(list.text).toMatch(/"SubmitTime":1767225600000000000,/);
+    const deployment = (await get(emu, "/v1/job/web/deployment")).body;
+    expect(Object.keys(deployment)).toEqual([
+      "CreateIndex", "CreateTime", "EvalPriority", "ID", "IsMultiregion", "JobCreateIndex", "JobID", "JobModifyIndex", "JobSpecModifyIndex",
+      "JobVersion", "ModifyIndex", "ModifyTime", "Namespace", "Status", "StatusDescription", "TaskGroups",
+    ]);
+    expect(Object.keys(deployment.TaskGroups.web)).toEqual([
+      "AutoPromote", "AutoRevert", "DesiredCanaries", "DesiredTotal", "HealthyAllocs", "PlacedAllocs", "PlacedCanaries", "ProgressDeadline",
+      "Promoted", "RequireProgressBy", "UnhealthyAllocs",
+    ]);
+  });
+
+  it.each([
+    ["GET", "/v1/nope", undefined, 404, ""],
+    ["GET", "/v1/jobsX", undefined, 404, ""],
+    ["DELETE", "/v1/jobs", undefined, 405, "Invalid method"],
+    ["POST", "/v1/status/leader", undefined, 405, "Invalid method"],
+    ["GET", "/v1/job/nope", undefined, 404, "job not found"],
+    ["GET", "/v1/job/nope/summary", undefined, 404, "job not found"],
+    ["GET", "/v1/job/nope/versions", undefined, 404, "job versions not found"],
+    ["GET", "/v1/evaluation/nope", undefined, 404, "eval not found"],
+    ["GET", "/v1/allocation/nope", undefined, 404, "alloc not found"],
+    ["GET", "/v1/deployment/nope", undefined, 404, "deployment not found"],
+    ["GET", "/v1/node/nope", undefined, 404, "node not found"],
+    ["GET", "/v1/namespace/nope", undefined, 404, "Namespace not found"],
+    ["PUT", "/v1/jobs", "", 400, "Request body is empty"],
+    ["PUT", "/v1/jobs", {}, 400, "Job must be specified"],
+    ["PUT", "/v1/jobs", { Job: { TaskGroups: [] } }, 400, "Job ID hasn't been provided"],
+    ["PUT", "/v1/job/other", { Job: { ID: "web" } }, 400, "Job ID does not match name"],
+    ["PUT", "/v1/jobs?namespace=ghost", { Job: serviceJob("web") }, 500, 'job "web" is in nonexistent namespace "ghost"'],
+    ["PUT", "/v1/jobs", { Job: serviceJob("web"), EnforceIndex: true, JobModifyIndex: 5 }, 500, "Enforcing job modify index 5: job does not exist"],
+    ["GET", "/v1/jobs?region=mars", undefined, 500, "No path to region"],
+    ["GET", "/v1/jobs?stale=maybe", undefined, 400, "Expect `true` or `false` for `stale` query string parameter, got maybe"],
+    ["GET", "/v1/jobs?index=x", undefined, 400, "Invalid index"],
+    ["GET", "/v1/jobs?index=1&wait=soon", undefined, 400, "Invalid wait time"],
+    ["DELETE", "/v1/job/web?purge=maybe", undefined, 500, 'Failed to parse value of "purge" (maybe) as a bool: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    ["PUT", "/v1/namespace", { Description: "x" }, 400, "Missing Namespace Name"],
+    ["PUT", "/v1/namespace/a", { Name: "b" }, 400, "Namespace name does not match request path"],
+    ["DELETE", "/v1/namespace/default", undefined, 500, "can not delete default namespace"],
+  ])("%s %s → %i %j", async (method, path, body, status, text) => {
+    const emu = await createStandin();
+    const res = await call(emu, method, path, body);
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(text);
+    if (text !== "") expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+  });
+
+  it("404s of reads still carry the index headers; validation failures are 500 multierrors", async () => {
+    const emu = await createStandin();
+    const missing = await get(emu, "/v1/job/nope");
+    expect(missing.headers.get("x-nomad-index")).toBe("1");
+    expect(missing.headers.get("x-nomad-knownleader")).toBe("true");
+    expect(missing.headers.get("x-nomad-lastcontact")).toBe("0");
+    const invalid = await call(emu, "PUT", "/v1/jobs", { Job: { ID: "has space", TaskGroups: [] } });
+    expect(invalid.status).toBe(500);
+    expect(invalid.text).toMatch(/^\d+ errors? occurred:\n\t\* /);
+    expect(invalid.text).toContain("Job ID contains a space");
+  });
+
+  it("/v1/jobs/parse says HCL is not supported; / redirects to the UI", async () => {
+    const emu = await createStandin();
+    const parse = await call(emu, "PUT", "/v1/jobs/parse", { JobHCL: "job \"x\" {}" });
+    expect(parse.status).toBe(501);
+    expect(parse.text).toContain("JSON job specifications only");
+    const root = await emu.scheduler.request("/");
+    expect(root.status).toBe(307);
+    expect(root.headers.get("location")).toBe("/ui/");
+  });
+
+  it("namespaces: upsert, list, read, jobs in them, delete", async () => {
+    const emu = await createStandin();
+    const put = await call(emu, "PUT", "/v1/namespace/prod", { Name: "prod", Description: "Production" });
+    expect(put.status).toBe(200);
+    expect(put.text).toBe("");
+    expect(put.headers.get("x-nomad-index")).toMatch(/^\d+$/);
+    expect((await get(emu, "/v1/namespaces")).body.map((n: Json) => n.Name)).toEqual(["default", "prod"]);
+    expect((await get(emu, "/v1/namespace/prod")).body).toMatchObject({ Name: "prod", Description: "Production" });
+    await register(emu, { ...serviceJob("api"), Namespace: "prod" });
+    expect((await get(emu, "/v1/jobs")).body).toHaveLength(0);
+    expect((await get(emu, "/v1/jobs?namespace=prod")).body).toHaveLength(1);
+    expect((await get(emu, "/v1/jobs?namespace=*")).body).toHaveLength(1);
+    expect((await call(emu, "DELETE", "/v1/namespace/prod")).text).toBe('namespace "prod" has non-terminal jobs in regions: [global]');
+  });
+
+  it("blocking reads wait for the index to move", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("web"));
+    const list = await get(emu, "/v1/evaluations");
+    const index = Number(list.headers.get("x-nomad-index"));
+    let answered = false;
+    const parked = get(emu, `/v1/evaluations?index=${index}&wait=1m`).then((r) => ((answered = true), r));
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    advance(emu, "100ms"); // the eval completes: the table moves
+    const res = await parked;
+    expect(Number(res.headers.get("x-nomad-index"))).toBeGreaterThan(index);
+    expect(res.body.find((e: Json) => e.ID === reg.EvalID).Status).toBe("complete");
+  });
+});
+
+describe("determinism", () => {
+  it("a 200-step scenario run twice gives byte-identical responses and state hashes", async () => {
+    const run = async () => {
+      const emu = await createStandin({ fixture: { seed: 11, scheduler: { nodes: [{ Name: "c1" }, { Name: "c2" }, { Name: "c3" }] } } });
+      const out: string[] = [];
+      const step = async (method: string, path: string, body?: unknown) => {
+        const res = await call(emu, method, path, body);
+        out.push(`${method} ${path} ${res.status} ${res.headers.get("x-nomad-index")} ${res.text}`);
+      };
+      for (let i = 0; i < 50; i++) {
+        await step("PUT", "/v1/jobs", { Job: serviceJob(`job-${i % 5}`, { count: 1 + (i % 3), image: `img:${i % 4}` }) });
+        emu.clock.advance(`${200 + (i % 7) * 700}ms`);
+        await step("GET", `/v1/job/job-${i % 5}/allocations`);
+        await step("GET", "/v1/deployments");
+        if (i % 6 === 0) await step("DELETE", `/v1/job/job-${(i + 2) % 5}`);
+        if (i % 9 === 0) {
+          const nodes = JSON.parse((await call(emu, "GET", "/v1/nodes")).text) as Json[];
+          await emu.scheduler.request(`/_standin/scheduler/nodes/${nodes[i % nodes.length]!.ID}`, { method: "POST", body: JSON.stringify({ Status: i % 2 ? "ready" : "down" }) });
+        }
+        await step("GET", "/v1/jobs");
+      }
+      emu.clock.advance("2m");
+      await step("GET", "/v1/evaluations");
+      await step("GET", "/v1/allocations");
+      return { out, hash: emu.stateHash() };
+    };
+    const a = await run();
+    const b = await run();
+    expect(a.out.length).toBeGreaterThanOrEqual(200);
+    expect(b.out).toEqual(a.out);
+    expect(b.hash).toBe(a.hash);
+  });
+});
