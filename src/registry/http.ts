@@ -14,6 +14,7 @@ import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { jsonResponse, textResponse } from "../http/respond.js";
+import { decodedPath, longestMatch } from "../http/routing.js";
 import { extractToken } from "../http/tokens.js";
 
 /** An error with its status and body, as Consul's HTTPError. */
@@ -100,13 +101,7 @@ export class Router {
 
   async dispatch(c: Context): Promise<Response> {
     const url = new URL(c.req.url);
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      path = url.pathname;
-    }
-    const response = await this.answer(c, url, path);
+    const response = await this.answer(c, url, decodedPath(url));
     response.headers.set("Vary", "Accept-Encoding");
     this.names.set(response.headers, "Default-Acl-Policy", this.defaultPolicy());
     return response;
@@ -139,13 +134,7 @@ export class Router {
   }
 
   private match(path: string): Route | undefined {
-    let best: Route | undefined;
-    for (const route of this.routes) {
-      const hit = route.subtree ? path.startsWith(route.pattern) : path === route.pattern;
-      // Go's ServeMux: the longest matching pattern wins.
-      if (hit && (!best || route.pattern.length > best.pattern.length)) best = route;
-    }
-    return best;
+    return longestMatch(this.routes, path, (route, p) => (route.subtree ? p.startsWith(route.pattern) : p === route.pattern));
   }
 
   private context(c: Context, url: URL, rest: string): RequestContext {

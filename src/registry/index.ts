@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
+import { controlJsonBody } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { normalizeToken } from "./acl.js";
 import { RegistryApi, type RegistryConfig } from "./api.js";
@@ -86,12 +87,9 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
   const control = new Hono();
   // Sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it.
   control.post("/checks", async (c) => {
-    let body: { Node?: unknown; CheckID?: unknown; Status?: unknown; Output?: unknown };
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch (error) {
-      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
-    }
+    const parsed = await controlJsonBody(c);
+    if ("error" in parsed) return parsed.error;
+    const body = parsed.body;
     const node = typeof body.Node === "string" && body.Node ? body.Node : settings.current().agentNode;
     if (typeof body.CheckID !== "string" || body.CheckID === "") return c.json({ error: "CheckID is required" }, 400);
     if (!["passing", "warning", "critical", "maintenance"].includes(body.Status as string)) {

@@ -13,6 +13,7 @@ import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
+import { decodedPath, longestMatch } from "../http/routing.js";
 import { extractToken } from "../http/tokens.js";
 
 export class NomadError extends Error {
@@ -82,8 +83,8 @@ export class ReadError extends NomadError {
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
 
 interface Route {
-  readonly prefix: string;
-  /** Exact path only (`/v1/jobs`), or the prefix and anything below it (`/v1/job/`). */
+  readonly pattern: string;
+  /** Exact path only (`/v1/jobs`), or the pattern and anything below it (`/v1/job/`). */
   readonly exact: boolean;
   readonly handler: Handler;
 }
@@ -100,22 +101,17 @@ export class NomadRouter {
   }
 
   exact(path: string, handler: Handler): void {
-    this.routes.push({ prefix: path, exact: true, handler });
+    this.routes.push({ pattern: path, exact: true, handler });
   }
 
   prefix(path: string, handler: Handler): void {
-    this.routes.push({ prefix: path, exact: false, handler });
+    this.routes.push({ pattern: path, exact: false, handler });
   }
 
   async dispatch(c: Context): Promise<Response> {
     const url = new URL(c.req.url);
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      path = url.pathname;
-    }
-    const route = this.match(path);
+    const path = decodedPath(url);
+    const route = longestMatch(this.routes, path, (r, p) => (r.exact ? p === r.pattern : p.startsWith(r.pattern)));
     if (!route) {
       if (path === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
       return emptyResponse(404);
@@ -126,7 +122,7 @@ export class NomadRouter {
         c,
         url,
         method: c.req.method,
-        rest: path.slice(route.prefix.length),
+        rest: path.slice(route.pattern.length),
         query: url.searchParams,
         token: extractToken(c.req.raw, { names: this.names }),
         options,
@@ -137,15 +133,6 @@ export class NomadRouter {
       if (error instanceof NomadError) return textResponse(error.status, error.message);
       throw error;
     }
-  }
-
-  private match(path: string): Route | undefined {
-    let best: Route | undefined;
-    for (const route of this.routes) {
-      const hit = route.exact ? path === route.prefix : path.startsWith(route.prefix);
-      if (hit && (!best || route.prefix.length > best.prefix.length)) best = route;
-    }
-    return best;
   }
 
   private encode(c: Context, result: unknown): Response {

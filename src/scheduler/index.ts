@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
+import { controlJsonBody } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
 import { NomadRouter } from "./http.js";
@@ -108,12 +109,9 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   control.post("/nodes/:id", async (c) => {
     const node = state.nodes.get(c.req.param("id")) ?? [...state.nodes.values()].find((n) => n.Name === c.req.param("id"));
     if (!node) return c.json({ error: `no node "${c.req.param("id")}"` }, 404);
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(await c.req.text()) as Record<string, unknown>;
-    } catch (error) {
-      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
-    }
+    const parsed = await controlJsonBody(c);
+    if ("error" in parsed) return parsed.error;
+    const body = parsed.body;
     const status = body.Status;
     const eligibility = body.SchedulingEligibility;
     const drain = body.Drain;
@@ -140,12 +138,9 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   control.post("/allocations/:id", async (c) => {
     const alloc = state.allocs.get(c.req.param("id"));
     if (!alloc) return c.json({ error: `no allocation "${c.req.param("id")}"` }, 404);
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(await c.req.text()) as Record<string, unknown>;
-    } catch (error) {
-      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
-    }
+    const parsed = await controlJsonBody(c);
+    if ("error" in parsed) return parsed.error;
+    const body = parsed.body;
     if (body.ClientStatus === "failed") engine.failAlloc(alloc);
     else if (body.ClientStatus === "complete") engine.completeAlloc(alloc);
     else return c.json({ error: 'ClientStatus must be "failed" or "complete"' }, 400);
