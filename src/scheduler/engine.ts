@@ -13,6 +13,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
+import { formatMultierror, specChanged } from "./jobspec.js";
 import {
   jobKey,
   TRACKED_VERSIONS,
@@ -40,6 +41,8 @@ export const BATCH_RUN_META = "standin.batch_run";
 
 export const DEPLOYMENT_DESCRIPTIONS = {
   running: "Deployment is running",
+  runningNeedsPromotion: "Deployment is running but requires manual promotion",
+  runningAutoPromotion: "Deployment is running pending automatic promotion",
   successful: "Deployment completed successfully",
   newerJob: "Cancelled due to newer version of job",
   stoppedJob: "Cancelled because job is stopped",
@@ -248,21 +251,30 @@ export class SchedulerEngine {
       const old = live.filter((a) => a.JobVersion !== job.Version);
       const maxParallel = Number(group.Update?.MaxParallel ?? 0);
       const rolling = deployment !== undefined && old.length > 0 && maxParallel > 0;
-      let toPlace = Math.max(0, group.Count - current.length - (rolling ? old.length : 0));
-      let toReplace = 0;
-      if (rolling) {
-        if (deployment!.Status === "paused") toReplace = 0;
-        else {
-          const unhealthyNew = current.filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true).length;
-          toReplace = Math.max(0, Math.min(old.length, maxParallel - unhealthyNew, group.Count - current.length));
-        }
-      } else {
+      const deploymentGroup = deployment?.TaskGroups[group.Name];
+      let toPlace: number;
+      let canary = false;
+      if (!rolling) {
         for (const alloc of old) this.stopAlloc(alloc, "alloc is being updated due to job update");
+        toPlace = Math.max(0, group.Count - current.length);
+      } else if (deploymentGroup && deploymentGroup.DesiredCanaries > 0 && !deploymentGroup.Promoted) {
+        // Canaries run beside the old version until promoted.
+        toPlace = Math.max(0, deploymentGroup.DesiredCanaries - current.length);
+        canary = true;
+      } else if (deployment!.Status === "paused") {
+        toPlace = 0;
+      } else {
+        // Old allocations the new ones (promoted canaries included) already make surplus stop first;
+        // then the update rolls max_parallel at a time, each batch once the previous is healthy.
+        const surplus = Math.max(0, current.length + old.length - group.Count);
+        for (const alloc of old.slice(0, surplus)) this.stopAlloc(alloc, "alloc is being updated due to job update");
+        const remainingOld = old.slice(surplus);
+        const unhealthyNew = current.filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true).length;
+        toPlace = Math.max(0, Math.min(group.Count - current.length, maxParallel - unhealthyNew));
+        for (const alloc of remainingOld.slice(0, toPlace)) this.stopAlloc(alloc, "alloc is being updated due to job update");
       }
       // More running than wanted: stop the newest extras.
-      for (const alloc of current.slice(group.Count).reverse()) this.stopAlloc(alloc, "alloc not needed due to job update");
-      for (const alloc of old.slice(0, toReplace)) this.stopAlloc(alloc, "alloc is being updated due to job update");
-      toPlace += toReplace;
+      for (const alloc of current.slice(Math.max(group.Count, deploymentGroup?.DesiredCanaries ?? 0)).reverse()) this.stopAlloc(alloc, "alloc not needed due to job update");
 
       const usedNames = new Set(live.filter((a) => a.DesiredStatus === "run").map((a) => a.Name));
       let unplaced = 0;
@@ -274,7 +286,7 @@ export class SchedulerEngine {
         }
         const name = nextAllocName(job.ID, group.Name, usedNames);
         usedNames.add(name);
-        this.placeAlloc(job, group, node, evaluation, name, deployment);
+        this.placeAlloc(job, group, node, evaluation, name, deployment, canary);
         outcome.placed++;
       }
       outcome.queued[group.Name] = unplaced;
@@ -312,7 +324,7 @@ export class SchedulerEngine {
     return best?.node;
   }
 
-  private placeAlloc(job: JobRow, group: Group, node: NodeRow, evaluation: EvalRow, name: string, deployment: DeploymentRow | undefined): void {
+  private placeAlloc(job: JobRow, group: Group, node: NodeRow, evaluation: EvalRow, name: string, deployment: DeploymentRow | undefined, canary = false): void {
     const { state, ctx } = this;
     const now = ctx.clock.now();
     const need = groupResources(group);
@@ -333,7 +345,7 @@ export class SchedulerEngine {
       ClientStatus: "pending",
       ClientDescription: "No tasks have started",
       DeploymentID: deployment?.ID ?? "",
-      DeploymentStatus: null,
+      DeploymentStatus: canary ? { Healthy: null, Timestamp: now, Canary: true, ModifyIndex: index } : null,
       TaskStates: null,
       FollowupEvalID: "",
       NextAllocation: "",
@@ -351,6 +363,7 @@ export class SchedulerEngine {
       this.updateDeploymentGroup(deployment.ID, group.Name, (g) => ({
         ...g,
         PlacedAllocs: g.PlacedAllocs + 1,
+        PlacedCanaries: canary ? [...(g.PlacedCanaries ?? []), alloc.ID] : g.PlacedCanaries,
         RequireProgressBy: g.RequireProgressBy ?? now + nanosToMs(g.ProgressDeadline),
       }));
       this.armProgressDeadline(deployment.ID);
@@ -391,7 +404,8 @@ export class SchedulerEngine {
     return ctx.store.write(() => {
       const now = ctx.clock.now();
       const index = ctx.store.writeIndex();
-      state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: false, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+      const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+      state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
       if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
       this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
       this.armProgressDeadline(deployment.ID);
@@ -451,7 +465,7 @@ export class SchedulerEngine {
       const deployment = alloc.DeploymentID ? this.state.deployments.get(alloc.DeploymentID) : undefined;
       if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
         this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
-        this.finishDeployment(deployment.ID, "failed", DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+        this.failDeployment(deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
       }
       this.refreshJobStatus(alloc.Namespace, alloc.JobID);
     });
@@ -498,6 +512,16 @@ export class SchedulerEngine {
     const allocs = state.allocsOfJob(job.Namespace, job.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     if (allocs.length > 0 && allocs.every((a) => a.JobVersion === job.Version)) return undefined;
     this.cancelDeployments(job.Namespace, job.ID, DEPLOYMENT_DESCRIPTIONS.newerJob);
+    // Canaries only apply to updates: the first version has nothing to compare against.
+    const isUpdate = allocs.length > 0;
+    const canaries = (g: Group) => (isUpdate ? Number(g.Update?.Canary ?? 0) : 0);
+    const needsPromotion = groups.filter((g) => canaries(g) > 0);
+    const description =
+      needsPromotion.length === 0
+        ? DEPLOYMENT_DESCRIPTIONS.running
+        : needsPromotion.every((g) => Boolean(g.Update?.AutoPromote))
+          ? DEPLOYMENT_DESCRIPTIONS.runningAutoPromotion
+          : DEPLOYMENT_DESCRIPTIONS.runningNeedsPromotion;
     const now = ctx.clock.now();
     const index = ctx.store.writeIndex();
     const deployment: DeploymentRow = {
@@ -515,7 +539,7 @@ export class SchedulerEngine {
           {
             AutoPromote: Boolean(g.Update?.AutoPromote),
             AutoRevert: Boolean(g.Update?.AutoRevert),
-            DesiredCanaries: 0,
+            DesiredCanaries: canaries(g),
             DesiredTotal: g.Count,
             HealthyAllocs: 0,
             PlacedAllocs: 0,
@@ -528,7 +552,7 @@ export class SchedulerEngine {
         ]),
       ),
       Status: "running",
-      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+      StatusDescription: description,
       EvalPriority: job.Priority,
       CreateTime: now,
       ModifyTime: now,
@@ -547,6 +571,12 @@ export class SchedulerEngine {
     if (!deployment || deployment.Status !== "running") return;
     const job = state.job(deployment.Namespace, deployment.JobID);
     if (!job || job.Version !== deployment.JobVersion) return;
+    const waitingForPromotion = Object.entries(deployment.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
+    if (waitingForPromotion.length > 0) {
+      const canariesHealthy = waitingForPromotion.every(([, g]) => (g.PlacedCanaries ?? []).length >= g.DesiredCanaries && (g.PlacedCanaries ?? []).every((id) => (state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true));
+      if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) this.promote(deploymentId, undefined);
+      return;
+    }
     const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     const done = Object.values(deployment.TaskGroups).every((g) => g.HealthyAllocs >= Math.max(g.DesiredTotal, g.DesiredCanaries));
     if (done && !oldLive) {
@@ -607,7 +637,7 @@ export class SchedulerEngine {
   private progressDeadlinePassed(deploymentId: string): unknown {
     const deployment = this.state.deployments.get(deploymentId);
     if (!deployment || deployment.Status !== "running") return { deployment: deploymentId, skipped: true };
-    this.ctx.store.write(() => this.finishDeployment(deploymentId, "failed", DEPLOYMENT_DESCRIPTIONS.progressDeadline));
+    this.ctx.store.write(() => this.failDeployment(deploymentId, DEPLOYMENT_DESCRIPTIONS.progressDeadline));
     return { deployment: deploymentId, status: "failed" };
   }
 
@@ -617,6 +647,136 @@ export class SchedulerEngine {
     const stable = { ...job, Stable: true, ModifyIndex: index };
     state.jobs.put(jobKey(job.Namespace, job.ID), stable);
     state.versions.put(versionKey(job.Namespace, job.ID, job.Version), stable);
+  }
+
+  /**
+   * Fails a deployment; with auto_revert on a group, reverts the job to its
+   * latest stable version (a new version, hence a new deployment), with
+   * Nomad's description suffixes. Returns the reverted-to version, if any.
+   */
+  failDeployment(deploymentId: string, base: string): { revertedVersion: number | null; evalId: string; evalIndex: number } {
+    const { state } = this;
+    const deployment = state.deployments.get(deploymentId)!;
+    const job = state.job(deployment.Namespace, deployment.JobID);
+    const autoRevert = Object.values(deployment.TaskGroups).some((g) => g.AutoRevert);
+    if (!autoRevert || !job) {
+      this.finishDeployment(deploymentId, "failed", base);
+      return { revertedVersion: null, evalId: "", evalIndex: 0 };
+    }
+    const stable = state.jobVersions(job.Namespace, job.ID).find((v) => v.Stable && v.Version !== job.Version);
+    if (!stable) {
+      this.finishDeployment(deploymentId, "failed", `${base} - no stable job version to auto revert to`);
+      return { revertedVersion: null, evalId: "", evalIndex: 0 };
+    }
+    if (!specChanged(stable, job)) {
+      this.finishDeployment(deploymentId, "failed", `${base} - not rolling back to stable job version ${stable.Version} as current job has same specification`);
+      return { revertedVersion: null, evalId: "", evalIndex: 0 };
+    }
+    this.finishDeployment(deploymentId, "failed", `${base} - rolling back to job version ${stable.Version}`);
+    const result = this.revert(job.Namespace, job.ID, stable.Version);
+    return { revertedVersion: stable.Version, evalId: result.EvalID, evalIndex: result.EvalCreateIndex };
+  }
+
+  /** Promotes canaries (all groups, or the named ones); throws Nomad's RPC errors. Returns the follow-up eval. */
+  promote(deploymentId: string, groups: readonly string[] | undefined): EvalRow {
+    const { state, ctx } = this;
+    const deployment = state.deployments.get(deploymentId);
+    if (!deployment) throw new Error("deployment not found");
+    if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new Error("can't promote terminal deployment");
+    const chosen = Object.entries(deployment.TaskGroups).filter(([name, g]) => g.DesiredCanaries > 0 && (!groups || groups.includes(name)));
+    if (chosen.length === 0) throw new Error("no canaries to promote");
+    const unhealthy: string[] = [];
+    for (const [name, g] of chosen) {
+      for (const id of g.PlacedCanaries ?? []) {
+        if ((state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true) unhealthy.push(`Canary allocation "${id}" for group "${name}" is not healthy`);
+      }
+      if ((g.PlacedCanaries ?? []).length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${(g.PlacedCanaries ?? []).length}/${g.DesiredCanaries} healthy canaries`);
+    }
+    if (unhealthy.length) throw new Error(formatMultierror(unhealthy));
+    const index = ctx.store.writeIndex();
+    const taskGroups = { ...deployment.TaskGroups };
+    for (const [name, g] of chosen) taskGroups[name] = { ...g, Promoted: true };
+    const stillWaiting = Object.values(taskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
+    state.deployments.put(deploymentId, {
+      ...deployment,
+      TaskGroups: taskGroups,
+      StatusDescription: stillWaiting ? deployment.StatusDescription : DEPLOYMENT_DESCRIPTIONS.running,
+      ModifyIndex: index,
+      ModifyTime: ctx.clock.now(),
+    });
+    ctx.events.record("deployment.promoted", { service: "scheduler", subject: deploymentId, detail: { groups: chosen.map(([name]) => name) } });
+    const job = state.job(deployment.Namespace, deployment.JobID)!;
+    return this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+  }
+
+  /** Manual health reports (`/v1/deployment/allocation-health`). */
+  setAllocHealth(deploymentId: string, healthy: readonly string[], unhealthy: readonly string[]): { revertedVersion: number | null; evalId: string; evalIndex: number } {
+    const { state, ctx } = this;
+    const deployment = state.deployments.get(deploymentId);
+    if (!deployment) throw new Error("deployment not found");
+    if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new Error("can't set health of allocations for a terminal deployment");
+    for (const id of [...healthy, ...unhealthy]) {
+      const alloc = state.allocs.get(id);
+      if (!alloc || alloc.DeploymentID !== deploymentId) throw new Error(`Deployment "${deploymentId}" does not contain allocation "${id}"`);
+    }
+    const now = ctx.clock.now();
+    for (const [ids, isHealthy] of [[healthy, true], [unhealthy, false]] as const) {
+      for (const id of ids) {
+        const alloc = state.allocs.get(id)!;
+        const index = ctx.store.writeIndex();
+        const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+        state.allocs.put(id, { ...alloc, DeploymentStatus: { Healthy: isHealthy, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+        ctx.clock.cancelFor(TIMERS.allocHealthy, id);
+        this.updateDeploymentGroup(deploymentId, alloc.TaskGroup, (g) => (isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1 } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+      }
+    }
+    if (unhealthy.length > 0) return this.failDeployment(deploymentId, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+    this.advanceDeployment(deploymentId);
+    const job = state.job(deployment.Namespace, deployment.JobID)!;
+    const evaluation = this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+    return { revertedVersion: null, evalId: evaluation.ID, evalIndex: evaluation.CreateIndex };
+  }
+
+  /** Job.Revert: registers an earlier version's spec as a new version. */
+  revert(namespace: string, id: string, version: number, enforcePrior?: number): RegisterResult {
+    const { state } = this;
+    const current = state.job(namespace, id);
+    if (!current) throw new Error(`job "${id}" not found`);
+    if (enforcePrior !== undefined && current.Version !== enforcePrior) throw new Error(`Current job has version ${current.Version}; enforcing version ${enforcePrior}`);
+    if (current.Version === version) throw new Error("can't revert to current version");
+    const target = state.versions.get(versionKey(namespace, id, version));
+    if (!target) throw new Error(`job "${id}" in namespace "${namespace}" at version ${version} not found`);
+    const spec = { ...target, Stop: false };
+    // A revert always writes a new version, even when the spec equals the current one's.
+    return this.register(spec, () => true);
+  }
+
+  /** Job.Stable: marks a version stable (or not). */
+  setStable(namespace: string, id: string, version: number, stable: boolean): number {
+    const { state, ctx } = this;
+    const target = state.versions.get(versionKey(namespace, id, version));
+    if (!target) throw new Error(`job "${id}" in namespace "${namespace}" at version ${version} not found`);
+    return ctx.store.write(() => {
+      const index = ctx.store.writeIndex();
+      state.versions.put(versionKey(namespace, id, version), { ...target, Stable: stable });
+      const current = state.job(namespace, id);
+      if (current && current.Version === version) state.jobs.put(jobKey(namespace, id), { ...current, Stable: stable, ModifyIndex: index });
+      return index;
+    });
+  }
+
+  /** Job.Evaluate: a new evaluation for the current version. */
+  evaluate(namespace: string, id: string): RegisterResult {
+    const { state, ctx } = this;
+    const job = state.job(namespace, id);
+    if (!job) throw new Error("job not found");
+    if (job.Periodic != null) throw new Error("can't evaluate periodic job");
+    if (job.ParameterizedJob != null) throw new Error("can't evaluate parameterized job");
+    return ctx.store.write(() => {
+      const evaluation = this.createEval(job, "job-register");
+      this.refreshJobStatus(namespace, id);
+      return { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: job.JobModifyIndex, Index: evaluation.CreateIndex };
+    });
   }
 
   // ---- summaries and status -----------------------------------------------------------------

@@ -7,7 +7,7 @@ import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../co
 import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import type { SchedulerEngine } from "./engine.js";
-import { badRequest, boolParam, invalidMethod, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import {
   allocStub,
@@ -128,6 +128,28 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
           if (versions.length === 0) throw new ReadError(404, "job versions not found", state.index(TABLES.jobs));
           return { Diffs: null, Index: state.index(TABLES.jobs), KnownLeader: false, LastContact: 0, NextToken: "", Versions: versions.map(jobView) };
         });
+      case "evaluate": {
+        only(rc, "PUT", "POST");
+        if (id === "") throw serverError("missing job ID for evaluation");
+        const result = rpc(() => engine.evaluate(ns, id));
+        return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
+      }
+      case "revert": {
+        only(rc, "PUT", "POST");
+        const body = await jsonBody(rc);
+        if (id === "") throw serverError("missing job ID for revert");
+        const version = Number(field(body, "JobVersion") ?? 0);
+        const prior = field(body, "EnforcePriorVersion");
+        const result = rpc(() => engine.revert(ns, id, version, typeof prior === "number" ? prior : undefined));
+        return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
+      }
+      case "stable": {
+        only(rc, "PUT", "POST");
+        const body = await jsonBody(rc);
+        if (id === "") throw serverError("missing job ID for marking job as stable");
+        const index = rpc(() => engine.setStable(ns, id, Number(field(body, "JobVersion") ?? 0), field(body, "Stable") === true));
+        return new Write({ Index: index }, index);
+      }
       default:
         return notYet(`/v1/job/:id/${suffix}`);
     }
@@ -229,15 +251,29 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     }
     only(rc, "PUT", "POST");
     if (first === "fail") return deploymentUpdate(id, "fail");
-    if (first === "pause") {
-      const body = await jsonBody(rc);
-      const given = str(field(body, "DeploymentID"));
-      if (!given) throw badRequest("DeploymentID must be specified");
-      if (given !== id) throw badRequest("Deployment ID does not match");
-      return deploymentUpdate(id, field(body, "Pause") === true ? "pause" : "resume");
+    if (first === "unblock") return notYet("/v1/deployment/unblock/:id (multiregion)");
+    if (first !== "pause" && first !== "promote" && first !== "allocation-health") return textResponse(404, "");
+    // These take a body naming the deployment again.
+    const body = await jsonBody(rc);
+    const given = str(field(body, "DeploymentID"));
+    if (!given) throw badRequest("DeploymentID must be specified");
+    if (given !== id) throw badRequest("Deployment ID does not match");
+    if (first === "pause") return deploymentUpdate(id, field(body, "Pause") === true ? "pause" : "resume");
+    if (first === "promote") {
+      const groups = field(body, "All") === true ? undefined : ((field(body, "Groups") as string[] | null | undefined) ?? undefined);
+      return ctx.store.write(() => {
+        const evaluation = rpc(() => engine.promote(id, groups));
+        const index = ctx.store.writeIndex();
+        return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: evaluation.CreateIndex, EvalID: evaluation.ID, Index: index, RevertedJobVersion: null }, index);
+      });
     }
-    if (first === "promote" || first === "allocation-health" || first === "unblock") return notYet(`/v1/deployment/${first}/:id`);
-    return textResponse(404, "");
+    const healthy = (field(body, "HealthyAllocationIDs") as string[] | null | undefined) ?? [];
+    const unhealthy = (field(body, "UnhealthyAllocationIDs") as string[] | null | undefined) ?? [];
+    return ctx.store.write(() => {
+      const outcome = rpc(() => engine.setAllocHealth(id, healthy, unhealthy));
+      const index = ctx.store.writeIndex();
+      return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: outcome.evalIndex, EvalID: outcome.evalId, Index: index, RevertedJobVersion: outcome.revertedVersion }, index);
+    });
   });
 
   function deploymentUpdate(id: string, action: "fail" | "pause" | "resume") {
@@ -250,16 +286,21 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     return ctx.store.write(() => {
       let evalId = "";
       let evalIndex = 0;
+      let reverted: number | null = null;
       const job = state.job(deployment.Namespace, deployment.JobID);
-      if (action === "fail") engine.finishDeployment(id, "failed", "Deployment marked as failed");
-      else engine.setDeploymentPaused(id, action === "pause");
-      if (action !== "pause" && job) {
+      if (action === "fail") {
+        const outcome = engine.failDeployment(id, "Deployment marked as failed");
+        reverted = outcome.revertedVersion;
+        evalId = outcome.evalId;
+        evalIndex = outcome.evalIndex;
+      } else engine.setDeploymentPaused(id, action === "pause");
+      if (action !== "pause" && job && evalId === "") {
         const evaluation = engine.createEval(job, "deployment-watcher", { DeploymentID: id });
         evalId = evaluation.ID;
         evalIndex = evaluation.CreateIndex;
       }
       const index = ctx.store.writeIndex();
-      return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: evalIndex, EvalID: evalId, Index: index, RevertedJobVersion: null }, index);
+      return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: evalIndex, EvalID: evalId, Index: index, RevertedJobVersion: reverted }, index);
     });
   }
 
@@ -433,6 +474,16 @@ function decodeJob(apiJob: unknown, region: string, namespace: string): Record<s
     return canonicalizeJob(apiJob, { region, namespace });
   } catch (error) {
     if (error instanceof JobDecodeError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/** Runs an engine operation; its errors are the RPC layer's plain 500s. */
+function rpc<T>(operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof NomadError)) throw serverError(error.message);
     throw error;
   }
 }

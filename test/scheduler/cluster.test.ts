@@ -442,3 +442,137 @@ describe("determinism", () => {
     expect(b.hash).toBe(a.hash);
   });
 });
+
+describe("canaries, promotion, auto-revert and version operations", () => {
+  const canaryUpdate = (extra: Json = {}) => ({ MaxParallel: 1, Canary: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000, ...extra });
+
+  async function runningVersion0(emu: Standin, id: string, update: Json, count = 2) {
+    await register(emu, serviceJob(id, { count, update }));
+    advance(emu, "100ms");
+    advance(emu, "11s");
+  }
+
+  it("canaries wait for promotion (errors until healthy), then the update rolls on and succeeds", async () => {
+    const emu = await createStandin();
+    await runningVersion0(emu, "web", canaryUpdate());
+    // The first version uses no canaries.
+    expect((await get(emu, "/v1/job/web/deployment")).body).toMatchObject({ Status: "successful", JobVersion: 0 });
+
+    await register(emu, serviceJob("web", { count: 2, update: canaryUpdate(), image: "nginx:2" }));
+    advance(emu, "100ms");
+    let deployment = (await get(emu, "/v1/job/web/deployment")).body;
+    expect(deployment).toMatchObject({ JobVersion: 1, Status: "running", StatusDescription: "Deployment is running but requires manual promotion" });
+    expect(deployment.TaskGroups.web).toMatchObject({ DesiredCanaries: 1, Promoted: false });
+    expect(deployment.TaskGroups.web.PlacedCanaries).toHaveLength(1);
+    const live = (await allocs(emu, "web")).filter((a) => a.DesiredStatus === "run");
+    expect(live.map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]); // old version kept beside the canary
+    expect(live.find((a) => a.JobVersion === 1)!.DeploymentStatus).toMatchObject({ Canary: true, Healthy: null });
+
+    const early = await call(emu, "PUT", `/v1/deployment/promote/${deployment.ID}`, { DeploymentID: deployment.ID, All: true });
+    expect(early.status).toBe(500);
+    expect(early.text).toBe(`1 error occurred:\n\t* Canary allocation "${deployment.TaskGroups.web.PlacedCanaries[0]}" for group "web" is not healthy\n\n`);
+
+    advance(emu, "11s"); // the canary becomes healthy; nothing else moves without promotion
+    expect((await get(emu, "/v1/job/web/deployment")).body.Status).toBe("running");
+    expect((await allocs(emu, "web")).filter((a) => a.DesiredStatus === "run").map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
+
+    const promoted = await call(emu, "PUT", `/v1/deployment/promote/${deployment.ID}`, { DeploymentID: deployment.ID, All: true });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body.EvalID).toMatch(/^[0-9a-f]{8}-/);
+    deployment = (await get(emu, "/v1/job/web/deployment")).body;
+    expect(deployment).toMatchObject({ StatusDescription: "Deployment is running" });
+    expect(deployment.TaskGroups.web.Promoted).toBe(true);
+    for (let i = 0; i < 4; i++) advance(emu, "11s");
+    expect((await get(emu, "/v1/job/web/deployment")).body).toMatchObject({ Status: "successful" });
+    expect((await allocs(emu, "web")).filter((a) => a.DesiredStatus === "run").map((a) => a.JobVersion)).toEqual([1, 1]);
+    expect((await call(emu, "PUT", `/v1/deployment/promote/${deployment.ID}`, { DeploymentID: deployment.ID, All: true })).text).toBe("can't promote terminal deployment");
+  });
+
+  it("auto_promote promotes once the canaries are healthy; a deployment without canaries has none to promote", async () => {
+    const emu = await createStandin();
+    await runningVersion0(emu, "web", canaryUpdate({ AutoPromote: true }));
+    await register(emu, serviceJob("web", { count: 2, update: canaryUpdate({ AutoPromote: true }), image: "nginx:2" }));
+    advance(emu, "100ms");
+    expect((await get(emu, "/v1/job/web/deployment")).body.StatusDescription).toBe("Deployment is running pending automatic promotion");
+    for (let i = 0; i < 5; i++) advance(emu, "11s");
+    const deployment = (await get(emu, "/v1/job/web/deployment")).body;
+    expect(deployment).toMatchObject({ Status: "successful" });
+    expect(deployment.TaskGroups.web.Promoted).toBe(true);
+
+    const plain = await createStandin();
+    const reg = await register(plain, serviceJob("api"));
+    advance(plain, "100ms");
+    const id = (await get(plain, `/v1/evaluation/${reg.EvalID}`)).body.DeploymentID;
+    expect((await call(plain, "PUT", `/v1/deployment/promote/${id}`, { DeploymentID: id, All: true })).text).toBe("no canaries to promote");
+  });
+
+  it("a failing allocation with auto_revert rolls back to the last stable version", async () => {
+    const emu = await createStandin();
+    const update = canaryUpdate({ Canary: 0, AutoRevert: true });
+    await runningVersion0(emu, "web", update, 1);
+    expect((await get(emu, "/v1/job/web")).body).toMatchObject({ Version: 0, Stable: true });
+    await register(emu, serviceJob("web", { count: 1, update, image: "nginx:broken" }));
+    advance(emu, "1100ms");
+    const newAlloc = (await allocs(emu, "web")).find((a) => a.JobVersion === 1 && a.DesiredStatus === "run")!;
+    await emu.scheduler.request(`/_standin/scheduler/allocations/${newAlloc.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
+    const failed = (await get(emu, "/v1/job/web/deployments")).body.find((d: Json) => d.JobVersion === 1);
+    expect(failed).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations - rolling back to job version 0" });
+    const job = (await get(emu, "/v1/job/web")).body;
+    expect(job.Version).toBe(2);
+    expect(job.TaskGroups[0].Tasks[0].Config.image).toBe("nginx:1");
+  });
+
+  it("without a stable version to return to, the failure says so", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web", { update: canaryUpdate({ Canary: 0, AutoRevert: true }) }));
+    advance(emu, "1100ms");
+    const [alloc] = await allocs(emu, "web");
+    await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
+    expect((await get(emu, "/v1/job/web/deployment")).body.StatusDescription).toBe("Failed due to unhealthy allocations - no stable job version to auto revert to");
+  });
+
+  it("revert, stable and evaluate, with their errors", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web"));
+    await register(emu, serviceJob("web", { image: "nginx:2" }));
+    const reverted = await call(emu, "PUT", "/v1/job/web/revert", { JobID: "web", JobVersion: 0 });
+    expect(reverted.status).toBe(200);
+    expect(Object.keys(reverted.body)).toEqual(["EvalCreateIndex", "EvalID", "Index", "JobModifyIndex", "KnownLeader", "LastContact", "NextToken", "Warnings"]);
+    const job = (await get(emu, "/v1/job/web")).body;
+    expect(job.Version).toBe(2);
+    expect(job.TaskGroups[0].Tasks[0].Config.image).toBe("nginx:1");
+    expect((await call(emu, "PUT", "/v1/job/web/revert", { JobID: "web", JobVersion: 2 })).text).toBe("can't revert to current version");
+    expect((await call(emu, "PUT", "/v1/job/web/revert", { JobID: "web", JobVersion: 9 })).text).toBe('job "web" in namespace "default" at version 9 not found');
+    expect((await call(emu, "PUT", "/v1/job/web/revert", { JobID: "web", JobVersion: 0, EnforcePriorVersion: 1 })).text).toBe("Current job has version 2; enforcing version 1");
+    expect((await call(emu, "PUT", "/v1/job/nope/revert", { JobID: "nope", JobVersion: 0 })).text).toBe('job "nope" not found');
+
+    const stable = await call(emu, "PUT", "/v1/job/web/stable", { JobID: "web", JobVersion: 1, Stable: true });
+    expect(Object.keys(stable.body)).toEqual(["Index"]);
+    const versions = (await get(emu, "/v1/job/web/versions")).body.Versions as Json[];
+    expect(versions.find((v) => v.Version === 1)!.Stable).toBe(true);
+    expect((await call(emu, "PUT", "/v1/job/web/stable", { JobVersion: 7, Stable: true })).text).toBe('job "web" in namespace "default" at version 7 not found');
+
+    const evaluated = await call(emu, "PUT", "/v1/job/web/evaluate", {});
+    expect(evaluated.status).toBe(200);
+    expect((await get(emu, `/v1/evaluation/${evaluated.body.EvalID}`)).body).toMatchObject({ Status: "pending", JobID: "web" });
+    const missing = await call(emu, "PUT", "/v1/job/nope/evaluate", {});
+    expect(missing.status).toBe(500);
+    expect(missing.text).toBe("job not found");
+  });
+
+  it("allocation-health reports set health; an unhealthy report fails the deployment", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("web", { count: 2 }));
+    advance(emu, "1100ms");
+    const id = (await get(emu, `/v1/evaluation/${reg.EvalID}`)).body.DeploymentID;
+    const [a, b] = await allocs(emu, "web");
+    const ok = await call(emu, "PUT", `/v1/deployment/allocation-health/${id}`, { DeploymentID: id, HealthyAllocationIDs: [a!.ID] });
+    expect(ok.status).toBe(200);
+    expect((await get(emu, `/v1/deployment/${id}`)).body.TaskGroups.web.HealthyAllocs).toBe(1);
+    const bad = await call(emu, "PUT", `/v1/deployment/allocation-health/${id}`, { DeploymentID: id, UnhealthyAllocationIDs: [b!.ID] });
+    expect(bad.status).toBe(200);
+    expect((await get(emu, `/v1/deployment/${id}`)).body).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
+    const late = await call(emu, "PUT", `/v1/deployment/allocation-health/${id}`, { DeploymentID: id, HealthyAllocationIDs: [b!.ID] });
+    expect(late.text).toBe("can't set health of allocations for a terminal deployment");
+  });
+});
