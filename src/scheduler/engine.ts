@@ -13,6 +13,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
+import { canonicalJSON } from "../core/json.js";
 import { formatMultierror, specChanged } from "./jobspec.js";
 import {
   jobKey,
@@ -85,7 +86,7 @@ export class SchedulerEngine {
    * written with its eval in one index; an unchanged spec keeps its version
    * and only gets an eval.
    */
-  register(job: Record<string, unknown>, changed: (previous: JobRow) => boolean): RegisterResult {
+  register(job: Record<string, unknown>, changed: (previous: JobRow) => boolean, triggeredBy = "job-register"): RegisterResult {
     const { state, ctx } = this;
     return ctx.store.write(() => {
       const ns = job.Namespace as string;
@@ -111,12 +112,12 @@ export class SchedulerEngine {
         else this.ensureSummaryGroups(row);
         ctx.events.record("job.registered", { service: "scheduler", subject: id, detail: { namespace: ns, version: row.Version } });
       }
-      const isParent = row!.Periodic != null || row!.ParameterizedJob != null;
-      if (isParent) {
+      if (isParentJob(row!)) {
+        this.refreshJobStatus(ns, id);
         const index = ctx.store.writeIndex();
         return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: row!.JobModifyIndex, Index: index };
       }
-      const evaluation = this.createEval(row!, "job-register");
+      const evaluation = this.createEval(row!, triggeredBy);
       this.refreshJobStatus(ns, id);
       return { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: row!.JobModifyIndex, Index: evaluation.CreateIndex };
     });
@@ -141,8 +142,7 @@ export class SchedulerEngine {
         this.storeVersion(job);
       }
       ctx.events.record(purge ? "job.purged" : "job.stopped", { service: "scheduler", subject: id, detail: { namespace } });
-      const isParent = existing.Periodic != null || existing.ParameterizedJob != null;
-      if (isParent) return { found: true, EvalID: "", EvalCreateIndex: 0, JobModifyIndex: index, Index: index };
+      if (isParentJob(existing)) return { found: true, EvalID: "", EvalCreateIndex: 0, JobModifyIndex: index, Index: index };
       // Nomad hard-codes the deregister eval's type to "service".
       const evaluation = this.createEval(job, "job-deregister", { Type: "service" });
       if (!purge) this.refreshJobStatus(namespace, id);
@@ -247,8 +247,12 @@ export class SchedulerEngine {
     const deployment = this.deploymentFor(job);
     for (const group of job.TaskGroups as unknown as Group[]) {
       const live = allocs.filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
-      const current = live.filter((a) => a.JobVersion === job.Version);
-      const old = live.filter((a) => a.JobVersion !== job.Version);
+      // Allocations whose group changed only in count are updated in place, not replaced.
+      const inPlace = live.filter((a) => a.JobVersion !== job.Version && this.sameGroupSpec(a, group));
+      for (const alloc of inPlace) this.updateInPlace(alloc, job, deployment);
+      const updated = new Set(inPlace.map((a) => a.ID));
+      const current = live.filter((a) => a.JobVersion === job.Version || updated.has(a.ID));
+      const old = live.filter((a) => a.JobVersion !== job.Version && !updated.has(a.ID));
       const maxParallel = Number(group.Update?.MaxParallel ?? 0);
       const rolling = deployment !== undefined && old.length > 0 && maxParallel > 0;
       const deploymentGroup = deployment?.TaskGroups[group.Name];
@@ -297,6 +301,26 @@ export class SchedulerEngine {
     }
     if (deployment) outcome.deploymentId = deployment.ID;
     return outcome;
+  }
+
+  /** Whether an allocation's group, at its version, differs from `group` in nothing but Count. */
+  private sameGroupSpec(alloc: AllocRow, group: Group): boolean {
+    const version = this.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion));
+    const before = (version?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === group.Name);
+    if (!before) return false;
+    const strip = (g: Group) => canonicalJSON({ ...g, Count: 0 });
+    return strip(before) === strip(group);
+  }
+
+  /** An in-place update: the allocation moves to the new version (and its deployment) as it is. */
+  private updateInPlace(alloc: AllocRow, job: JobRow, deployment: DeploymentRow | undefined): void {
+    const { state, ctx } = this;
+    const index = ctx.store.writeIndex();
+    const healthy = (alloc.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true;
+    state.allocs.put(alloc.ID, { ...alloc, JobVersion: job.Version, DeploymentID: deployment?.ID ?? alloc.DeploymentID, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+    if (deployment) {
+      this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, PlacedAllocs: g.PlacedAllocs + 1, HealthyAllocs: g.HealthyAllocs + (healthy ? 1 : 0) }));
+    }
   }
 
   // ---- placement -------------------------------------------------------------------
@@ -770,13 +794,105 @@ export class SchedulerEngine {
     const { state, ctx } = this;
     const job = state.job(namespace, id);
     if (!job) throw new Error("job not found");
-    if (job.Periodic != null) throw new Error("can't evaluate periodic job");
-    if (job.ParameterizedJob != null) throw new Error("can't evaluate parameterized job");
+    if (isPeriodic(job)) throw new Error("can't evaluate periodic job");
+    if (isParameterized(job)) throw new Error("can't evaluate parameterized job");
     return ctx.store.write(() => {
       const evaluation = this.createEval(job, "job-register");
       this.refreshJobStatus(namespace, id);
       return { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: job.JobModifyIndex, Index: evaluation.CreateIndex };
     });
+  }
+
+  /** Job.Dispatch: derives a child job from a parameterized one and registers it with an eval. */
+  dispatch(namespace: string, id: string, request: { payload: string; meta: Record<string, string>; idempotencyToken: string }) {
+    const { state, ctx } = this;
+    if (id === "") throw new Error("missing parameterized job ID");
+    const parent = state.job(namespace, id);
+    if (!parent) throw new Error("parameterized job not found");
+    if (!isParameterized(parent)) throw new Error(`Specified job "${id}" is not a parameterized job`);
+    if (parent.Stop) throw new Error(`Specified job "${id}" is stopped`);
+    const config = parent.ParameterizedJob as { Payload?: string; MetaRequired?: string[] | null; MetaOptional?: string[] | null };
+    const hasPayload = request.payload !== "";
+    if (config.Payload === "required" && !hasPayload) throw new Error("Payload is not provided but required by parameterized job");
+    if (config.Payload === "forbidden" && hasPayload) throw new Error("Payload provided but forbidden by parameterized job");
+    const allowed = new Set([...(config.MetaRequired ?? []), ...(config.MetaOptional ?? [])]);
+    const unpermitted = Object.keys(request.meta).filter((k) => !allowed.has(k)).sort();
+    if (unpermitted.length) throw new Error(`Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
+    const missing = (config.MetaRequired ?? []).filter((k) => !(k in request.meta)).sort();
+    if (missing.length) throw new Error(`Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
+    if (request.idempotencyToken) {
+      const earlier = [...state.jobs.values()].find((j) => j.Namespace === namespace && j.ParentID === id && j.DispatchIdempotencyToken === request.idempotencyToken);
+      if (earlier) return { DispatchedJobID: earlier.ID, EvalID: "", EvalCreateIndex: 0, JobCreateIndex: earlier.CreateIndex, Index: earlier.ModifyIndex };
+    }
+    const childId = `${id}/dispatch-${Math.floor(ctx.clock.now() / 1000)}-${ctx.ids.uuid().slice(0, 8)}`;
+    const child = {
+      ...parent,
+      ID: childId,
+      Name: childId,
+      ParentID: id,
+      Dispatched: true,
+      DispatchIdempotencyToken: request.idempotencyToken,
+      Meta: Object.keys(request.meta).length ? { ...((parent.Meta as Record<string, string> | null) ?? {}), ...request.meta } : parent.Meta,
+      Payload: hasPayload ? request.payload : null,
+    };
+    const result = this.register(child, () => true);
+    const created = state.job(namespace, childId)!;
+    return { DispatchedJobID: childId, EvalID: result.EvalID, EvalCreateIndex: result.EvalCreateIndex, JobCreateIndex: created.CreateIndex, Index: result.Index };
+  }
+
+  /** Periodic force: launches a child of a periodic job now. */
+  periodicForce(namespace: string, id: string) {
+    const { state, ctx } = this;
+    const parent = state.job(namespace, id);
+    if (!parent) throw new Error(`job "${id}" not found`);
+    if (!isPeriodic(parent)) throw new Error("can't force launch non-periodic job");
+    const childId = `${id}/periodic-${Math.floor(ctx.clock.now() / 1000)}`;
+    const child = { ...parent, ID: childId, Name: childId, ParentID: id, Periodic: null };
+    const result = this.register(child, () => true);
+    return { EvalCreateIndex: result.EvalCreateIndex, EvalID: result.EvalID, Index: result.Index };
+  }
+
+  /** Job.Scale: sets a group's count (a new version and an eval), refused during an active deployment. */
+  scale(namespace: string, id: string, request: { group: string; count: number | undefined; jobModifyIndex: number }) {
+    const { state } = this;
+    const job = state.job(namespace, id);
+    if (!job) throw new CodedError(404, `job "${id}" not found`);
+    if (job.Type === "system" && (request.count ?? 0) > 1) throw new CodedError(400, 'jobs of type "system" can only be scaled to 1 or 0');
+    const groups = job.TaskGroups as unknown as Array<Group & { Scaling?: { Min?: number; Max?: number } | null }>;
+    const group = groups.find((g) => g.Name === request.group);
+    if (!group) throw new CodedError(400, `task group "${request.group}" specified for scaling does not exist in job`);
+    if (request.count === undefined) return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: job.ModifyIndex, Index: job.ModifyIndex };
+    if (group.Scaling) {
+      if (request.count < Number(group.Scaling.Min ?? 0)) throw new CodedError(400, `group count was less than scaling policy minimum: ${request.count} < ${group.Scaling.Min}`);
+      if (Number(group.Scaling.Max ?? Infinity) < request.count) throw new CodedError(400, `group count was greater than scaling policy maximum: ${request.count} > ${group.Scaling.Max}`);
+    }
+    const latest = state.deploymentsOfJob(namespace, id)[0];
+    if (latest && ACTIVE_DEPLOYMENT.has(latest.Status) && latest.JobCreateIndex === job.CreateIndex) throw new CodedError(400, "job scaling blocked due to active deployment");
+    if (request.jobModifyIndex > 0 && request.jobModifyIndex !== job.JobModifyIndex) {
+      throw new Error(`Enforcing job modify index ${request.jobModifyIndex}: job exists with conflicting job modify index: ${job.JobModifyIndex}`);
+    }
+    const scaled = { ...job, TaskGroups: groups.map((g) => (g.Name === request.group ? { ...g, Count: request.count } : g)) };
+    return this.register(scaled, () => true, "job-scaling");
+  }
+
+  /** Scale status (`GET /v1/job/:id/scale`): desired/placed/running/healthy per group, canaries left out. */
+  scaleStatus(namespace: string, id: string) {
+    const { state } = this;
+    const job = state.job(namespace, id);
+    if (!job) return undefined;
+    const groups: Record<string, { Desired: number; Events: null; Healthy: number; Placed: number; Running: number; Unhealthy: number }> = {};
+    for (const g of job.TaskGroups as unknown as Group[]) groups[g.Name] = { Desired: g.Count, Events: null, Healthy: 0, Placed: 0, Running: 0, Unhealthy: 0 };
+    for (const alloc of state.allocsOfJob(namespace, id)) {
+      const status = alloc.DeploymentStatus as { Canary?: boolean; Healthy?: boolean | null } | null;
+      if (status?.Canary || alloc.DesiredStatus !== "run" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) continue;
+      const g = groups[alloc.TaskGroup];
+      if (!g) continue;
+      g.Placed++;
+      if (alloc.ClientStatus === "running") g.Running++;
+      if (status?.Healthy === true) g.Healthy++;
+      else if (status?.Healthy === false) g.Unhealthy++;
+    }
+    return { JobCreateIndex: job.CreateIndex, JobID: job.ID, JobModifyIndex: job.ModifyIndex, JobStopped: job.Stop, Namespace: job.Namespace, TaskGroups: groups };
   }
 
   // ---- summaries and status -----------------------------------------------------------------
@@ -826,7 +942,7 @@ export class SchedulerEngine {
     else if (evals.some((e) => e.Status === "pending" || e.Status === "blocked")) status = "pending";
     else if (job.Type === "system") status = job.Stop ? "dead" : "running";
     else if (allocs.length > 0 || evals.length > 0) status = "dead";
-    else if (job.Periodic != null || job.ParameterizedJob != null) status = job.Stop ? "dead" : "running";
+    else if (isParentJob(job)) status = job.Stop ? "dead" : "running";
     else status = "pending";
     if (status === job.Status) return;
     const index = ctx.store.writeIndex();
@@ -844,6 +960,29 @@ export class SchedulerEngine {
   private duration(name: keyof typeof DEFAULT_TIMING): number {
     return parseDurationMs(this.timing()[name] ?? DEFAULT_TIMING[name]);
   }
+}
+
+/** An error with the HTTP status Nomad's RPC layer codes it with (NewErrRPCCoded). */
+export class CodedError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Nomad's IsPeriodic / IsParameterized: a dispatched child is not itself parameterized. */
+export function isPeriodic(job: Record<string, unknown>): boolean {
+  return job.Periodic != null;
+}
+
+export function isParameterized(job: Record<string, unknown>): boolean {
+  return job.ParameterizedJob != null && job.Dispatched !== true;
+}
+
+function isParentJob(job: Record<string, unknown>): boolean {
+  return isPeriodic(job) || isParameterized(job);
 }
 
 const SUMMARY_BUCKET: Record<string, keyof TaskGroupSummary | undefined> = {

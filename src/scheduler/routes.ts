@@ -6,7 +6,7 @@
 import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../core/blocking.js";
 import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
-import type { SchedulerEngine } from "./engine.js";
+import { CodedError, type SchedulerEngine } from "./engine.js";
 import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import {
@@ -149,6 +149,36 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         if (id === "") throw serverError("missing job ID for marking job as stable");
         const index = rpc(() => engine.setStable(ns, id, Number(field(body, "JobVersion") ?? 0), field(body, "Stable") === true));
         return new Write({ Index: index }, index);
+      }
+      case "dispatch": {
+        only(rc, "PUT", "POST");
+        const body = await jsonBody(rc);
+        const payload = field(body, "Payload");
+        const meta = (field(body, "Meta") as Record<string, string> | null | undefined) ?? {};
+        const result = rpc(() => engine.dispatch(ns, id, { payload: typeof payload === "string" ? payload : "", meta, idempotencyToken: str(field(body, "IdempotencyToken")) ?? "" }));
+        return new Write(result, result.Index);
+      }
+      case "periodic/force": {
+        only(rc, "PUT", "POST");
+        const result = rpc(() => engine.periodicForce(ns, id));
+        return new Write(result, result.Index);
+      }
+      case "scale": {
+        if (rc.method === "GET") {
+          return read(rc, [TABLES.jobs, TABLES.allocs], () => {
+            const status = engine.scaleStatus(ns, id);
+            if (!status) throw new ReadError(404, "job not found", state.index(TABLES.jobs));
+            return status;
+          });
+        }
+        only(rc, "PUT", "POST");
+        const body = await jsonBody(rc);
+        const target = field(body, "Target") as Record<string, string> | null | undefined;
+        const group = target?.Group ?? "";
+        if (group === "") throw badRequest("missing task group name");
+        const count = field(body, "Count");
+        const result = rpc(() => engine.scale(ns, id, { group, count: typeof count === "number" ? count : undefined, jobModifyIndex: Number(field(body, "JobModifyIndex") ?? 0) }));
+        return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       default:
         return notYet(`/v1/job/:id/${suffix}`);
@@ -483,6 +513,7 @@ function rpc<T>(operation: () => T): T {
   try {
     return operation();
   } catch (error) {
+    if (error instanceof CodedError) throw new NomadError(error.status, error.message);
     if (error instanceof Error && !(error instanceof NomadError)) throw serverError(error.message);
     throw error;
   }

@@ -576,3 +576,71 @@ describe("canaries, promotion, auto-revert and version operations", () => {
     expect(late.text).toBe("can't set health of allocations for a terminal deployment");
   });
 });
+
+describe("dispatch, periodic force and scale", () => {
+  const parameterized = (extra: Json = {}) => ({ ...serviceJob("report", { type: "batch" }), ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["format"], ...extra } });
+
+  it("dispatches children of a parameterized job, with Nomad's checks and idempotency", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, parameterized());
+    expect(reg.EvalID).toBe(""); // parents get no eval
+    expect(reg.EvalCreateIndex).toBe(0);
+    expect((await get(emu, "/v1/job/report")).body.Status).toBe("running");
+
+    const res = await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "acme" }, IdempotencyToken: "t-1" });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(["DispatchedJobID", "EvalCreateIndex", "EvalID", "Index", "JobCreateIndex"]);
+    expect(res.body.DispatchedJobID).toMatch(/^report\/dispatch-1767225600-[0-9a-f]{8}$/);
+    const child = (await get(emu, `/v1/job/${encodeURIComponent(res.body.DispatchedJobID)}`)).body;
+    expect(child).toMatchObject({ ParentID: "report", Dispatched: true, Meta: { customer: "acme" } });
+    advance(emu, "1100ms");
+    expect((await allocs(emu, encodeURIComponent(res.body.DispatchedJobID))).map((a) => a.ClientStatus)).toEqual(["running"]);
+
+    const again = await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "acme" }, IdempotencyToken: "t-1" });
+    expect(again.body.DispatchedJobID).toBe(res.body.DispatchedJobID);
+
+    expect((await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: {} })).text).toBe("Dispatch did not provide required meta keys: [customer]");
+    expect((await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "a", color: "red" } })).text).toBe("Dispatch request included unpermitted metadata keys: [color]");
+    await register(emu, serviceJob("plain"));
+    expect((await call(emu, "PUT", "/v1/job/plain/dispatch", {})).text).toBe('Specified job "plain" is not a parameterized job');
+    expect((await call(emu, "PUT", "/v1/job/ghost/dispatch", {})).text).toBe("parameterized job not found");
+    const forbidden = await createStandin();
+    await register(forbidden, parameterized({ Payload: "forbidden", MetaRequired: null }));
+    expect((await call(forbidden, "PUT", "/v1/job/report/dispatch", { Payload: "aGk=" })).text).toBe("Payload provided but forbidden by parameterized job");
+  });
+
+  it("forces a periodic job to launch a child now", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, { ...serviceJob("nightly", { type: "batch" }), Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", ProhibitOverlap: false, TimeZone: "UTC" } });
+    expect(reg.EvalID).toBe("");
+    const forced = await call(emu, "PUT", "/v1/job/nightly/periodic/force");
+    expect(forced.status).toBe(200);
+    expect(Object.keys(forced.body)).toEqual(["EvalCreateIndex", "EvalID", "Index"]);
+    const children = (await get(emu, "/v1/jobs?prefix=nightly/")).body as Json[];
+    expect(children.map((j) => [j.ID, j.ParentID])).toEqual([["nightly/periodic-1767225600", "nightly"]]);
+    await register(emu, serviceJob("plain"));
+    expect((await call(emu, "PUT", "/v1/job/plain/periodic/force")).text).toBe("can't force launch non-periodic job");
+  });
+
+  it("scales a group (new version, job-scaling eval), reports scale status, and refuses what Nomad refuses", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web", { count: 1 }));
+    advance(emu, "100ms"); // the eval creates the deployment
+    const blocked = await call(emu, "PUT", "/v1/job/web/scale", { Count: 3, Target: { Group: "web" } });
+    expect(blocked.status).toBe(400);
+    expect(blocked.text).toBe("job scaling blocked due to active deployment");
+    advance(emu, "11s");
+    const scaled = await call(emu, "PUT", "/v1/job/web/scale", { Count: 3, Target: { Group: "web" }, Message: "more" });
+    expect(scaled.status).toBe(200);
+    expect((await get(emu, `/v1/evaluation/${scaled.body.EvalID}`)).body.TriggeredBy).toBe("job-scaling");
+    advance(emu, "100ms");
+    advance(emu, "11s");
+    const status = (await get(emu, "/v1/job/web/scale")).body;
+    expect(status).toMatchObject({ JobID: "web", JobStopped: false, TaskGroups: { web: { Desired: 3, Placed: 3, Running: 3, Healthy: 3, Unhealthy: 0, Events: null } } });
+    expect((await call(emu, "PUT", "/v1/job/web/scale", { Count: 2, Target: { Group: "db" } })).text).toBe('task group "db" specified for scaling does not exist in job');
+    const missing = await call(emu, "PUT", "/v1/job/ghost/scale", { Count: 2, Target: { Group: "web" } });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe('job "ghost" not found');
+    expect((await get(emu, "/v1/job/ghost/scale")).status).toBe(404);
+  });
+});
