@@ -8,6 +8,7 @@ import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import {
   allocStub,
@@ -149,6 +150,37 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         if (id === "") throw serverError("missing job ID for marking job as stable");
         const index = rpc(() => engine.setStable(ns, id, Number(field(body, "JobVersion") ?? 0), field(body, "Stable") === true));
         return new Write({ Index: index }, index);
+      }
+      case "plan": {
+        only(rc, "PUT", "POST");
+        const body = await jsonBody(rc);
+        const apiJob = field(body, "Job");
+        if (apiJob === undefined || apiJob === null) throw badRequest("Job must be specified");
+        const jobId = field(apiJob, "ID");
+        if (typeof jobId !== "string" || jobId === "") throw badRequest("Job must have a valid ID");
+        if (jobId !== id) throw badRequest("Job ID does not match");
+        const region = rc.query.get("region") || str(field(body, "Region")) || str(field(apiJob, "Region")) || settings().region;
+        const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
+        const job = decodeJob(apiJob, region, namespace);
+        const errors = validateJob(job);
+        if (errors.length) throw serverError(formatMultierror(errors));
+        const existing = state.job(namespace, id);
+        const updates = engine.planUpdates(job);
+        const diff = field(body, "Diff") === true ? annotateTaskDiffs(jobDiff(existing, job, true), updates) : null;
+        const index = existing?.JobModifyIndex ?? 0;
+        return new Write(
+          {
+            Annotations: { DesiredTGUpdates: updates, PreemptedAllocs: null },
+            CreatedEvals: null,
+            Diff: diff,
+            FailedTGAllocs: null,
+            Index: index,
+            JobModifyIndex: index,
+            NextPeriodicLaunch: "0001-01-01T00:00:00Z",
+            Warnings: "",
+          },
+          index,
+        );
       }
       case "dispatch": {
         only(rc, "PUT", "POST");

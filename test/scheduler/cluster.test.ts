@@ -644,3 +644,52 @@ describe("dispatch, periodic force and scale", () => {
     expect((await get(emu, "/v1/job/ghost/scale")).status).toBe(404);
   });
 });
+
+describe("plan", () => {
+  it("plans a new job (Added, Place), an unchanged one (Ignore), a count change (in place + Place) and an image change (destructive, max_parallel)", async () => {
+    const emu = await createStandin();
+    const first = await call(emu, "PUT", "/v1/job/web/plan", { Job: serviceJob("web", { count: 2 }), Diff: true });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body)).toEqual(["Annotations", "CreatedEvals", "Diff", "FailedTGAllocs", "Index", "JobModifyIndex", "NextPeriodicLaunch", "Warnings"]);
+    expect(first.body.Diff.Type).toBe("Added");
+    expect(first.body.Annotations.DesiredTGUpdates.web).toMatchObject({ Place: 2, Ignore: 0, DestructiveUpdate: 0 });
+    expect(first.body.JobModifyIndex).toBe(0);
+    // Planning writes nothing.
+    expect((await get(emu, "/v1/job/web")).status).toBe(404);
+
+    const reg = await register(emu, serviceJob("web", { count: 2 }));
+    advance(emu, "100ms");
+    advance(emu, "11s");
+    const same = await call(emu, "PUT", "/v1/job/web/plan", { Job: serviceJob("web", { count: 2 }), Diff: true });
+    expect(same.body.Diff.Type).toBe("None");
+    expect(same.body.Annotations.DesiredTGUpdates.web).toMatchObject({ Ignore: 2, Place: 0 });
+    expect(same.body.JobModifyIndex).toBe(reg.JobModifyIndex); // the check-index for `nomad job run -check-index`
+
+    const bigger = await call(emu, "PUT", "/v1/job/web/plan", { Job: serviceJob("web", { count: 3 }), Diff: true });
+    expect(bigger.body.Annotations.DesiredTGUpdates.web).toMatchObject({ InPlaceUpdate: 2, Place: 1, DestructiveUpdate: 0 });
+    const group = bigger.body.Diff.TaskGroups.find((g: Json) => g.Name === "web");
+    expect(group.Type).toBe("Edited");
+    expect(group.Fields.find((f: Json) => f.Name === "Count")).toMatchObject({ Type: "Edited", Old: "2", New: "3" });
+
+    const image = await call(emu, "PUT", "/v1/job/web/plan", { Job: serviceJob("web", { count: 2, image: "nginx:2" }), Diff: true });
+    expect(image.body.Annotations.DesiredTGUpdates.web).toMatchObject({ DestructiveUpdate: 1, Ignore: 1 }); // max_parallel 1
+    const task = image.body.Diff.TaskGroups[0].Tasks.find((t: Json) => t.Name === "server");
+    expect(task.Annotations).toEqual(["forces create/destroy update"]);
+    const config = task.Objects.find((o: Json) => o.Name === "Config");
+    expect(config.Fields.find((f: Json) => f.Name === "image")).toMatchObject({ Type: "Edited", Old: "nginx:1", New: "nginx:2" });
+
+    const noDiff = await call(emu, "PUT", "/v1/job/web/plan", { Job: serviceJob("web", { count: 2, image: "nginx:2" }) });
+    expect(noDiff.body.Diff).toBeNull();
+  });
+
+  it.each([
+    [{ Job: { TaskGroups: [] } }, 400, "Job must have a valid ID"],
+    [{ Job: { ID: "other" } }, 400, "Job ID does not match"],
+    [{}, 400, "Job must be specified"],
+  ])("rejects %j", async (body, status, text) => {
+    const emu = await createStandin();
+    const res = await call(emu, "PUT", "/v1/job/web/plan", body);
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(text);
+  });
+});
