@@ -127,7 +127,9 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         return read(rc, [TABLES.jobs], () => {
           const versions = state.jobVersions(ns, id);
           if (versions.length === 0) throw new ReadError(404, "job versions not found", state.index(TABLES.jobs));
-          return { Diffs: null, Index: state.index(TABLES.jobs), KnownLeader: false, LastContact: 0, NextToken: "", Versions: versions.map(jobView) };
+          // With ?diffs=true, each version is diffed against the one before it (newest first, the oldest has none).
+          const diffs = boolParam(rc.query, "diffs") ? versions.slice(0, -1).map((v, i) => jobDiff(versions[i + 1], v, true)) : null;
+          return { Diffs: diffs && diffs.length ? diffs : null, Index: state.index(TABLES.jobs), KnownLeader: false, LastContact: 0, NextToken: "", Versions: versions.map(jobView) };
         });
       case "evaluate": {
         only(rc, "PUT", "POST");

@@ -693,3 +693,19 @@ describe("plan", () => {
     expect(res.text).toBe(text);
   });
 });
+
+describe("versions", () => {
+  it("lists versions newest first, and with ?diffs=true diffs each against the one before", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web", { count: 1 }));
+    await register(emu, serviceJob("web", { count: 2 }));
+    await register(emu, serviceJob("web", { count: 2, image: "nginx:2" }));
+    const plain = (await get(emu, "/v1/job/web/versions")).body;
+    expect(plain.Versions.map((v: Json) => v.Version)).toEqual([2, 1, 0]);
+    expect(plain.Diffs).toBeNull();
+    const withDiffs = (await get(emu, "/v1/job/web/versions?diffs=true")).body;
+    expect(withDiffs.Diffs).toHaveLength(2);
+    expect(withDiffs.Diffs[1].TaskGroups[0].Fields.find((f: Json) => f.Name === "Count")).toMatchObject({ Old: "1", New: "2" });
+    expect(withDiffs.Diffs[0].TaskGroups[0].Tasks[0].Objects.find((o: Json) => o.Name === "Config").Fields.find((f: Json) => f.Name === "image")).toMatchObject({ Old: "nginx:1", New: "nginx:2" });
+  });
+});
