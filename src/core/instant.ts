@@ -31,12 +31,19 @@ export function parseInstant(text: string): number {
   return utc;
 }
 
+let lastMs = NaN;
+let lastText = "";
+
 /** Go's RFC3339Nano formatting of a UTC instant, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:01.5Z. */
 export function formatInstant(ms: number): string {
+  // The virtual clock often stands still between requests: remember the last answer.
+  if (ms === lastMs) return lastText;
   const iso = new Date(ms).toISOString(); // 2026-01-01T00:00:00.000Z
   const base = iso.slice(0, 19);
   const frac = iso.slice(20, 23).replace(/0+$/, "");
-  return frac ? `${base}.${frac}Z` : `${base}Z`;
+  lastMs = ms;
+  lastText = frac ? `${base}.${frac}Z` : `${base}Z`;
+  return lastText;
 }
 
 /** Date.UTC maps years 0–99 to 1900–1999; Go's zero time is year 1, so set the year explicitly. */
