@@ -15,6 +15,7 @@ import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
 import { formatMultierror, specChanged } from "./jobspec.js";
+import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {
   jobKey,
   TRACKED_VERSIONS,
@@ -34,6 +35,7 @@ export const TIMERS = {
   allocHealthy: "scheduler.alloc-healthy",
   batchDone: "scheduler.batch-done",
   progressDeadline: "scheduler.progress-deadline",
+  periodic: "scheduler.periodic-launch",
 } as const;
 
 export const DEFAULT_TIMING = { evalProcess: "100ms", allocStart: "1s", batchRun: "10s" } as const;
@@ -77,6 +79,7 @@ export class SchedulerEngine {
     clock.handle(TIMERS.allocHealthy, (t) => this.allocHealthy(t.subject));
     clock.handle(TIMERS.batchDone, (t) => this.batchDone(t.subject));
     clock.handle(TIMERS.progressDeadline, (t) => this.progressDeadlinePassed(t.subject));
+    clock.handle(TIMERS.periodic, (t) => this.periodicLaunch(t.subject, t.at));
   }
 
   // ---- jobs ----------------------------------------------------------------------
@@ -113,6 +116,7 @@ export class SchedulerEngine {
         ctx.events.record("job.registered", { service: "scheduler", subject: id, detail: { namespace: ns, version: row.Version } });
       }
       if (isParentJob(row!)) {
+        this.schedulePeriodic(row!);
         this.refreshJobStatus(ns, id);
         const index = ctx.store.writeIndex();
         return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: row!.JobModifyIndex, Index: index };
@@ -141,6 +145,7 @@ export class SchedulerEngine {
         state.jobs.put(jobKey(namespace, id), job);
         this.storeVersion(job);
       }
+      ctx.clock.cancelFor(TIMERS.periodic, jobKey(namespace, id));
       ctx.events.record(purge ? "job.purged" : "job.stopped", { service: "scheduler", subject: id, detail: { namespace } });
       if (isParentJob(existing)) return { found: true, EvalID: "", EvalCreateIndex: 0, JobModifyIndex: index, Index: index };
       // Nomad hard-codes the deregister eval's type to "service".
@@ -883,10 +888,39 @@ export class SchedulerEngine {
     const parent = state.job(namespace, id);
     if (!parent) throw new Error(`job "${id}" not found`);
     if (!isPeriodic(parent)) throw new Error("can't force launch non-periodic job");
-    const childId = `${id}/periodic-${Math.floor(ctx.clock.now() / 1000)}`;
-    const child = { ...parent, ID: childId, Name: childId, ParentID: id, Periodic: null };
-    const result = this.register(child, () => true);
+    const result = this.launchChild(parent, ctx.clock.now());
     return { EvalCreateIndex: result.EvalCreateIndex, EvalID: result.EvalID, Index: result.Index };
+  }
+
+  /** A periodic parent's child for a launch at `atMs`: `<id>/periodic-<unix seconds>`. */
+  private launchChild(parent: JobRow, atMs: number): RegisterResult {
+    const childId = `${parent.ID}/periodic-${Math.floor(atMs / 1000)}`;
+    const child = { ...parent, ID: childId, Name: childId, ParentID: parent.ID, Periodic: null };
+    this.ctx.events.record("job.periodic-launch", { service: "scheduler", subject: childId, detail: { parent: parent.ID } });
+    return this.register(child, () => true);
+  }
+
+  /** Arms the parent's next launch on the virtual clock (replacing any armed one). */
+  private schedulePeriodic(job: JobRow): void {
+    const key = jobKey(job.Namespace, job.ID);
+    this.ctx.clock.cancelFor(TIMERS.periodic, key);
+    if (!isPeriodic(job) || job.Stop) return;
+    const next = nextLaunch(job.Periodic as PeriodicConfig, this.ctx.clock.now());
+    if (next !== null) this.ctx.clock.schedule({ at: next, kind: TIMERS.periodic, subject: key });
+  }
+
+  private periodicLaunch(key: string, at: number): unknown {
+    const { state, ctx } = this;
+    const parent = state.jobs.get(key);
+    if (!parent || !isPeriodic(parent) || parent.Stop) return { job: key, skipped: true };
+    return ctx.store.write(() => {
+      const overlap =
+        (parent.Periodic as PeriodicConfig).ProhibitOverlap === true &&
+        [...state.jobs.values()].some((j) => j.Namespace === parent.Namespace && j.ParentID === parent.ID && j.Status !== "dead");
+      const launched = overlap ? undefined : this.launchChild(parent, at);
+      this.schedulePeriodic(parent);
+      return { parent: parent.ID, launched: launched !== undefined, evalId: launched?.EvalID ?? "" };
+    });
   }
 
   /** Job.Scale: sets a group's count (a new version and an eval), refused during an active deployment. */

@@ -8,7 +8,9 @@ import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
+import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import {
   allocStub,
@@ -178,7 +180,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
             FailedTGAllocs: null,
             Index: index,
             JobModifyIndex: index,
-            NextPeriodicLaunch: "0001-01-01T00:00:00Z",
+            NextPeriodicLaunch: formatInstant(nextPeriodic(job, ctx.clock.now()) ?? ZERO_TIME_MS),
             Warnings: "",
           },
           index,
@@ -231,6 +233,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
     const job = decodeJob(apiJob, region, namespace);
     const errors = validateJob(job);
+    const cron = cronProblem(job);
+    if (cron) errors.push(cron);
     if (errors.length) throw serverError(formatMultierror(errors));
     if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
     if (field(body, "EnforceIndex") === true) {
@@ -540,6 +544,32 @@ function decodeJob(apiJob: unknown, region: string, namespace: string): Record<s
     if (error instanceof JobDecodeError) throw badRequest(error.message);
     throw error;
   }
+}
+
+/** Go's zero time.Time, which Nomad prints when there is no next launch. */
+const ZERO_TIME_MS = -62_135_596_800_000; // 0001-01-01T00:00:00Z
+
+function nextPeriodic(job: Record<string, unknown>, now: number): number | null {
+  if (job.Periodic == null) return null;
+  try {
+    return nextLaunch(job.Periodic as PeriodicConfig, now);
+  } catch (error) {
+    throw serverError(`Failed to parse cron expression: ${(error as Error).message}`);
+  }
+}
+
+/** A periodic job's cron spec that does not parse (Nomad's validation rejects the job). */
+function cronProblem(job: Record<string, unknown>): string | undefined {
+  const periodic = job.Periodic as PeriodicConfig | null | undefined;
+  if (!periodic) return undefined;
+  for (const spec of [...(periodic.Specs ?? []), ...(periodic.Spec ? [periodic.Spec] : [])]) {
+    try {
+      nextLaunch({ ...periodic, Enabled: true, Spec: spec, Specs: null }, 0);
+    } catch (error) {
+      return `Periodic validation failed: Invalid cron spec "${spec}": ${(error as Error).message}`;
+    }
+  }
+  return undefined;
 }
 
 /** Runs an engine operation; its errors are the RPC layer's plain 500s. */

@@ -709,3 +709,47 @@ describe("versions", () => {
     expect(withDiffs.Diffs[0].TaskGroups[0].Tasks[0].Objects.find((o: Json) => o.Name === "Config").Fields.find((f: Json) => f.Name === "image")).toMatchObject({ Old: "nginx:1", New: "nginx:2" });
   });
 });
+
+describe("periodic jobs on the virtual clock", () => {
+  const nightly = (extra: Json = {}) => ({ ...serviceJob("nightly", { type: "batch" }), Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", TimeZone: "UTC", ProhibitOverlap: false, ...extra } });
+
+  it("launches a child at each cron time as the clock passes it, and plan reports the next launch", async () => {
+    const emu = await createStandin();
+    const plan = await call(emu, "PUT", "/v1/job/nightly/plan", { Job: nightly() });
+    expect(plan.body.NextPeriodicLaunch).toBe("2026-01-01T03:00:00Z");
+    await register(emu, nightly());
+    expect(emu.clock.status().nextTimerAt).toBe(Date.parse("2026-01-01T03:00:00Z"));
+    advance(emu, "2h59m");
+    expect((await get(emu, "/v1/jobs?prefix=nightly/")).body).toEqual([]);
+    advance(emu, "1m");
+    let children = ((await get(emu, "/v1/jobs?prefix=nightly/")).body as Json[]).map((j) => j.ID);
+    expect(children).toEqual(["nightly/periodic-1767236400"]);
+    advance(emu, "24h");
+    children = ((await get(emu, "/v1/jobs?prefix=nightly/")).body as Json[]).map((j) => j.ID);
+    expect(children).toEqual(["nightly/periodic-1767236400", "nightly/periodic-1767322800"]);
+    // Stopping the parent stops the schedule.
+    await call(emu, "DELETE", "/v1/job/nightly");
+    advance(emu, "48h");
+    expect(((await get(emu, "/v1/jobs?prefix=nightly/")).body as Json[]).length).toBe(2);
+  });
+
+  it("prohibit_overlap skips a launch while an earlier child still runs; time zones apply", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { timing: { batchRun: "2h" } } } });
+    await register(emu, nightly({ Spec: "0 * * * *", ProhibitOverlap: true }));
+    advance(emu, "1h"); // launch at 01:00, runs for 2 h
+    advance(emu, "1h"); // 02:00: the 01:00 child still runs → skipped
+    const ids = ((await get(emu, "/v1/jobs?prefix=nightly/")).body as Json[]).map((j) => j.ID);
+    expect(ids).toEqual(["nightly/periodic-1767229200"]);
+
+    const berlin = await createStandin();
+    const plan = await call(berlin, "PUT", "/v1/job/nightly/plan", { Job: nightly({ TimeZone: "Europe/Berlin" }) });
+    expect(plan.body.NextPeriodicLaunch).toBe("2026-01-01T02:00:00Z"); // 03:00 in Berlin (UTC+1 in winter)
+  });
+
+  it("rejects a cron spec that does not parse", async () => {
+    const emu = await createStandin();
+    const res = await call(emu, "PUT", "/v1/jobs", { Job: nightly({ Spec: "every day" }) });
+    expect(res.status).toBe(500);
+    expect(res.text).toMatch(/^1 error occurred:\n\t\* Periodic validation failed: Invalid cron spec "every day": /);
+  });
+});
