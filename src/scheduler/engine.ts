@@ -36,6 +36,7 @@ export const TIMERS = {
   batchDone: "scheduler.batch-done",
   progressDeadline: "scheduler.progress-deadline",
   periodic: "scheduler.periodic-launch",
+  healthyDeadline: "scheduler.healthy-deadline",
 } as const;
 
 export const DEFAULT_TIMING = { evalProcess: "100ms", allocStart: "1s", batchRun: "10s" } as const;
@@ -80,6 +81,7 @@ export class SchedulerEngine {
     clock.handle(TIMERS.batchDone, (t) => this.batchDone(t.subject));
     clock.handle(TIMERS.progressDeadline, (t) => this.progressDeadlinePassed(t.subject));
     clock.handle(TIMERS.periodic, (t) => this.periodicLaunch(t.subject, t.at));
+    clock.handle(TIMERS.healthyDeadline, (t) => this.healthyDeadlinePassed(t.subject));
   }
 
   // ---- jobs ----------------------------------------------------------------------
@@ -433,6 +435,9 @@ export class SchedulerEngine {
         RequireProgressBy: g.RequireProgressBy ?? now + nanosToMs(g.ProgressDeadline),
       }));
       this.armProgressDeadline(deployment.ID);
+      // The allocation must be healthy within healthy_deadline of being placed, or it counts as unhealthy.
+      const healthyDeadline = nanosToMs(Number(group.Update?.HealthyDeadline ?? 300_000_000_000));
+      if (healthyDeadline > 0) ctx.clock.schedule({ at: now + healthyDeadline, kind: TIMERS.healthyDeadline, subject: alloc.ID });
     }
     ctx.clock.schedule({ at: now + this.duration("allocStart"), kind: TIMERS.allocStart, subject: alloc.ID });
     ctx.events.record("alloc.placed", { service: "scheduler", subject: alloc.ID, detail: { job: job.ID, group: group.Name, node: node.Name } });
@@ -472,6 +477,7 @@ export class SchedulerEngine {
       const index = ctx.store.writeIndex();
       const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
       state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+      ctx.clock.cancelFor(TIMERS.healthyDeadline, allocId);
       if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
       this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
       this.armProgressDeadline(deployment.ID);
@@ -488,6 +494,27 @@ export class SchedulerEngine {
       this.transitionAlloc(alloc, "complete", "All tasks have completed");
       this.refreshJobStatus(alloc.Namespace, alloc.JobID);
       return { alloc: allocId, status: "complete" };
+    });
+  }
+
+  /** healthy_deadline passed without the allocation becoming healthy: it is unhealthy, and its deployment fails. */
+  private healthyDeadlinePassed(allocId: string): unknown {
+    const { state, ctx } = this;
+    const alloc = state.allocs.get(allocId);
+    if (!alloc || alloc.DesiredStatus !== "run" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+    if ((alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === true) return { alloc: allocId, skipped: true };
+    const deployment = state.deployments.get(alloc.DeploymentID);
+    return ctx.store.write(() => {
+      const now = ctx.clock.now();
+      const index = ctx.store.writeIndex();
+      const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+      state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+      ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
+      if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
+        this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+        this.failDeployment(deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+      }
+      return { alloc: allocId, healthy: false };
     });
   }
 
@@ -515,9 +542,7 @@ export class SchedulerEngine {
       DesiredStatus: "stop",
       DesiredDescription: description,
     });
-    this.ctx.clock.cancelFor(TIMERS.allocStart, stopped.ID);
-    this.ctx.clock.cancelFor(TIMERS.allocHealthy, stopped.ID);
-    this.ctx.clock.cancelFor(TIMERS.batchDone, stopped.ID);
+    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) this.ctx.clock.cancelFor(kind, stopped.ID);
   }
 
   /** Fault: an allocation fails. With an active deployment it is reported unhealthy and fails the deployment. */
@@ -1015,10 +1040,29 @@ export class SchedulerEngine {
     else if (allocs.length > 0 || evals.length > 0) status = "dead";
     else if (isParentJob(job)) status = job.Stop ? "dead" : "running";
     else status = "pending";
-    if (status === job.Status) return;
-    const index = ctx.store.writeIndex();
-    state.jobs.put(jobKey(namespace, jobId), { ...job, Status: status, ModifyIndex: index });
-    ctx.events.record("job.status", { service: "scheduler", subject: jobId, detail: { namespace, status } });
+    if (status !== job.Status) {
+      const index = ctx.store.writeIndex();
+      state.jobs.put(jobKey(namespace, jobId), { ...job, Status: status, ModifyIndex: index });
+      ctx.events.record("job.status", { service: "scheduler", subject: jobId, detail: { namespace, status } });
+    }
+    if (job.ParentID) this.refreshChildren(namespace, job.ParentID as string);
+  }
+
+  /** A parent's summary counts its children by status (Pending, Running, Dead). */
+  private refreshChildren(namespace: string, parentId: string): void {
+    const { state, ctx } = this;
+    const key = jobKey(namespace, parentId);
+    const summary = state.summaries.get(key);
+    if (!summary) return;
+    const children = { Dead: 0, Pending: 0, Running: 0 };
+    for (const child of state.jobs.values()) {
+      if (child.Namespace !== namespace || child.ParentID !== parentId) continue;
+      if (child.Status === "dead") children.Dead++;
+      else if (child.Status === "running") children.Running++;
+      else children.Pending++;
+    }
+    if (children.Dead === summary.Children.Dead && children.Pending === summary.Children.Pending && children.Running === summary.Children.Running) return;
+    state.summaries.put(key, { ...summary, Children: children, ModifyIndex: ctx.store.writeIndex() });
   }
 
   private storeVersion(job: JobRow): void {

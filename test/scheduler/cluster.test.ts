@@ -191,11 +191,13 @@ describe("updates", () => {
   });
 
   it("a deployment that makes no progress fails at its progress deadline", async () => {
-    // Allocations take 5 minutes to start, so none is healthy before the 80 s progress deadline.
-    const emu = await createStandin({ fixture: { scheduler: { timing: { allocStart: "5m" } } } });
-    const update = { MaxParallel: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 70_000_000_000, ProgressDeadline: 80_000_000_000 };
-    await register(emu, serviceJob("slow", { update }));
-    advance(emu, "100ms");
+    // Room for one of the two allocations only: the first becomes healthy, the second is never placed.
+    const emu = await createStandin();
+    const update = { MaxParallel: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 60_000_000_000, ProgressDeadline: 80_000_000_000 };
+    await register(emu, serviceJob("slow", { count: 2, update, memory: 10_000 }));
+    advance(emu, "100ms"); // one placed, one queued
+    advance(emu, "11s"); // the first is healthy: RequireProgressBy = now + 80 s
+    expect((await get(emu, "/v1/job/slow/deployment")).body.TaskGroups.web).toMatchObject({ PlacedAllocs: 1, HealthyAllocs: 1 });
     advance(emu, "79s");
     expect((await get(emu, "/v1/job/slow/deployment")).body.Status).toBe("running");
     advance(emu, "1s");
@@ -751,5 +753,63 @@ describe("periodic jobs on the virtual clock", () => {
     const res = await call(emu, "PUT", "/v1/jobs", { Job: nightly({ Spec: "every day" }) });
     expect(res.status).toBe(500);
     expect(res.text).toMatch(/^1 error occurred:\n\t\* Periodic validation failed: Invalid cron spec "every day": /);
+  });
+});
+
+describe("health deadlines, children and wire order of every type", () => {
+  it("an allocation not healthy within healthy_deadline is unhealthy and fails the deployment", async () => {
+    // Allocations take 2 minutes to start; healthy_deadline is 60 s.
+    const emu = await createStandin({ fixture: { scheduler: { timing: { allocStart: "2m" } } } });
+    const update = { MaxParallel: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 60_000_000_000, ProgressDeadline: 600_000_000_000 };
+    await register(emu, serviceJob("slow", { update }));
+    advance(emu, "100ms");
+    advance(emu, "59s");
+    expect((await get(emu, "/v1/job/slow/deployment")).body.Status).toBe("running");
+    advance(emu, "1s");
+    const deployment = (await get(emu, "/v1/job/slow/deployment")).body;
+    expect(deployment).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
+    expect(deployment.TaskGroups.web.UnhealthyAllocs).toBe(1);
+    expect((await allocs(emu, "slow"))[0]!.DeploymentStatus).toMatchObject({ Healthy: false });
+  });
+
+  it("a parent's summary counts its children by status", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { timing: { batchRun: "1m" } } } });
+    await register(emu, { ...serviceJob("report", { type: "batch" }), ParameterizedJob: { Payload: "optional" } });
+    await call(emu, "PUT", "/v1/job/report/dispatch", {});
+    await call(emu, "PUT", "/v1/job/report/dispatch", {});
+    expect((await get(emu, "/v1/job/report/summary")).body.Children).toEqual({ Dead: 0, Pending: 2, Running: 0 });
+    advance(emu, "1100ms");
+    expect((await get(emu, "/v1/job/report/summary")).body.Children).toEqual({ Dead: 0, Pending: 0, Running: 2 });
+    advance(emu, "1m");
+    expect((await get(emu, "/v1/job/report/summary")).body.Children).toEqual({ Dead: 2, Pending: 0, Running: 0 });
+  });
+
+  it("every object the endpoints return has its struct fields in byte-wise order", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("web"));
+    advance(emu, "1100ms");
+    const [alloc] = await allocs(emu, "web");
+    const docs: Array<[string, unknown]> = [
+      ["job", (await get(emu, "/v1/job/web")).body],
+      ["summary", (await get(emu, "/v1/job/web/summary")).body],
+      ["eval", (await get(emu, `/v1/evaluation/${reg.EvalID}`)).body],
+      ["alloc stub", alloc],
+      ["alloc", (await get(emu, `/v1/allocation/${alloc!.ID}`)).body],
+      ["node stub", (await get(emu, "/v1/nodes")).body[0]],
+      ["node", (await get(emu, `/v1/node/${alloc!.NodeID}`)).body],
+      ["namespace", (await get(emu, "/v1/namespace/default")).body],
+      ["members", (await get(emu, "/v1/agent/members")).body],
+    ];
+    const bytewise = (a: string, b: string) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1);
+    const check = (where: string, value: unknown) => {
+      if (Array.isArray(value)) value.forEach((v, i) => check(`${where}[${i}]`, v));
+      else if (value && typeof value === "object") {
+        const keys = Object.keys(value);
+        expect(keys, where).toEqual([...keys].sort(bytewise));
+        for (const k of keys) check(`${where}.${k}`, (value as Json)[k]);
+      }
+    };
+    for (const [name, doc] of docs) check(name, doc);
+    expect((await get(emu, `/v1/evaluation/${reg.EvalID}`)).text).toMatch(/^\{"AnnotatePlan":false,"BlockedEval":"","ClassEligibility":null,"CreateIndex":/);
   });
 });
