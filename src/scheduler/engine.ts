@@ -251,6 +251,7 @@ export class SchedulerEngine {
       this.cancelDeployments(evaluation.Namespace, evaluation.JobID, DEPLOYMENT_DESCRIPTIONS.stoppedJob);
       return outcome;
     }
+    if (job.Type === "system" || job.Type === "sysbatch") return this.reconcileSystem(job, evaluation, allocs, outcome);
     const deployment = this.deploymentFor(job);
     for (const group of job.TaskGroups as unknown as Group[]) {
       const live = allocs.filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
@@ -367,26 +368,87 @@ export class SchedulerEngine {
     return out;
   }
 
+  /**
+   * System and sysbatch jobs: one allocation per feasible node, whatever the
+   * count; allocations on nodes that no longer qualify are stopped, and a
+   * changed spec replaces them node by node. Sysbatch allocations that
+   * completed are not run again on the same node.
+   */
+  private reconcileSystem(job: JobRow, evaluation: EvalRow, allocs: AllocRow[], outcome: { placed: number; queued: Record<string, number>; failed: Record<string, unknown> | null; deploymentId: string }) {
+    for (const group of job.TaskGroups as unknown as Group[]) {
+      const mine = allocs.filter((a) => a.TaskGroup === group.Name);
+      const feasible = new Set(this.feasibleNodes(job, group).map((n) => n.ID));
+      for (const alloc of mine) {
+        const live = alloc.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(alloc.ClientStatus);
+        if (!live) continue;
+        if (!feasible.has(alloc.NodeID)) this.stopAlloc(alloc, "alloc not needed as node is tainted");
+        else if (alloc.JobVersion !== job.Version && !this.sameGroupSpec(alloc, group)) this.stopAlloc(alloc, "alloc is being updated due to job update");
+        else if (alloc.JobVersion !== job.Version) this.updateInPlace(alloc, job, undefined);
+      }
+      const covered = new Set(
+        this.state
+          .allocsOfJob(job.Namespace, job.ID)
+          .filter((a) => a.TaskGroup === group.Name && ((a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus)) || (job.Type === "sysbatch" && a.ClientStatus === "complete" && a.JobVersion === job.Version)))
+          .map((a) => a.NodeID),
+      );
+      const need = group as Group;
+      let unplaced = 0;
+      for (const node of this.state.nodes.sorted()) {
+        if (!feasible.has(node.ID) || covered.has(node.ID)) continue;
+        if (!this.fits(node, need)) {
+          unplaced++;
+          continue;
+        }
+        this.placeAlloc(job, group, node, evaluation, `${job.ID}.${group.Name}[0]`, undefined);
+        outcome.placed++;
+      }
+      outcome.queued[group.Name] = unplaced;
+      if (unplaced > 0) {
+        outcome.failed ??= {};
+        outcome.failed[group.Name] = allocMetric(this.state.nodes.size, unplaced);
+      }
+    }
+    return outcome;
+  }
+
+  /** Nodes a group may run on (status, eligibility, datacenters, pool, constraints), by node ID. */
+  private feasibleNodes(job: JobRow, group: Group): NodeRow[] {
+    return [...this.state.nodes.values()]
+      .filter(
+        (n) =>
+          n.Status === "ready" &&
+          n.SchedulingEligibility === "eligible" &&
+          !n.Drain &&
+          (job.Datacenters.includes("*") || job.Datacenters.some((dc) => globMatch(dc, n.Datacenter))) &&
+          (job.NodePool === "all" || job.NodePool === n.NodePool) &&
+          constraintsMet(job, group, n),
+      )
+      .sort((a, b) => (a.ID < b.ID ? -1 : 1));
+  }
+
+  private fits(node: NodeRow, group: Group): boolean {
+    const need = groupResources(group);
+    const used = this.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    return used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
+  }
+
+  /** Capacity changed (a node appeared, came back or became eligible): blocked evals run again, system jobs re-evaluate. */
+  capacityChanged(node?: NodeRow): void {
+    this.unblock();
+    for (const job of this.state.jobs.sorted()) {
+      if ((job.Type === "system" || job.Type === "sysbatch") && !job.Stop) this.createEval(job, "node-update", node ? { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex } : {});
+    }
+  }
+
   // ---- placement -------------------------------------------------------------------
 
+  /** The least-loaded feasible node with room (ties by node ID). */
   private pickNode(job: JobRow, group: Group): NodeRow | undefined {
-    const need = groupResources(group);
-    const candidates = [...this.state.nodes.values()].filter(
-      (n) =>
-        n.Status === "ready" &&
-        n.SchedulingEligibility === "eligible" &&
-        !n.Drain &&
-        (job.Datacenters.includes("*") || job.Datacenters.some((dc) => globMatch(dc, n.Datacenter))) &&
-        (job.NodePool === "all" || job.NodePool === n.NodePool) &&
-        constraintsMet(job, group, n),
-    );
     let best: { node: NodeRow; load: number } | undefined;
-    for (const node of candidates.sort((a, b) => (a.ID < b.ID ? -1 : 1))) {
+    for (const node of this.feasibleNodes(job, group)) {
+      if (!this.fits(node, group)) continue;
       const used = this.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
-      const cpu = used.reduce((sum, a) => sum + a.Cpu, 0);
-      const mem = used.reduce((sum, a) => sum + a.MemoryMB, 0);
-      if (cpu + need.cpu > node.CpuShares || mem + need.memoryMB > node.MemoryMB) continue;
-      const load = cpu / Math.max(1, node.CpuShares);
+      const load = used.reduce((sum, a) => sum + a.Cpu, 0) / Math.max(1, node.CpuShares);
       if (!best || load < best.load) best = { node, load };
     }
     return best?.node;
@@ -452,7 +514,7 @@ export class SchedulerEngine {
     return ctx.store.write(() => {
       this.transitionAlloc(alloc, "running", "Tasks are running");
       const now = ctx.clock.now();
-      if (alloc.JobType === "batch") {
+      if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
         const job = state.job(alloc.Namespace, alloc.JobID);
         const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
         ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : this.duration("batchRun")), kind: TIMERS.batchDone, subject: allocId });
@@ -584,7 +646,7 @@ export class SchedulerEngine {
       }
       for (const key of [...jobs].sort()) {
         const job = state.jobs.get(key);
-        if (job && !job.Stop) this.createEval(job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
+        if (job && !job.Stop && job.Type !== "system" && job.Type !== "sysbatch") this.createEval(job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
       }
     });
   }

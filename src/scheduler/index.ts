@@ -100,8 +100,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
       state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
     }
     for (const node of section.nodes ?? []) putNode(node);
+    if ((section.nodes ?? []).length > 0) engine.capacityChanged();
     (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
-    if ((section.nodes ?? []).length > 0) engine.unblock();
   };
 
   const control = new Hono();
@@ -130,7 +130,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
       state.nodes.putIndexed(node.ID, fields);
       ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain } });
       if (status === "down" && node.Status !== "down") engine.nodeDown({ ...node, ...updated });
-      if (updated.Status === "ready" && updated.SchedulingEligibility === "eligible") engine.unblock();
+      // Blocked evals may fit now; system jobs follow the node either way.
+      engine.capacityChanged(state.nodes.get(node.ID));
     });
     return c.json({ ID: node.ID, Name: node.Name, Status: state.nodes.get(node.ID)!.Status, SchedulingEligibility: state.nodes.get(node.ID)!.SchedulingEligibility });
   });

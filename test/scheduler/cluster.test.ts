@@ -813,3 +813,78 @@ describe("health deadlines, children and wire order of every type", () => {
     expect((await get(emu, `/v1/evaluation/${reg.EvalID}`)).text).toMatch(/^\{"AnnotatePlan":false,"BlockedEval":"","ClassEligibility":null,"CreateIndex":/);
   });
 });
+
+describe("system jobs", () => {
+  const nodes = [
+    { ID: "aaaaaaaa-0000-0000-0000-000000000001", Name: "c1" },
+    { ID: "bbbbbbbb-0000-0000-0000-000000000002", Name: "c2" },
+  ];
+
+  it("run one allocation on every feasible node, follow nodes coming and going, and get no deployment", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes } } });
+    await register(emu, serviceJob("agent", { type: "system", update: null }));
+    advance(emu, "1100ms");
+    let live = (await allocs(emu, "agent")).filter((a) => a.DesiredStatus === "run");
+    expect(live.map((a) => a.NodeName).sort()).toEqual(["c1", "c2", "standin"]);
+    expect(live.every((a) => a.Name === "agent.web[0]" && a.ClientStatus === "running")).toBe(true);
+    expect((await get(emu, "/v1/job/agent/deployment")).text).toBe("null");
+
+    // A node made ineligible loses its allocation; a new node gets one.
+    await emu.scheduler.request(`/_standin/scheduler/nodes/${nodes[0]!.ID}`, { method: "POST", body: JSON.stringify({ SchedulingEligibility: "ineligible" }) });
+    await emu.scheduler.request("/_standin/fixtures", { method: "POST", body: JSON.stringify({ scheduler: { nodes: [{ Name: "c3" }] } }) });
+    advance(emu, "100ms");
+    live = (await allocs(emu, "agent")).filter((a) => a.DesiredStatus === "run");
+    expect(live.map((a) => a.NodeName).sort()).toEqual(["c2", "c3", "standin"]);
+    expect((await get(emu, "/v1/job/agent")).body.Status).toBe("running");
+  });
+
+  it("sysbatch allocations run once per node and the job goes dead", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes, timing: { batchRun: "5s" } } } });
+    await register(emu, serviceJob("gc", { type: "sysbatch", update: null }));
+    advance(emu, "1100ms");
+    expect((await allocs(emu, "gc")).filter((a) => a.ClientStatus === "running")).toHaveLength(3);
+    advance(emu, "5s");
+    expect((await allocs(emu, "gc")).map((a) => a.ClientStatus)).toEqual(["complete", "complete", "complete"]);
+    expect((await get(emu, "/v1/job/gc")).body.Status).toBe("dead");
+  });
+});
+
+describe("remaining error rows (§1.3 / §1.8)", () => {
+  it.each([
+    ["PUT", "/v1/validate/job", {}, 400, "Job must be specified"],
+    ["DELETE", "/v1/job/", undefined, 500, "missing job ID for deregistering"],
+    ["PUT", "/v1/deployment/promote/x", { All: true }, 400, "DeploymentID must be specified"],
+    ["PUT", "/v1/deployment/allocation-health/x", { DeploymentID: "y" }, 400, "Deployment ID does not match"],
+    ["PUT", "/v1/deployment/promote/x", { DeploymentID: "x", All: true }, 500, "deployment not found"],
+    ["PUT", "/v1/deployment/pause/x", { DeploymentID: "x", Pause: true }, 500, "deployment not found"],
+  ])("%s %s → %i %j", async (method, path, body, status, text) => {
+    const emu = await createStandin();
+    const res = await call(emu, method, path, body);
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(text);
+  });
+
+  it("enforce-index conflicts, deregistering an unknown job, pausing a terminal deployment, evaluating a parent", async () => {
+    const emu = await createStandin();
+    const reg = await register(emu, serviceJob("web"));
+    expect((await call(emu, "PUT", "/v1/jobs", { Job: serviceJob("web"), EnforceIndex: true, JobModifyIndex: 0 })).text).toBe("Enforcing job modify index 0: job already exists");
+    expect((await call(emu, "PUT", "/v1/jobs", { Job: serviceJob("web"), EnforceIndex: true, JobModifyIndex: reg.JobModifyIndex + 50 })).text).toBe(
+      `Enforcing job modify index ${reg.JobModifyIndex + 50}: job exists with conflicting job modify index: ${reg.JobModifyIndex}`,
+    );
+    expect((await call(emu, "PUT", "/v1/jobs", { Job: serviceJob("web", { count: 3 }), EnforceIndex: true, JobModifyIndex: reg.JobModifyIndex })).status).toBe(200);
+
+    const unknown = await call(emu, "DELETE", "/v1/job/ghost");
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, Index: 0 });
+    expect(unknown.headers.get("x-nomad-index")).toBe("0");
+
+    advance(emu, "100ms");
+    const id = (await get(emu, "/v1/job/web/deployment")).body.ID;
+    await call(emu, "PUT", `/v1/deployment/fail/${id}`);
+    expect((await call(emu, "PUT", `/v1/deployment/pause/${id}`, { DeploymentID: id, Pause: true })).text).toBe("can't pause terminal deployment");
+    expect((await call(emu, "PUT", `/v1/deployment/pause/${id}`, { DeploymentID: id, Pause: false })).text).toBe("can't resume terminal deployment");
+
+    await register(emu, { ...serviceJob("report", { type: "batch" }), ParameterizedJob: { Payload: "optional" } });
+    expect((await call(emu, "PUT", "/v1/job/report/evaluate", {})).text).toBe("can't evaluate parameterized job");
+  });
+});
