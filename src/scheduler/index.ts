@@ -135,7 +135,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     });
     return c.json({ ID: node.ID, Name: node.Name, Status: state.nodes.get(node.ID)!.Status, SchedulingEligibility: state.nodes.get(node.ID)!.SchedulingEligibility });
   });
-  // Allocation faults: {"ClientStatus": "failed"|"complete"}.
+  // Allocation faults: {"ClientStatus": "failed"|"complete"} or a health report {"Healthy": false|true}.
   control.post("/allocations/:id", async (c) => {
     const alloc = state.allocs.get(c.req.param("id"));
     if (!alloc) return c.json({ error: `no allocation "${c.req.param("id")}"` }, 404);
@@ -144,7 +144,15 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     const body = parsed.body;
     if (body.ClientStatus === "failed") engine.failAlloc(alloc);
     else if (body.ClientStatus === "complete") engine.completeAlloc(alloc);
-    else return c.json({ error: 'ClientStatus must be "failed" or "complete"' }, 400);
+    else if (body.Healthy === false || body.Healthy === true) {
+      // A health report as the client would send it: counts for (or fails) the allocation's deployment.
+      if (!alloc.DeploymentID) return c.json({ error: `allocation "${alloc.ID}" is not part of a deployment` }, 409);
+      try {
+        ctx.store.write(() => engine.setAllocHealth(alloc.DeploymentID, body.Healthy ? [alloc.ID] : [], body.Healthy ? [] : [alloc.ID]));
+      } catch (error) {
+        return c.json({ error: (error as Error).message }, 409);
+      }
+    } else return c.json({ error: 'give {"ClientStatus": "failed" | "complete"} or {"Healthy": true | false}' }, 400);
     const updated = state.allocs.get(alloc.ID)!;
     return c.json({ ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus });
   });

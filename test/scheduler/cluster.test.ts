@@ -888,3 +888,22 @@ describe("remaining error rows (§1.3 / §1.8)", () => {
     expect((await call(emu, "PUT", "/v1/job/report/evaluate", {})).text).toBe("can't evaluate parameterized job");
   });
 });
+
+describe("allocation health fault", () => {
+  it("reporting an allocation unhealthy through the control API fails its deployment; outside a deployment it is a 409", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("web"));
+    advance(emu, "1100ms");
+    const [alloc] = await allocs(emu, "web");
+    const res = await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ Healthy: false }) });
+    expect(res.status).toBe(200);
+    expect((await get(emu, "/v1/job/web/deployment")).body).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
+    await register(emu, serviceJob("batchy", { type: "batch" }));
+    advance(emu, "1100ms");
+    const [batch] = await allocs(emu, "batchy");
+    const refused = await emu.scheduler.request(`/_standin/scheduler/allocations/${batch!.ID}`, { method: "POST", body: JSON.stringify({ Healthy: false }) });
+    expect(refused.status).toBe(409);
+    const bad = await emu.scheduler.request(`/_standin/scheduler/allocations/${batch!.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "exploded" }) });
+    expect(bad.status).toBe(400);
+  });
+});
