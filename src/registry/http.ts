@@ -15,6 +15,7 @@ import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
+import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
 
 /** An error with its status and body, as Consul's HTTPError. */
@@ -212,21 +213,9 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, toke
     const maxAge = /(?:^|,)\s*max-age=([^,]*)/i.exec(cacheControl)?.[1];
     if (maxAge !== undefined && !/^\d+$/.test(maxAge.trim())) throw badRequest("Invalid Cache-Control header.");
   }
-  let waitMs: number | undefined;
-  const wait = query.get("wait");
-  if (wait) {
-    try {
-      waitMs = Number(parseGoDuration(wait) / 1_000_000n);
-    } catch {
-      throw badRequest("Invalid wait time");
-    }
-  }
-  let index = 0;
-  const rawIndex = query.get("index");
-  if (rawIndex) {
-    if (!/^\d+$/.test(rawIndex) || BigInt(rawIndex) > 0xffff_ffff_ffff_ffffn) throw badRequest("Invalid index");
-    index = Number(rawIndex);
-  }
+  const blocking = parseBlockingParams(query);
+  if (typeof blocking === "string") throw badRequest(blocking);
+  const { index, waitMs } = blocking;
   return { dc: query.get("dc") || undefined, token, index, waitMs, stale, consistent };
 }
 

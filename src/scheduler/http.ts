@@ -9,11 +9,11 @@
  *   `-KnownLeader`, `-LastContact` even on their 404s; writes carry the index.
  */
 import type { Context } from "hono";
-import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
+import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
 
 export class NomadError extends Error {
@@ -169,21 +169,9 @@ export function parseQueryOptions(query: URLSearchParams, agentRegion: string): 
       stale = parsed;
     }
   }
-  let index = 0;
-  const rawIndex = query.get("index");
-  if (rawIndex) {
-    if (!/^\d+$/.test(rawIndex) || BigInt(rawIndex) > 0xffff_ffff_ffff_ffffn) throw badRequest("Invalid index");
-    index = Number(rawIndex);
-  }
-  let waitMs: number | undefined;
-  const wait = query.get("wait");
-  if (wait) {
-    try {
-      waitMs = Number(parseGoDuration(wait) / 1_000_000n);
-    } catch {
-      throw badRequest("Invalid wait time");
-    }
-  }
+  const blocking = parseBlockingParams(query);
+  if (typeof blocking === "string") throw badRequest(blocking);
+  const { index, waitMs } = blocking;
   return { region, namespace: query.get("namespace") || "default", index, waitMs, stale, prefix: query.get("prefix") ?? "" };
 }
 
