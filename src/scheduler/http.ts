@@ -53,11 +53,12 @@ export interface RequestContext {
   readonly options: QueryOptions;
 }
 
-/** A read's answer with its index (sets Index, KnownLeader, LastContact). */
+/** A read's answer with its index (sets Index, KnownLeader, LastContact, and NextToken when another page exists). */
 export class Read {
   constructor(
     readonly value: unknown,
     readonly index: number,
+    readonly nextToken = "",
   ) {}
 }
 
@@ -138,7 +139,11 @@ export class NomadRouter {
   private encode(c: Context, result: unknown): Response {
     const pretty = wantsPretty(c.req.url, "scheduler");
     if (result instanceof Response) return result;
-    if (result instanceof Read) return this.withReadMeta(jsonResponse(result.value, { sortKeys: true, pretty }), result.index);
+    if (result instanceof Read) {
+      const response = this.withReadMeta(jsonResponse(result.value, { sortKeys: true, pretty }), result.index);
+      if (result.nextToken !== "") this.names.set(response.headers, "NextToken", result.nextToken);
+      return response;
+    }
     if (result instanceof Write) {
       const response = result.value === undefined ? new Response(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
       this.names.set(response.headers, "Index", String(result.index));

@@ -25,8 +25,10 @@ import {
   nodeView,
   TABLES,
   type JobRow,
+  type NodeRow,
   type SchedulerState,
 } from "./model.js";
+import { createIndexIdTokenizer, idTokenizer, namespaceIdTokenizer, pageRequest, paginate, type Tokenizer } from "./paging.js";
 
 export interface SchedulerSettings {
   region: string;
@@ -49,6 +51,30 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     });
     return new Read(result.value, result.index);
   };
+  /**
+   * A paginated list read: `items` in index order, the filter (run on each
+   * item's full object) applied before counting, the next token in its header.
+   */
+  const readList = async <T>(rc: RequestContext, tables: string[], items: () => T[], tokenizer: Tokenizer<T>, view: (item: T) => unknown, datum: (item: T) => unknown = view) => {
+    const request = pageRequest(rc.query);
+    const matches = listFilter(rc, datum);
+    const { options } = rc;
+    let nextToken = "";
+    const result = await runBlockingQuery({
+      watchers: ctx.watchers,
+      clock: ctx.clock,
+      tables,
+      minIndex: options.index,
+      timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
+      signal: rc.c.req.raw.signal,
+      run: () => {
+        const page = paginate(items(), tokenizer, request, matches);
+        nextToken = page.nextToken;
+        return { index: state.index(...tables), value: page.items.map(view) };
+      },
+    });
+    return new Read(result.value, result.index, nextToken);
+  };
   const only = (rc: RequestContext, ...methods: string[]) => {
     if (!methods.includes(rc.method)) throw invalidMethod();
   };
@@ -59,11 +85,13 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/jobs", async (rc) => {
     if (rc.method === "GET") {
-      return read(rc, [TABLES.jobs, TABLES.summaries], () =>
-        [...state.jobs.values()]
-          .filter((j) => inNamespace(rc, j.Namespace) && j.ID.startsWith(rc.options.prefix))
-          .sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID))
-          .map((j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`))),
+      return readList(
+        rc,
+        [TABLES.jobs, TABLES.summaries],
+        () => [...state.jobs.values()].filter((j) => inNamespace(rc, j.Namespace) && j.ID.startsWith(rc.options.prefix)).sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
+        namespaceIdTokenizer<JobRow>(),
+        (j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`)),
+        jobView,
       );
     }
     only(rc, "PUT", "POST");
@@ -263,8 +291,15 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/evaluations", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.evals], () =>
-      byCreateIndex([...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && e.ID.startsWith(rc.options.prefix))).map(evalView),
+    const job = rc.query.get("job") ?? "";
+    const status = rc.query.get("status") ?? "";
+    if ((rc.query.get("filter") ?? "") !== "" && (job !== "" || status !== "")) throw badRequest("Filter expression cannot be used with other filter parameters");
+    return readList(
+      rc,
+      [TABLES.evals],
+      () => byPrefixOrCreate(rc, [...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && (job === "" || e.JobID === job) && (status === "" || e.Status === status))),
+      createListTokenizer(rc),
+      evalView,
     );
   });
 
@@ -281,8 +316,13 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/allocations", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.allocs], () =>
-      byCreateIndex([...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace) && a.ID.startsWith(rc.options.prefix))).map(allocStub),
+    return readList(
+      rc,
+      [TABLES.allocs],
+      () => byPrefixOrCreate(rc, [...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace))),
+      createListTokenizer(rc),
+      allocStub,
+      (a) => allocView(a, state.job(a.Namespace, a.JobID)),
     );
   });
 
@@ -297,9 +337,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/deployments", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.deployments], () =>
-      byCreateIndex([...state.deployments.values()].filter((d) => inNamespace(rc, d.Namespace) && d.ID.startsWith(rc.options.prefix))).map(deploymentView),
-    );
+    return readList(rc, [TABLES.deployments], () => byPrefixOrCreate(rc, [...state.deployments.values()].filter((d) => inNamespace(rc, d.Namespace))), createListTokenizer(rc), deploymentView);
   });
 
   router.prefix("/v1/deployment/", async (rc) => {
@@ -376,7 +414,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/nodes", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)).map(nodeStub));
+    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), nodeStub, nodeView);
   });
 
   router.prefix("/v1/node/", (rc) => {
@@ -501,6 +539,22 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 }
 
 // ---- helpers -------------------------------------------------------------------------------
+
+/** Evaluations, allocations and deployments list by (CreateIndex, ID); with `prefix`, by ID (the prefix index). */
+function byPrefixOrCreate<T extends { CreateIndex: number; ID: string }>(rc: RequestContext, items: T[]): T[] {
+  const prefix = rc.options.prefix;
+  if (prefix === "") return byCreateIndex(items);
+  return items.filter((item) => item.ID.startsWith(prefix)).sort((a, b) => cmp(a.ID, b.ID));
+}
+
+function createListTokenizer<T extends { CreateIndex: number; ID: string }>(rc: RequestContext): Tokenizer<T> {
+  return rc.options.prefix === "" ? createIndexIdTokenizer<T>() : idTokenizer<T>();
+}
+
+/** The `filter` query parameter as a predicate over an item's full object (no filter: everything matches). */
+function listFilter<T>(_rc: RequestContext, _datum: (item: T) => unknown): (item: T) => boolean {
+  return () => true;
+}
 
 /** `<id>` and the known suffix Nomad's job handler switches on (HasSuffix), else the whole rest is the ID. */
 const JOB_SUFFIXES = ["evaluate", "allocations", "evaluations", "periodic/force", "plan", "summary", "dispatch", "versions", "revert", "deployments", "deployment", "stable", "scale", "services", "submission"];
