@@ -52,6 +52,11 @@ export class Watchers {
     return this.count;
   }
 
+  /** The highest index among `tables` now. */
+  tablesIndex(tables: readonly string[]): number {
+    return Math.max(0, ...tables.map((t) => this.store.tableIndex(t)));
+  }
+
   wait(options: WaitOptions): Promise<WakeReason> {
     if (options.tables.some((t) => this.store.tableIndex(t) > options.afterIndex)) return Promise.resolve("changed");
     if (options.signal?.aborted) return Promise.resolve("aborted");
@@ -161,14 +166,17 @@ export async function runBlockingQuery<T>(query: BlockingQuery<T>): Promise<{ in
   const wall = query.clock.wallTime;
   const realTimer = wall.setTimer(() => realDeadline.abort(), query.timeoutMs);
   const signal = query.signal ? AbortSignal.any([query.signal, realDeadline.signal]) : realDeadline.signal;
-  let afterIndex = query.minIndex;
+  // Wait for the tables to move past where they are now: the answer's own index (an object's
+  // ModifyIndex, say) can stay put while its table moves, and re-arming at that index would
+  // wake at once, forever.
+  let afterIndex = Math.max(query.minIndex, query.watchers.tablesIndex(query.tables));
   try {
     for (;;) {
       const reason = await query.watchers.wait({ tables: query.tables, afterIndex, virtualDeadline, signal });
       result = query.run();
       if (reason !== "changed") return result;
       if (result.index > query.minIndex && !query.keepWaiting?.(result)) return result;
-      afterIndex = Math.max(afterIndex, result.index);
+      afterIndex = Math.max(afterIndex, result.index, query.watchers.tablesIndex(query.tables));
     }
   } finally {
     wall.clearTimer(realTimer);

@@ -24,6 +24,7 @@ import {
   nodeStub,
   nodeView,
   TABLES,
+  versionKey,
   type JobRow,
   type NodeRow,
   type SchedulerState,
@@ -38,7 +39,8 @@ export interface SchedulerSettings {
 
 export function registerRoutes(router: NomadRouter, state: SchedulerState, engine: SchedulerEngine, ctx: ServiceContext, settings: () => SchedulerSettings): void {
   /** A blocking-capable read: answers at once unless `?index=` asks to wait for a change of `tables`. */
-  const read = async (rc: RequestContext, tables: string[], run: () => unknown): Promise<Read> => {
+  /** `indexOf`: the index the answer reports (Nomad: a single object's ModifyIndex, else the tables'). */
+  const read = async (rc: RequestContext, tables: string[], run: () => unknown, indexOf: () => number = () => state.index(...tables)): Promise<Read> => {
     const { options } = rc;
     const result = await runBlockingQuery({
       watchers: ctx.watchers,
@@ -47,10 +49,21 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       minIndex: options.index,
       timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
       signal: rc.c.req.raw.signal,
-      run: () => ({ index: state.index(...tables), value: run() }),
+      run: () => {
+        // Not-found errors are part of the answer too: they carry the current index.
+        try {
+          return { index: indexOf(), value: run() };
+        } catch (error) {
+          if (error instanceof ReadError) return { index: error.index, value: error };
+          throw error;
+        }
+      },
     });
+    if (result.value instanceof ReadError) throw result.value;
     return new Read(result.value, result.index);
   };
+  /** A single object's read: its ModifyIndex while it exists, the table's index otherwise. */
+  const objectIndex = (table: string, find: () => { ModifyIndex: number } | undefined) => () => find()?.ModifyIndex ?? state.index(table);
   /**
    * A paginated list read: `items` in index order, the filter (run on each
    * item's full object) applied before counting, the next token in its header.
@@ -120,22 +133,32 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     switch (suffix) {
       case "":
         if (rc.method === "GET") {
-          return read(rc, [TABLES.jobs], () => {
-            const j = job();
-            if (!j) throw new ReadError(404, "job not found", state.index(TABLES.jobs));
-            return jobView(j);
-          });
+          return read(
+            rc,
+            [TABLES.jobs],
+            () => {
+              const j = job();
+              if (!j) throw new ReadError(404, "job not found", state.index(TABLES.jobs));
+              return jobView(j);
+            },
+            objectIndex(TABLES.jobs, job),
+          );
         }
         if (rc.method === "PUT" || rc.method === "POST") return register(rc, id);
         if (rc.method === "DELETE") return deregister(rc, ns, id);
         throw invalidMethod();
       case "summary":
         only(rc, "GET");
-        return read(rc, [TABLES.summaries], () => {
-          const summary = state.summaries.get(`${ns}\u0000${id}`);
-          if (!summary) throw new ReadError(404, "job not found", state.index(TABLES.summaries));
-          return summary;
-        });
+        return read(
+          rc,
+          [TABLES.summaries],
+          () => {
+            const summary = state.summaries.get(`${ns}\u0000${id}`);
+            if (!summary) throw new ReadError(404, "job not found", state.index(TABLES.summaries));
+            return summary;
+          },
+          objectIndex(TABLES.summaries, () => state.summaries.get(`${ns}\u0000${id}`)),
+        );
       case "allocations":
         only(rc, "GET");
         boolParam(rc.query, "all");
@@ -307,11 +330,16 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     only(rc, "GET");
     const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
     if (sub === "allocations") return read(rc, [TABLES.allocs], () => byCreateIndex([...state.allocs.values()].filter((a) => a.EvalID === id)).map(allocStub));
-    return read(rc, [TABLES.evals], () => {
-      const evaluation = state.evals.get(id);
-      if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
-      return evalView(evaluation);
-    });
+    return read(
+      rc,
+      [TABLES.evals],
+      () => {
+        const evaluation = state.evals.get(id);
+        if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
+        return evalView(evaluation);
+      },
+      objectIndex(TABLES.evals, () => state.evals.get(id)),
+    );
   });
 
   router.exact("/v1/allocations", (rc) => {
@@ -331,8 +359,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     return read(rc, [TABLES.allocs], () => {
       const alloc = state.allocs.get(rc.rest);
       if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
-      return allocView(alloc, state.versions.get(`${alloc.Namespace}\u0000${alloc.JobID}\u0000${String(alloc.JobVersion).padStart(10, "0")}`) ?? state.job(alloc.Namespace, alloc.JobID));
-    });
+      return allocView(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
+    }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
   });
 
   router.exact("/v1/deployments", (rc) => {
@@ -344,11 +372,16 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     const [first, second] = rc.rest.split("/", 2) as [string, string | undefined];
     if (second === undefined) {
       only(rc, "GET");
-      return read(rc, [TABLES.deployments], () => {
-        const d = state.deployments.get(first);
-        if (!d) throw new ReadError(404, "deployment not found", state.index(TABLES.deployments));
-        return deploymentView(d);
-      });
+      return read(
+        rc,
+        [TABLES.deployments],
+        () => {
+          const d = state.deployments.get(first);
+          if (!d) throw new ReadError(404, "deployment not found", state.index(TABLES.deployments));
+          return deploymentView(d);
+        },
+        objectIndex(TABLES.deployments, () => state.deployments.get(first)),
+      );
     }
     const id = second;
     if (first === "allocations") {
@@ -422,11 +455,16 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     only(rc, "GET");
     if (sub === "allocations") return read(rc, [TABLES.allocs], () => state.allocsOnNode(id).map((a) => allocView(a, state.job(a.Namespace, a.JobID))));
     if (sub !== undefined) return notYet(`/v1/node/:id/${sub}`);
-    return read(rc, [TABLES.nodes], () => {
-      const node = state.nodes.get(id);
-      if (!node) throw new ReadError(404, "node not found", state.index(TABLES.nodes));
-      return nodeView(node);
-    });
+    return read(
+      rc,
+      [TABLES.nodes],
+      () => {
+        const node = state.nodes.get(id);
+        if (!node) throw new ReadError(404, "node not found", state.index(TABLES.nodes));
+        return nodeView(node);
+      },
+      objectIndex(TABLES.nodes, () => state.nodes.get(id)),
+    );
   });
 
   // ---- agent, status, regions, namespaces ------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { SPEC_BLOCKING_LIMITS, Watchers, blockingTimeoutMs, type WakeReason } from "../../src/core/blocking.js";
+import { SPEC_BLOCKING_LIMITS, Watchers, blockingTimeoutMs, runBlockingQuery, type WakeReason } from "../../src/core/blocking.js";
 import { Clock, type WallTime } from "../../src/core/clock.js";
 import { Ids } from "../../src/core/ids.js";
 import { Store } from "../../src/core/store.js";
@@ -258,5 +258,42 @@ describe("blockingTimeoutMs", () => {
     const before = ids.state();
     expect(blockingTimeoutMs(10, limits, ids)).toBe(10);
     expect(ids.state()).toEqual(before);
+  });
+});
+
+describe("runBlockingQuery when the answer's index is not the table's", () => {
+  // Regression: a query reporting an object's own index (not its table's) re-armed its wait at
+  // that index after an unrelated write moved the table; the wait resolved at once, forever
+  // (a microtask loop that even test timeouts could not interrupt).
+  it("keeps waiting, without spinning, while unrelated rows change, and answers when its row does", async () => {
+    const store = new Store();
+    const clock = new Clock({ startMs: 0 });
+    const watchers = new Watchers(store, clock);
+    store.write(() => store.table("t").put("a", { v: 1 }));
+    store.write(() => store.table("t").put("b", { v: 1 }));
+    const rowIndex = () => (store.table("t").get("a") as { v: number; idx?: number })?.idx ?? 2;
+    store.write(() => store.table("t").put("a", { v: 1, idx: store.writeIndex() }));
+    const minIndex = rowIndex();
+    let runs = 0;
+    const answer = runBlockingQuery({
+      watchers,
+      clock,
+      tables: ["t"],
+      minIndex,
+      timeoutMs: 60_000,
+      run: () => {
+        // A spinning loop would never yield to timers: fail it fast instead of hanging.
+        if (++runs > 100) throw new Error("runBlockingQuery is spinning");
+        return { index: rowIndex(), value: store.table("t").get("a") };
+      },
+    });
+    answer.catch(() => undefined);
+    for (let i = 0; i < 5; i++) store.write(() => store.table("t").put("b", { v: i }));
+    await new Promise((r) => setImmediate(r));
+    expect(runs).toBeLessThanOrEqual(7); // one run per wake-up, no spinning
+    store.write(() => store.table("t").put("a", { v: 2, idx: store.writeIndex() }));
+    const result = await answer;
+    expect(result.index).toBeGreaterThan(minIndex);
+    expect(result.value).toMatchObject({ v: 2 });
   });
 });

@@ -907,3 +907,57 @@ describe("allocation health fault", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("blocking queries", () => {
+  it("a single object's read reports its own ModifyIndex and blocks until that object changes", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("a"));
+    await register(emu, serviceJob("b"));
+    const a = await get(emu, "/v1/job/a");
+    const index = Number(a.headers.get("x-nomad-index"));
+    expect(index).toBe(a.body.ModifyIndex);
+    let answered = false;
+    const parked = get(emu, `/v1/job/a?index=${index}&wait=30s`).then((r) => ((answered = true), r));
+    await register(emu, serviceJob("b", { image: "nginx:2" })); // another job: "a" does not answer
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    advance(emu, "100ms"); // a's eval runs: a's status changes → a's ModifyIndex moves
+    const res = await parked;
+    expect(Number(res.headers.get("x-nomad-index"))).toBeGreaterThan(index);
+  });
+
+  it("an index ahead of the current one waits for the full virtual deadline, then answers with the current index", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("a"));
+    const now = Number((await get(emu, "/v1/jobs")).headers.get("x-nomad-index"));
+    let answered = false;
+    const parked = get(emu, `/v1/jobs?index=${now + 1000}&wait=10s`).then((r) => ((answered = true), r));
+    emu.clock.advance("9s");
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    emu.clock.advance("2s"); // past wait + wait/16
+    const res = await parked;
+    expect(Number(res.headers.get("x-nomad-index"))).toBeLessThan(now + 1000);
+  });
+
+  it("1 000 concurrent blocking queries all wake on one write", async () => {
+    const emu = await createStandin();
+    await register(emu, serviceJob("a"));
+    const index = Number((await get(emu, "/v1/jobs")).headers.get("x-nomad-index"));
+    let woken = 0;
+    const parked = Array.from({ length: 1000 }, (_, i) =>
+      emu.scheduler.request(`/v1/${i % 2 ? "jobs" : "job/a"}?index=${index}&wait=5m`).then((r) => {
+        woken++;
+        return r.status;
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(woken).toBe(0);
+    expect(emu.watchers.parked).toBe(1000);
+    await register(emu, serviceJob("a", { image: "nginx:2" }));
+    const statuses = await Promise.all(parked);
+    expect(woken).toBe(1000);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(emu.watchers.parked).toBe(0);
+  });
+});
