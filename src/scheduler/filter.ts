@@ -36,7 +36,9 @@
  *    missing key as the *last* selector segment is "not present", and the operator decides
  *    (`==`, `in`, `contains`, `matches`, `is not empty` are false; their negations and `is empty` are true);
  *  - objects nested anywhere below a `Config` map (a Go `map[string]interface{}`) are maps too;
- *  - a JSON integer is an `int`, any other number a `float64`; `null` elsewhere is a nil pointer.
+ *  - a JSON integer is an `int`, any other number a `float64`; `null` elsewhere is a nil pointer;
+ *  - the datum is seen as JSON.stringify renders it: keys holding `undefined` are absent, and an object with
+ *    `toJSON()` (a Date) is its JSON value.
  * A selector crossing an array needs a numeric segment (`TaskGroups.0.Name`); `TaskGroups.Name` on an
  * array is an error, as in go-bexpr (the filter runs on the main object only, and `any`/`all` are the
  * way to look inside arrays).
@@ -219,7 +221,10 @@ function rule(name: string, display: string | null, e: PNode): void {
   RULES.set(name, { id: RULES.size, name, display: display === null ? null : `"${display}"`, e });
 }
 
-// grammar/grammar.peg (v0.1.13). The collection rules follow the grammar's documented shape.
+// grammar/grammar.peg (v0.1.13). The rules up to EOF are transcribed from the generated parser. The two
+// collection rules (added in v0.1.13 by "Add any and all expression support") follow the grammar as documented
+// (`("any"|"all") _ Selector _ "as" _ Binding _? "{" _? Or _? "}"`, an alternative of OrExpression only); their
+// exact PEG text was not available, so "no match found" expected-lists around them may differ from pigeon's.
 const WS = ref('_');
 const OWS = opt(WS);
 const MATCH_OP = (name: string, op: MatchOp, node: PNode) => rule(name, null, act(node, () => ok(op)));
@@ -951,7 +956,8 @@ interface GoValue {
 
 type Parent = { of: 'root' } | { of: 'struct'; key: string } | { of: 'map' | 'slice'; free: boolean };
 
-function classify(raw: unknown, parent: Parent): GoValue {
+function classify(value: unknown, parent: Parent): GoValue {
+  const raw = jsonView(value);
   const free = parent.of === 'map' || parent.of === 'slice' ? parent.free : false;
   const mapField = parent.of === 'struct' && MAP_FIELDS.has(parent.key);
   const freeField = parent.of === 'struct' && FREEFORM_MAP_FIELDS.has(parent.key);
@@ -997,8 +1003,21 @@ function typeName(g: GoValue): string {
   }
 }
 
+/** What JSON.stringify would render: `toJSON()` results (e.g. of a Date) stand for the object. */
+function jsonView(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return (value as { toJSON: () => unknown }).toJSON();
+  }
+  return value;
+}
+
+/** A key of a rendered object: present, and not `undefined` (JSON.stringify drops those). */
 function hasOwn(o: unknown, k: string): boolean {
-  return typeof o === 'object' && o !== null && Object.prototype.hasOwnProperty.call(o, k);
+  return typeof o === 'object' && o !== null && Object.prototype.hasOwnProperty.call(o, k) && (o as Record<string, unknown>)[k] !== undefined;
+}
+
+function ownKeys(o: unknown): string[] {
+  return Object.keys(o as object).filter((k) => hasOwn(o, k));
 }
 
 /** pointerstructure Pointer.String() */
@@ -1226,7 +1245,7 @@ function doMatchIsEmpty(m: MatchExpr, value: GoValue): boolean {
     case 'slice':
       return (value.v as unknown[]).length === 0;
     case 'map':
-      return Object.keys(value.v as object).length === 0;
+      return ownKeys(value.v).length === 0;
     case 'nil':
       return true;
     default:
@@ -1264,7 +1283,7 @@ function evaluateCollection(c: CollExpr, datum: GoValue, locals: LocalVariable[]
   if (v.kind === 'slice') {
     entries = (v.v as unknown[]).map((_x, i) => ({ key: { kind: 'int', v: i, free: false }, path: [...c.sel.path, String(i)] }));
   } else if (v.kind === 'map') {
-    entries = Object.keys(v.v as object).map((k) => ({ key: { kind: 'string', v: k, free: false }, path: [...c.sel.path, k] }));
+    entries = ownKeys(v.v).map((k) => ({ key: { kind: 'string', v: k, free: false }, path: [...c.sel.path, k] }));
   } else if (v.kind === 'nil') {
     entries = [];
   } else {

@@ -946,7 +946,7 @@ describe("blocking queries", () => {
     const index = Number((await get(emu, "/v1/jobs")).headers.get("x-nomad-index"));
     let woken = 0;
     const parked = Array.from({ length: 1000 }, (_, i) =>
-      emu.scheduler.request(`/v1/${i % 2 ? "jobs" : "job/a"}?index=${index}&wait=5m`).then((r) => {
+      Promise.resolve(emu.scheduler.request(`/v1/${i % 2 ? "jobs" : "job/a"}?index=${index}&wait=5m`)).then((r: Response) => {
         woken++;
         return r.status;
       }),
@@ -957,7 +957,7 @@ describe("blocking queries", () => {
     await register(emu, serviceJob("a", { image: "nginx:2" }));
     const statuses = await Promise.all(parked);
     expect(woken).toBe(1000);
-    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(statuses.every((s: number) => s === 200)).toBe(true);
     expect(emu.watchers.parked).toBe(0);
   });
 });

@@ -334,6 +334,14 @@ describe('selectors: structs, maps, arrays', () => {
     }
   });
 
+  test('the datum is seen as JSON renders it', () => {
+    check(['Gone == 1', { Gone: undefined }, err(/struct field with name "Gone"/)]);
+    check(['Meta.gone == 1', { Meta: { gone: undefined } }, false]);
+    check(['gone in Meta', { Meta: { gone: undefined } }, false]);
+    check(['Meta is empty', { Meta: { gone: undefined } }, true]);
+    check(['SubmitTime matches "^2024-01-02T"', { SubmitTime: new Date('2024-01-02T03:04:05Z') }, true]);
+  });
+
   test('values of maps are structs, unless below Config', () => {
     // Deployment.TaskGroups is map[string]*DeploymentState: a key named like a map field is still a struct value
     check(['TaskGroups.Meta.Nope == 1', { TaskGroups: { Meta: { DesiredTotal: 1 } } }, err(/struct field with name "Nope"/)]);
@@ -525,7 +533,7 @@ const { datum: datumArb } = fc.letrec<{ datum: unknown; leaf: unknown }>((tie) =
 }));
 
 /** a top-level datum: a struct holding every key the selectors start with */
-const rootArb = fc.record(Object.fromEntries(KEYS.map((k) => [k, datumArb])) as Record<string, fc.Arbitrary<unknown>>);
+const rootArb = fc.record(Object.fromEntries([...KEYS, 'tg', 'v'].map((k) => [k, datumArb])) as Record<string, fc.Arbitrary<unknown>>);
 
 const segment = fc.oneof(
   fc.constantFrom(...KEYS.filter((k) => /^[A-Za-z]/.test(k))).map((k) => `.${k}`),
