@@ -349,11 +349,14 @@ rule(
   'IndexExpression',
   'index',
   choice(
-    act(seq(lit('['), OWS, ref('StringLiteral'), OWS, lit(']')), (v) => ok(v[2])),
-    seq(lit('['), OWS, not(ref('StringLiteral')), fail('Invalid index')),
-    seq(lit('['), OWS, ref('StringLiteral'), OWS, not(lit(']')), fail('Unclosed index expression')),
+    act(seq(lit('['), OWS, ref('IndexKey'), OWS, lit(']')), (v) => ok(v[2])),
+    seq(lit('['), OWS, not(ref('IndexKey')), fail('Invalid index')),
+    seq(lit('['), OWS, ref('IndexKey'), OWS, not(lit(']')), fail('Unclosed index expression')),
   ),
 );
+// The specification writes map keys as ['<key>'], a form go-bexpr lacks: a single-quoted key is taken
+// literally (no escapes), alongside go-bexpr's double-quoted and backtick strings.
+rule('IndexKey', null, choice(ref('StringLiteral'), act(seq(lit("'"), star(seq(not(lit("'")), ANY)), lit("'")), (_v, text) => ok(text.slice(1, -1)))));
 rule(
   'Value',
   'value',

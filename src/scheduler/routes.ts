@@ -7,6 +7,7 @@ import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../co
 import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
+import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
 import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
@@ -81,11 +82,19 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
       signal: rc.c.req.raw.signal,
       run: () => {
-        const page = paginate(items(), tokenizer, request, matches);
-        nextToken = page.nextToken;
-        return { index: state.index(...tables), value: page.items.map(view) };
+        try {
+          const page = paginate(items(), tokenizer, request, matches);
+          nextToken = page.nextToken;
+          return { index: state.index(...tables), value: page.items.map(view) as unknown };
+        } catch (error) {
+          // A filter that fails on this data is the answer at once, as Nomad's blocking query returns its
+          // function's error without waiting: an index past any minIndex ends the wait (and never reaches a header).
+          if (error instanceof NomadError) return { index: Number.MAX_SAFE_INTEGER, value: error as unknown };
+          throw error;
+        }
       },
     });
+    if (result.value instanceof NomadError) throw result.value;
     return new Read(result.value, result.index, nextToken);
   };
   const only = (rc: RequestContext, ...methods: string[]) => {
@@ -590,8 +599,24 @@ function createListTokenizer<T extends { CreateIndex: number; ID: string }>(rc: 
 }
 
 /** The `filter` query parameter as a predicate over an item's full object (no filter: everything matches). */
-function listFilter<T>(_rc: RequestContext, _datum: (item: T) => unknown): (item: T) => boolean {
-  return () => true;
+function listFilter<T>(rc: RequestContext, datum: (item: T) => unknown): (item: T) => boolean {
+  const expression = rc.query.get("filter") ?? "";
+  if (expression === "") return () => true;
+  let filter: Filter;
+  try {
+    filter = compileFilter(expression);
+  } catch (error) {
+    if (error instanceof FilterParseError) throw badRequest(`failed to create result paginator: failed to read filter expression: ${error.message}`);
+    throw error;
+  }
+  return (item) => {
+    try {
+      return filter.matches(datum(item));
+    } catch (error) {
+      if (error instanceof FilterEvaluationError) throw badRequest(`failed to read result page: ${error.message}`);
+      throw error;
+    }
+  };
 }
 
 /** `<id>` and the known suffix Nomad's job handler switches on (HasSuffix), else the whole rest is the ID. */

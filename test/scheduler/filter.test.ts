@@ -467,7 +467,6 @@ describe('parse errors', () => {
     ['((Name == "web")', '1:17 (16): rule "grouping": Unmatched parentheses'],
     ['"dc1" in 123', '1:10 (9): rule "match": Invalid selector'],
     ['Meta[owner] == x', '1:6 (5): rule "index": Invalid index'],
-    ["Meta['owner'] == x", '1:6 (5): rule "index": Invalid index'], // go-bexpr has no single-quoted strings
     ['Meta["owner" == x', '1:14 (13): rule "index": Unclosed index expression'],
     ['Name == "\\q"', '1:9 (8): rule "string": invalid syntax'], // strconv.Unquote
     ['Name == "a\\"', '1:9 (8): rule "string": invalid syntax'],
