@@ -88,6 +88,20 @@ export const MAP_FIELDS: Set<string> = new Set([
   'Config',
   'Env',
   'TaggedAddresses',
+  // Allocation, AllocMetric, Evaluation and Node maps (Go map[string]…)
+  'TaskStates',
+  'TaskResources',
+  'ClassEligibility',
+  'NodesAvailable',
+  'ClassFiltered',
+  'ConstraintFiltered',
+  'ClassExhausted',
+  'DimensionExhausted',
+  'ResourcesExhausted',
+  'Scores',
+  'CSIControllerPlugins',
+  'CSINodePlugins',
+  'HostNetworks',
 ]);
 
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */

@@ -146,3 +146,33 @@ describe("filter errors", () => {
     expect(res.body.length).toBe(4);
   });
 });
+
+describe("the README's examples", () => {
+  it("a job by meta and status, and deployments by task group name", async () => {
+    const jobs = await get(`/v1/jobs?filter=${q('Meta.team == "core" and not (Status == "dead")')}`);
+    expect(jobs.status, jobs.text).toBe(200);
+    expect(jobs.body.map((j: Json) => j.ID)).toEqual(["api", "cache", "db"]);
+    const deployments = await get(`/v1/deployments?filter=${q('"workers" in TaskGroups')}`);
+    expect(deployments.body.map((d: Json) => d.JobID)).toEqual(["batch"]);
+  });
+
+  it("any over a job's task groups, and over a deployment's TaskGroups map", async () => {
+    const jobs = await get(`/v1/jobs?filter=${q('any TaskGroups as tg { tg.Name == "workers" }')}`);
+    expect(jobs.status, jobs.text).toBe(200);
+    expect(jobs.body.map((j: Json) => j.ID)).toEqual(["batch"]);
+    const deployments = await get(`/v1/deployments?filter=${q('all TaskGroups as name, state { state.HealthyAllocs == 1 and name == "web" }')}`);
+    expect(deployments.status, deployments.text).toBe(200);
+    expect(deployments.body.map((d: Json) => d.JobID)).toEqual(["api", "cache", "db"]);
+  });
+
+  it("string values coerce to the selector's type", async () => {
+    const byCount = await get(`/v1/jobs?filter=${q('TaskGroups.0.Count == "1" and Stop == "false"')}`);
+    expect(byCount.status, byCount.text).toBe(200);
+    expect(byCount.body.length).toBe(4);
+  });
+
+  it("a parse error names its position", async () => {
+    const res = await get(`/v1/jobs?filter=${q("Name ==")}`);
+    expect(res.text).toMatch(/^failed to create result paginator: failed to read filter expression: 1:8 \(7\): no match found, expected: /);
+  });
+});
