@@ -9,10 +9,12 @@ import type { SchedulerFixture } from "../fixtures/schema.js";
 import { controlJsonBody } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
+import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { registerRoutes } from "./routes.js";
+import { createSchedulerAcl } from "./acl-routes.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 
@@ -21,25 +23,35 @@ export type SchedulerAgentConfig = {
   datacenter: string;
   agentName: string;
   timing: Record<string, string>;
+  aclEnabled: boolean;
 };
 
-const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING } };
+const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING }, aclEnabled: false };
 
 type FixtureNode = NonNullable<SchedulerFixture["nodes"]>[number];
 
-export function createSchedulerService(ctx: ServiceContext): ServiceInstance<SchedulerFixture> {
+export function createSchedulerService(serviceContext: ServiceContext): ServiceInstance<SchedulerFixture> {
+  // The event stream's broker sees every commit; the journal notes the scheduler records tell it what each write was.
+  const broker = new EventBroker(serviceContext);
+  const ctx = broker.context();
   const settings = settingsRow(ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: SchedulerFixture) => ({
     region: section.region ?? current.region,
     datacenter: section.datacenter ?? current.datacenter,
     agentName: section.agentName ?? current.agentName,
     timing: { ...current.timing, ...section.timing },
+    aclEnabled: section.acl?.enabled ?? current.aclEnabled,
   }));
   const state = new SchedulerState(ctx);
+  broker.attach(state);
   const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
-  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region);
+  const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
+  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl);
   registerRoutes(router, state, engine, ctx, settings.current);
+  acl.register(router);
 
   const app = new Hono();
+  // Nomad's EventStream parses index and topic itself, before the common parameters.
+  app.all("/v1/event/stream", eventStreamHandler(broker, ctx, () => settings.current().region));
   app.all("*", (c) => router.dispatch(c));
 
   const putNode = (node: FixtureNode) => {
@@ -96,6 +108,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   };
 
   const applyEntities = (section: SchedulerFixture) => {
+    acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
     for (const ns of section.namespaces ?? []) {
       state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
     }
@@ -105,6 +118,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   };
 
   const control = new Hono();
+  // Open event streams (GET /v1/event/stream subscriptions): 0 once every client has gone.
+  control.get("/event-streams", (c) => c.json({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }));
   // Node faults: {"Status": "down"|"ready"}, {"SchedulingEligibility": "ineligible"|"eligible"}, {"Drain": true|false}.
   control.post("/nodes/:id", async (c) => {
     const node = state.nodes.get(c.req.param("id")) ?? [...state.nodes.values()].find((n) => n.Name === c.req.param("id"));

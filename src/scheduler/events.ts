@@ -1,0 +1,423 @@
+/**
+ * Nomad's event stream (`GET /v1/event/stream`): the event broker and its
+ * NDJSON endpoint (command/agent/event_endpoint.go, nomad/stream/*,
+ * nomad/state/events.go).
+ *
+ * Events come from the state, not from the engine: every committed write
+ * that changed scheduler rows becomes one batch at the write's index, one
+ * event per changed row (rows whose ModifyIndex is the write's index), as
+ * Nomad turns each raft transaction's memdb changes into events. Nomad names
+ * every event of a transaction after the transaction's message type
+ * (JobRegistered, PlanResult, AllocationUpdated, …); the emulator learns
+ * what a write was from the journal notes the engine records while it runs
+ * (`job.registered`, `eval.complete`, …) and falls back on the table.
+ *
+ * The last EVENT_BUFFER_SIZE batches are kept (Nomad's `event_buffer_size`
+ * default) so `index=` can replay them. A restore or reset empties the buffer
+ * and ends every open stream (the indexes they followed may mean something else
+ * now). Heartbeats (`{}`) are ephemeral timers on the virtual clock.
+ */
+import type { Context } from "hono";
+import type { EventRecorder, ServiceContext } from "../core/context.js";
+import { encodeJSON } from "../core/json.js";
+import type { Commit } from "../core/store.js";
+import { textResponse } from "../http/respond.js";
+import { NomadError, parseQueryOptions } from "./http.js";
+import { allocView, deploymentView, evalView, jobView, nodeView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
+
+/** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
+export const EVENT_BUFFER_SIZE = 100;
+/** JsonStream's heartbeat interval (Nomad 1.1+; 30 s before). */
+export const HEARTBEAT_MS = 10_000;
+
+export interface StreamEvent {
+  readonly Topic: string;
+  readonly Type: string;
+  readonly Key: string;
+  readonly Namespace: string;
+  readonly FilterKeys: readonly string[] | null;
+  readonly Index: number;
+  /** Rendered when encoded (rows are frozen, so the event keeps the row as it was). */
+  readonly payload: () => Json;
+}
+
+export interface EventBatch {
+  readonly index: number;
+  readonly events: readonly StreamEvent[];
+}
+
+export interface SubscribeRequest {
+  /** Topic → keys, as parseEventTopics builds it (`*` → [`*`] when no topic is given). */
+  readonly topics: ReadonlyMap<string, readonly string[]>;
+  readonly namespace: string;
+  /** 0 = from the oldest buffered batch; otherwise the first batch at or after it (or the newest). */
+  readonly index: number;
+}
+
+/** Tables in the order their events appear within a batch. */
+const EVENT_TABLES = [TABLES.nodes, TABLES.jobs, TABLES.deployments, TABLES.allocs, TABLES.evals] as const;
+
+const NOTE_TYPES = new Set([
+  "job.registered",
+  "job.stopped",
+  "job.purged",
+  "job.periodic-launch",
+  "eval.complete",
+  "alloc.transition",
+  "deployment.promoted",
+  "deployment.successful",
+  "deployment.failed",
+  "deployment.cancelled",
+  "node.updated",
+]);
+
+interface Subscriber {
+  readonly request: SubscribeRequest;
+  readonly send: (batch: EventBatch) => void;
+  readonly close: () => void;
+}
+
+export class EventBroker {
+  private readonly buffer: EventBatch[] = [];
+  private readonly subscribers = new Set<Subscriber>();
+  private notes: string[] = [];
+  /** Nodes as the last batch saw them (what changed on a node names its event). */
+  private readonly nodesSeen = new Map<string, NodeRow>();
+  private state: SchedulerState | undefined;
+
+  constructor(private readonly ctx: ServiceContext) {
+    ctx.store.onCommit((commit) => this.onCommit(commit));
+    ctx.store.onRestore(() => this.reset());
+    ctx.clock.onRestore(() => this.reset());
+  }
+
+  /** The service context the scheduler should use: its journal notes also tell the broker what each write was. */
+  context(): ServiceContext {
+    const outer = this.ctx;
+    const events: EventRecorder = {
+      record: (type, fields) => {
+        this.note(type);
+        outer.events.record(type, fields);
+      },
+    };
+    return { ...outer, events };
+  }
+
+  attach(state: SchedulerState): void {
+    this.state = state;
+  }
+
+  /** Open streams (subscriptions). */
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** Buffered batches, oldest first. */
+  batches(): readonly EventBatch[] {
+    return this.buffer;
+  }
+
+  subscribe(request: SubscribeRequest, send: (batch: EventBatch) => void, close: () => void): () => void {
+    const subscriber: Subscriber = { request, send, close };
+    // Replay first (StartAtClosest): index 0 → everything buffered; else the first batch at or after the
+    // index, or the newest one when the index is past it (Nomad's quirk).
+    let start = 0;
+    if (request.index !== 0 && this.buffer.length > 0) {
+      const at = this.buffer.findIndex((b) => b.index >= request.index);
+      start = at === -1 ? this.buffer.length - 1 : at;
+    }
+    for (const batch of this.buffer.slice(start)) deliver(subscriber, batch);
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  private note(type: string): void {
+    if (!NOTE_TYPES.has(type)) return;
+    const sink = this.ctx.store.undoSink();
+    if (!sink) return; // not inside a write: it names no transaction
+    this.notes.push(type);
+    // A write that is rolled back takes its notes with it.
+    const notes = this.notes;
+    sink(() => {
+      const at = notes.lastIndexOf(type);
+      if (at !== -1) notes.splice(at, 1);
+    });
+  }
+
+  private reset(): void {
+    this.buffer.length = 0;
+    this.notes = [];
+    this.nodesSeen.clear();
+    for (const node of this.state?.nodes.values() ?? []) this.nodesSeen.set(node.ID, node);
+    for (const subscriber of [...this.subscribers]) subscriber.close();
+    this.subscribers.clear();
+  }
+
+  private onCommit(commit: Commit): void {
+    const notes = this.notes;
+    this.notes = [];
+    const state = this.state;
+    if (!state) return;
+    const events: StreamEvent[] = [];
+    const nodes = commit.tables.has(TABLES.nodes) ? changedRows(state, TABLES.nodes, commit.index) : [];
+    const nodeTypes = new Map(nodes.map((row) => [row.ID, nodeEventType(row, commit.index, this.nodesSeen)]));
+    // A node fault names the whole write (its evaluations and lost allocations too), as Nomad's node update does.
+    const noted = notes.includes("node.updated") && nodes.length > 0 ? nodeTypes.get(nodes[0]!.ID) : undefined;
+    for (const table of EVENT_TABLES) {
+      if (!commit.tables.has(table)) continue;
+      const rows = table === TABLES.nodes ? nodes : changedRows(state, table, commit.index);
+      for (const row of rows) {
+        const type = noted ?? (table === TABLES.nodes ? nodeTypes.get(row.ID)! : eventType(notes, table));
+        events.push(toEvent(table, type, row, commit.index));
+      }
+    }
+    for (const row of nodes) this.nodesSeen.set(row.ID, row as NodeRow);
+    if (events.length === 0) return; // Publish drops empty batches
+    const batch: EventBatch = { index: commit.index, events };
+    this.buffer.push(batch);
+    while (this.buffer.length > EVENT_BUFFER_SIZE) this.buffer.shift();
+    for (const subscriber of [...this.subscribers]) deliver(subscriber, batch);
+  }
+}
+
+function deliver(subscriber: Subscriber, batch: EventBatch): void {
+  const events = filterEvents(subscriber.request, batch.events);
+  if (events.length > 0) subscriber.send({ index: batch.index, events });
+}
+
+type Row = Json & { ID: string; CreateIndex: number; ModifyIndex: number };
+
+function changedRows(state: SchedulerState, table: string, index: number): Row[] {
+  const source = {
+    [TABLES.nodes]: state.nodes,
+    [TABLES.jobs]: state.jobs,
+    [TABLES.deployments]: state.deployments,
+    [TABLES.allocs]: state.allocs,
+    [TABLES.evals]: state.evals,
+  }[table];
+  if (!source) return [];
+  const rows: Row[] = [];
+  for (const row of source.values() as IterableIterator<unknown>) {
+    const r = row as Row;
+    if (r.ModifyIndex === index) rows.push(r);
+  }
+  return rows.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
+}
+
+/**
+ * The event type: Nomad's name for the transaction's message type
+ * (state/events.go MsgTypeEvents), from what the write noted; the table's
+ * usual one when it noted nothing.
+ */
+function eventType(notes: readonly string[], table: string): string {
+  const has = (...types: string[]) => types.some((t) => notes.includes(t));
+  if (has("job.stopped", "job.purged")) return "JobDeregistered";
+  if (has("job.registered", "job.periodic-launch")) return "JobRegistered";
+  if (has("deployment.promoted")) return "DeploymentPromotion";
+  // The scheduler's plan (allocations, deployment, job status) then its eval update, which Nomad commits apart.
+  if (has("eval.complete")) return table === TABLES.evals ? "EvaluationUpdated" : "PlanResult";
+  if (has("deployment.successful", "deployment.failed", "deployment.cancelled")) return "DeploymentStatusUpdate";
+  if (has("alloc.transition")) return "AllocationUpdated";
+  switch (table) {
+    case TABLES.jobs:
+      return "JobRegistered";
+    case TABLES.evals:
+      return "EvaluationUpdated";
+    case TABLES.allocs:
+      return "AllocationUpdated";
+    default:
+      return "DeploymentStatusUpdate";
+  }
+}
+
+/**
+ * A node's event: NodeRegistration when it is new, NodeDrain when only its
+ * eligibility or drain changed (Nomad names both of those updates NodeDrain),
+ * else NodeStreamEvent (a status update; Nomad's TypeNodeEvent).
+ */
+function nodeEventType(row: Row, index: number, nodesSeen: ReadonlyMap<string, NodeRow>): string {
+  if (row.CreateIndex === index) return "NodeRegistration";
+  const before = nodesSeen.get(row.ID);
+  if (before && before.Status === row.Status && (before.SchedulingEligibility !== row.SchedulingEligibility || before.Drain !== row.Drain)) return "NodeDrain";
+  return "NodeStreamEvent";
+}
+
+function toEvent(table: string, type: string, row: Row, index: number): StreamEvent {
+  const ns = String(row.Namespace ?? "");
+  switch (table) {
+    case TABLES.jobs:
+      return { Topic: "Job", Type: type, Key: row.ID, Namespace: ns, FilterKeys: null, Index: index, payload: () => ({ Job: jobView(row as never) }) };
+    case TABLES.evals:
+      return {
+        Topic: "Evaluation",
+        Type: type,
+        Key: row.ID,
+        Namespace: ns,
+        FilterKeys: [String(row.JobID ?? ""), String(row.DeploymentID ?? "")],
+        Index: index,
+        payload: () => ({ Evaluation: evalView(row as never) }),
+      };
+    case TABLES.allocs:
+      return {
+        Topic: "Allocation",
+        Type: type,
+        Key: row.ID,
+        Namespace: ns,
+        FilterKeys: [String(row.JobID ?? ""), String(row.DeploymentID ?? "")],
+        Index: index,
+        // The embedded job is removed to keep the event small.
+        payload: () => ({ Allocation: allocView(row as never, undefined) }),
+      };
+    case TABLES.deployments:
+      return {
+        Topic: "Deployment",
+        Type: type,
+        Key: row.ID,
+        Namespace: ns,
+        FilterKeys: [String(row.JobID ?? "")],
+        Index: index,
+        payload: () => ({ Deployment: deploymentView(row as never) }),
+      };
+    default:
+      // Nodes are not namespaced: Namespace "" passes every namespace filter.
+      return { Topic: "Node", Type: type, Key: row.ID, Namespace: "", FilterKeys: null, Index: index, payload: () => ({ Node: nodeView(row as never) }) };
+  }
+}
+
+/** nomad/stream/subscription.go `filter`, quirks included (a key matching twice yields the event twice). */
+export function filterEvents(request: SubscribeRequest, events: readonly StreamEvent[]): StreamEvent[] {
+  if (events.length === 0) return [];
+  const allTopicKeys = request.topics.get("*") ?? [];
+  const allAll = allTopicKeys.length === 1 && allTopicKeys[0] === "*";
+  if (request.namespace === "*" && allAll) return [...events];
+  const result: StreamEvent[] = [];
+  for (const event of events) {
+    if (request.namespace !== "*" && event.Namespace !== "" && event.Namespace !== request.namespace) continue;
+    if (allAll) {
+      result.push(event);
+      continue;
+    }
+    const keys = [...allTopicKeys, ...(request.topics.get(event.Topic) ?? [])];
+    if (keys.length === 1 && keys[0] === "*") {
+      result.push(event);
+      continue;
+    }
+    for (const key of keys) if (event.Key === key || (event.FilterKeys ?? []).includes(key)) result.push(event);
+  }
+  return result;
+}
+
+/** The frame for a batch: `{"Events":[…],"Index":N}` with fields sorted, as Nomad's encoder writes it. */
+export function encodeBatch(batch: EventBatch): string {
+  const events = batch.events.map((e) => ({ Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace, FilterKeys: e.FilterKeys, Index: e.Index, Payload: e.payload() }));
+  return encodeJSON({ Index: batch.index, Events: events }, { sortKeys: true });
+}
+
+/** parseEventTopics: `Topic:Key` (a bare topic means every key); no topic at all = `*:*`. */
+export function parseTopics(query: URLSearchParams): Map<string, string[]> {
+  const raw = query.getAll("topic");
+  if (!query.has("topic")) return new Map([["*", ["*"]]]);
+  const topics = new Map<string, string[]>();
+  for (const topic of raw) {
+    const parts = topic.split(":");
+    let key: string;
+    let name: string;
+    if (parts.length === 1) [name, key] = [topic, "*"];
+    else if (parts.length !== 2) throw new NomadError(400, `Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: ${topic}`);
+    else [name, key] = [parts[0]!, parts[1]!];
+    topics.set(name, [...(topics.get(name) ?? []), key]);
+  }
+  return topics;
+}
+
+/** strconv.Atoi on `index` (empty = 0). A negative index becomes a huge uint64 in Nomad: past every batch. */
+export function parseStreamIndex(value: string | null): number {
+  const text = value === null || value === "" ? "0" : value;
+  if (!/^[+-]?\d+$/.test(text)) throw new NomadError(400, `Unable to parse index: strconv.Atoi: parsing ${goQuote(text)}: invalid syntax`);
+  const n = BigInt(text);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) throw new NomadError(400, `Unable to parse index: strconv.Atoi: parsing ${goQuote(text)}: value out of range`);
+  if (n < 0n) return Number.MAX_SAFE_INTEGER;
+  return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
+}
+
+function goQuote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/**
+ * The endpoint: a streaming 200 (`application/json`, `no-cache`) that sends
+ * `{}` at once and every HEARTBEAT_MS of virtual time, and each batch that
+ * passes the request's filter, one JSON document per line, until the client
+ * goes away.
+ */
+export function eventStreamHandler(broker: EventBroker, ctx: ServiceContext, region: () => string) {
+  return (c: Context): Response => {
+    try {
+      if (c.req.method !== "GET") throw new NomadError(405, "Invalid method");
+      const url = new URL(c.req.url);
+      const index = parseStreamIndex(url.searchParams.get("index"));
+      const topics = parseTopics(url.searchParams);
+      // Region and namespace as parse() reads them (its blocking parameters play no part here).
+      const rest = new URLSearchParams(url.searchParams);
+      rest.delete("index");
+      rest.delete("wait");
+      const options = parseQueryOptions(rest, region());
+      return openStream(broker, ctx, { topics, namespace: options.namespace, index }, c.req.raw.signal);
+    } catch (error) {
+      if (error instanceof NomadError) return textResponse(error.status, error.message);
+      throw error;
+    }
+  };
+}
+
+function openStream(broker: EventBroker, ctx: ServiceContext, request: SubscribeRequest, signal: AbortSignal): Response {
+  const encoder = new TextEncoder();
+  let cleanup: () => void = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      let unsubscribe: () => void = () => {};
+      let cancelHeartbeat: () => void = () => {};
+      const write = (line: string) => {
+        if (open) controller.enqueue(encoder.encode(line + "\n"));
+      };
+      cleanup = () => {
+        if (!open) return;
+        open = false;
+        unsubscribe();
+        cancelHeartbeat();
+        signal.removeEventListener("abort", onAbort);
+      };
+      const onAbort = () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // already closed or errored by the reader
+        }
+      };
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener("abort", onAbort, { once: true });
+      const beat = (at: number) => {
+        cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
+          write("{}");
+          beat(at + HEARTBEAT_MS);
+        });
+      };
+      write("{}"); // the first heartbeat tells the client the stream is open
+      unsubscribe = broker.subscribe(request, (batch) => write(encodeBatch(batch)), onAbort);
+      beat(ctx.clock.now() + HEARTBEAT_MS);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    // Transfer-Encoding keeps the port's gzip middleware from buffering frames behind a compressor.
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-cache", "Transfer-Encoding": "chunked" },
+  });
+}
