@@ -15,6 +15,7 @@ import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
+import { ALLOW_ALL, type Authorizer } from "./acl.js";
 
 export class NomadError extends Error {
   constructor(
@@ -51,6 +52,14 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   readonly token: string | undefined;
   readonly options: QueryOptions;
+  /** What the request's token may do (everything when ACLs are off). */
+  readonly acl: Authorizer;
+}
+
+/** ACL enforcement the router applies before a route's handler. */
+export interface RouteAccess {
+  resolve(secret: string | undefined): Authorizer;
+  guard(rc: RequestContext, pattern: string, acl: Authorizer): void;
 }
 
 /** A read's answer with its index (sets Index, KnownLeader, LastContact, and NextToken when another page exists). */
@@ -97,6 +106,7 @@ export class NomadRouter {
   constructor(
     compat: boolean,
     private readonly region: () => string,
+    private readonly access?: RouteAccess,
   ) {
     this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
   }
@@ -119,15 +129,19 @@ export class NomadRouter {
     }
     try {
       const options = parseQueryOptions(url.searchParams, this.region());
+      const token = extractToken(c.req.raw, { names: this.names });
+      const acl = this.access ? this.access.resolve(token) : ALLOW_ALL;
       const rc: RequestContext = {
         c,
         url,
         method: c.req.method,
         rest: path.slice(route.pattern.length),
         query: url.searchParams,
-        token: extractToken(c.req.raw, { names: this.names }),
+        token,
         options,
+        acl,
       };
+      this.access?.guard(rc, route.pattern, acl);
       return this.encode(c, await route.handler(rc));
     } catch (error) {
       if (error instanceof ReadError) return this.withReadMeta(textResponse(error.status, error.message), error.index);

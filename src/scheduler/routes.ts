@@ -100,7 +100,9 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   const only = (rc: RequestContext, ...methods: string[]) => {
     if (!methods.includes(rc.method)) throw invalidMethod();
   };
-  const inNamespace = (rc: RequestContext, namespace: string) => rc.options.namespace === "*" || rc.options.namespace === namespace;
+  /** In the asked namespace; across `namespace=*`, only the namespaces whose `capability` the token holds (the guard checked a single one). */
+  const inNamespace = (rc: RequestContext, namespace: string, capability = "read-job") =>
+    rc.options.namespace === "*" ? rc.acl.allowNamespace(namespace, capability) : rc.options.namespace === namespace;
   const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} yet`);
 
   // ---- jobs -----------------------------------------------------------------------
@@ -110,7 +112,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       return readList(
         rc,
         [TABLES.jobs, TABLES.summaries],
-        () => [...state.jobs.values()].filter((j) => inNamespace(rc, j.Namespace) && j.ID.startsWith(rc.options.prefix)).sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
+        () => [...state.jobs.values()].filter((j) => inNamespace(rc, j.Namespace, "list-jobs") && j.ID.startsWith(rc.options.prefix)).sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
         namespaceIdTokenizer<JobRow>(),
         (j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`)),
         jobView,
@@ -534,7 +536,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/namespaces", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.namespaces], () => state.namespaces.sorted().filter((n) => n.Name.startsWith(rc.options.prefix)).map(namespaceView));
+    return read(rc, [TABLES.namespaces], () => state.namespaces.sorted().filter((n) => n.Name.startsWith(rc.options.prefix) && rc.acl.anyInNamespace(n.Name)).map(namespaceView));
   });
   router.exact("/v1/namespace", async (rc) => {
     only(rc, "PUT", "POST");

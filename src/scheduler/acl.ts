@@ -1,0 +1,259 @@
+/**
+ * Scheduler ACLs (when `scheduler.acl.enabled`): policies in Nomad's rule
+ * language (HCL or its JSON form), tokens that name them, and the
+ * authorizer a request's token resolves to (acl/policy.go, acl/acl.go).
+ *
+ * Capabilities follow Nomad's expansion of the namespace policy shorthands;
+ * `deny` anywhere for a namespace wins; namespace rules may be globs, and
+ * the closest glob (fewest characters left to the wildcard) applies.
+ */
+import { formatInstant } from "../core/instant.js";
+import type { Table } from "../core/store.js";
+
+export const ACL_TABLES = { policies: "scheduler.acl-policies", tokens: "scheduler.acl-tokens", bootstrap: "scheduler.acl-bootstrap" } as const;
+
+export type PolicyRow = { Name: string; Description: string; Rules: string; CreateIndex: number; ModifyIndex: number };
+export type TokenRow = {
+  AccessorID: string;
+  SecretID: string;
+  Name: string;
+  Type: "client" | "management";
+  Policies: string[] | null;
+  Global: boolean;
+  /** Virtual milliseconds. */
+  CreateTime: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+const READ_CAPS = ["list-jobs", "parse-job", "read-job", "csi-list-volume", "csi-read-volume", "read-job-scaling", "list-scaling-policies", "read-scaling-policy"];
+const WRITE_CAPS = [...READ_CAPS, "scale-job", "submit-job", "dispatch-job", "read-logs", "read-fs", "alloc-exec", "alloc-lifecycle", "csi-write-volume", "csi-mount-volume", "submit-recommendation"];
+const SCALE_CAPS = ["list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"];
+const NAMESPACE_POLICIES: Record<string, string[]> = { deny: ["deny"], read: READ_CAPS, write: WRITE_CAPS, scale: SCALE_CAPS };
+const VALID_CAPS = new Set(["deny", ...WRITE_CAPS, "sentinel-override", "host-volume-create", "host-volume-register", "host-volume-read", "host-volume-write", "host-volume-delete", "csi-register-plugin", "alloc-node-exec", "list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"]);
+const LEVELS = ["deny", "read", "write"] as const;
+type Level = (typeof LEVELS)[number] | "";
+
+/** A parsed policy: per-namespace capability sets and the node / agent / operator levels. */
+export interface ParsedPolicy {
+  namespaces: Map<string, Set<string>>;
+  node: Level;
+  agent: Level;
+  operator: Level;
+}
+
+export class PolicyParseError extends Error {}
+
+/** Nomad's acl.Parse: HCL or JSON rules to capabilities (errors worded as Nomad's). */
+export function parsePolicy(rules: string): ParsedPolicy {
+  const tree = parseRuleText(rules);
+  const policy: ParsedPolicy = { namespaces: new Map(), node: "", agent: "", operator: "" };
+  for (const [name, body] of Object.entries(asObject(tree.namespace))) {
+    const block = asObject(body);
+    const shorthand = block.policy;
+    const caps = new Set<string>();
+    if (shorthand !== undefined) {
+      const expanded = typeof shorthand === "string" ? NAMESPACE_POLICIES[shorthand] : undefined;
+      if (!expanded) throw new PolicyParseError(`Invalid namespace policy: "${String(shorthand)}"`);
+      expanded.forEach((c) => caps.add(c));
+    }
+    for (const cap of asArray(block.capabilities)) {
+      if (typeof cap !== "string" || !VALID_CAPS.has(cap)) throw new PolicyParseError(`Invalid namespace capability '${String(cap)}': ${JSON.stringify(name)}`);
+      caps.add(cap);
+    }
+    policy.namespaces.set(name, caps);
+  }
+  for (const kind of ["node", "agent", "operator"] as const) {
+    if (tree[kind] === undefined) continue;
+    const level = asObject(tree[kind]).policy;
+    if (typeof level !== "string" || !(LEVELS as readonly string[]).includes(level)) throw new PolicyParseError(`Invalid ${kind} policy: "${String(level)}"`);
+    policy[kind] = level as Level;
+  }
+  return policy;
+}
+
+/** What a request may do. */
+export interface Authorizer {
+  readonly management: boolean;
+  allowNamespace(namespace: string, capability: string): boolean;
+  /** Any capability at all in the namespace (what the namespace list and read ask). */
+  anyInNamespace(namespace: string): boolean;
+  allow(kind: "node" | "agent" | "operator", level: "read" | "write"): boolean;
+}
+
+export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true };
+
+export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
+  const namespaces = new Map<string, Set<string>>();
+  const levels: Record<"node" | "agent" | "operator", Level> = { node: "", agent: "", operator: "" };
+  for (const p of policies) {
+    for (const [name, caps] of p.namespaces) {
+      const merged = namespaces.get(name) ?? new Set<string>();
+      caps.forEach((c) => merged.add(c));
+      namespaces.set(name, merged);
+    }
+    for (const kind of ["node", "agent", "operator"] as const) levels[kind] = maxLevel(levels[kind], p[kind]);
+  }
+  const capsFor = (namespace: string): Set<string> | undefined => namespaces.get(namespace) ?? closestGlob(namespaces, namespace);
+  return {
+    management: false,
+    allowNamespace(namespace, capability) {
+      const caps = capsFor(namespace);
+      return caps !== undefined && !caps.has("deny") && caps.has(capability);
+    },
+    anyInNamespace(namespace) {
+      const caps = capsFor(namespace);
+      return caps !== undefined && !caps.has("deny") && caps.size > 0;
+    },
+    allow(kind, level) {
+      const have = levels[kind];
+      return have === "write" || (have === "read" && level === "read");
+    },
+  };
+}
+
+/** Deny beats write beats read, as Nomad merges policies. */
+function maxLevel(a: Level, b: Level): Level {
+  if (a === "deny" || b === "deny") return "deny";
+  if (a === "write" || b === "write") return "write";
+  if (a === "read" || b === "read") return "read";
+  return "";
+}
+
+function closestGlob(namespaces: Map<string, Set<string>>, namespace: string): Set<string> | undefined {
+  let best: { caps: Set<string>; distance: number; glob: string } | undefined;
+  for (const [glob, caps] of namespaces) {
+    if (!glob.includes("*") || !globMatches(glob, namespace)) continue;
+    const distance = namespace.length - glob.replaceAll("*", "").length;
+    if (!best || distance < best.distance || (distance === best.distance && glob < best.glob)) best = { caps, distance, glob };
+  }
+  return best?.caps;
+}
+
+function globMatches(glob: string, value: string): boolean {
+  const pattern = glob
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${pattern}$`).test(value);
+}
+
+export function tokenView(t: TokenRow, withSecret = true): Record<string, unknown> {
+  const { SecretID, CreateTime, ...rest } = t;
+  return { ...rest, CreateTime: formatInstant(CreateTime), Roles: null, ...(withSecret ? { SecretID } : {}) };
+}
+
+export function policyView(p: PolicyRow, withRules = true): Record<string, unknown> {
+  const { Rules, ...rest } = p;
+  return { ...rest, ...(withRules ? { Rules, JobACL: null } : {}) };
+}
+
+/** The tokens table's lookup by secret. */
+export function tokenBySecret(tokens: Table<TokenRow>, secret: string): TokenRow | undefined {
+  for (const t of tokens.values()) if (t.SecretID === secret) return t;
+  return undefined;
+}
+
+// ---- rule text --------------------------------------------------------------------
+
+type Tree = Record<string, unknown>;
+
+function asObject(value: unknown): Tree {
+  if (value === undefined || value === null) return {};
+  // HCL's JSON form nests blocks in arrays: [{"default": [{"policy": "read"}]}].
+  if (Array.isArray(value)) return Object.assign({}, ...value.map(asObject)) as Tree;
+  if (typeof value === "object") return value as Tree;
+  throw new PolicyParseError(`unexpected value ${JSON.stringify(value)}`);
+}
+
+function asArray(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function parseRuleText(rules: string): Tree {
+  const trimmed = rules.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      return asObject(JSON.parse(trimmed));
+    } catch (error) {
+      if (error instanceof PolicyParseError) throw error;
+      throw new PolicyParseError(`invalid JSON: ${(error as Error).message}`);
+    }
+  }
+  return new HclParser(rules).body(true);
+}
+
+/** The part of HCL policies use: blocks with labels, `key = value` with strings, numbers, bools and lists, comments. */
+class HclParser {
+  private readonly tokens: { t: string; v: string; line: number }[] = [];
+  private at = 0;
+
+  constructor(text: string) {
+    const re = /\s+|#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\/|"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_.-]*)|(-?\d+(?:\.\d+)?)|([={}[\],])/y;
+    let line = 1;
+    while (re.lastIndex < text.length) {
+      const start = re.lastIndex;
+      const m = re.exec(text);
+      if (!m) throw new PolicyParseError(`At ${line}:${start + 1}: illegal char`);
+      if (m[1] !== undefined) this.tokens.push({ t: "string", v: JSON.parse(`"${m[1]}"`) as string, line });
+      else if (m[2] !== undefined) this.tokens.push({ t: m[2] === "true" || m[2] === "false" ? "bool" : "ident", v: m[2], line });
+      else if (m[3] !== undefined) this.tokens.push({ t: "number", v: m[3], line });
+      else if (m[4] !== undefined) this.tokens.push({ t: m[4], v: m[4], line });
+      line += (m[0].match(/\n/g) ?? []).length;
+    }
+  }
+
+  body(top: boolean): Tree {
+    const out: Tree = {};
+    for (;;) {
+      const tok = this.tokens[this.at];
+      if (!tok) {
+        if (top) return out;
+        throw new PolicyParseError("expected '}' before end of input");
+      }
+      if (tok.t === "}") {
+        if (top) throw new PolicyParseError(`At ${tok.line}: unexpected '}'`);
+        this.at++;
+        return out;
+      }
+      if (tok.t !== "ident" && tok.t !== "string") throw new PolicyParseError(`At ${tok.line}: expected a key, found '${tok.v}'`);
+      this.at++;
+      const key = tok.v;
+      const next = this.tokens[this.at];
+      if (next?.t === "=") {
+        this.at++;
+        out[key] = this.value();
+        continue;
+      }
+      const labels: string[] = [];
+      while (this.tokens[this.at]?.t === "string") labels.push(this.tokens[this.at++]!.v);
+      if (this.tokens[this.at]?.t !== "{") throw new PolicyParseError(`At ${tok.line}: expected '{' or '=' after ${key}`);
+      this.at++;
+      const block = this.body(false);
+      let target = out;
+      const path = [key, ...labels];
+      for (const part of path.slice(0, -1)) target = (target[part] ??= {}) as Tree;
+      target[path[path.length - 1]!] = { ...((target[path[path.length - 1]!] as Tree | undefined) ?? {}), ...block };
+    }
+  }
+
+  private value(): unknown {
+    const tok = this.tokens[this.at++];
+    if (!tok) throw new PolicyParseError("expected a value before end of input");
+    if (tok.t === "string") return tok.v;
+    if (tok.t === "number") return Number(tok.v);
+    if (tok.t === "bool") return tok.v === "true";
+    if (tok.t === "[") {
+      const items: unknown[] = [];
+      while (this.tokens[this.at]?.t !== "]") {
+        if (!this.tokens[this.at]) throw new PolicyParseError("expected ']' before end of input");
+        items.push(this.value());
+        if (this.tokens[this.at]?.t === ",") this.at++;
+      }
+      this.at++;
+      return items;
+    }
+    throw new PolicyParseError(`At ${tok.line}: unexpected '${tok.v}'`);
+  }
+}
