@@ -1,0 +1,255 @@
+/**
+ * Scheduler ACLs through the HTTP surface: bootstrap, policies, tokens, each
+ * capability the routes check, each 403, lists limited to what a token sees.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { createStandin, type Standin } from "../../src/emulator.js";
+
+type Json = Record<string, any>;
+
+let emu: Standin;
+
+async function call(path: string, init: { method?: string; token?: string; bearer?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.token) headers["X-Nomad-Token"] = init.token;
+  if (init.bearer) headers.Authorization = `Bearer ${init.bearer}`;
+  const res = await emu.scheduler.request(path, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, text, body };
+}
+
+function job(id: string, namespace = "default"): Json {
+  return { ID: id, Namespace: namespace, Type: "service", TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
+}
+
+const MGMT = "00000000-0000-0000-0000-00000000000m".replace("m", "1");
+const READER = "11111111-1111-1111-1111-111111111111";
+const WRITER = "22222222-2222-2222-2222-222222222222";
+const OPS = "33333333-3333-3333-3333-333333333333";
+
+beforeEach(async () => {
+  emu = await createStandin({
+    fixture: {
+      scheduler: {
+        namespaces: [{ Name: "prod" }, { Name: "dev-a" }, { Name: "dev-b" }],
+        jobs: [job("web"), job("api", "prod"), job("tool", "dev-a")],
+        acl: {
+          enabled: true,
+          policies: [
+            { Name: "readonly", Description: "read default", Rules: 'namespace "default" { policy = "read" }' },
+            { Name: "deployer", Rules: JSON.stringify({ namespace: { prod: { policy: "write" }, "dev-*": { capabilities: ["list-jobs", "read-job"] }, "dev-b": { policy: "deny" } } }) },
+            { Name: "ops", Rules: 'node { policy = "read" }\nagent { policy = "read" }\n# operators too\noperator { policy = "read" }' },
+          ],
+          tokens: [
+            { SecretID: MGMT, Name: "root", Type: "management" },
+            { SecretID: READER, Name: "reader", Type: "client", Policies: ["readonly"] },
+            { SecretID: WRITER, Name: "deployer", Type: "client", Policies: ["deployer"] },
+            { SecretID: OPS, Name: "ops", Type: "client", Policies: ["ops"] },
+          ],
+        },
+      },
+    },
+  });
+});
+
+describe("tokens on requests", () => {
+  it("anonymous with no anonymous policy is denied; an unknown secret is 'ACL token not found'", async () => {
+    expect(await call("/v1/jobs")).toMatchObject({ status: 403, text: "Permission denied" });
+    expect(await call("/v1/jobs", { token: "no-such-secret" })).toMatchObject({ status: 403, text: "ACL token not found" });
+    expect((await call("/v1/status/leader")).status).toBe(200); // no capability needed
+  });
+
+  it("X-Nomad-Token and Authorization: Bearer both carry the token", async () => {
+    expect((await call("/v1/jobs", { token: READER })).status).toBe(200);
+    expect((await call("/v1/jobs", { bearer: READER })).status).toBe(200);
+  });
+
+  it("an anonymous policy applies to requests without a token", async () => {
+    expect((await call("/v1/acl/policy/anonymous", { method: "POST", token: MGMT, body: { Name: "anonymous", Rules: 'namespace "default" { capabilities = ["list-jobs"] }' } })).status).toBe(200);
+    const list = await call("/v1/jobs");
+    expect(list.status).toBe(200);
+    expect(list.body.map((j: Json) => j.ID)).toEqual(["web"]);
+    expect((await call("/v1/job/web")).status).toBe(403); // list-jobs is not read-job
+  });
+});
+
+describe("namespace capabilities", () => {
+  it("read: list and read jobs, their allocations, evaluations and deployments; not submit", async () => {
+    expect((await call("/v1/job/web", { token: READER })).status).toBe(200);
+    expect((await call("/v1/job/web/allocations", { token: READER })).status).toBe(200);
+    expect((await call("/v1/evaluations", { token: READER })).status).toBe(200);
+    expect((await call("/v1/deployments", { token: READER })).status).toBe(200);
+    const before = await call("/v1/job/web", { token: MGMT });
+    const put = await call("/v1/jobs", { method: "PUT", token: READER, body: { Job: { ...job("web"), Meta: { x: "1" } } } });
+    expect(put).toMatchObject({ status: 403, text: "Permission denied" });
+    expect((await call("/v1/job/web", { token: MGMT })).body.ModifyIndex).toBe(before.body.ModifyIndex); // nothing written
+    expect((await call("/v1/job/web", { method: "DELETE", token: READER })).status).toBe(403);
+    expect((await call("/v1/job/web?namespace=prod", { token: READER })).status).toBe(403);
+  });
+
+  it("write: submit, scale and dispatch in prod only", async () => {
+    expect((await call("/v1/jobs?namespace=prod", { method: "PUT", token: WRITER, body: { Job: { ...job("api", "prod"), Meta: { v: "2" } } } })).status).toBe(200);
+    expect((await call("/v1/job/api/scale?namespace=prod", { method: "POST", token: WRITER, body: { Count: 2, Target: { Group: "g" } } })).status).toBe(200);
+    expect((await call("/v1/jobs", { method: "PUT", token: WRITER, body: { Job: job("web") } })).status).toBe(403);
+  });
+
+  it("glob namespaces give their capabilities; an exact deny wins over the glob", async () => {
+    expect((await call("/v1/job/tool?namespace=dev-a", { token: WRITER })).status).toBe(200);
+    expect((await call("/v1/jobs?namespace=dev-a", { method: "PUT", token: WRITER, body: { Job: job("tool", "dev-a") } })).status).toBe(403);
+    expect((await call("/v1/jobs?namespace=dev-b", { token: WRITER })).status).toBe(403);
+  });
+
+  it("namespace=* lists only what the token may see", async () => {
+    emu.clock.advance("5s"); // allocations placed
+    const writer = await call("/v1/jobs?namespace=*", { token: WRITER });
+    expect(writer.status).toBe(200);
+    expect(writer.body.map((j: Json) => `${j.Namespace}/${j.ID}`)).toEqual(["dev-a/tool", "prod/api"]);
+    const reader = await call("/v1/allocations?namespace=*", { token: READER });
+    expect(new Set(reader.body.map((a: Json) => a.Namespace))).toEqual(new Set(["default"]));
+    const all = await call("/v1/jobs?namespace=*", { token: MGMT });
+    expect(all.body.length).toBe(3);
+    const namespaces = await call("/v1/namespaces", { token: WRITER });
+    expect(namespaces.body.map((n: Json) => n.Name)).toEqual(["dev-a", "prod"]);
+  });
+});
+
+describe("node, agent and namespace rules", () => {
+  it("node read lists nodes; agent read reads self; neither without the rule", async () => {
+    expect((await call("/v1/nodes", { token: OPS })).status).toBe(200);
+    expect((await call("/v1/agent/self", { token: OPS })).status).toBe(200);
+    expect((await call("/v1/nodes", { token: READER })).status).toBe(403);
+    expect((await call("/v1/agent/self", { token: READER })).status).toBe(403);
+    expect((await call("/v1/job/web", { token: OPS })).status).toBe(403);
+  });
+
+  it("namespace writes need a management token", async () => {
+    expect((await call("/v1/namespace/new", { method: "POST", token: WRITER, body: { Name: "new" } })).status).toBe(403);
+    expect((await call("/v1/namespace/new", { method: "POST", token: MGMT, body: { Name: "new" } })).status).toBe(200);
+  });
+});
+
+describe("ACL endpoints", () => {
+  it("bootstrap once: a management token, then 400 with the reset index", async () => {
+    const first = await call("/v1/acl/bootstrap", { method: "POST" });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ Name: "Bootstrap Token", Type: "management", Global: true, Policies: null });
+    expect(first.body.SecretID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect((await call("/v1/jobs?namespace=*", { token: first.body.SecretID })).body.length).toBe(3);
+    const second = await call("/v1/acl/bootstrap", { method: "POST" });
+    expect(second).toMatchObject({ status: 400, text: `ACL bootstrap already done (reset index: ${first.body.CreateIndex})` });
+  });
+
+  it("policies: list (stubs), read, upsert, delete; management only for writes", async () => {
+    const list = await call("/v1/acl/policies", { token: MGMT });
+    expect(list.body.map((p: Json) => p.Name)).toEqual(["deployer", "ops", "readonly"]);
+    expect(list.body[0].Rules).toBeUndefined();
+    const own = await call("/v1/acl/policies", { token: READER });
+    expect(own.body.map((p: Json) => p.Name)).toEqual(["readonly"]);
+    const one = await call("/v1/acl/policy/readonly", { token: MGMT });
+    expect(one.body).toMatchObject({ Name: "readonly", Description: "read default", Rules: 'namespace "default" { policy = "read" }' });
+    expect((await call("/v1/acl/policy/ops", { token: READER })).status).toBe(403);
+    expect((await call("/v1/acl/policy/nope", { token: MGMT })).text).toBe("ACL policy not found");
+    expect((await call("/v1/acl/policy/x", { method: "POST", token: READER, body: { Name: "x", Rules: "" } })).status).toBe(403);
+    expect((await call("/v1/acl/policy/x", { method: "POST", token: MGMT, body: { Name: "y", Rules: "" } })).text).toBe("Policy name does not match request path");
+    expect((await call("/v1/acl/policy/readonly", { method: "DELETE", token: MGMT })).status).toBe(200);
+    expect((await call("/v1/job/web", { token: READER })).status).toBe(403); // its only policy is gone
+  });
+
+  it("bad rules are a 400 and write nothing", async () => {
+    const bad = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" { policy = "admin" }' } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('failed to parse rules: Invalid namespace policy: "admin"');
+    const badCap = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" { capabilities = ["fly"] }' } });
+    expect(badCap.status).toBe(400);
+    const unclosed = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" {' } });
+    expect(unclosed.status).toBe(400);
+    expect((await call("/v1/acl/policy/bad", { token: MGMT })).status).toBe(404);
+  });
+
+  it("tokens: create, list without secrets, read, self, update, delete", async () => {
+    const created = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Name: "ci", Type: "client", Policies: ["readonly"] } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ Name: "ci", Type: "client", Policies: ["readonly"], Global: false, Roles: null, CreateTime: "2026-01-01T00:00:00Z" });
+    const { AccessorID, SecretID } = created.body;
+    const list = await call("/v1/acl/tokens", { token: MGMT });
+    expect(list.body.length).toBe(5);
+    expect(list.body.every((t: Json) => t.SecretID === undefined)).toBe(true);
+    expect((await call("/v1/acl/tokens", { token: READER })).status).toBe(403);
+    expect((await call(`/v1/acl/token/${AccessorID}`, { token: SecretID })).body.SecretID).toBe(SecretID);
+    expect((await call("/v1/acl/token/self", { token: SecretID })).body.AccessorID).toBe(AccessorID);
+    expect((await call("/v1/acl/token/self")).status).toBe(404);
+    expect((await call(`/v1/acl/token/${AccessorID}`, { token: READER })).status).toBe(403);
+    const updated = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { Name: "ci-2", Policies: ["ops"] } });
+    expect(updated.body).toMatchObject({ Name: "ci-2", Policies: ["ops"], SecretID });
+    expect((await call("/v1/nodes", { token: SecretID })).status).toBe(200);
+    expect((await call(`/v1/acl/token/${AccessorID}`, { method: "DELETE", token: MGMT })).status).toBe(200);
+    expect((await call("/v1/nodes", { token: SecretID })).text).toBe("ACL token not found");
+  });
+
+  it("token validation: client tokens need policies that exist; management takes none", async () => {
+    const errors = [
+      { body: { Type: "client" }, text: "client token missing policies" },
+      { body: { Type: "management", Policies: ["ops"] }, text: "management token cannot be associated with policies" },
+      { body: { Type: "root" }, text: "token type must be client or management" },
+      { body: { Type: "client", Policies: ["ghost"] }, text: "policy does not exist: ghost" },
+    ];
+    for (const { body, text } of errors) {
+      const res = await call("/v1/acl/token", { method: "POST", token: MGMT, body });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain(text);
+    }
+    expect((await call("/v1/acl/tokens", { token: MGMT })).body.length).toBe(4);
+  });
+
+  it("with ACLs disabled, tokens are ignored and the ACL endpoints say so", async () => {
+    const open = await createStandin({});
+    expect((await open.scheduler.request("/v1/jobs", { headers: { "X-Nomad-Token": "garbage" } })).status).toBe(200);
+    const res = await open.scheduler.request("/v1/acl/bootstrap", { method: "POST" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe("ACL support disabled");
+  });
+
+  it("ACL state survives snapshot and restore", async () => {
+    const created = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Type: "client", Policies: ["readonly"] } });
+    const snap = await (await emu.scheduler.request("/_standin/snapshot")).text();
+    await call(`/v1/acl/token/${created.body.AccessorID}`, { method: "DELETE", token: MGMT });
+    expect((await call("/v1/jobs", { token: created.body.SecretID })).status).toBe(403);
+    expect((await emu.scheduler.request("/_standin/snapshot", { method: "PUT", body: snap })).status).toBe(200);
+    expect((await call("/v1/jobs", { token: created.body.SecretID })).status).toBe(200);
+  });
+});
+
+describe("policy rule forms", () => {
+  it("HCL's JSON array form and the closest glob", async () => {
+    const rules = JSON.stringify({ namespace: [{ "*": [{ policy: "read" }] }, { "dev-*": [{ policy: "deny" }] }] });
+    expect((await call("/v1/acl/policy/globs", { method: "POST", token: MGMT, body: { Name: "globs", Rules: rules } })).status).toBe(200);
+    const token = (await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Type: "client", Policies: ["globs"] } })).body.SecretID;
+    expect((await call("/v1/job/api?namespace=prod", { token })).status).toBe(200); // "*" only
+    expect((await call("/v1/job/tool?namespace=dev-a", { token })).status).toBe(403); // "dev-*" is closer than "*"
+    const all = await call("/v1/jobs?namespace=*", { token });
+    expect(all.body.map((j: Json) => j.ID)).toEqual(["web", "api"]);
+  });
+
+  it("HCL comments, multi-line lists and merged policies", async () => {
+    const rules = `
+      /* block comment */
+      namespace "default" {
+        // no policy shorthand, only capabilities
+        capabilities = [
+          "list-jobs",
+          "read-job",
+        ]
+      }`;
+    expect((await call("/v1/acl/policy/caps", { method: "POST", token: MGMT, body: { Name: "caps", Rules: rules } })).status).toBe(200);
+    const token = (await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Type: "client", Policies: ["caps", "ops"] } })).body.SecretID;
+    expect((await call("/v1/job/web", { token })).status).toBe(200);
+    expect((await call("/v1/nodes", { token })).status).toBe(200);
+    expect((await call("/v1/job/web", { method: "DELETE", token })).status).toBe(403);
+  });
+});
