@@ -380,3 +380,35 @@ describe("GET /v1/event/stream", () => {
     expect(await subscribers(emu)).toEqual({ Subscribers: 0, BufferedBatches: 0 });
   });
 });
+
+describe("GET /v1/event/stream over a real socket", () => {
+  it("flushes each frame at once (even to a gzip-accepting client) and unsubscribes when the connection closes", async () => {
+    const { startStandin } = await import("../../src/server.js");
+    const http = await import("node:http");
+    const running = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
+    const until = async (check: () => boolean | Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await check()).toBe(true);
+    };
+    try {
+      const base = running.urls.scheduler;
+      const streams = async () => ((await (await fetch(`${base}/_standin/scheduler/event-streams`)).json()) as Json).Subscribers;
+      const request = http.get(`${base}/v1/event/stream?topic=Job`, { headers: { "Accept-Encoding": "gzip" } });
+      const response: import("node:http").IncomingMessage = await new Promise((resolve) => request.on("response", resolve));
+      expect(response.headers["content-encoding"]).toBeUndefined();
+      expect(response.headers["transfer-encoding"]).toBe("chunked");
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      await until(() => text === "{}\n");
+      await fetch(`${base}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job("web") }) });
+      await until(() => text.split("\n").length === 3);
+      expect(JSON.parse(text.split("\n")[1]!).Events[0]).toMatchObject({ Topic: "Job", Type: "JobRegistered", Key: "web" });
+      expect(await streams()).toBe(1);
+      request.destroy();
+      await until(async () => (await streams()) === 0);
+    } finally {
+      await running.close();
+    }
+  });
+});
