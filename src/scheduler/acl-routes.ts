@@ -216,6 +216,22 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
   return { resolve, guard: (rc, pattern, acl) => guardRoute(rc, pattern, acl), seed, register };
 }
 
+/**
+ * What subscribing to the event stream needs (nomad/event_endpoint.go): the
+ * job-like topics `read-job` in the namespace, node topics `node` read, and
+ * everything else (`*`, ACL topics) a management token.
+ */
+export function guardEventStream(acl: Authorizer, topics: ReadonlyMap<string, readonly string[]>, namespace: string): void {
+  if (acl.management) return;
+  for (const topic of topics.keys()) {
+    let ok: boolean;
+    if (["Job", "Evaluation", "Allocation", "Deployment", "Service"].includes(topic)) ok = namespace !== "*" && acl.allowNamespace(namespace, "read-job");
+    else if (topic === "Node" || topic === "NodeDrain" || topic === "NodePool") ok = acl.allow("node", "read");
+    else ok = false;
+    if (!ok) throw permissionDenied();
+  }
+}
+
 /** The capability a route needs (Nomad's per-RPC checks); lists across `namespace=*` filter instead. */
 function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer): void {
   if (acl.management || pattern.startsWith("/v1/acl/")) return;

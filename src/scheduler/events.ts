@@ -350,7 +350,13 @@ function goQuote(text: string): string {
  * passes the request's filter, one JSON document per line, until the client
  * goes away.
  */
-export function eventStreamHandler(broker: EventBroker, ctx: ServiceContext, region: () => string) {
+export function eventStreamHandler(
+  broker: EventBroker,
+  ctx: ServiceContext,
+  region: () => string,
+  /** ACL check at subscription time (throws a 403 NomadError). */
+  authorize: (request: Request, topics: ReadonlyMap<string, readonly string[]>, namespace: string) => void = () => {},
+) {
   return (c: Context): Response => {
     try {
       if (c.req.method !== "GET") throw new NomadError(405, "Invalid method");
@@ -362,6 +368,7 @@ export function eventStreamHandler(broker: EventBroker, ctx: ServiceContext, reg
       rest.delete("index");
       rest.delete("wait");
       const options = parseQueryOptions(rest, region());
+      authorize(c.req.raw, topics, options.namespace);
       return openStream(broker, ctx, { topics, namespace: options.namespace, index }, c.req.raw.signal);
     } catch (error) {
       if (error instanceof NomadError) return textResponse(error.status, error.message);

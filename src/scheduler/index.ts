@@ -14,7 +14,8 @@ import { NomadRouter } from "./http.js";
 import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { registerRoutes } from "./routes.js";
-import { createSchedulerAcl } from "./acl-routes.js";
+import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
+import { extractToken } from "../http/tokens.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 
@@ -51,7 +52,12 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
 
   const app = new Hono();
   // Nomad's EventStream parses index and topic itself, before the common parameters.
-  app.all("/v1/event/stream", eventStreamHandler(broker, ctx, () => settings.current().region));
+  app.all(
+    "/v1/event/stream",
+    eventStreamHandler(broker, ctx, () => settings.current().region, (request, topics, namespace) =>
+      guardEventStream(acl.resolve(extractToken(request, { names: router.names })), topics, namespace),
+    ),
+  );
   app.all("*", (c) => router.dispatch(c));
 
   const putNode = (node: FixtureNode) => {

@@ -253,3 +253,25 @@ describe("policy rule forms", () => {
     expect((await call("/v1/job/web", { method: "DELETE", token })).status).toBe(403);
   });
 });
+
+describe("event stream ACLs", () => {
+  const open = async (query: string, token?: string) => {
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/event/stream${query}`, { headers: token ? { "X-Nomad-Token": token } : {}, signal: controller.signal });
+    const text = res.status === 200 ? "" : await res.text();
+    controller.abort();
+    await res.body?.cancel().catch(() => {});
+    return { status: res.status, text };
+  };
+
+  it("job topics need read-job in the namespace, node topics node read, all topics management", async () => {
+    expect(await open("?topic=Job")).toMatchObject({ status: 403, text: "Permission denied" });
+    expect(await open("?topic=Job", "no-such")).toMatchObject({ status: 403, text: "ACL token not found" });
+    expect((await open("?topic=Job&topic=Allocation", READER)).status).toBe(200);
+    expect((await open("?topic=Job&namespace=prod", READER)).status).toBe(403);
+    expect((await open("?topic=Node", READER)).status).toBe(403);
+    expect((await open("?topic=Node", OPS)).status).toBe(200);
+    expect((await open("", READER)).status).toBe(403);
+    expect((await open("", MGMT)).status).toBe(200);
+  });
+});
