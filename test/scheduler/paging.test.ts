@@ -68,6 +68,21 @@ describe.each(LISTS)("%s", (base) => {
     const backward = await walk(base, perPage, true);
     expect(backward.ids).toEqual([...full].reverse());
   });
+
+  it.each([1, 2, 7])("pages of %i with a filter: the filtered list, counted after filtering, forward and reverse", async (perPage) => {
+    const expression = 'ID matches "[02468ace]$"';
+    const sep = base.includes("?") ? "&" : "?";
+    const filtered = `${base}${sep}filter=${encodeURIComponent(expression)}`;
+    const expected = (await get(base)).body.map((x: Json) => x.ID as string).filter((id: string) => /[02468ace]$/.test(id));
+    expect(expected.length).toBeGreaterThan(0);
+    expect((await get(filtered)).body.map((x: Json) => x.ID)).toEqual(expected);
+    const forward = await walk(filtered, perPage, false);
+    expect(forward.ids).toEqual(expected);
+    expect(forward.pages).toBe(Math.max(1, Math.ceil(expected.length / perPage)));
+    if (base.startsWith("/v1/nodes") || base.startsWith("/v1/jobs")) return;
+    const backward = await walk(filtered, perPage, true);
+    expect(backward.ids).toEqual([...expected].reverse());
+  });
 });
 
 describe("tokens and ordering", () => {
