@@ -39,26 +39,28 @@ export interface SchedulerSettings {
 }
 
 export function registerRoutes(router: NomadRouter, state: SchedulerState, engine: SchedulerEngine, ctx: ServiceContext, settings: () => SchedulerSettings): void {
-  /** A blocking-capable read: answers at once unless `?index=` asks to wait for a change of `tables`. */
-  /** `indexOf`: the index the answer reports (Nomad: a single object's ModifyIndex, else the tables'). */
-  const read = async (rc: RequestContext, tables: string[], run: () => unknown, indexOf: () => number = () => state.index(...tables)): Promise<Read> => {
-    const { options } = rc;
-    const result = await runBlockingQuery({
+  /** Runs `run` now, or again after each change of `tables` while `?index=` is not yet passed (until the wait ends). */
+  const block = <T>(rc: RequestContext, tables: string[], run: () => { index: number; value: T }) =>
+    runBlockingQuery({
       watchers: ctx.watchers,
       clock: ctx.clock,
       tables,
-      minIndex: options.index,
-      timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
+      minIndex: rc.options.index,
+      timeoutMs: rc.options.index > 0 ? blockingTimeoutMs(rc.options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
       signal: rc.c.req.raw.signal,
-      run: () => {
-        // Not-found errors are part of the answer too: they carry the current index.
-        try {
-          return { index: indexOf(), value: run() };
-        } catch (error) {
-          if (error instanceof ReadError) return { index: error.index, value: error };
-          throw error;
-        }
-      },
+      run,
+    });
+  /** A blocking-capable read: answers at once unless `?index=` asks to wait for a change of `tables`. */
+  /** `indexOf`: the index the answer reports (Nomad: a single object's ModifyIndex, else the tables'). */
+  const read = async (rc: RequestContext, tables: string[], run: () => unknown, indexOf: () => number = () => state.index(...tables)): Promise<Read> => {
+    const result = await block(rc, tables, () => {
+      // Not-found errors are part of the answer too: they carry the current index.
+      try {
+        return { index: indexOf(), value: run() };
+      } catch (error) {
+        if (error instanceof ReadError) return { index: error.index, value: error };
+        throw error;
+      }
     });
     if (result.value instanceof ReadError) throw result.value;
     return new Read(result.value, result.index);
@@ -72,27 +74,18 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   const readList = async <T>(rc: RequestContext, tables: string[], items: () => T[], tokenizer: Tokenizer<T>, view: (item: T) => unknown, datum: (item: T) => unknown = view) => {
     const request = pageRequest(rc.query);
     const matches = listFilter(rc, datum);
-    const { options } = rc;
     let nextToken = "";
-    const result = await runBlockingQuery({
-      watchers: ctx.watchers,
-      clock: ctx.clock,
-      tables,
-      minIndex: options.index,
-      timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
-      signal: rc.c.req.raw.signal,
-      run: () => {
-        try {
-          const page = paginate(items(), tokenizer, request, matches);
-          nextToken = page.nextToken;
-          return { index: state.index(...tables), value: page.items.map(view) as unknown };
-        } catch (error) {
-          // A filter that fails on this data is the answer at once, as Nomad's blocking query returns its
-          // function's error without waiting: an index past any minIndex ends the wait (and never reaches a header).
-          if (error instanceof NomadError) return { index: Number.MAX_SAFE_INTEGER, value: error as unknown };
-          throw error;
-        }
-      },
+    const result = await block(rc, tables, () => {
+      try {
+        const page = paginate(items(), tokenizer, request, matches);
+        nextToken = page.nextToken;
+        return { index: state.index(...tables), value: page.items.map(view) as unknown };
+      } catch (error) {
+        // A filter that fails on this data is the answer at once, as Nomad's blocking query returns its
+        // function's error without waiting: an index past any minIndex ends the wait (and never reaches a header).
+        if (error instanceof NomadError) return { index: Number.MAX_SAFE_INTEGER, value: error as unknown };
+        throw error;
+      }
     });
     if (result.value instanceof NomadError) throw result.value;
     return new Read(result.value, result.index, nextToken);
