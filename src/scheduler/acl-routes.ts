@@ -5,7 +5,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type PolicyRow, type TokenRow } from "./acl.js";
-import { badRequest, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 export const permissionDenied = () => new NomadError(403, "Permission denied");
 const tokenNotFound = () => new NomadError(403, "ACL token not found");
@@ -79,16 +79,12 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     if (!resolve(rc.token).management) throw permissionDenied();
   };
 
-  const jsonBody = async (rc: RequestContext): Promise<Json> => {
-    const text = await rc.c.req.text();
-    if (text.trim() === "") return {};
-    try {
-      const value = JSON.parse(text) as unknown;
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Json;
-    } catch {
-      // Go's decoder message below
-    }
-    throw badRequest("Request decode failed: invalid character in request body");
+  /** A JSON object body (an empty one is `{}` where Nomad lets the body be optional). */
+  const objectBody = async (rc: RequestContext, optional = false): Promise<Json> => {
+    if (optional && (await rc.c.req.text()).trim() === "") return {};
+    const value = await jsonBody(rc);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest(`json: cannot unmarshal ${Array.isArray(value) ? "array" : typeof value === "string" ? "string" : value === null ? "null" : typeof value} into Go value of type struct`);
+    return value as Json;
   };
 
   const register = (router: NomadRouter) => {
@@ -104,7 +100,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       method(rc, "PUT", "POST");
       const done = bootstrap.get("state");
       if (done) throw badRequest(`ACL bootstrap already done (reset index: ${done.Index})`);
-      const body = await jsonBody(rc);
+      const body = await objectBody(rc, true);
       const secret = typeof body.BootstrapSecret === "string" && body.BootstrapSecret ? body.BootstrapSecret : undefined;
       const token = ctx.store.write(() => {
         const accessor = ctx.ids.uuid();
@@ -133,7 +129,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       }
       if (rc.method === "PUT" || rc.method === "POST") {
         management(rc);
-        const body = await jsonBody(rc);
+        const body = await objectBody(rc);
         if (typeof body.Name === "string" && body.Name !== "" && body.Name !== name) throw badRequest("Policy name does not match request path");
         const row = policyFrom(body, name);
         const written = ctx.store.write(() => policies.putIndexed(name, row));
@@ -157,7 +153,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     router.exact("/v1/acl/token", enabledOnly(async (rc) => {
       method(rc, "PUT", "POST");
       management(rc);
-      const body = await jsonBody(rc);
+      const body = await objectBody(rc);
       if (typeof body.AccessorID === "string" && body.AccessorID !== "" && tokens.get(body.AccessorID)) throw badRequest(`token 0 invalid: accessor ID ${body.AccessorID} already exists`);
       const row = tokenFrom(body, undefined);
       const written = ctx.store.write(() => tokens.putIndexed(row.AccessorID, row));
@@ -181,7 +177,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       management(rc);
       if (rc.method === "PUT" || rc.method === "POST") {
         if (!existing) throw badRequest(`token 0 invalid: cannot find token ${rc.rest}`);
-        const row = tokenFrom(await jsonBody(rc), existing);
+        const row = tokenFrom(await objectBody(rc), existing);
         const written = ctx.store.write(() => tokens.putIndexed(existing.AccessorID, row));
         return new Write(tokenView(written), written.ModifyIndex);
       }

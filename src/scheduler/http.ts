@@ -209,3 +209,17 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
   if (parsed === undefined) throw serverError(`Failed to parse value of "${name}" (${value}) as a bool: strconv.ParseBool: parsing "${value}": invalid syntax`);
   return parsed;
 }
+
+/** A request body as Nomad's decodeBody reads it, with Go's decoder texts for the common failures. */
+export async function jsonBody(rc: RequestContext): Promise<unknown> {
+  const text = await rc.c.req.text();
+  if (text === "") throw badRequest("Request body is empty");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
+    const at = /position (\d+)/.exec(message)?.[1];
+    throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
+  }
+}

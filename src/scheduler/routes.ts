@@ -8,7 +8,7 @@ import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
-import { badRequest, boolParam, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, boolParam, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
@@ -623,19 +623,6 @@ function splitJobPath(rest: string): { id: string; suffix: string } {
 }
 
 /** Nomad's decodeBody: an empty body is a 400, malformed JSON a 400 with the decoder's words. */
-async function jsonBody(rc: RequestContext): Promise<unknown> {
-  const text = await rc.c.req.text();
-  if (text === "") throw badRequest("Request body is empty");
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
-    const at = /position (\d+)/.exec(message)?.[1];
-    throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
-  }
-}
-
 /** A struct field as Go's decoder finds it: exact key, else case-insensitive. */
 function field(value: unknown, name: string): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;

@@ -169,6 +169,9 @@ describe("ACL endpoints", () => {
     expect(badCap.status).toBe(400);
     const unclosed = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" {' } });
     expect(unclosed.status).toBe(400);
+    const broken = await emu.scheduler.request("/v1/acl/policy/bad", { method: "POST", headers: { "X-Nomad-Token": MGMT }, body: "{" });
+    expect(broken.status).toBe(400);
+    expect(await broken.text()).toBe("unexpected EOF");
     expect((await call("/v1/acl/policy/bad", { token: MGMT })).status).toBe(404);
   });
 
