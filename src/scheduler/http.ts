@@ -220,6 +220,8 @@ export async function jsonBody(rc: RequestContext): Promise<unknown> {
     const message = (error as Error).message;
     if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
     const at = /position (\d+)/.exec(message)?.[1];
+    // V8 reports a document that stops early (`{`) at the position past its end: Go's decoder says EOF.
+    if (at !== undefined && Number(at) >= text.length) throw badRequest("unexpected EOF");
     throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
   }
 }

@@ -278,3 +278,11 @@ describe("event stream ACLs", () => {
     expect((await open("", MGMT)).status).toBe(200);
   });
 });
+
+describe("request bodies (regression)", () => {
+  it("a truncated job body is Go's unexpected EOF, not an 'undefined' character", async () => {
+    const res = await emu.scheduler.request("/v1/jobs", { method: "PUT", headers: { "X-Nomad-Token": MGMT }, body: '{"Job": {' });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe("unexpected EOF");
+  });
+});
