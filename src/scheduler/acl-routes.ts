@@ -5,7 +5,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type PolicyRow, type TokenRow } from "./acl.js";
-import { badRequest, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, field, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 export const permissionDenied = () => new NomadError(403, "Permission denied");
 const tokenNotFound = () => new NomadError(403, "ACL token not found");
@@ -16,7 +16,7 @@ export interface SchedulerAcl {
   /** The request's authorizer (ALLOW_ALL when ACLs are off); throws 403 for an unknown token. */
   resolve(secret: string | undefined): Authorizer;
   /** Throws 403 unless the route's capability is held. */
-  guard(rc: RequestContext, pattern: string, acl: Authorizer): void;
+  guard(rc: RequestContext, pattern: string, acl: Authorizer): void | Promise<void>;
   seed(section: { policies?: Json[]; tokens?: Json[] } | undefined, where: string): void;
 }
 
@@ -209,7 +209,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     });
   };
 
-  return { resolve, guard: (rc, pattern, acl) => guardRoute(rc, pattern, acl), seed, register };
+  return { resolve, guard: guardRoute, seed, register };
 }
 
 /**
@@ -229,9 +229,11 @@ export function guardEventStream(acl: Authorizer, topics: ReadonlyMap<string, re
 }
 
 /** The capability a route needs (Nomad's per-RPC checks); lists across `namespace=*` filter instead. */
-function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer): void {
+async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer): Promise<void> {
   if (acl.management || pattern.startsWith("/v1/acl/")) return;
-  const ns = rc.options.namespace;
+  // A job written is checked in its own namespace (Nomad sets the write's namespace from the job).
+  const registers = (pattern === "/v1/jobs" || (pattern === "/v1/job/" && !rc.rest.includes("/"))) && (rc.method === "PUT" || rc.method === "POST");
+  const ns = (registers ? await jobNamespace(rc) : undefined) ?? rc.options.namespace;
   const read = rc.method === "GET";
   const nsCap = (...caps: string[]) => ns === "*" || caps.some((cap) => acl.allowNamespace(ns, cap));
   let ok = true;
@@ -281,4 +283,16 @@ function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer): void 
       ok = true; // status, regions, agent health, the namespace list (filtered)
   }
   if (!ok) throw permissionDenied();
+}
+
+/** The `Job.Namespace` of a register body, if it names one (a body that does not parse is the handler's to reject). */
+async function jobNamespace(rc: RequestContext): Promise<string | undefined> {
+  try {
+    const body = JSON.parse(await rc.c.req.text()) as unknown;
+    const job = field(body, "Job");
+    const namespace = field(job, "Namespace");
+    return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
+  } catch {
+    return undefined;
+  }
 }

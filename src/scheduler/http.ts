@@ -59,7 +59,7 @@ export interface RequestContext {
 /** ACL enforcement the router applies before a route's handler. */
 export interface RouteAccess {
   resolve(secret: string | undefined): Authorizer;
-  guard(rc: RequestContext, pattern: string, acl: Authorizer): void;
+  guard(rc: RequestContext, pattern: string, acl: Authorizer): void | Promise<void>;
 }
 
 /** A read's answer with its index (sets Index, KnownLeader, LastContact, and NextToken when another page exists). */
@@ -141,7 +141,7 @@ export class NomadRouter {
         options,
         acl,
       };
-      this.access?.guard(rc, route.pattern, acl);
+      await this.access?.guard(rc, route.pattern, acl);
       return this.encode(c, await route.handler(rc));
     } catch (error) {
       if (error instanceof ReadError) return this.withReadMeta(textResponse(error.status, error.message), error.index);
@@ -224,4 +224,13 @@ export async function jsonBody(rc: RequestContext): Promise<unknown> {
     if (at !== undefined && Number(at) >= text.length) throw badRequest("unexpected EOF");
     throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
   }
+}
+
+/** A struct field as Go's decoder finds it: exact key, else case-insensitive. */
+export function field(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (name in record) return record[name];
+  const folded = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
+  return folded === undefined ? undefined : record[folded];
 }

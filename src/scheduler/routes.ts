@@ -8,7 +8,7 @@ import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
-import { badRequest, boolParam, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
@@ -623,15 +623,6 @@ function splitJobPath(rest: string): { id: string; suffix: string } {
 }
 
 /** Nomad's decodeBody: an empty body is a 400, malformed JSON a 400 with the decoder's words. */
-/** A struct field as Go's decoder finds it: exact key, else case-insensitive. */
-function field(value: unknown, name: string): unknown {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  if (name in record) return record[name];
-  const folded = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
-  return folded === undefined ? undefined : record[folded];
-}
-
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }

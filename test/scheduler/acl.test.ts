@@ -286,3 +286,12 @@ describe("request bodies (regression)", () => {
     expect(await res.text()).toBe("unexpected EOF");
   });
 });
+
+describe("job writes are checked in the job's namespace", () => {
+  it("a body naming prod needs submit-job in prod, whatever ?namespace= says", async () => {
+    // The deployer may write prod only: its job body's namespace decides, as Nomad's.
+    expect((await call("/v1/jobs", { method: "PUT", token: WRITER, body: { Job: { ...job("api", "prod"), Meta: { v: "3" } } } })).status).toBe(200);
+    expect((await call("/v1/jobs?namespace=prod", { method: "PUT", token: WRITER, body: { Job: job("web", "default") } })).status).toBe(403);
+    expect((await call("/v1/job/api", { method: "POST", token: WRITER, body: { job: { ...job("api", "prod"), Meta: { v: "4" } } } })).status).toBe(200);
+  });
+});
