@@ -4,7 +4,7 @@
  * method and namespace (Nomad checks these in each RPC endpoint).
  */
 import type { ServiceContext } from "../core/context.js";
-import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type PolicyRow, type TokenRow } from "./acl.js";
+import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 export const permissionDenied = () => new NomadError(403, "Permission denied");
@@ -26,12 +26,24 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
   const bootstrap = ctx.store.table<{ Index: number; CreateIndex: number; ModifyIndex: number }>(ACL_TABLES.bootstrap);
   const index = () => Math.max(1, ctx.store.tableIndex(ACL_TABLES.policies), ctx.store.tableIndex(ACL_TABLES.tokens));
 
+  // Rules are validated when written, so every request would parse the same texts again: keep them parsed.
+  const parsed = new Map<string, ParsedPolicy>();
+  const parsedRules = (rules: string): ParsedPolicy => {
+    let policy = parsed.get(rules);
+    if (!policy) {
+      if (parsed.size >= 1024) parsed.clear();
+      policy = parsePolicy(rules);
+      parsed.set(rules, policy);
+    }
+    return policy;
+  };
+
   const authorizerOf = (token: TokenRow | undefined): Authorizer => {
     if (token?.Type === "management") return ALLOW_ALL;
     const names = token ? (token.Policies ?? []) : ["anonymous"];
     return authorizerFromPolicies(names.flatMap((name) => {
       const row = policies.get(name);
-      return row ? [parsePolicy(row.Rules)] : [];
+      return row ? [parsedRules(row.Rules)] : [];
     }));
   };
 
