@@ -862,8 +862,12 @@ export class SchedulerEngine {
     return this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
   }
 
-  /** Manual health reports (`/v1/deployment/allocation-health`). */
-  setAllocHealth(deploymentId: string, healthy: readonly string[], unhealthy: readonly string[]): { revertedVersion: number | null; evalId: string; evalIndex: number } {
+  /**
+   * Health reports: an operator's (`/v1/deployment/allocation-health`, its own
+   * raft message, DeploymentAllocHealth) or a client's (the control API's
+   * alloc health, an allocation update as far as events go).
+   */
+  setAllocHealth(deploymentId: string, healthy: readonly string[], unhealthy: readonly string[], reporter: "operator" | "client" = "operator"): { revertedVersion: number | null; evalId: string; evalIndex: number } {
     const { state, ctx } = this;
     const deployment = state.deployments.get(deploymentId);
     if (!deployment) throw new Error("deployment not found");
@@ -873,6 +877,7 @@ export class SchedulerEngine {
       if (!alloc || alloc.DeploymentID !== deploymentId) throw new Error(`Deployment "${deploymentId}" does not contain allocation "${id}"`);
     }
     const now = ctx.clock.now();
+    if (reporter === "operator") ctx.events.record("deployment.alloc-health", { service: "scheduler", subject: deploymentId, detail: { healthy: [...healthy], unhealthy: [...unhealthy] } });
     for (const [ids, isHealthy] of [[healthy, true], [unhealthy, false]] as const) {
       for (const id of ids) {
         const alloc = state.allocs.get(id)!;

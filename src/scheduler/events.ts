@@ -23,6 +23,7 @@ import { encodeJSON } from "../core/json.js";
 import type { Commit } from "../core/store.js";
 import { textResponse } from "../http/respond.js";
 import { NomadError, parseQueryOptions } from "./http.js";
+import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl.js";
 import { allocView, deploymentView, evalView, jobView, nodeView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
 
 /** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
@@ -52,6 +53,18 @@ export interface SubscribeRequest {
   readonly namespace: string;
   /** 0 = from the oldest buffered batch; otherwise the first batch at or after it (or the newest). */
   readonly index: number;
+  /**
+   * Asked again after every ACL change: a stream whose token was deleted, or
+   * whose policies no longer allow its topics, is closed (Nomad's broker
+   * re-checks its subscriptions on ACL token and policy updates).
+   */
+  readonly stillAllowed?: () => boolean;
+}
+
+/** ACL rows as the last batch saw them: a deletion's event carries the row as it was. */
+interface AclSeen {
+  tokens: Map<string, TokenRow>;
+  policies: Map<string, PolicyRow>;
 }
 
 /** Tables in the order their events appear within a batch. */
@@ -65,6 +78,7 @@ const NOTE_TYPES = new Set([
   "eval.complete",
   "alloc.transition",
   "deployment.promoted",
+  "deployment.alloc-health",
   "deployment.successful",
   "deployment.failed",
   "deployment.cancelled",
@@ -83,6 +97,7 @@ export class EventBroker {
   private notes: string[] = [];
   /** Nodes as the last batch saw them (what changed on a node names its event). */
   private readonly nodesSeen = new Map<string, NodeRow>();
+  private readonly aclSeen: AclSeen = { tokens: new Map(), policies: new Map() };
   private state: SchedulerState | undefined;
 
   constructor(private readonly ctx: ServiceContext) {
@@ -149,6 +164,7 @@ export class EventBroker {
     this.notes = [];
     this.nodesSeen.clear();
     for (const node of this.state?.nodes.values() ?? []) this.nodesSeen.set(node.ID, node);
+    this.rememberAcl();
     for (const subscriber of [...this.subscribers]) subscriber.close();
     this.subscribers.clear();
   }
@@ -172,11 +188,43 @@ export class EventBroker {
       }
     }
     for (const row of nodes) this.nodesSeen.set(row.ID, row as NodeRow);
+    const aclChanged = commit.tables.has(ACL_TABLES.tokens) || commit.tables.has(ACL_TABLES.policies);
+    if (aclChanged) {
+      // Bootstrapping is its own raft message, which Nomad maps to no event.
+      if (!commit.tables.has(ACL_TABLES.bootstrap)) events.push(...this.aclEvents(commit.index));
+      this.rememberAcl();
+      for (const subscriber of [...this.subscribers]) if (subscriber.request.stillAllowed?.() === false) subscriber.close();
+    }
     if (events.length === 0) return; // Publish drops empty batches
     const batch: EventBatch = { index: commit.index, events };
     this.buffer.push(batch);
     while (this.buffer.length > EVENT_BUFFER_SIZE) this.buffer.shift();
     for (const subscriber of [...this.subscribers]) deliver(subscriber, batch);
+  }
+
+  /** ACLTokenUpserted / -Deleted and ACLPolicyUpserted / -Deleted for the rows a write changed (tokens without their secret). */
+  private aclEvents(index: number): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    const tokenEvent = (row: TokenRow, type: string): StreamEvent => ({
+      Topic: "ACLToken", Type: type, Key: row.AccessorID, Namespace: "", FilterKeys: null, Index: index,
+      payload: () => ({ ACLToken: tokenView({ ...row, SecretID: "" }) }),
+    });
+    const policyEvent = (row: PolicyRow, type: string): StreamEvent => ({
+      Topic: "ACLPolicy", Type: type, Key: row.Name, Namespace: "", FilterKeys: null, Index: index,
+      payload: () => ({ ACLPolicy: policyView(row) }),
+    });
+    const tokens = this.ctx.store.table<TokenRow>(ACL_TABLES.tokens);
+    const policies = this.ctx.store.table<PolicyRow>(ACL_TABLES.policies);
+    for (const row of tokens.sorted()) if (row.ModifyIndex === index) events.push(tokenEvent(row, "ACLTokenUpserted"));
+    for (const [id, row] of this.aclSeen.tokens) if (!tokens.get(id)) events.push(tokenEvent(row, "ACLTokenDeleted"));
+    for (const row of policies.sorted()) if (row.ModifyIndex === index) events.push(policyEvent(row, "ACLPolicyUpserted"));
+    for (const [name, row] of this.aclSeen.policies) if (!policies.get(name)) events.push(policyEvent(row, "ACLPolicyDeleted"));
+    return events;
+  }
+
+  private rememberAcl(): void {
+    this.aclSeen.tokens = new Map(this.ctx.store.table<TokenRow>(ACL_TABLES.tokens).sorted().map((t) => [t.AccessorID, t]));
+    this.aclSeen.policies = new Map(this.ctx.store.table<PolicyRow>(ACL_TABLES.policies).sorted().map((p) => [p.Name, p]));
   }
 }
 
@@ -214,6 +262,8 @@ function eventType(notes: readonly string[], table: string): string {
   if (has("job.stopped", "job.purged")) return "JobDeregistered";
   if (has("job.registered", "job.periodic-launch")) return "JobRegistered";
   if (has("deployment.promoted")) return "DeploymentPromotion";
+  // A health report's transaction carries the allocations, the deployment (failed when one is unhealthy) and its eval.
+  if (has("deployment.alloc-health")) return "DeploymentAllocHealth";
   // The scheduler's plan (allocations, deployment, job status) then its eval update, which Nomad commits apart.
   if (has("eval.complete")) return table === TABLES.evals ? "EvaluationUpdated" : "PlanResult";
   if (has("deployment.successful", "deployment.failed", "deployment.cancelled")) return "DeploymentStatusUpdate";
@@ -368,8 +418,17 @@ export function eventStreamHandler(
       rest.delete("index");
       rest.delete("wait");
       const options = parseQueryOptions(rest, region());
-      authorize(c.req.raw, topics, options.namespace);
-      return openStream(broker, ctx, { topics, namespace: options.namespace, index }, c.req.raw.signal);
+      const request = c.req.raw;
+      authorize(request, topics, options.namespace);
+      const stillAllowed = () => {
+        try {
+          authorize(request, topics, options.namespace);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      return openStream(broker, ctx, { topics, namespace: options.namespace, index, stillAllowed }, request.signal);
     } catch (error) {
       if (error instanceof NomadError) return textResponse(error.status, error.message);
       throw error;

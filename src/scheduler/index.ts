@@ -169,7 +169,7 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
       // A health report as the client would send it: counts for (or fails) the allocation's deployment.
       if (!alloc.DeploymentID) return c.json({ error: `allocation "${alloc.ID}" is not part of a deployment` }, 409);
       try {
-        ctx.store.write(() => engine.setAllocHealth(alloc.DeploymentID, body.Healthy ? [alloc.ID] : [], body.Healthy ? [] : [alloc.ID]));
+        ctx.store.write(() => engine.setAllocHealth(alloc.DeploymentID, body.Healthy ? [alloc.ID] : [], body.Healthy ? [] : [alloc.ID], "client"));
       } catch (error) {
         return c.json({ error: (error as Error).message }, 409);
       }

@@ -295,3 +295,93 @@ describe("job writes are checked in the job's namespace", () => {
     expect((await call("/v1/job/api", { method: "POST", token: WRITER, body: { job: { ...job("api", "prod"), Meta: { v: "4" } } } })).status).toBe(200);
   });
 });
+
+describe("ACL events on the stream", () => {
+  /** Opens a stream and returns a reader of its frames (heartbeats dropped) and its closer. */
+  const stream = async (query: string, token: string, fromIndex = 0) => {
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/event/stream${query}`, { headers: { "X-Nomad-Token": token }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = "";
+    const read = async (): Promise<Json[] | "closed"> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return "closed";
+        buffered += decoder.decode(value, { stream: true });
+        const lines = buffered.split("\n");
+        buffered = lines.pop()!;
+        // An index past the newest batch replays that batch first (Nomad's StartAtClosest): skip it.
+        const frames = lines.map((l) => JSON.parse(l)).filter((f) => f.Events && f.Index >= fromIndex);
+        if (frames.length > 0) return frames;
+      }
+    };
+    /** True once the server ends the stream (frames still queued before the end are skipped). */
+    const ended = async () => {
+      for (let r = await read(); ; r = await read()) if (r === "closed") return true;
+    };
+    return { read, ended, close: () => controller.abort() };
+  };
+
+  it("token and policy writes stream as ACLToken / ACLPolicy events, secrets redacted; bootstrap streams nothing", async () => {
+    const since = emu.index + 1;
+    const { read, close } = await stream(`?topic=ACLToken&topic=ACLPolicy&index=${since}`, MGMT, since);
+    const created = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Name: "ci", Type: "client", Policies: ["readonly"] } });
+    const [upserted] = (await read()) as Json[];
+    expect(upserted!.Events).toHaveLength(1);
+    const event = upserted!.Events[0];
+    expect(event).toMatchObject({ Topic: "ACLToken", Type: "ACLTokenUpserted", Key: created.body.AccessorID, Namespace: "", FilterKeys: null, Index: upserted!.Index });
+    expect(event.Payload.ACLToken).toMatchObject({ AccessorID: created.body.AccessorID, Name: "ci", SecretID: "", Policies: ["readonly"] });
+
+    await call(`/v1/acl/token/${created.body.AccessorID}`, { method: "DELETE", token: MGMT });
+    const [deleted] = (await read()) as Json[];
+    expect(deleted!.Events.map((e: Json) => `${e.Topic} ${e.Type} ${e.Key}`)).toEqual([`ACLToken ACLTokenDeleted ${created.body.AccessorID}`]);
+    expect(deleted!.Events[0].Payload.ACLToken.Name).toBe("ci"); // the token as it was
+
+    await call("/v1/acl/policy/extra", { method: "POST", token: MGMT, body: { Name: "extra", Rules: 'node { policy = "read" }' } });
+    const [policy] = (await read()) as Json[];
+    expect(policy!.Events[0]).toMatchObject({ Topic: "ACLPolicy", Type: "ACLPolicyUpserted", Key: "extra" });
+    expect(policy!.Events[0].Payload.ACLPolicy).toMatchObject({ Name: "extra", Rules: 'node { policy = "read" }' });
+    await call("/v1/acl/policy/extra", { method: "DELETE", token: MGMT });
+    const [gone] = (await read()) as Json[];
+    expect(gone!.Events[0]).toMatchObject({ Topic: "ACLPolicy", Type: "ACLPolicyDeleted", Key: "extra" });
+    close();
+
+    // Bootstrap is its own raft message, which Nomad maps to no event.
+    const fresh = await createStandin({ fixture: { scheduler: { acl: { enabled: true } } } });
+    const before = fresh.index;
+    const boot = await fresh.scheduler.request("/v1/acl/bootstrap", { method: "POST" });
+    expect(boot.status).toBe(200);
+    const secret = ((await boot.json()) as Json).SecretID;
+    const created2 = await fresh.scheduler.request("/v1/acl/token", { method: "POST", headers: { "X-Nomad-Token": secret }, body: JSON.stringify({ Name: "later", Type: "management" }) });
+    const later = ((await created2.json()) as Json).AccessorID;
+    const controller = new AbortController();
+    const res = await fresh.scheduler.request(`/v1/event/stream?topic=ACLToken&index=${before}`, { headers: { "X-Nomad-Token": secret }, signal: controller.signal });
+    const text = new TextDecoder();
+    let seen = "";
+    const reader = res.body!.getReader();
+    while (!seen.includes("ACLTokenUpserted")) seen += text.decode((await reader.read()).value);
+    controller.abort();
+    const frames = seen.trim().split("\n").map((l) => JSON.parse(l)).filter((f) => f.Events);
+    // Only the later token: the bootstrap token's write left nothing in the buffer.
+    expect(frames.flatMap((f) => f.Events.map((e: Json) => e.Key))).toEqual([later]);
+  });
+
+  it("a stream ends when its token is deleted or its policy stops allowing the topics", async () => {
+    const next = emu.index + 1;
+    const reader = await stream(`?topic=Job&index=${next}`, READER);
+    const deployer = await stream(`?topic=Job&namespace=prod&index=${next}`, WRITER);
+    // Narrowing the reader's policy to nodes ends the reader's stream, not the deployer's.
+    await call("/v1/acl/policy/readonly", { method: "POST", token: MGMT, body: { Name: "readonly", Rules: 'node { policy = "read" }' } });
+    expect(await reader.ended()).toBe(true);
+    await call("/v1/jobs", { method: "PUT", token: MGMT, body: { Job: { ...job("api", "prod"), Meta: { v: "2" } } } });
+    const frames = (await deployer.read()) as Json[];
+    expect(frames[0]!.Events[0]).toMatchObject({ Topic: "Job", Key: "api" });
+    // Deleting the deployer's token ends its stream.
+    const tokens = await call("/v1/acl/tokens", { token: MGMT });
+    const accessor = tokens.body.find((t: Json) => t.Name === "deployer").AccessorID;
+    await call(`/v1/acl/token/${accessor}`, { method: "DELETE", token: MGMT });
+    expect(await deployer.ended()).toBe(true);
+  });
+});

@@ -365,6 +365,31 @@ describe("GET /v1/event/stream", () => {
     ]);
   });
 
+  it("an operator's health report is one DeploymentAllocHealth write (allocation, deployment and the eval it creates)", async () => {
+    const emu = await createStandin();
+    // Two allocations, one reported: the deployment stays running (its completion would be a write of its own in Nomad).
+    await register(emu, job("web", { update: true, count: 2 }));
+    emu.clock.advance("1s"); // placed and running, not yet healthy
+    const [deployment] = (await (await emu.scheduler.request("/v1/deployments")).json()) as Json[];
+    const [alloc] = (await (await emu.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    let index = 0;
+    const { frames } = await record(emu, `?index=${emu.index + 1}`, async () => {
+      const res = await emu.scheduler.request(`/v1/deployment/allocation-health/${deployment!.ID}`, {
+        method: "POST",
+        body: JSON.stringify({ DeploymentID: deployment!.ID, HealthyAllocationIDs: [alloc!.ID] }),
+      });
+      expect(res.status).toBe(200);
+      index = Number(res.headers.get("X-Nomad-Index"));
+    });
+    const report = frames.find((f) => f.Index === index)!;
+    expect(report.Events.map((e: Json) => `${e.Topic} ${e.Type}`)).toEqual([
+      "Deployment DeploymentAllocHealth",
+      "Allocation DeploymentAllocHealth",
+      "Evaluation DeploymentAllocHealth",
+    ]);
+    expect(report.Events[1].Payload.Allocation.DeploymentStatus.Healthy).toBe(true);
+  });
+
   it("keeps the last 100 batches; reset empties the buffer and ends open streams", async () => {
     const emu = await createStandin();
     for (let i = 0; i < 120; i++) await register(emu, job(`j${i}`));
