@@ -7,14 +7,27 @@ import type { ServiceContext } from "../core/context.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
 
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+/** helper.IsUUID: 36 characters of hex in the 8-4-4-4-12 form, any case. */
+const isUUID = (value: string): boolean => /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value);
+/** go-multierror's text. */
+const multierror = (problems: readonly string[]): string =>
+  `${problems.length} error${problems.length === 1 ? "" : "s"} occurred:\n${problems.map((p) => `\t* ${p}`).join("\n")}\n\n`;
+
 export const permissionDenied = () => new NomadError(403, "Permission denied");
 const tokenNotFound = () => new NomadError(403, "ACL token not found");
 
 type Json = Record<string, unknown>;
 
 export interface SchedulerAcl {
-  /** The request's authorizer (ALLOW_ALL when ACLs are off); throws 403 for an unknown token. */
-  resolve(secret: string | undefined): Authorizer;
+  /**
+   * The request's authorizer (ALLOW_ALL when ACLs are off). An unknown token
+   * is 403 `Permission denied`, as Nomad 1.7+'s Authenticate answers; the ACL
+   * endpoints authenticate in their handlers (bootstrap ignores the token).
+   */
+  resolve(secret: string | undefined, pattern?: string): Authorizer;
+  /** The event stream's older ResolveToken path: an unknown token is 403 `ACL token not found`. */
+  resolveForStream(secret: string | undefined): Authorizer;
   /** Throws 403 unless the route's capability is held. */
   guard(rc: RequestContext, pattern: string, acl: Authorizer): void | Promise<void>;
   seed(section: { policies?: Json[]; tokens?: Json[] } | undefined, where: string): void;
@@ -47,48 +60,71 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     }));
   };
 
-  const resolveToken = (secret: string | undefined): TokenRow | undefined => {
+  /** The caller's token (undefined = anonymous); an unknown secret throws `unknown()`. */
+  const callerToken = (secret: string | undefined, unknown: () => NomadError = permissionDenied): TokenRow | undefined => {
     if (!secret) return undefined;
     const token = tokenBySecret(tokens, secret);
-    if (!token) throw tokenNotFound();
+    if (!token) throw unknown();
     return token;
   };
 
-  const resolve = (secret: string | undefined): Authorizer => (enabled() ? authorizerOf(resolveToken(secret)) : ALLOW_ALL);
+  const resolve = (secret: string | undefined, pattern = ""): Authorizer => {
+    if (!enabled() || pattern.startsWith("/v1/acl/")) return ALLOW_ALL;
+    return authorizerOf(callerToken(secret));
+  };
+  const resolveForStream = (secret: string | undefined): Authorizer => (enabled() ? authorizerOf(callerToken(secret, tokenNotFound)) : ALLOW_ALL);
+  /** The caller's policy names as Nomad's ACL endpoints see them (the anonymous token holds "anonymous"). */
+  const callerPolicies = (token: TokenRow | undefined): string[] => (token ? (token.Policies ?? []) : ["anonymous"]);
 
-  /** Validates and normalizes a policy body; a bad one is the RPC's 400. */
+  /** ACLPolicy.Validate: every problem, in Nomad's order, as one multierror 400. */
   const policyFrom = (body: Json, name: string): Omit<PolicyRow, "CreateIndex" | "ModifyIndex"> => {
     const rules = typeof body.Rules === "string" ? body.Rules : "";
-    if (!/^[a-zA-Z0-9-]{1,128}$/.test(name)) throw badRequest(`policy 0 invalid: 1 error occurred:\n\t* invalid name '${name}'\n\n`);
+    const description = typeof body.Description === "string" ? body.Description : "";
+    const problems: string[] = [];
+    if (!/^[a-zA-Z0-9-]{1,128}$/.test(name)) problems.push(`invalid name '${name}'`);
     try {
       parsePolicy(rules);
     } catch (error) {
-      if (error instanceof PolicyParseError) throw badRequest(`policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: ${error.message}\n\n`);
-      throw error;
+      if (!(error instanceof PolicyParseError)) throw error;
+      problems.push(`failed to parse rules: ${error.message}`);
     }
-    return { Name: name, Description: typeof body.Description === "string" ? body.Description : "", Rules: rules };
+    if (description.length > 256) problems.push("description longer than 256");
+    if (problems.length > 0) throw badRequest(`policy 0 invalid: ${multierror(problems)}`);
+    return { Name: name, Description: description, Rules: rules };
   };
 
-  const tokenFrom = (body: Json, existing: TokenRow | undefined): Omit<TokenRow, "CreateIndex" | "ModifyIndex"> => {
-    const type = (body.Type as string | undefined) ?? existing?.Type ?? "client";
-    const list = Array.isArray(body.Policies) ? (body.Policies as unknown[]).map(String) : (existing?.Policies ?? null);
-    if (type !== "client" && type !== "management") throw badRequest(`token 0 invalid: 1 error occurred:\n\t* token type must be client or management\n\n`);
-    if (type === "client" && (!list || list.length === 0)) throw badRequest(`token 0 invalid: 1 error occurred:\n\t* client token missing policies\n\n`);
-    if (type === "management" && list && list.length > 0) throw badRequest(`token 0 invalid: 1 error occurred:\n\t* management token cannot be associated with policies\n\n`);
-    for (const name of list ?? []) if (!policies.get(name)) throw badRequest(`token 0 invalid: policy does not exist: ${name}`);
+  /**
+   * ACLToken.Validate after Canonicalize: the whole token is the body (an
+   * update keeps only the secret and the creation time), every problem
+   * reported at once. Nomad does not check that the named policies exist.
+   */
+  const tokenFrom = (body: Json, existing: TokenRow | undefined, seeded: { AccessorID?: string; SecretID?: string } = {}): Omit<TokenRow, "CreateIndex" | "ModifyIndex"> => {
+    const type = typeof body.Type === "string" ? body.Type : "";
+    const policyList = Array.isArray(body.Policies) ? (body.Policies as unknown[]).map(String) : [];
+    const name = typeof body.Name === "string" ? body.Name : "";
+    const global = body.Global === true;
+    const problems: string[] = [];
+    if (name.length > 256) problems.push("token name too long");
+    if (type === "client") {
+      if (policyList.length === 0) problems.push("client token missing policies or roles");
+    } else if (type === "management") {
+      if (policyList.length > 0) problems.push("management token cannot be associated with policies or roles");
+    } else problems.push("token type must be client or management");
+    if (existing && existing.Global !== global) problems.push("cannot toggle global mode");
+    if (problems.length > 0) throw badRequest(`token 0 invalid: ${multierror(problems)}`);
     return {
-      AccessorID: existing?.AccessorID ?? (typeof body.AccessorID === "string" && body.AccessorID ? body.AccessorID : ctx.ids.uuid()),
-      SecretID: existing?.SecretID ?? (typeof body.SecretID === "string" && body.SecretID ? body.SecretID : ctx.ids.uuid()),
-      Name: typeof body.Name === "string" ? body.Name : (existing?.Name ?? ""),
-      Type: type,
-      Policies: type === "management" ? null : list,
-      Global: typeof body.Global === "boolean" ? body.Global : (existing?.Global ?? false),
+      AccessorID: existing?.AccessorID ?? seeded.AccessorID ?? ctx.ids.uuid(),
+      SecretID: existing?.SecretID ?? seeded.SecretID ?? ctx.ids.uuid(),
+      Name: name,
+      Type: type as TokenRow["Type"],
+      Policies: policyList.length > 0 ? policyList : null,
+      Global: global,
       CreateTime: existing?.CreateTime ?? ctx.clock.now(),
     };
   };
 
   const management = (rc: RequestContext) => {
-    if (!resolve(rc.token).management) throw permissionDenied();
+    if (callerToken(rc.token)?.Type !== "management") throw permissionDenied();
   };
 
   /** A JSON object body (an empty one is `{}` where Nomad lets the body be optional). */
@@ -114,6 +150,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       if (done) throw badRequest(`ACL bootstrap already done (reset index: ${done.Index})`);
       const body = await objectBody(rc, true);
       const secret = typeof body.BootstrapSecret === "string" && body.BootstrapSecret ? body.BootstrapSecret : undefined;
+      if (secret !== undefined && !isUUID(secret)) throw badRequest("invalid acl token");
       const token = ctx.store.write(() => {
         const accessor = ctx.ids.uuid();
         const row = tokens.putIndexed(accessor, { AccessorID: accessor, SecretID: secret ?? ctx.ids.uuid(), Name: "Bootstrap Token", Type: "management", Policies: null, Global: true, CreateTime: ctx.clock.now() });
@@ -125,33 +162,40 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
 
     router.exact("/v1/acl/policies", enabledOnly((rc) => {
       method(rc, "GET");
-      const acl = resolve(rc.token);
-      const own = acl.management ? undefined : new Set(tokenBySecret(tokens, rc.token ?? "")?.Policies ?? []);
+      const caller = callerToken(rc.token);
+      const own = caller?.Type === "management" ? undefined : new Set(callerPolicies(caller));
       return new Read(policies.sorted().filter((p) => !own || own.has(p.Name)).map((p) => policyView(p, false)), ctx.store.tableIndex(ACL_TABLES.policies));
     }));
 
     router.prefix("/v1/acl/policy/", enabledOnly(async (rc) => {
       const name = rc.rest;
       if (rc.method === "GET") {
-        const acl = resolve(rc.token);
-        if (!acl.management && !(tokenBySecret(tokens, rc.token ?? "")?.Policies ?? []).includes(name)) throw permissionDenied();
+        if (name === "") throw badRequest("Missing Policy Name");
+        const caller = callerToken(rc.token);
+        // Anyone may read the anonymous policy; other tokens only their own policies.
+        if (caller?.Type !== "management" && name !== "anonymous" && !callerPolicies(caller).includes(name)) throw permissionDenied();
         const row = policies.get(name);
         if (!row) throw notFound("ACL policy not found");
         return new Read(policyView(row), row.ModifyIndex);
       }
       if (rc.method === "PUT" || rc.method === "POST") {
-        management(rc);
+        if (name === "") throw badRequest("Missing Policy Name");
         const body = await objectBody(rc);
-        if (typeof body.Name === "string" && body.Name !== "" && body.Name !== name) throw badRequest("Policy name does not match request path");
-        const row = policyFrom(body, name);
+        if (field(body, "Name") !== name) throw badRequest("ACL policy name does not match request path");
+        management(rc);
+        const row = policyFrom({ Description: field(body, "Description"), Rules: field(body, "Rules") }, name);
         const written = ctx.store.write(() => policies.putIndexed(name, row));
         return new Write(undefined, written.ModifyIndex);
       }
       if (rc.method === "DELETE") {
+        if (name === "") throw badRequest("Missing Policy Name");
         management(rc);
-        if (!policies.get(name)) throw badRequest(`policy ${name} does not exist`);
-        ctx.store.write(() => policies.delete(name));
-        return new Write(undefined, ctx.store.tableIndex(ACL_TABLES.policies));
+        // Nomad deletes without looking first: a missing policy is still a successful write.
+        const index = ctx.store.write(() => {
+          policies.delete(name);
+          return ctx.store.writeIndex();
+        });
+        return new Write(undefined, index);
       }
       throw new NomadError(405, "Invalid method");
     }));
@@ -162,38 +206,49 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       return new Read([...tokens.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1)).map((t) => tokenView(t, false)), index());
     }));
 
-    router.exact("/v1/acl/token", enabledOnly(async (rc) => {
-      method(rc, "PUT", "POST");
-      management(rc);
-      const body = await objectBody(rc);
-      if (typeof body.AccessorID === "string" && body.AccessorID !== "" && tokens.get(body.AccessorID)) throw badRequest(`token 0 invalid: accessor ID ${body.AccessorID} already exists`);
-      const row = tokenFrom(body, undefined);
+    /** ACL.UpsertTokens: a body naming an accessor updates that token, which must exist. */
+    const upsertToken = (body: Json) => {
+      const accessor = str(field(body, "AccessorID"));
+      const existing = accessor ? tokens.get(accessor) : undefined;
+      if (accessor && !existing) throw badRequest(`cannot find token ${accessor}`);
+      const row = tokenFrom({ Name: field(body, "Name"), Type: field(body, "Type"), Policies: field(body, "Policies"), Global: field(body, "Global") }, existing);
       const written = ctx.store.write(() => tokens.putIndexed(row.AccessorID, row));
       return new Write(tokenView(written), written.ModifyIndex);
+    };
+
+    router.exact("/v1/acl/token", enabledOnly(async (rc) => {
+      method(rc, "PUT", "POST");
+      const body = await objectBody(rc);
+      management(rc);
+      return upsertToken(body);
     }));
 
     router.prefix("/v1/acl/token/", enabledOnly(async (rc) => {
       if (rc.rest === "self") {
         method(rc, "GET");
-        const token = resolveToken(rc.token);
+        // Nomad's ResolveToken RPC (through 1.10.0): no secret is its lookup error, an unknown one 404.
+        if (!rc.token) throw new NomadError(500, "acl token lookup failed: missing secret id");
+        const token = tokenBySecret(tokens, rc.token);
         if (!token) throw notFound("ACL token not found");
         return new Read(tokenView(token), token.ModifyIndex);
       }
+      if (rc.rest === "") throw badRequest("Missing Token Accessor");
       const existing = tokens.get(rc.rest);
       if (rc.method === "GET") {
-        const caller = resolveToken(rc.token);
-        if (caller?.Type !== "management" && caller?.AccessorID !== rc.rest) throw permissionDenied();
+        const caller = callerToken(rc.token);
+        if (caller?.Type !== "management" && (!caller || caller.AccessorID !== rc.rest)) throw permissionDenied();
         if (!existing) throw notFound("ACL token not found");
         return new Read(tokenView(existing), existing.ModifyIndex);
       }
-      management(rc);
       if (rc.method === "PUT" || rc.method === "POST") {
-        if (!existing) throw badRequest(`token 0 invalid: cannot find token ${rc.rest}`);
-        const row = tokenFrom(await objectBody(rc), existing);
-        const written = ctx.store.write(() => tokens.putIndexed(existing.AccessorID, row));
-        return new Write(tokenView(written), written.ModifyIndex);
+        const body = await objectBody(rc);
+        const given = str(field(body, "AccessorID"));
+        if (given && given !== rc.rest) throw badRequest("ACL token accessor does not match request path");
+        management(rc);
+        return upsertToken({ ...body, AccessorID: rc.rest });
       }
       if (rc.method === "DELETE") {
+        management(rc);
         if (!existing) throw badRequest(`Cannot delete nonexistent tokens: ${rc.rest}`);
         ctx.store.write(() => tokens.delete(rc.rest));
         return new Write(undefined, ctx.store.tableIndex(ACL_TABLES.tokens));
@@ -213,7 +268,8 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     });
     (section?.tokens ?? []).forEach((body, i) => {
       try {
-        const row = tokenFrom(body, undefined);
+        // A fixture may fix the token's IDs (the API generates them) and leave Type to default to client.
+        const row = tokenFrom({ ...body, Type: body.Type ?? "client" }, undefined, { AccessorID: str(body.AccessorID) || undefined, SecretID: str(body.SecretID) || undefined });
         tokens.putIndexed(row.AccessorID, row);
       } catch (error) {
         throw new Error(`${where}.tokens[${i}]: ${(error as Error).message.trim()}`);
@@ -221,7 +277,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
     });
   };
 
-  return { resolve, guard: guardRoute, seed, register };
+  return { resolve, resolveForStream, guard: guardRoute, seed, register };
 }
 
 /**

@@ -44,32 +44,65 @@ export interface ParsedPolicy {
 
 export class PolicyParseError extends Error {}
 
-/** Nomad's acl.Parse: HCL or JSON rules to capabilities (errors worded as Nomad's). */
+/**
+ * Nomad's acl.Parse (1.9, lenient): HCL or JSON rules to capabilities, with
+ * its checks in its order and its errors' words (a rejected block is shown
+ * as Go's `%#v` of Nomad's struct, as Nomad prints it).
+ */
 export function parsePolicy(rules: string): ParsedPolicy {
-  const tree = parseRuleText(rules);
   const policy: ParsedPolicy = { namespaces: new Map(), node: "", agent: "", operator: "" };
-  for (const [name, body] of Object.entries(asObject(tree.namespace))) {
+  if (rules === "") return policy; // Nomad's hot path: empty rules are a valid, empty policy
+  let tree: Tree;
+  try {
+    tree = parseRuleText(rules);
+  } catch (error) {
+    if (error instanceof PolicyParseError) throw new PolicyParseError(`Failed to parse ACL Policy: ${error.message}`);
+    throw error;
+  }
+  const namespaces = Object.entries(asObject(tree.namespace));
+  const levelBlocks = (["agent", "node", "operator"] as const).filter((kind) => tree[kind] !== undefined);
+  const otherBlocks = ["node_pool", "host_volume", "quota", "plugin"].some((kind) => tree[kind] !== undefined);
+  if (namespaces.length === 0 && levelBlocks.length === 0 && !otherBlocks) throw new PolicyParseError(`Invalid policy: ${rules}`);
+  for (const [name, body] of namespaces) {
     const block = asObject(body);
     const shorthand = block.policy;
+    const given = block.capabilities === undefined ? undefined : asArray(block.capabilities);
+    const dump = () => namespaceDump(name, shorthand, given);
+    if (!/^[a-zA-Z0-9\-*]{1,128}$/.test(name)) throw new PolicyParseError(`Invalid namespace name: ${dump()}`);
+    if (shorthand !== undefined && shorthand !== "" && !(typeof shorthand === "string" && isPolicyValid(shorthand))) throw new PolicyParseError(`Invalid namespace policy: ${dump()}`);
     const caps = new Set<string>();
-    if (shorthand !== undefined) {
-      const expanded = typeof shorthand === "string" ? NAMESPACE_POLICIES[shorthand] : undefined;
-      if (!expanded) throw new PolicyParseError(`Invalid namespace policy: "${String(shorthand)}"`);
-      expanded.forEach((c) => caps.add(c));
-    }
-    for (const cap of asArray(block.capabilities)) {
-      if (typeof cap !== "string" || !VALID_CAPS.has(cap)) throw new PolicyParseError(`Invalid namespace capability '${String(cap)}': ${JSON.stringify(name)}`);
+    for (const cap of given ?? []) {
+      if (typeof cap !== "string" || !VALID_CAPS.has(cap)) throw new PolicyParseError(`Invalid namespace capability '${String(cap)}': ${dump()}`);
       caps.add(cap);
     }
+    if (typeof shorthand === "string" && shorthand !== "") (NAMESPACE_POLICIES[shorthand] ?? []).forEach((c) => caps.add(c));
     policy.namespaces.set(name, caps);
   }
-  for (const kind of ["node", "agent", "operator"] as const) {
-    if (tree[kind] === undefined) continue;
+  for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
-    if (typeof level !== "string" || !(LEVELS as readonly string[]).includes(level)) throw new PolicyParseError(`Invalid ${kind} policy: "${String(level)}"`);
-    policy[kind] = level as Level;
+    if (typeof level !== "string" || !isPolicyValid(level)) throw new PolicyParseError(`Invalid ${kind} policy: &acl.${KIND_STRUCTS[kind]}{Policy:${goQuote(String(level ?? ""))}}`);
+    // "scale" is a valid level anywhere, though it grants nothing outside namespaces.
+    policy[kind] = level === "scale" ? "" : (level as Level);
   }
   return policy;
+}
+
+const KIND_STRUCTS = { agent: "AgentPolicy", node: "NodePolicy", operator: "OperatorPolicy" } as const;
+
+/** isPolicyValid: the four shorthand levels. */
+function isPolicyValid(level: string): boolean {
+  return level === "deny" || level === "read" || level === "write" || level === "scale";
+}
+
+/** Go's `%#v` of the acl.NamespacePolicy Nomad rejects. */
+function namespaceDump(name: string, shorthand: unknown, caps: unknown[] | undefined): string {
+  const capsText = caps === undefined ? "[]string(nil)" : `[]string{${caps.map((c) => goQuote(String(c))).join(", ")}}`;
+  return `&acl.NamespacePolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}, Variables:(*acl.VariablesPolicy)(nil)}`;
+}
+
+/** strconv.Quote for the texts policies hold (JSON's escaping agrees with Go's for printable text). */
+function goQuote(text: string): string {
+  return JSON.stringify(text);
 }
 
 /** What a request may do. */

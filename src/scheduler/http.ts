@@ -58,7 +58,7 @@ export interface RequestContext {
 
 /** ACL enforcement the router applies before a route's handler. */
 export interface RouteAccess {
-  resolve(secret: string | undefined): Authorizer;
+  resolve(secret: string | undefined, pattern: string): Authorizer;
   guard(rc: RequestContext, pattern: string, acl: Authorizer): void | Promise<void>;
 }
 
@@ -130,7 +130,7 @@ export class NomadRouter {
     try {
       const options = parseQueryOptions(url.searchParams, this.region());
       const token = extractToken(c.req.raw, { names: this.names });
-      const acl = this.access ? this.access.resolve(token) : ALLOW_ALL;
+      const acl = this.access ? this.access.resolve(token, route.pattern) : ALLOW_ALL;
       const rc: RequestContext = {
         c,
         url,

@@ -55,7 +55,7 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
   app.all(
     "/v1/event/stream",
     eventStreamHandler(broker, ctx, () => settings.current().region, (request, topics, namespace) =>
-      guardEventStream(acl.resolve(extractToken(request, { names: router.names })), topics, namespace),
+      guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
     ),
   );
   app.all("*", (c) => router.dispatch(c));

@@ -59,9 +59,10 @@ beforeEach(async () => {
 });
 
 describe("tokens on requests", () => {
-  it("anonymous with no anonymous policy is denied; an unknown secret is 'ACL token not found'", async () => {
+  it("anonymous with no anonymous policy is denied; an unknown secret is denied too (Nomad 1.7+'s Authenticate)", async () => {
     expect(await call("/v1/jobs")).toMatchObject({ status: 403, text: "Permission denied" });
-    expect(await call("/v1/jobs", { token: "no-such-secret" })).toMatchObject({ status: 403, text: "ACL token not found" });
+    expect(await call("/v1/jobs", { token: "no-such-secret" })).toMatchObject({ status: 403, text: "Permission denied" });
+    expect(await call("/v1/jobs", { token: "44444444-4444-4444-4444-444444444444" })).toMatchObject({ status: 403, text: "Permission denied" });
     expect((await call("/v1/status/leader")).status).toBe(200); // no capability needed
   });
 
@@ -145,6 +146,21 @@ describe("ACL endpoints", () => {
     expect(second).toMatchObject({ status: 400, text: `ACL bootstrap already done (reset index: ${first.body.CreateIndex})` });
   });
 
+  it("bootstrap ignores whatever token the caller sends; a BootstrapSecret must be a UUID", async () => {
+    expect(await call("/v1/acl/bootstrap", { method: "POST", body: { BootstrapSecret: "not-a-uuid" } })).toMatchObject({ status: 400, text: "invalid acl token" });
+    const chosen = "77777777-7777-7777-7777-777777777777";
+    const first = await call("/v1/acl/bootstrap", { method: "POST", token: "stale-token-from-the-environment", body: { BootstrapSecret: chosen } });
+    expect(first.status).toBe(200);
+    expect(first.body.SecretID).toBe(chosen);
+  });
+
+  it("the anonymous policy: listed for and readable by anyone", async () => {
+    await call("/v1/acl/policy/anonymous", { method: "POST", token: MGMT, body: { Name: "anonymous", Rules: 'namespace "default" { capabilities = ["list-jobs"] }' } });
+    expect((await call("/v1/acl/policies")).body.map((p: Json) => p.Name)).toEqual(["anonymous"]);
+    expect((await call("/v1/acl/policy/anonymous", { token: READER })).body.Name).toBe("anonymous");
+    expect((await call("/v1/acl/policy/readonly")).status).toBe(403);
+  });
+
   it("policies: list (stubs), read, upsert, delete; management only for writes", async () => {
     const list = await call("/v1/acl/policies", { token: MGMT });
     expect(list.body.map((p: Json) => p.Name)).toEqual(["deployer", "ops", "readonly"]);
@@ -156,19 +172,43 @@ describe("ACL endpoints", () => {
     expect((await call("/v1/acl/policy/ops", { token: READER })).status).toBe(403);
     expect((await call("/v1/acl/policy/nope", { token: MGMT })).text).toBe("ACL policy not found");
     expect((await call("/v1/acl/policy/x", { method: "POST", token: READER, body: { Name: "x", Rules: "" } })).status).toBe(403);
-    expect((await call("/v1/acl/policy/x", { method: "POST", token: MGMT, body: { Name: "y", Rules: "" } })).text).toBe("Policy name does not match request path");
+    // The body's Name must be the path's, even when left out (checked before the token).
+    expect((await call("/v1/acl/policy/x", { method: "POST", token: MGMT, body: { Name: "y", Rules: "" } })).text).toBe("ACL policy name does not match request path");
+    expect((await call("/v1/acl/policy/x", { method: "POST", token: READER, body: { Rules: "" } })).text).toBe("ACL policy name does not match request path");
+    expect(await call("/v1/acl/policy/", { token: MGMT })).toMatchObject({ status: 400, text: "Missing Policy Name" });
     expect((await call("/v1/acl/policy/readonly", { method: "DELETE", token: MGMT })).status).toBe(200);
+    // Deleting a policy that is not there is still a successful write.
+    const again = await emu.scheduler.request("/v1/acl/policy/readonly", { method: "DELETE", headers: { "X-Nomad-Token": MGMT } });
+    expect(again.status).toBe(200);
+    expect(Number(again.headers.get("X-Nomad-Index"))).toBeGreaterThan(0);
     expect((await call("/v1/job/web", { token: READER })).status).toBe(403); // its only policy is gone
   });
 
   it("bad rules are a 400 and write nothing", async () => {
     const bad = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" { policy = "admin" }' } });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('failed to parse rules: Invalid namespace policy: "admin"');
-    const badCap = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" { capabilities = ["fly"] }' } });
-    expect(badCap.status).toBe(400);
+    // Nomad prints the rejected block with Go's %#v, inside a one-error multierror.
+    expect(bad.text).toBe(
+      'policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Invalid namespace policy: &acl.NamespacePolicy{Name:"default", Policy:"admin", Capabilities:[]string(nil), Variables:(*acl.VariablesPolicy)(nil)}\n\n',
+    );
+    const badCap = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" { capabilities = ["read-job", "fly"] }' } });
+    expect(badCap.text).toBe(
+      'policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Invalid namespace capability \'fly\': &acl.NamespacePolicy{Name:"default", Policy:"", Capabilities:[]string{"read-job", "fly"}, Variables:(*acl.VariablesPolicy)(nil)}\n\n',
+    );
+    const badNode = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'node { policy = "admin" }' } });
+    expect(badNode.text).toBe('policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Invalid node policy: &acl.NodePolicy{Policy:"admin"}\n\n');
+    const badName = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "a b" { policy = "read" }' } });
+    expect(badName.text).toContain('Invalid namespace name: &acl.NamespacePolicy{Name:"a b", Policy:"read"');
+    const nothing = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: "# nothing here" } });
+    expect(nothing.text).toBe("policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Invalid policy: # nothing here\n\n");
     const unclosed = await call("/v1/acl/policy/bad", { method: "POST", token: MGMT, body: { Name: "bad", Rules: 'namespace "default" {' } });
     expect(unclosed.status).toBe(400);
+    expect(unclosed.text).toContain("failed to parse rules: Failed to parse ACL Policy: ");
+    // Every problem at once, in Nomad's order: name, rules, description.
+    const many = await call("/v1/acl/policy/b_d", { method: "POST", token: MGMT, body: { Name: "b_d", Rules: 'x = "y"', Description: "d".repeat(257) } });
+    expect(many.text).toBe("policy 0 invalid: 3 errors occurred:\n\t* invalid name 'b_d'\n\t* failed to parse rules: Invalid policy: x = \"y\"\n\t* description longer than 256\n\n");
+    // "scale" is a valid level for node rules too (it grants nothing there).
+    expect((await call("/v1/acl/policy/scaler", { method: "POST", token: MGMT, body: { Name: "scaler", Rules: 'node { policy = "scale" }' } })).status).toBe(200);
     const broken = await emu.scheduler.request("/v1/acl/policy/bad", { method: "POST", headers: { "X-Nomad-Token": MGMT }, body: "{" });
     expect(broken.status).toBe(400);
     expect(await broken.text()).toBe("unexpected EOF");
@@ -186,28 +226,49 @@ describe("ACL endpoints", () => {
     expect((await call("/v1/acl/tokens", { token: READER })).status).toBe(403);
     expect((await call(`/v1/acl/token/${AccessorID}`, { token: SecretID })).body.SecretID).toBe(SecretID);
     expect((await call("/v1/acl/token/self", { token: SecretID })).body.AccessorID).toBe(AccessorID);
-    expect((await call("/v1/acl/token/self")).status).toBe(404);
+    // token/self is Nomad's ResolveToken RPC: no secret is a 500, an unknown one 404.
+    expect(await call("/v1/acl/token/self")).toMatchObject({ status: 500, text: "acl token lookup failed: missing secret id" });
+    expect(await call("/v1/acl/token/self", { token: "44444444-4444-4444-4444-444444444444" })).toMatchObject({ status: 404, text: "ACL token not found" });
+    expect(await call("/v1/acl/token/", { token: MGMT })).toMatchObject({ status: 400, text: "Missing Token Accessor" });
     expect((await call(`/v1/acl/token/${AccessorID}`, { token: READER })).status).toBe(403);
-    const updated = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { Name: "ci-2", Policies: ["ops"] } });
+    // An update is the whole token (Type too); it keeps the secret and the creation time.
+    const partial = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { Name: "ci-2", Policies: ["ops"] } });
+    expect(partial).toMatchObject({ status: 400, text: "token 0 invalid: 1 error occurred:\n\t* token type must be client or management\n\n" });
+    const updated = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { Name: "ci-2", Type: "client", Policies: ["ops"] } });
     expect(updated.body).toMatchObject({ Name: "ci-2", Policies: ["ops"], SecretID });
+    const toggled = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { Name: "ci-2", Type: "client", Policies: ["ops"], Global: true } });
+    expect(toggled.text).toBe("token 0 invalid: 1 error occurred:\n\t* cannot toggle global mode\n\n");
+    const mismatch = await call(`/v1/acl/token/${AccessorID}`, { method: "POST", token: MGMT, body: { AccessorID: "other", Type: "client", Policies: ["ops"] } });
+    expect(mismatch).toMatchObject({ status: 400, text: "ACL token accessor does not match request path" });
+    // POST /v1/acl/token with an AccessorID updates that token; an unknown one is refused.
+    const viaBody = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { AccessorID, Name: "ci-3", Type: "client", Policies: ["ops"] } });
+    expect(viaBody.body).toMatchObject({ AccessorID, Name: "ci-3", SecretID });
+    const ghost = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { AccessorID: "55555555-5555-5555-5555-555555555555", Type: "management" } });
+    expect(ghost).toMatchObject({ status: 400, text: "cannot find token 55555555-5555-5555-5555-555555555555" });
     expect((await call("/v1/nodes", { token: SecretID })).status).toBe(200);
     expect((await call(`/v1/acl/token/${AccessorID}`, { method: "DELETE", token: MGMT })).status).toBe(200);
-    expect((await call("/v1/nodes", { token: SecretID })).text).toBe("ACL token not found");
+    expect((await call("/v1/nodes", { token: SecretID })).text).toBe("Permission denied");
   });
 
-  it("token validation: client tokens need policies that exist; management takes none", async () => {
+  it("token validation: ACLToken.Validate's errors, all at once; a given SecretID is replaced", async () => {
+    const one = (text: string) => `token 0 invalid: 1 error occurred:\n\t* ${text}\n\n`;
     const errors = [
-      { body: { Type: "client" }, text: "client token missing policies" },
-      { body: { Type: "management", Policies: ["ops"] }, text: "management token cannot be associated with policies" },
-      { body: { Type: "root" }, text: "token type must be client or management" },
-      { body: { Type: "client", Policies: ["ghost"] }, text: "policy does not exist: ghost" },
+      { body: { Type: "client" }, text: one("client token missing policies or roles") },
+      { body: { Type: "management", Policies: ["ops"] }, text: one("management token cannot be associated with policies or roles") },
+      { body: { Type: "root" }, text: one("token type must be client or management") },
+      { body: { Policies: ["ops"] }, text: one("token type must be client or management") },
+      { body: { Name: "n".repeat(257), Type: "client" }, text: "token 0 invalid: 2 errors occurred:\n\t* token name too long\n\t* client token missing policies or roles\n\n" },
     ];
     for (const { body, text } of errors) {
       const res = await call("/v1/acl/token", { method: "POST", token: MGMT, body });
-      expect(res.status).toBe(400);
-      expect(res.text).toContain(text);
+      expect(res).toMatchObject({ status: 400, text });
     }
     expect((await call("/v1/acl/tokens", { token: MGMT })).body.length).toBe(4);
+    // Nomad does not check that a token's policies exist, and it makes its own secret.
+    const ghost = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Type: "client", Policies: ["ghost"], SecretID: "66666666-6666-6666-6666-666666666666" } });
+    expect(ghost.status).toBe(200);
+    expect(ghost.body.SecretID).not.toBe("66666666-6666-6666-6666-666666666666");
+    expect((await call("/v1/jobs", { token: ghost.body.SecretID })).status).toBe(403); // a missing policy grants nothing
   });
 
   it("with ACLs disabled, tokens are ignored and the ACL endpoints say so", async () => {
