@@ -5,14 +5,12 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
+import { formatMultierror } from "./jobspec.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 /** helper.IsUUID: 36 characters of hex in the 8-4-4-4-12 form, any case. */
 const isUUID = (value: string): boolean => /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(value);
-/** go-multierror's text. */
-const multierror = (problems: readonly string[]): string =>
-  `${problems.length} error${problems.length === 1 ? "" : "s"} occurred:\n${problems.map((p) => `\t* ${p}`).join("\n")}\n\n`;
 
 export const permissionDenied = () => new NomadError(403, "Permission denied");
 const tokenNotFound = () => new NomadError(403, "ACL token not found");
@@ -89,7 +87,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       problems.push(`failed to parse rules: ${error.message}`);
     }
     if (description.length > 256) problems.push("description longer than 256");
-    if (problems.length > 0) throw badRequest(`policy 0 invalid: ${multierror(problems)}`);
+    if (problems.length > 0) throw badRequest(`policy 0 invalid: ${formatMultierror(problems)}`);
     return { Name: name, Description: description, Rules: rules };
   };
 
@@ -111,7 +109,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       if (policyList.length > 0) problems.push("management token cannot be associated with policies or roles");
     } else problems.push("token type must be client or management");
     if (existing && existing.Global !== global) problems.push("cannot toggle global mode");
-    if (problems.length > 0) throw badRequest(`token 0 invalid: ${multierror(problems)}`);
+    if (problems.length > 0) throw badRequest(`token 0 invalid: ${formatMultierror(problems)}`);
     return {
       AccessorID: existing?.AccessorID ?? seeded.AccessorID ?? ctx.ids.uuid(),
       SecretID: existing?.SecretID ?? seeded.SecretID ?? ctx.ids.uuid(),

@@ -28,6 +28,7 @@ import {
   type SchedulerState,
   type TaskGroupSummary,
 } from "./model.js";
+import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "./task-states.js";
 
 export const TIMERS = {
   eval: "scheduler.eval",
@@ -507,13 +508,28 @@ export class SchedulerEngine {
 
   // ---- allocation lifecycle --------------------------------------------------------------
 
+  /** The allocation's tasks and restart policy, from the job version it runs. */
+  private tasksOf(alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
+    const job = this.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? this.state.job(alloc.Namespace, alloc.JobID);
+    const group = (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+    const tasks = ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
+    const policy = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
+    return { tasks, restart: { Attempts: Number(policy.Attempts ?? 2), Interval: Number(policy.Interval ?? 1_800_000_000_000), Mode: String(policy.Mode ?? "fail") } };
+  }
+
+  /** TaskStates after the allocation's tasks end (see task-states.ts). */
+  private finishedTasks(alloc: AllocRow, outcome: "complete" | "failed" | "killed"): TaskStatesRow {
+    const { tasks, restart } = this.tasksOf(alloc);
+    return tasksFinished(alloc.TaskStates as TaskStatesRow | null, tasks, outcome, { placedAt: alloc.CreateTime, now: this.ctx.clock.now() }, restart);
+  }
+
   private allocStarted(allocId: string): unknown {
     const { state, ctx } = this;
     const alloc = state.allocs.get(allocId);
     if (!alloc || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") return { alloc: allocId, skipped: true };
     return ctx.store.write(() => {
-      this.transitionAlloc(alloc, "running", "Tasks are running");
       const now = ctx.clock.now();
+      this.transitionAlloc(alloc, "running", "Tasks are running", { TaskStates: tasksStarted(this.tasksOf(alloc).tasks, alloc.CreateTime, now) });
       if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
         const job = state.job(alloc.Namespace, alloc.JobID);
         const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
@@ -553,7 +569,7 @@ export class SchedulerEngine {
     const alloc = state.allocs.get(allocId);
     if (!alloc || alloc.ClientStatus !== "running") return { alloc: allocId, skipped: true };
     return ctx.store.write(() => {
-      this.transitionAlloc(alloc, "complete", "All tasks have completed");
+      this.transitionAlloc(alloc, "complete", "All tasks have completed", { TaskStates: this.finishedTasks(alloc, "complete") });
       this.refreshJobStatus(alloc.Namespace, alloc.JobID);
       return { alloc: allocId, status: "complete" };
     });
@@ -600,9 +616,12 @@ export class SchedulerEngine {
   }
 
   stopAlloc(alloc: AllocRow, description: string): void {
-    const stopped = this.transitionAlloc(alloc, NON_TERMINAL_CLIENT.has(alloc.ClientStatus) ? "complete" : alloc.ClientStatus, "All tasks have completed", {
+    const running = NON_TERMINAL_CLIENT.has(alloc.ClientStatus);
+    const stopped = this.transitionAlloc(alloc, running ? "complete" : alloc.ClientStatus, "All tasks have completed", {
       DesiredStatus: "stop",
       DesiredDescription: description,
+      // Tasks the client runs are killed; an allocation the client never reported on stays without states.
+      TaskStates: running && alloc.TaskStates ? this.finishedTasks(alloc, "killed") : alloc.TaskStates,
     });
     for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) this.ctx.clock.cancelFor(kind, stopped.ID);
   }
@@ -611,6 +630,7 @@ export class SchedulerEngine {
   failAlloc(alloc: AllocRow): void {
     this.ctx.store.write(() => {
       const failed = this.transitionAlloc(alloc, "failed", "Failed tasks", {
+        TaskStates: this.finishedTasks(alloc, "failed"),
         DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: this.ctx.clock.now(), Canary: false, ModifyIndex: this.ctx.store.writeIndex() } : alloc.DeploymentStatus,
       });
       this.ctx.clock.cancelFor(TIMERS.allocHealthy, failed.ID);
@@ -627,7 +647,7 @@ export class SchedulerEngine {
   /** Fault: an allocation completes (its tasks exit successfully). */
   completeAlloc(alloc: AllocRow): void {
     this.ctx.store.write(() => {
-      this.transitionAlloc(alloc, "complete", "All tasks have completed");
+      this.transitionAlloc(alloc, "complete", "All tasks have completed", { TaskStates: this.finishedTasks(alloc, "complete") });
       for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) this.ctx.clock.cancelFor(kind, alloc.ID);
       this.refreshJobStatus(alloc.Namespace, alloc.JobID);
     });

@@ -9,6 +9,7 @@
 import type { ServiceContext } from "../core/context.js";
 import { formatInstant } from "../core/instant.js";
 import type { Table } from "../core/store.js";
+import { taskStatesView, type TaskStatesRow } from "./task-states.js";
 
 export const TABLES = {
   namespaces: "scheduler.namespaces",
@@ -289,7 +290,7 @@ export function allocStub(a: AllocRow): Json {
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
     DesiredTransition: { ForceReschedule: null, Migrate: null, NoShutdownDelay: null, Reschedule: null },
-    TaskStates: a.TaskStates ?? null,
+    TaskStates: taskStatesView(a.TaskStates as TaskStatesRow | null),
     DeploymentStatus: deploymentStatusView(a.DeploymentStatus),
     FollowupEvalID: a.FollowupEvalID ?? "",
     NextAllocation: a.NextAllocation ?? "",

@@ -1,0 +1,204 @@
+/**
+ * An allocation's `TaskStates`: what the Nomad client reports about each
+ * task (state, failure, times, the last ten task events), simulated from the
+ * allocation's client transitions on the virtual clock.
+ *
+ * Nomad facts followed (nomad/structs TaskState, TaskEvent,
+ * PopulateEventDisplayMessage; client/allocrunner/taskrunner):
+ * - the scheduler leaves TaskStates nil (`null`) until the client's first
+ *   update;
+ * - a started task has Received ("Task received by client"), Task Setup
+ *   ("Building Task Directory") and Started ("Task started by client");
+ * - a task that exits: Terminated ("Exit Code: N", details exit_code,
+ *   signal, oom_killed); a failed one then Not Restarting with the restart
+ *   policy's words and FailsTask, and the task state's Failed is true;
+ * - a stopped one: Killing ("Sent interrupt. Waiting 5s before force
+ *   killing", its kill_timeout), Terminated, Killed ("Task successfully
+ *   killed");
+ * - at most ten events are kept, the oldest dropped.
+ *
+ * Rows keep times in virtual milliseconds; the view renders Nomad's shape
+ * (event Time in unix nanoseconds, task times RFC 3339, zero times null).
+ */
+import { formatGoDuration } from "../core/durations.js";
+import { formatInstant } from "../core/instant.js";
+
+/** One task event as stored: only what differs from Nomad's zero values. */
+export interface TaskEventRow {
+  readonly Type: string;
+  /** Virtual ms. */
+  readonly Time: number;
+  readonly DisplayMessage: string;
+  readonly Message?: string;
+  readonly Details?: Readonly<Record<string, string>>;
+  readonly ExitCode?: number;
+  /** Nanoseconds. */
+  readonly KillTimeout?: number;
+  readonly FailsTask?: boolean;
+  readonly RestartReason?: string;
+}
+
+export interface TaskStateRow {
+  readonly State: "pending" | "running" | "dead";
+  readonly Failed: boolean;
+  readonly Restarts: number;
+  readonly LastRestart: number | null;
+  readonly StartedAt: number | null;
+  readonly FinishedAt: number | null;
+  readonly Events: readonly TaskEventRow[];
+}
+
+export type TaskStatesRow = Readonly<Record<string, TaskStateRow>>;
+
+/** What the simulation needs of a task and its group. */
+export interface TaskSpec {
+  readonly Name: string;
+  /** Nanoseconds (Nomad's default 5 s). */
+  readonly KillTimeout: number;
+}
+
+export interface RestartPolicy {
+  readonly Attempts: number;
+  /** Nanoseconds. */
+  readonly Interval: number;
+  readonly Mode: string;
+}
+
+/** client.go's defaultMaxEvents. */
+const MAX_EVENTS = 10;
+/** The client clamps a task's kill_timeout to its max_kill_timeout (default 30 s). */
+const MAX_KILL_TIMEOUT_NS = 30_000_000_000;
+
+function appendEvents(events: readonly TaskEventRow[], added: readonly TaskEventRow[]): TaskEventRow[] {
+  return [...events, ...added].slice(-MAX_EVENTS);
+}
+
+/** The client picked the allocation up at `placedAt` and its tasks started at `now`. */
+export function tasksStarted(tasks: readonly TaskSpec[], placedAt: number, now: number): TaskStatesRow {
+  const states: Record<string, TaskStateRow> = {};
+  for (const task of tasks) {
+    states[task.Name] = {
+      State: "running",
+      Failed: false,
+      Restarts: 0,
+      LastRestart: null,
+      StartedAt: now,
+      FinishedAt: null,
+      Events: [
+        { Type: "Received", Time: placedAt, DisplayMessage: "Task received by client" },
+        { Type: "Task Setup", Time: placedAt, DisplayMessage: "Building Task Directory", Message: "Building Task Directory", Details: { message: "Building Task Directory" } },
+        { Type: "Started", Time: now, DisplayMessage: "Task started by client" },
+      ],
+    };
+  }
+  return states;
+}
+
+function terminated(now: number, exitCode: number): TaskEventRow {
+  return {
+    Type: "Terminated",
+    Time: now,
+    DisplayMessage: `Exit Code: ${exitCode}`,
+    ExitCode: exitCode,
+    Details: { exit_code: String(exitCode), signal: "0", oom_killed: "false" },
+  };
+}
+
+/**
+ * The tasks end: `complete` (exit 0), `failed` (exit 1, restart attempts
+ * used up) or `killed` (the allocation was stopped). Tasks the client never
+ * reported (no state yet) are reported as received first.
+ */
+export function tasksFinished(
+  current: TaskStatesRow | null | undefined,
+  tasks: readonly TaskSpec[],
+  outcome: "complete" | "failed" | "killed",
+  times: { placedAt: number; now: number },
+  restart: RestartPolicy,
+): TaskStatesRow {
+  const { now } = times;
+  const base = current ?? tasksStarted(tasks, times.placedAt, times.placedAt);
+  const states: Record<string, TaskStateRow> = {};
+  for (const task of tasks) {
+    const state = base[task.Name];
+    if (!state) continue;
+    if (state.State === "dead") {
+      states[task.Name] = state;
+      continue;
+    }
+    let added: TaskEventRow[];
+    if (outcome === "killed") {
+      const timeout = Math.min(task.KillTimeout, MAX_KILL_TIMEOUT_NS);
+      added = [
+        {
+          Type: "Killing",
+          Time: now,
+          DisplayMessage: `Sent interrupt. Waiting ${formatGoDuration(BigInt(timeout))} before force killing`,
+          KillTimeout: timeout,
+          Details: { kill_timeout: formatGoDuration(BigInt(timeout)) },
+        },
+        terminated(now, 0),
+        { Type: "Killed", Time: now, DisplayMessage: "Task successfully killed" },
+      ];
+    } else if (outcome === "failed") {
+      const reason = `Exceeded allowed attempts ${restart.Attempts} in interval ${formatGoDuration(BigInt(restart.Interval))} and mode is "${restart.Mode}"`;
+      added = [
+        terminated(now, 1),
+        { Type: "Not Restarting", Time: now, DisplayMessage: reason, RestartReason: reason, FailsTask: true, Details: { restart_reason: reason, fails_task: "true" } },
+      ];
+    } else {
+      added = [terminated(now, 0)];
+    }
+    states[task.Name] = { ...state, State: "dead", Failed: outcome === "failed", FinishedAt: now, Events: appendEvents(state.Events, added) };
+  }
+  return states;
+}
+
+/** Nomad's JSON for the map (keys are sorted by the encoder). */
+export function taskStatesView(states: TaskStatesRow | null | undefined): Record<string, unknown> | null {
+  if (!states) return null;
+  const time = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+  const view: Record<string, unknown> = {};
+  for (const [name, state] of Object.entries(states)) {
+    view[name] = {
+      State: state.State,
+      Failed: state.Failed,
+      Restarts: state.Restarts,
+      LastRestart: time(state.LastRestart),
+      StartedAt: time(state.StartedAt),
+      FinishedAt: time(state.FinishedAt),
+      Events: state.Events.map(eventView),
+      TaskHandle: null,
+    };
+  }
+  return view;
+}
+
+function eventView(e: TaskEventRow): Record<string, unknown> {
+  return {
+    Type: e.Type,
+    Time: BigInt(e.Time) * 1_000_000n,
+    Message: e.Message ?? "",
+    DisplayMessage: e.DisplayMessage,
+    Details: { ...(e.Details ?? {}) },
+    FailsTask: e.FailsTask ?? false,
+    RestartReason: e.RestartReason ?? "",
+    SetupError: "",
+    DriverError: "",
+    ExitCode: e.ExitCode ?? 0,
+    Signal: 0,
+    KillTimeout: e.KillTimeout ?? 0,
+    KillError: "",
+    KillReason: "",
+    StartDelay: 0,
+    DownloadError: "",
+    ValidationError: "",
+    DiskLimit: 0,
+    FailedSibling: "",
+    VaultError: "",
+    TaskSignalReason: "",
+    TaskSignal: "",
+    DriverMessage: "",
+    GenericSource: "",
+  };
+}
