@@ -4,6 +4,7 @@
  * of a control request.
  */
 import type { Context } from "hono";
+import { ActionError } from "./actions.js";
 
 /** The request path percent-decoded as Go does (`%2F` becomes `/`); undecodable paths stay raw. */
 export function decodedPath(url: URL): string {
@@ -29,5 +30,15 @@ export async function controlJsonBody(c: Context): Promise<{ body: Record<string
     return { body: value as Record<string, unknown> };
   } catch (error) {
     return { error: c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400) };
+  }
+}
+
+/** Runs a control fault (an action): its JSON result, or `{"error"}` with the ActionError's status. */
+export function runFault(c: Context, fault: () => unknown): Response {
+  try {
+    return c.json(fault() as object);
+  } catch (error) {
+    if (error instanceof ActionError) return c.json({ error: error.message }, error.status);
+    throw error;
   }
 }

@@ -6,6 +6,7 @@
 import type { Context, Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { Row, Table } from "../core/store.js";
+import type { ActionTable, ConditionTable } from "./actions.js";
 
 export type ServiceName = "scheduler" | "registry" | "echo";
 
@@ -27,6 +28,10 @@ export interface ServiceInstance<Section> {
   initialize(sections: readonly Section[]): void;
   /** Adds a fixture section to the current state. Runs inside a store write. */
   applyFixture(section: Section): void;
+  /** Named actions for timelines and `POST /_standin/actions` (names unique across services). */
+  readonly actions?: ActionTable;
+  /** Named conditions for `POST /_standin/await`. */
+  readonly conditions?: ConditionTable;
 }
 
 export type ServiceFactory<Section> = (ctx: ServiceContext) => ServiceInstance<Section>;

@@ -4,16 +4,18 @@
  * placement, allocations, deployments; routes.ts: the endpoints).
  */
 import { Hono } from "hono";
+import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { controlJsonBody } from "../http/routing.js";
+import { ActionError, parseArgs } from "../http/actions.js";
+import { controlJsonBody, runFault } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
-import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { registerRoutes } from "./routes.js";
+import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
 
@@ -30,6 +32,13 @@ export type SchedulerAgentConfig = {
 const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING }, aclEnabled: false };
 
 type FixtureNode = NonNullable<SchedulerFixture["nodes"]>[number];
+
+/** A node fault's body: Nomad's field names. */
+const NODE_FAULT = v.object({
+  Status: v.optional(v.picklist(["ready", "down", "initializing", "disconnected"], "Status must be ready, down, initializing or disconnected")),
+  SchedulingEligibility: v.optional(v.picklist(["eligible", "ineligible"], "SchedulingEligibility must be eligible or ineligible")),
+  Drain: v.optional(v.boolean("Drain must be a boolean")),
+});
 
 export function createSchedulerService(serviceContext: ServiceContext): ServiceInstance<SchedulerFixture> {
   // The event stream's broker sees every commit; the journal notes the scheduler records tell it what each write was.
@@ -102,16 +111,8 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
     state.nodes.putIndexed(id, row);
   };
 
-  const registerFixtureJob = (document: Record<string, unknown>, index: number) => {
-    const config = settings.current();
-    const region = (document.Region as string | undefined) || config.region;
-    const namespace = (document.Namespace as string | undefined) || "default";
-    const job = canonicalizeJob(document, { region, namespace });
-    const errors = validateJob(job);
-    if (errors.length) throw new Error(`scheduler.jobs[${index}]: ${formatMultierror(errors).trim()}`);
-    if (!state.namespaces.get(namespace)) throw new Error(`scheduler.jobs[${index}]: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
-    engine.register(job, (previous) => specChanged(previous, job));
-  };
+  const faults = schedulerActions({ state, engine, ctx, region: () => settings.current().region });
+  const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
 
   const applyEntities = (section: SchedulerFixture) => {
     acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
@@ -128,54 +129,23 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
   control.get("/event-streams", (c) => c.json({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }));
   // Node faults: {"Status": "down"|"ready"}, {"SchedulingEligibility": "ineligible"|"eligible"}, {"Drain": true|false}.
   control.post("/nodes/:id", async (c) => {
-    const node = state.nodes.get(c.req.param("id")) ?? [...state.nodes.values()].find((n) => n.Name === c.req.param("id"));
-    if (!node) return c.json({ error: `no node "${c.req.param("id")}"` }, 404);
     const parsed = await controlJsonBody(c);
     if ("error" in parsed) return parsed.error;
-    const body = parsed.body;
-    const status = body.Status;
-    const eligibility = body.SchedulingEligibility;
-    const drain = body.Drain;
-    if (status !== undefined && !["ready", "down", "initializing", "disconnected"].includes(status as string)) return c.json({ error: "Status must be ready, down, initializing or disconnected" }, 400);
-    if (eligibility !== undefined && !["eligible", "ineligible"].includes(eligibility as string)) return c.json({ error: "SchedulingEligibility must be eligible or ineligible" }, 400);
-    if (drain !== undefined && typeof drain !== "boolean") return c.json({ error: "Drain must be a boolean" }, 400);
-    ctx.store.write(() => {
-      const updated = {
-        ...node,
-        Status: (status as string | undefined) ?? node.Status,
-        SchedulingEligibility: drain === true ? "ineligible" : ((eligibility as string | undefined) ?? node.SchedulingEligibility),
-        Drain: (drain as boolean | undefined) ?? node.Drain,
-        StatusUpdatedAt: status !== undefined ? ctx.clock.now() : node.StatusUpdatedAt,
-      };
-      const { CreateIndex: _c, ModifyIndex: _m, ...fields } = updated;
-      state.nodes.putIndexed(node.ID, fields);
-      ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain } });
-      if (status === "down" && node.Status !== "down") engine.nodeDown({ ...node, ...updated });
-      // Blocked evals may fit now; system jobs follow the node either way.
-      engine.capacityChanged(state.nodes.get(node.ID));
+    return runFault(c, () => {
+      const node = faults.findNode(c.req.param("id"));
+      const change = parseArgs(NODE_FAULT, parsed.body, "body");
+      return ctx.store.write(() => faults.updateNode(node, change));
     });
-    return c.json({ ID: node.ID, Name: node.Name, Status: state.nodes.get(node.ID)!.Status, SchedulingEligibility: state.nodes.get(node.ID)!.SchedulingEligibility });
   });
   // Allocation faults: {"ClientStatus": "failed"|"complete"} or a health report {"Healthy": false|true}.
   control.post("/allocations/:id", async (c) => {
-    const alloc = state.allocs.get(c.req.param("id"));
-    if (!alloc) return c.json({ error: `no allocation "${c.req.param("id")}"` }, 404);
     const parsed = await controlJsonBody(c);
     if ("error" in parsed) return parsed.error;
-    const body = parsed.body;
-    if (body.ClientStatus === "failed") engine.failAlloc(alloc);
-    else if (body.ClientStatus === "complete") engine.completeAlloc(alloc);
-    else if (body.Healthy === false || body.Healthy === true) {
-      // A health report as the client would send it: counts for (or fails) the allocation's deployment.
-      if (!alloc.DeploymentID) return c.json({ error: `allocation "${alloc.ID}" is not part of a deployment` }, 409);
-      try {
-        ctx.store.write(() => engine.setAllocHealth(alloc.DeploymentID, body.Healthy ? [alloc.ID] : [], body.Healthy ? [] : [alloc.ID], "client"));
-      } catch (error) {
-        return c.json({ error: (error as Error).message }, 409);
-      }
-    } else return c.json({ error: 'give {"ClientStatus": "failed" | "complete"} or {"Healthy": true | false}' }, 400);
-    const updated = state.allocs.get(alloc.ID)!;
-    return c.json({ ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus });
+    return runFault(c, () => {
+      const alloc = state.allocs.get(c.req.param("id"));
+      if (!alloc) throw new ActionError(404, `no allocation "${c.req.param("id")}"`);
+      return ctx.store.write(() => faults.allocFault(alloc, parsed.body as { ClientStatus?: "failed" | "complete"; Healthy?: boolean }));
+    });
   });
 
   return {
@@ -183,6 +153,8 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
     app,
     control,
     compressThreshold: 0, // gorilla's CompressHandler compresses every response
+    actions: faults.actions,
+    conditions: faults.conditions,
     notFound: (c) => router.dispatch(c),
     initialize(sections) {
       settings.initialize(sections);

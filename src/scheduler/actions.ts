@@ -1,0 +1,196 @@
+/**
+ * The scheduler's actions (node and allocation faults, job registration and
+ * stop) and conditions (job, deployment, allocation and evaluation states),
+ * for fixture timelines, `POST /_standin/actions` and `POST /_standin/await`.
+ * The control routes for node and allocation faults run the same code.
+ */
+import * as v from "valibot";
+import type { ServiceContext } from "../core/context.js";
+import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
+import type { SchedulerEngine } from "./engine.js";
+import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
+import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
+
+const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
+const ACTIVE_CLIENT = new Set(["pending", "running"]);
+
+/** Picks allocations by ID, or by job (and group, canary, position among the live ones, oldest first). */
+const allocSelector = {
+  alloc: v.optional(v.string()),
+  job: v.optional(v.string()),
+  namespace: v.optional(v.string()),
+  group: v.optional(v.string()),
+  canary: v.optional(v.boolean()),
+  nth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+};
+
+type AllocSelection = { alloc?: string; job?: string; namespace?: string; group?: string; canary?: boolean; nth?: number };
+
+export interface SchedulerActionsDeps {
+  readonly state: SchedulerState;
+  readonly engine: SchedulerEngine;
+  readonly ctx: ServiceContext;
+  readonly region: () => string;
+}
+
+export function schedulerActions({ state, engine, ctx, region }: SchedulerActionsDeps) {
+  const findNode = (idOrName: string): NodeRow => {
+    const node = state.nodes.get(idOrName) ?? [...state.nodes.values()].find((n) => n.Name === idOrName);
+    if (!node) throw new ActionError(404, `no node "${idOrName}"`);
+    return node;
+  };
+
+  /** Node faults: status, eligibility, drain (what `POST /_standin/scheduler/nodes/<id>` does). */
+  const updateNode = (node: NodeRow, change: { Status?: string; SchedulingEligibility?: string; Drain?: boolean }) => {
+    const { Status: status, SchedulingEligibility: eligibility, Drain: drain } = change;
+    const updated = {
+      ...node,
+      Status: status ?? node.Status,
+      SchedulingEligibility: drain === true ? "ineligible" : (eligibility ?? node.SchedulingEligibility),
+      Drain: drain ?? node.Drain,
+      StatusUpdatedAt: status !== undefined ? ctx.clock.now() : node.StatusUpdatedAt,
+    };
+    const { CreateIndex: _c, ModifyIndex: _m, ...fields } = updated;
+    state.nodes.putIndexed(node.ID, fields);
+    ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain } });
+    if (status === "down" && node.Status !== "down") engine.nodeDown({ ...node, ...updated });
+    // Blocked evals may fit now; system jobs follow the node either way.
+    engine.capacityChanged(state.nodes.get(node.ID));
+    const now = state.nodes.get(node.ID)!;
+    return { ID: now.ID, Name: now.Name, Status: now.Status, SchedulingEligibility: now.SchedulingEligibility };
+  };
+
+  const selectAlloc = (args: AllocSelection): AllocRow => {
+    if (args.alloc !== undefined) {
+      const alloc = state.allocs.get(args.alloc);
+      if (!alloc) throw new ActionError(404, `no allocation "${args.alloc}"`);
+      return alloc;
+    }
+    if (args.job === undefined) throw new ActionError(400, "name the allocation: alloc, or job (with group, canary, nth)");
+    const live = state
+      .allocsOfJob(args.namespace ?? "default", args.job)
+      .filter((a) => a.DesiredStatus === "run" && ACTIVE_CLIENT.has(a.ClientStatus))
+      .filter((a) => args.group === undefined || a.TaskGroup === args.group)
+      .filter((a) => args.canary === undefined || Boolean((a.DeploymentStatus as { Canary?: boolean } | null)?.Canary) === args.canary)
+      .sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1));
+    const alloc = live[args.nth ?? 0];
+    if (!alloc) throw new ActionError(409, `job "${args.job}" has no live allocation matching ${JSON.stringify({ ...args, job: undefined })} (live: ${live.length})`);
+    return alloc;
+  };
+
+  /** Allocation faults (what `POST /_standin/scheduler/allocations/<id>` does). */
+  const allocFault = (alloc: AllocRow, change: { ClientStatus?: "failed" | "complete"; Healthy?: boolean }) => {
+    if (change.ClientStatus === "failed") engine.failAlloc(alloc);
+    else if (change.ClientStatus === "complete") engine.completeAlloc(alloc);
+    else if (change.Healthy !== undefined) {
+      // A health report as the client would send it: counts for (or fails) the allocation's deployment.
+      if (!alloc.DeploymentID) throw new ActionError(409, `allocation "${alloc.ID}" is not part of a deployment`);
+      try {
+        engine.setAllocHealth(alloc.DeploymentID, change.Healthy ? [alloc.ID] : [], change.Healthy ? [] : [alloc.ID], "client");
+      } catch (error) {
+        throw new ActionError(409, (error as Error).message);
+      }
+    } else throw new ActionError(400, 'give {"ClientStatus": "failed" | "complete"} or {"Healthy": true | false}');
+    const updated = state.allocs.get(alloc.ID)!;
+    return { ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus };
+  };
+
+  /** Registers a job document as `PUT /v1/jobs` takes its `Job` (canonicalized and validated the same way). */
+  const registerJob = (document: Record<string, unknown>, where: string) => {
+    const namespace = (document.Namespace as string | undefined) || "default";
+    const job = canonicalizeJob(document, { region: (document.Region as string | undefined) || region(), namespace });
+    const errors = validateJob(job);
+    if (errors.length) throw new ActionError(400, `${where}: ${formatMultierror(errors).trim()}`);
+    if (!state.namespaces.get(namespace)) throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
+    const result = engine.register(job, (previous) => specChanged(previous, job));
+    return { JobID: job.ID, EvalID: result.EvalID, Index: result.Index };
+  };
+
+  const nodeArg = { node: v.pipe(v.string(), v.nonEmpty()) };
+
+  const actions: ActionTable = {
+    "node-down": action({ summary: "a client node goes down: its allocations are lost and replaced elsewhere", args: v.strictObject(nodeArg), run: (a) => updateNode(findNode(a.node), { Status: "down" }) }),
+    "node-up": action({ summary: "a node is ready again", args: v.strictObject(nodeArg), run: (a) => updateNode(findNode(a.node), { Status: "ready" }) }),
+    "node-status": action({
+      summary: "sets a node's status",
+      args: v.strictObject({ ...nodeArg, status: v.picklist(NODE_STATUSES) }),
+      run: (a) => updateNode(findNode(a.node), { Status: a.status }),
+    }),
+    "node-drain": action({
+      summary: "drains a node (ineligible) or ends the drain",
+      args: v.strictObject({ ...nodeArg, drain: v.optional(v.boolean(), true) }),
+      run: (a) => updateNode(findNode(a.node), { Drain: a.drain }),
+    }),
+    "node-eligibility": action({
+      summary: "marks a node eligible or ineligible for placements",
+      args: v.strictObject({ ...nodeArg, eligible: v.boolean() }),
+      run: (a) => updateNode(findNode(a.node), { SchedulingEligibility: a.eligible ? "eligible" : "ineligible" }),
+    }),
+    "alloc-fail": action({ summary: "an allocation fails (an active deployment fails with it)", args: v.strictObject(allocSelector), run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }) }),
+    "alloc-complete": action({ summary: "an allocation's tasks exit successfully", args: v.strictObject(allocSelector), run: (a) => allocFault(selectAlloc(a), { ClientStatus: "complete" }) }),
+    "alloc-health": action({
+      summary: "the client reports an allocation healthy or unhealthy",
+      args: v.strictObject({ ...allocSelector, healthy: v.boolean() }),
+      run: (a) => allocFault(selectAlloc(a), { Healthy: a.healthy }),
+    }),
+    "job-register": action({
+      summary: "registers (or updates) a job, as PUT /v1/jobs",
+      args: v.strictObject({ job: v.record(v.string(), v.unknown()) }),
+      run: (a) => registerJob(a.job, "job-register"),
+    }),
+    "job-stop": action({
+      summary: "stops (or purges) a job, as DELETE /v1/job/:id",
+      args: v.strictObject({ job: v.string(), namespace: v.optional(v.string()), purge: v.optional(v.boolean()) }),
+      run: (a) => {
+        const result = engine.deregister(a.namespace ?? "default", a.job, a.purge ?? false);
+        if (!result.found) throw new ActionError(404, `job "${a.job}" not found`);
+        return { JobID: a.job, EvalID: result.EvalID, Index: result.Index };
+      },
+    }),
+  };
+
+  const jobArgs = { job: v.string(), namespace: v.optional(v.string()) };
+  const conditions: ConditionTable = {
+    job: condition({
+      summary: "a job has a status (pending, running, dead), or is gone",
+      args: v.strictObject({ ...jobArgs, status: v.optional(v.string()), gone: v.optional(v.boolean()) }),
+      check: (a) => {
+        const job = state.job(a.namespace ?? "default", a.job);
+        if (a.gone) return { met: !job, observed: job ? { Status: job.Status } : null };
+        return { met: job !== undefined && (a.status === undefined || job.Status === a.status), observed: job ? { Status: job.Status, Version: job.Version } : null };
+      },
+    }),
+    deployment: condition({
+      summary: "a job's latest deployment has a status (running, successful, failed, …); version picks a job version's",
+      args: v.strictObject({ ...jobArgs, status: v.string(), version: v.optional(v.number()) }),
+      check: (a) => {
+        const ns = a.namespace ?? "default";
+        const candidates = [...state.deployments.values()]
+          .filter((d) => d.Namespace === ns && d.JobID === a.job && (a.version === undefined || d.JobVersion === a.version))
+          .sort((x, y) => y.CreateIndex - x.CreateIndex);
+        const latest = candidates[0];
+        return { met: latest?.Status === a.status, observed: latest ? { ID: latest.ID, Status: latest.Status, StatusDescription: latest.StatusDescription, JobVersion: latest.JobVersion } : null };
+      },
+    }),
+    allocations: condition({
+      summary: "a job has at least (or exactly) `count` allocations with a client status (default running)",
+      args: v.strictObject({ ...jobArgs, clientStatus: v.optional(v.string(), "running"), count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1), exactly: v.optional(v.boolean()) }),
+      check: (a) => {
+        const matching = state.allocsOfJob(a.namespace ?? "default", a.job).filter((x) => x.ClientStatus === a.clientStatus).length;
+        return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [a.clientStatus]: matching } };
+      },
+    }),
+    evaluations: condition({
+      summary: "none of a job's evaluations is pending or blocked (the scheduler is idle for it)",
+      args: v.strictObject({ ...jobArgs, settled: v.literal(true) }),
+      check: (a) => {
+        const open = state.evalsOfJob(a.namespace ?? "default", a.job).filter((e) => e.Status === "pending" || e.Status === "blocked").length;
+        return { met: open === 0, observed: { open } };
+      },
+    }),
+  };
+
+  return { actions, conditions, findNode, updateNode, allocFault, registerJob };
+}
+
+export type SchedulerActions = ReturnType<typeof schedulerActions>;
