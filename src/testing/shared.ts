@@ -48,6 +48,12 @@ export interface StandinHandle {
   advance(by: string | number): FiredTimer[];
   /** Back to the start state (what the per-test reset does). */
   reset(): Promise<void>;
+  /**
+   * Starts the emulator now rather than in the before-all hook (which then finds it
+   * running), e.g. with top-level `await` in a setup file, so the environment variables
+   * are already set while test files are imported. The after-all hook still closes it.
+   */
+  start(): Promise<StandinHandle>;
 }
 
 /** The hook registrars of one test runner. */
@@ -159,30 +165,38 @@ export function useStandinWith(hooks: RunnerHooks, options: UseStandinOptions = 
     if (closed) throw new Error(`standin: ${what} is not available any more: the emulator was closed in an after-all hook`);
     throw new Error(
       `standin: ${what} is not available yet: useStandin() starts the emulator in a ${hooks.name} before-all hook, ` +
-        `so use the handle inside tests or hooks, not while the file is being collected`,
+        `so use the handle inside tests or hooks (or \`await handle.start()\` first to start it earlier)`,
     );
   };
 
-  hooks.beforeAll(async () => {
-    closed = false;
-    const acquired = await acquire(startOptions);
-    entry = acquired.entry;
-    server = acquired.server;
-    env = environmentFor(server);
-    if (setEnv) {
-      previousEnv = {};
-      for (const [name, value] of Object.entries(env)) {
-        previousEnv[name] = process.env[name];
-        process.env[name] = value;
+  let starting: Promise<void> | undefined;
+  const start = (): Promise<void> =>
+    (starting ??= (async () => {
+      closed = false;
+      const acquired = await acquire(startOptions);
+      entry = acquired.entry;
+      server = acquired.server;
+      env = environmentFor(server);
+      if (setEnv) {
+        previousEnv = {};
+        for (const [name, value] of Object.entries(env)) {
+          previousEnv[name] = process.env[name];
+          process.env[name] = value;
+        }
       }
-    }
-  });
+    })());
+
+  hooks.beforeAll(start);
 
   hooks.beforeEach(async () => {
     if (resetEachTest && server) await server.emulator.reset();
   });
 
   hooks.afterAll(async () => {
+    const pending = starting;
+    starting = undefined;
+    if (!pending) return;
+    await pending.catch(() => undefined);
     if (!entry) return;
     if (previousEnv && env) {
       for (const [name, value] of Object.entries(previousEnv)) {
@@ -200,7 +214,7 @@ export function useStandinWith(hooks: RunnerHooks, options: UseStandinOptions = 
     await release(done);
   });
 
-  return {
+  const handle: StandinHandle = {
     get urls() {
       return started("urls").urls;
     },
@@ -226,5 +240,10 @@ export function useStandinWith(hooks: RunnerHooks, options: UseStandinOptions = 
     async reset(): Promise<void> {
       await started("reset()").emulator.reset();
     },
+    async start(): Promise<StandinHandle> {
+      await start();
+      return handle;
+    },
   };
+  return handle;
 }
