@@ -4,6 +4,9 @@
  * set of options in a worker, closing with the last user, clear errors when
  * the handle is used outside the emulator's lifetime.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useStandin } from "../src/testing/vitest.js";
 import { useStandinWith, type RunnerHooks, type StandinHandle } from "../src/testing/shared.js";
@@ -205,6 +208,28 @@ describe("useStandin lifecycle (hooks run by hand)", () => {
       expect(() => handle.urls).toThrow(/not available any more/);
       await hooks.run("beforeAll");
       expect(await sessionNames(handle.urls.registry)).toEqual(["from-fixture"]);
+    } finally {
+      await hooks.run("afterAll");
+    }
+  });
+
+  it("takes the start fixture from STANDIN_FIXTURE when no fixture is given", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "standin-testing-"));
+    writeFileSync(join(dir, "world.json"), JSON.stringify({ seed: 11, registry: { sessions: [{ Name: "from-env" }] } }));
+    const previous = process.env.STANDIN_FIXTURE;
+    process.env.STANDIN_FIXTURE = join(dir, "world.json");
+    const hooks = manualHooks();
+    let handle: StandinHandle;
+    try {
+      handle = useStandinWith(hooks.hooks, { env: false });
+    } finally {
+      if (previous === undefined) delete process.env.STANDIN_FIXTURE;
+      else process.env.STANDIN_FIXTURE = previous;
+    }
+    try {
+      await hooks.run("beforeAll");
+      expect(handle.emulator.seed).toBe(11);
+      expect(await sessionNames(handle.urls.registry)).toEqual(["from-env"]);
     } finally {
       await hooks.run("afterAll");
     }

@@ -1,5 +1,6 @@
-// A Nomad job's deployment, driven by the virtual clock. `useStandin()` with the
-// setup file's options shares its emulator and hands back a handle for the clock.
+// A Nomad job's deployment, driven by the virtual clock. `useStandin()` with no
+// options shares the setup file's emulator (same STANDIN_FIXTURE) and hands back a
+// handle for the clock.
 import { useStandin } from "standin/vitest";
 import { describe, expect, it } from "vitest";
 
@@ -41,11 +42,14 @@ describe("scheduler deployments on the virtual clock", () => {
 
     const allocations = await nomad("/v1/job/web/allocations");
     expect(allocations.map((a) => a.ClientStatus)).toEqual(["running", "running"]);
+    // The fixture's extra client nodes: the two allocations land on two different nodes.
+    expect(new Set(allocations.map((a) => a.NodeName)).size).toBe(2);
     expect(standin.emulator.clock.nowText()).not.toBe("2026-01-01T00:00:00Z");
   });
 
   it("starts from a clean state: no job from the previous test, clock back at the start", async () => {
     expect(await nomad("/v1/jobs")).toEqual([]);
+    expect((await nomad("/v1/nodes")).map((n) => n.Name).sort()).toEqual(["client-1", "client-2", "standin"]);
     expect(standin.emulator.clock.nowText()).toBe("2026-01-01T00:00:00Z");
     expect(process.env.NOMAD_ADDR).toBe(standin.urls.scheduler);
   });

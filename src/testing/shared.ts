@@ -9,6 +9,7 @@
  * that share a worker when isolation is off, a setup file plus a test file)
  * finds and shares the same instance.
  */
+import { resolve } from "node:path";
 import type { FiredTimer } from "../core/clock.js";
 import type { Standin } from "../emulator.js";
 import type { FixtureSource } from "../emulator.js";
@@ -16,7 +17,10 @@ import type { ServiceName } from "../http/service.js";
 import { startStandin, type RunningStandin, type StartStandinOptions } from "../server.js";
 
 export interface UseStandinOptions {
-  /** Start fixture(s): a document, a file path, or an array of them (as `createStandin` takes). Default: the default world. */
+  /**
+   * Start fixture(s): a document, a file path, or an array of them (as `createStandin` takes).
+   * Default: the file named by `STANDIN_FIXTURE` when it is set, else the default world.
+   */
   fixture?: FixtureSource | readonly FixtureSource[];
   /** Overrides the fixtures' seed. */
   seed?: number;
@@ -83,7 +87,9 @@ function emulatorOptions(options: UseStandinOptions): StartStandinOptions {
     host: "127.0.0.1",
     ports: { scheduler: 0, registry: 0, echo: 0 },
   };
+  const fromEnv = process.env.STANDIN_FIXTURE;
   if (options.fixture !== undefined) result.fixture = options.fixture;
+  else if (fromEnv) result.fixture = resolve(fromEnv);
   if (options.seed !== undefined) result.seed = options.seed;
   if (options.clock !== undefined) result.clock = options.clock;
   if (options.compatHeaders !== undefined) result.compatHeaders = options.compatHeaders;

@@ -5,12 +5,12 @@
  * export default defineConfig({ test: { setupFiles: ["standin/vitest/setup"] } });
  * ```
  *
- * Runs `useStandin()` with the fixture named by `STANDIN_FIXTURE` (a file
- * path, relative to the working directory) when it is set, else the default
- * world. It starts the emulator right away (top-level await), so the
- * environment variables are already set while the test files are imported.
+ * Runs `useStandin()`: the start fixture is the file named by `STANDIN_FIXTURE`
+ * when it is set (relative to the working directory), else the default world.
+ * It starts the emulator right away (top-level await), so the environment
+ * variables are already set while the test files are imported; a test file's
+ * own `useStandin()` with no options shares that emulator.
  */
 import { useStandin } from "./vitest.js";
 
-const fixture = process.env.STANDIN_FIXTURE;
-await useStandin(fixture ? { fixture } : {}).start();
+await useStandin().start();
