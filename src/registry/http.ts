@@ -94,6 +94,8 @@ export class Router {
   constructor(
     private readonly names: HeaderNames,
     private readonly defaultPolicy: () => string,
+    /** Answers a route of Consul's that standin does not emulate (501), before any route matches. */
+    private readonly unemulated?: (method: string, path: string) => Response | undefined,
   ) {}
 
   register(pattern: string, methods: readonly string[], handler: Handler): void {
@@ -109,6 +111,8 @@ export class Router {
   }
 
   private async answer(c: Context, url: URL, path: string): Promise<Response> {
+    const unemulated = this.unemulated?.(c.req.method, path);
+    if (unemulated) return unemulated;
     const route = this.match(path);
     if (!route) {
       const redirect = this.routes.find((r) => r.subtree && r.pattern === `${path}/`);

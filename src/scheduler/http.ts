@@ -107,6 +107,8 @@ export class NomadRouter {
     compat: boolean,
     private readonly region: () => string,
     private readonly access?: RouteAccess,
+    /** Answers a route of Nomad's that standin does not emulate (501), before any route matches. */
+    private readonly unemulated?: (method: string, path: string) => Response | undefined,
   ) {
     this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
   }
@@ -122,6 +124,8 @@ export class NomadRouter {
   async dispatch(c: Context): Promise<Response> {
     const url = new URL(c.req.url);
     const path = decodedPath(url);
+    const unemulated = this.unemulated?.(c.req.method, path);
+    if (unemulated) return unemulated;
     const route = longestMatch(this.routes, path, (r, p) => (r.exact ? p === r.pattern : p.startsWith(r.pattern)));
     if (!route) {
       if (path === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
