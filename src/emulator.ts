@@ -14,6 +14,7 @@ import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/jour
 import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
+import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
@@ -66,6 +67,8 @@ export class Standin implements ControlTarget {
   readonly compatHeaders: boolean;
 
   private readonly services: AnyService[];
+  /** Named actions, fixture timelines and await. */
+  readonly scenario: Scenario;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private currentSeed: number;
@@ -108,6 +111,7 @@ export class Standin implements ControlTarget {
       compatHeaders: this.compatHeaders,
     };
     this.services = [createSchedulerService(ctx), createRegistryService(ctx), createEchoService(ctx)] as AnyService[];
+    this.scenario = new Scenario({ store: this.store, clock: this.clock, ids: this.ids, record: (type, fields) => this.record(type, fields) }, this.services);
 
     const control = createControlApp(this, {
       token: options.controlToken,
@@ -191,6 +195,7 @@ export class Standin implements ControlTarget {
           const section = doc![service.name];
           if (section) service.applyFixture(section);
         }
+        if (doc!.timeline) this.scenario.scheduleTimeline(doc!.timeline as TimelineStep[], this.clock.now(), "fixture");
       });
     } catch (error) {
       this.ids.restore(rng);
@@ -198,6 +203,20 @@ export class Standin implements ControlTarget {
       throw new FixtureError("fixture", [(error as Error).message]);
     }
     this.record("fixture.applied", { detail: { index: this.store.index } });
+  }
+
+  /** Runs a named action now (`POST /_standin/actions`): `emu.act("node-down", { node: "client-1" })`. */
+  act(name: string, args: Record<string, unknown> = {}): ActionOutcome {
+    return this.scenario.run(name, args);
+  }
+
+  /**
+   * Advances the clock timer by timer until every condition holds, or
+   * `within` (default 10m) of virtual time has passed:
+   * `await emu.await({ deployment: { job: "web", status: "successful" } })`.
+   */
+  await(until: Record<string, unknown>, within?: string): Promise<AwaitOutcome> {
+    return this.scenario.awaitUntil(until, within);
   }
 
   noteClockOperation(operation: string, detail: unknown): void {
@@ -245,6 +264,10 @@ export class Standin implements ControlTarget {
         const sections = this.startFixtures.map((f) => f[service.name]).filter((s) => s !== undefined);
         service.initialize(sections as never);
       }
+      // Each start fixture's timeline counts from the clock's start.
+      this.startFixtures.forEach((f, i) => {
+        if (f.timeline) this.scenario.scheduleTimeline(f.timeline as TimelineStep[], settings.startMs, this.startFixtures.length === 1 ? "fixture" : `fixture[${i}]`);
+      });
     });
     // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
     this.startSnapshot = this.snapshot();

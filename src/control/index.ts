@@ -7,13 +7,15 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import { ClockError, type Clock, type FiredTimer } from "../core/clock.js";
-import { DurationError } from "../core/durations.js";
+import { DurationError, formatGoDuration, msToNanos } from "../core/durations.js";
 import { formatInstant, InstantError } from "../core/instant.js";
 import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
 import { SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { describeIssues } from "../core/validation.js";
 import { FixtureError } from "../fixtures/load.js";
 import { bearerToken } from "../http/tokens.js";
+import { ActionError } from "../http/actions.js";
+import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
 
@@ -32,6 +34,8 @@ export interface ControlTarget {
   restore(snapshot: unknown): void;
   /** Records a clock operation (advance, next, pause…) in the event journal. */
   noteClockOperation(operation: string, detail: unknown): void;
+  /** Named actions, timelines and await. */
+  readonly scenario: Scenario;
 }
 
 export class ControlError extends Error {
@@ -53,6 +57,8 @@ export interface ControlOptions {
 const advanceBody = v.strictObject({ by: v.string() });
 const advanceToBody = v.strictObject({ to: v.string() });
 const resetBody = v.strictObject({ fixture: v.optional(v.unknown()) });
+const actionBody = v.looseObject({ do: v.pipe(v.string(), v.minLength(1)) });
+const awaitBody = v.strictObject({ until: v.record(v.string(), v.unknown()), within: v.optional(v.string()) });
 const queryCount = (min: number) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number), v.minValue(min)));
 const journalQuery = v.object({ since: queryCount(0), limit: queryCount(1), type: v.optional(v.string()) });
 
@@ -151,6 +157,21 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     return c.json({ events, dropped: target.events.droppedCount });
   });
 
+  app.get("/actions", (c) => c.json({ actions: target.scenario.describeActions(), conditions: target.scenario.describeConditions() }));
+
+  app.post("/actions", async (c) => {
+    const { do: name, ...args } = await body(c, actionBody);
+    return c.json(target.scenario.run(name, args));
+  });
+
+  app.post("/await", async (c) => {
+    const { until, within } = await body(c, awaitBody);
+    const outcome = await target.scenario.awaitUntil(until, within);
+    const answer = { met: outcome.met, waited: formatGoDuration(msToNanos(outcome.waitedMs)), observed: outcome.observed, ...advanceResult(target.clock, outcome.fired), index: target.index };
+    if (outcome.met) return c.json(answer);
+    return c.json({ error: `the condition did not hold within ${within ?? DEFAULT_AWAIT_WITHIN} of virtual time`, ...answer, stateHash: target.stateHash() }, 408);
+  });
+
   for (const service of options.services ?? []) app.route(`/${service.name}`, service.app);
 
   return app;
@@ -207,6 +228,7 @@ function validate<T>(schema: Schema<T>, value: unknown, where: string): T {
 /** Maps the emulator's errors to the control API's statuses; anything unexpected is a 500 without a stack trace. */
 export function controlErrorResponse(c: Context, error: unknown): Response {
   if (error instanceof ControlError) return c.json({ error: error.message }, error.status);
+  if (error instanceof ActionError) return c.json({ error: error.message }, error.status);
   if (error instanceof ClockError) return c.json({ error: error.message }, error.code === "invalid" ? 400 : 409);
   if (error instanceof DurationError || error instanceof InstantError) return c.json({ error: error.message }, 400);
   if (error instanceof FixtureError) return c.json({ error: error.oneLine, problems: error.problems }, 400);

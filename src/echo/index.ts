@@ -13,8 +13,10 @@ import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
 import { describeIssues } from "../core/validation.js";
 import type { EchoFixture } from "../fixtures/schema.js";
+import { ActionError, action } from "../http/actions.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate, type Dialect } from "./auth.js";
+import { unemulatedEchoRoute } from "./catalog.js";
 import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
 import { publicJwk, signToken } from "./keys.js";
 import {
@@ -70,6 +72,8 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const refuse = (error: ProxyError) => proxyErrorResponse(config.proxy, error, url);
     const method = c.req.method;
     if (method === "OPTIONS" && config.proxy === "esp") return refuse(corsRefused);
+    const unemulated = unemulatedEchoRoute(config.proxy, method, url);
+    if (unemulated) return unemulated;
     const operation = Object.hasOwn(OPERATIONS, url.pathname) ? OPERATIONS[url.pathname]! : undefined;
     if (!operation) return refuse(methodNotFound);
     // ESP knows only configured (method, path) pairs; ESPv2 matches the path, then the method.
@@ -153,6 +157,28 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     control,
     compressThreshold: 1024,
     notFound: serve,
+    actions: {
+      // Key rotation on the clock: what a client sees when the key it holds is revoked mid-run.
+      "api-key-add": action({
+        summary: "the echo proxy starts accepting an API key",
+        args: v.strictObject({ key: v.pipe(v.string(), v.nonEmpty()) }),
+        run: ({ key }) => {
+          const keys = settings.current().apiKeys;
+          if (!keys.includes(key)) settings.apply({ apiKeys: [...keys, key] });
+          return { apiKeys: settings.current().apiKeys };
+        },
+      }),
+      "api-key-revoke": action({
+        summary: "the echo proxy stops accepting an API key",
+        args: v.strictObject({ key: v.string() }),
+        run: ({ key }) => {
+          const keys = settings.current().apiKeys;
+          if (!keys.includes(key)) throw new ActionError(404, `no API key "${key}"`);
+          settings.apply({ apiKeys: keys.filter((k) => k !== key) });
+          return { apiKeys: settings.current().apiKeys };
+        },
+      }),
+    },
     initialize: settings.initialize,
     applyFixture: settings.apply,
   };

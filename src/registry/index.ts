@@ -6,13 +6,16 @@
 import { Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
-import { controlJsonBody } from "../http/routing.js";
+import { ActionError } from "../http/actions.js";
+import { controlJsonBody, runFault } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { normalizeToken } from "./acl.js";
 import { RegistryApi, type RegistryConfig } from "./api.js";
 import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
+import { unemulatedRegistryRoute } from "./route-catalog.js";
+import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes } from "./sessions.js";
 import { nodeKey, RegistryState } from "./state.js";
 
@@ -39,7 +42,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
   }));
   const api = new RegistryApi(ctx, state, settings.current);
   const names = registryHeaderNames(ctx.compatHeaders);
-  const router = new Router(names, () => settings.current().acl.defaultPolicy);
+  const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute);
 
   router.register("/v1/status/leader", ["GET"], () => "127.0.0.1:8300");
   registerSessionRoutes(router, api);
@@ -84,29 +87,20 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     }
   };
 
+  const faults = registryActions(state, () => settings.current().agentNode);
   const control = new Hono();
   // Sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it.
   control.post("/checks", async (c) => {
     const parsed = await controlJsonBody(c);
     if ("error" in parsed) return parsed.error;
     const body = parsed.body;
-    const node = typeof body.Node === "string" && body.Node ? body.Node : settings.current().agentNode;
-    if (typeof body.CheckID !== "string" || body.CheckID === "") return c.json({ error: "CheckID is required" }, 400);
-    if (!["passing", "warning", "critical", "maintenance"].includes(body.Status as string)) {
-      return c.json({ error: "Status must be one of passing, warning, critical, maintenance" }, 400);
-    }
-    const existingNode = state.findNode(node);
-    if (!existingNode) return c.json({ error: `no node "${node}" in the registry's catalog` }, 404);
-    const existing = state.checksOf(node).find((check) => check.CheckID === body.CheckID);
-    const before = state.sessions.size;
-    ctx.store.write(() =>
-      state.putCheck({
-        ...(existing ?? checkRow({ Node: existingNode.Node, CheckID: body.CheckID as string })),
-        Status: body.Status as string,
-        Output: typeof body.Output === "string" ? body.Output : (existing?.Output ?? ""),
-      }),
-    );
-    return c.json({ Node: existingNode.Node, CheckID: body.CheckID, Status: body.Status, invalidatedSessions: before - state.sessions.size });
+    return runFault(c, () => {
+      if (typeof body.CheckID !== "string" || body.CheckID === "") throw new ActionError(400, "CheckID is required");
+      if (!["passing", "warning", "critical", "maintenance"].includes(body.Status as string)) throw new ActionError(400, "Status must be one of passing, warning, critical, maintenance");
+      const node = typeof body.Node === "string" && body.Node ? body.Node : undefined;
+      const output = typeof body.Output === "string" ? body.Output : undefined;
+      return ctx.store.write(() => faults.setCheck({ node, check: body.CheckID as string, status: body.Status as "critical", output }));
+    });
   });
 
   return {
@@ -114,6 +108,8 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     app,
     control,
     compressThreshold: 1400, // Consul's gziphandler minimum size
+    actions: faults.actions,
+    conditions: faults.conditions,
     notFound: (c) => router.dispatch(c),
     initialize(sections) {
       settings.initialize(sections);
