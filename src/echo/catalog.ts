@@ -11,7 +11,7 @@
  * specification standin stands in for, so the proxy answers them with its
  * own 404, as it would for any path the specification leaves out.
  */
-import { unemulatedMessage, type RouteCatalog, type RouteEntry } from "../http/coverage.js";
+import { RouteMatcher, unemulatedMessage, type RouteCatalog, type RouteEntry } from "../http/coverage.js";
 import type { Dialect } from "./auth.js";
 import { proxyErrorResponse } from "./proxy.js";
 import { OPERATIONS } from "./schemes.js";
@@ -22,6 +22,14 @@ export const ECHO_ROUTES: RouteCatalog = {
   decodePath: false,
   routes: Object.entries(OPERATIONS).map(([path, operation]): RouteEntry => ({ methods: [operation.method], path, emulated: true })),
 };
+
+const matcher = new RouteMatcher(ECHO_ROUTES);
+
+/** The proxy's answer to a catalogued route standin does not emulate; undefined for every other request. */
+export function unemulatedEchoRoute(dialect: Dialect, method: string, url: URL): Response | undefined {
+  const match = matcher.match(method, url.pathname);
+  return match.kind === "unemulated" ? unemulatedEchoResponse(dialect, method, match.entry, url) : undefined;
+}
 
 /** A catalogued route standin does not emulate: 501, google.rpc code 12 (UNIMPLEMENTED), in the dialect's format. */
 export function unemulatedEchoResponse(dialect: Dialect, method: string, entry: RouteEntry, url: URL): Response {

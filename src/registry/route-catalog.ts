@@ -12,7 +12,8 @@
  * catalogued as unemulated answers 501 before the router sees it, and
  * test/coverage.test.ts checks every registered pattern against this list.
  */
-import { emulated as e, unemulated as u, type RouteCatalog } from "../http/coverage.js";
+import { emulated as e, RouteMatcher, unemulated as u, unemulatedMessage, type RouteCatalog } from "../http/coverage.js";
+import { textResponse } from "../http/respond.js";
 
 export const REGISTRY_ROUTES: RouteCatalog = {
   product: "Consul",
@@ -171,3 +172,12 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     u("GET", "/v1/status/peers"),
   ],
 };
+
+const matcher = new RouteMatcher(REGISTRY_ROUTES);
+
+/** Consul's style for a route standin does not emulate: 501, plain text; undefined for every other request. */
+export function unemulatedRegistryRoute(method: string, path: string): Response | undefined {
+  const match = matcher.match(method, path);
+  if (match.kind !== "unemulated") return undefined;
+  return textResponse(501, match.entry.productAnswer ?? unemulatedMessage(REGISTRY_ROUTES, method, match.entry));
+}

@@ -20,7 +20,8 @@
  * catalogued as unemulated answers 501 before the router sees it, and
  * test/coverage.test.ts checks every registered pattern against this list.
  */
-import { emulated as e, unemulated as u, type RouteCatalog } from "../http/coverage.js";
+import { emulated as e, RouteMatcher, unemulated as u, unemulatedMessage, type RouteCatalog } from "../http/coverage.js";
+import { textResponse } from "../http/respond.js";
 
 const ENTERPRISE = { productAnswer: "Nomad Enterprise only endpoint" };
 
@@ -239,3 +240,12 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("*", "/v1/recommendation/:recommendation_id*", ENTERPRISE),
   ],
 };
+
+const matcher = new RouteMatcher(SCHEDULER_ROUTES);
+
+/** Nomad's style for a route standin does not emulate: 501, plain text; undefined for every other request. */
+export function unemulatedSchedulerRoute(method: string, path: string): Response | undefined {
+  const match = matcher.match(method, path);
+  if (match.kind !== "unemulated") return undefined;
+  return textResponse(501, match.entry.productAnswer ?? unemulatedMessage(SCHEDULER_ROUTES, method, match.entry));
+}

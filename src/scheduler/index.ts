@@ -15,6 +15,7 @@ import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { registerRoutes } from "./routes.js";
+import { unemulatedSchedulerRoute } from "./catalog.js";
 import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
@@ -55,7 +56,7 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
   broker.attach(state);
   const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
   const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
-  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl);
+  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl, unemulatedSchedulerRoute);
   registerRoutes(router, state, engine, ctx, settings.current);
   acl.register(router);
 
