@@ -14,10 +14,12 @@ import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/jour
 import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
+import { createCoverageTracker } from "./control/coverage.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
+import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
 import { gzip, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { textResponse } from "./http/respond.js";
@@ -65,6 +67,8 @@ export class Standin implements ControlTarget {
   readonly registry: Hono;
   readonly echo: Hono;
   readonly compatHeaders: boolean;
+  /** Which routes the run has hit (GET /_standin/coverage); not part of the state. */
+  readonly coverage: CoverageTracker;
 
   private readonly services: AnyService[];
   /** Named actions, fixture timelines and await. */
@@ -113,7 +117,9 @@ export class Standin implements ControlTarget {
     this.services = [createSchedulerService(ctx), createRegistryService(ctx), createEchoService(ctx)] as AnyService[];
     this.scenario = new Scenario({ store: this.store, clock: this.clock, ids: this.ids, record: (type, fields) => this.record(type, fields) }, this.services);
 
+    this.coverage = createCoverageTracker();
     const control = createControlApp(this, {
+      coverage: this.coverage,
       token: options.controlToken,
       services: this.services.filter((s) => s.control).map((s) => ({ name: s.name, app: s.control! })),
     });
@@ -279,7 +285,7 @@ export class Standin implements ControlTarget {
       onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
-    app.use("*", limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
+    app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
     // Realtime mode: fire whatever wall time has made due before the request looks at the state.

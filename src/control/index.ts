@@ -14,6 +14,8 @@ import { SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { describeIssues } from "../core/validation.js";
 import { FixtureError } from "../fixtures/load.js";
 import { bearerToken } from "../http/tokens.js";
+import type { CoverageTracker } from "../http/coverage.js";
+import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
 import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
@@ -52,6 +54,8 @@ export interface ControlOptions {
   token?: string;
   /** Service control routes, mounted at `/<name>`. */
   services?: ReadonlyArray<{ name: string; app: Hono }>;
+  /** The run's route coverage, served at `/coverage`. */
+  coverage?: CoverageTracker;
 }
 
 const advanceBody = v.strictObject({ by: v.string() });
@@ -172,6 +176,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     return c.json({ error: `the condition did not hold within ${within ?? DEFAULT_AWAIT_WITHIN} of virtual time`, ...answer, stateHash: target.stateHash() }, 408);
   });
 
+  if (options.coverage) coverageRoutes(app, options.coverage);
   for (const service of options.services ?? []) app.route(`/${service.name}`, service.app);
 
   return app;

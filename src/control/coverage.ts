@@ -1,0 +1,24 @@
+/**
+ * `GET /_standin/coverage`: which emulated routes the run has hit, which
+ * routes standin does not emulate were asked for (each answered 501), and
+ * which unknown paths came in, per service, with a summary.
+ *
+ * The tracker lives as long as the emulator: reset, snapshots and the state
+ * hash leave it alone (it describes the run, not the state), and control
+ * requests are not counted.
+ */
+import type { Hono } from "hono";
+import { ECHO_ROUTES } from "../echo/catalog.js";
+import { CoverageTracker } from "../http/coverage.js";
+import { REGISTRY_ROUTES } from "../registry/route-catalog.js";
+import { SCHEDULER_ROUTES } from "../scheduler/catalog.js";
+
+/** A tracker over the three services' route catalogs. */
+export function createCoverageTracker(): CoverageTracker {
+  return new CoverageTracker({ scheduler: SCHEDULER_ROUTES, registry: REGISTRY_ROUTES, echo: ECHO_ROUTES });
+}
+
+/** Mounts `GET /coverage` on the control app. */
+export function coverageRoutes(app: Hono, tracker: CoverageTracker): void {
+  app.get("/coverage", (c) => c.json(tracker.report()));
+}
