@@ -96,7 +96,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   /** In the asked namespace; across `namespace=*`, only the namespaces whose `capability` the token holds (the guard checked a single one). */
   const inNamespace = (rc: RequestContext, namespace: string, capability = "read-job") =>
     rc.options.namespace === "*" ? rc.acl.allowNamespace(namespace, capability) : rc.options.namespace === namespace;
-  const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} yet`);
+  const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} (Nomad): see the README's known differences`);
 
   // ---- jobs -----------------------------------------------------------------------
 
