@@ -33,7 +33,7 @@ export function buildProgram(): Command {
     .description("start the emulator on its three ports")
     .option("--fixture <file>", "fixture to load at start (repeatable; applied in order)", collect, [] as string[])
     .option("--seed <n>", "overrides the fixture's seed", integer)
-    .addOption(new Option("--clock <mode>", "virtual clock mode").choices(["manual", "realtime"]))
+    .addOption(new Option("--clock <mode>", "virtual clock mode").choices(["manual", "auto", "realtime"]))
     .option("--speed <x>", "realtime only: virtual seconds per real second (default 1)", positiveNumber)
     .option("--start-time <iso|now>", "overrides the fixture's clock start (default 2026-01-01T00:00:00Z)")
     .option("--host <addr>", "address to listen on", "127.0.0.1")

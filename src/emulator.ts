@@ -15,6 +15,7 @@ import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, ty
 import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
 import { createCoverageTracker } from "./control/coverage.js";
+import { IdleSkipper } from "./control/idle-skip.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
@@ -73,6 +74,8 @@ export class Standin implements ControlTarget {
   private readonly services: AnyService[];
   /** Named actions, fixture timelines and await. */
   readonly scenario: Scenario;
+  /** `--clock auto`: jumps to the next timer when every open request is a parked blocking query. */
+  readonly idle: IdleSkipper;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private currentSeed: number;
@@ -100,6 +103,7 @@ export class Standin implements ControlTarget {
       onBackgroundError: onError,
     });
     this.watchers = new Watchers(this.store, this.clock);
+    this.idle = new IdleSkipper(this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
     const capacity = options.journalCapacity ?? 10_000;
     this.requests = new CappedLog(capacity);
     this.events = new CappedLog(capacity);
@@ -184,6 +188,7 @@ export class Standin implements ControlTarget {
     }
     this.requests.clear();
     this.events.clear();
+    this.idle.clearLocks();
     this.record("state.reset", { detail: { index: this.store.index } });
   }
 
@@ -290,13 +295,19 @@ export class Standin implements ControlTarget {
     app.notFound((c) => service.notFound(c));
     // Realtime mode: fire whatever wall time has made due before the request looks at the state.
     // A failing timer is reported, never turned into this request's failure.
-    return new PortApp(CONTROL_PREFIX, control, app, () => {
-      try {
-        this.clock.sync();
-      } catch (error) {
-        onError(error);
-      }
-    });
+    return new PortApp(
+      CONTROL_PREFIX,
+      control,
+      app,
+      () => {
+        try {
+          this.clock.sync();
+        } catch (error) {
+          onError(error);
+        }
+      },
+      this.idle.activity,
+    );
   }
 
 }

@@ -17,6 +17,7 @@ import { bearerToken } from "../http/tokens.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
+import type { IdleSkipper } from "./idle-skip.js";
 import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
@@ -38,6 +39,8 @@ export interface ControlTarget {
   noteClockOperation(operation: string, detail: unknown): void;
   /** Named actions, timelines and await. */
   readonly scenario: Scenario;
+  /** Idle skipping's locks (`--clock auto`). */
+  readonly idle: IdleSkipper;
 }
 
 export class ControlError extends Error {
@@ -61,6 +64,7 @@ export interface ControlOptions {
 const advanceBody = v.strictObject({ by: v.string() });
 const advanceToBody = v.strictObject({ to: v.string() });
 const resetBody = v.strictObject({ fixture: v.optional(v.unknown()) });
+const autoBody = v.strictObject({ enabled: v.boolean() });
 const actionBody = v.looseObject({ do: v.pipe(v.string(), v.minLength(1)) });
 const awaitBody = v.strictObject({ until: v.record(v.string(), v.unknown()), within: v.optional(v.string()) });
 const queryCount = (min: number) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number), v.minValue(min)));
@@ -86,7 +90,22 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     return c.json({ ready: true, seed: target.seed, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
   });
 
-  app.get("/clock", (c) => c.json(clockStatus(target.clock)));
+  app.get("/clock", (c) => c.json({ ...clockStatus(target.clock), ...target.idle.status() }));
+
+  // Idle skipping: on with the auto clock; a lock counter holds it off around a section of a test.
+  app.post("/clock/auto", async (c) => {
+    const { enabled } = await body(c, autoBody);
+    const mode = target.clock.status().mode;
+    if (enabled && mode !== "auto") target.clock.setMode("auto");
+    if (!enabled && mode === "auto") target.clock.setMode("manual");
+    target.noteClockOperation("auto", { enabled });
+    target.idle.poke();
+    return c.json({ ...clockStatus(target.clock), ...target.idle.status() });
+  });
+
+  app.post("/clock/lock", (c) => c.json({ locks: target.idle.lock() }));
+
+  app.post("/clock/unlock", (c) => c.json({ locks: target.idle.unlock() }));
 
   app.post("/clock/advance", async (c) => {
     const { by } = await body(c, advanceBody);

@@ -36,6 +36,7 @@ interface Waiter {
 export class Watchers {
   private readonly byTable = new Map<string, Set<Waiter>>();
   private count = 0;
+  private readonly parkListeners = new Set<() => void>();
 
   constructor(
     private readonly store: Store,
@@ -45,6 +46,12 @@ export class Watchers {
     store.onCommit((commit) => this.wakeChanged(commit));
     store.onRestore(() => this.wakeAll());
     clock.onRestore(() => this.wakeAll());
+  }
+
+  /** Called whenever a waiter parks (idle skipping looks at the clock then). */
+  onPark(listener: () => void): () => void {
+    this.parkListeners.add(listener);
+    return () => this.parkListeners.delete(listener);
   }
 
   /** Number of parked waiters. */
@@ -94,6 +101,7 @@ export class Watchers {
         realHandle = this.wall.setTimer(() => waiter.settle("timeout"), Math.max(0, options.realTimeoutMs));
       }
       options.signal?.addEventListener("abort", onAbort, { once: true });
+      for (const listener of this.parkListeners) listener();
     });
   }
 

@@ -22,7 +22,12 @@ import { MinHeap } from "./heap.js";
 import { parseDurationMs } from "./durations.js";
 import { formatInstant, parseInstant } from "./instant.js";
 
-export type ClockMode = "manual" | "realtime";
+/**
+ * `manual`: time moves only when asked; `auto`: manual, plus idle skipping
+ * (when every open request is a parked blocking query, the emulator jumps to
+ * the next due timer); `realtime`: time follows the wall clock × speed.
+ */
+export type ClockMode = "manual" | "auto" | "realtime";
 
 /** A persistent timer as it lives in the state. */
 export interface TimerRecord {
@@ -467,6 +472,14 @@ export class Clock {
     if (ids?.delete(record.id) && ids.size === 0) this.bySubject.delete(key);
   }
 
+  /** The instant of the next pending timer of either kind (where idle skipping jumps), or null. */
+  nextDueAt(): number | null {
+    let earliest: number | null = null;
+    for (const e of this.live.values()) if (earliest === null || e.at < earliest) earliest = e.at;
+    for (const e of this.liveEphemeral.values()) if (earliest === null || e.at < earliest) earliest = e.at;
+    return earliest;
+  }
+
   private nextPersistentAt(): number | null {
     let earliest: number | null = null;
     const head = this.queue.peek();
@@ -480,7 +493,7 @@ export class Clock {
   }
 
   private requireRealtime(action: string): void {
-    if (this.mode !== "realtime") throw new ClockError(`cannot ${action}: the clock is in manual mode`, "mode");
+    if (this.mode !== "realtime") throw new ClockError(`cannot ${action}: the clock is in ${this.mode} mode`, "mode");
   }
 
   /**

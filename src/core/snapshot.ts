@@ -70,7 +70,7 @@ const stateSnapshotSchema = v.strictObject({
   clock: v.strictObject({
     nowMs: int,
     nextTimerId: v.pipe(int, v.minValue(1)),
-    mode: v.picklist(["manual", "realtime"]),
+    mode: v.picklist(["manual", "auto", "realtime"]),
     speed: v.pipe(v.number(), v.gtValue(0)),
     paused: v.boolean(),
     timers: v.array(timerSchema),

@@ -15,13 +15,25 @@ export class PortApp extends Hono {
     private readonly control: Hono,
     private readonly service: Hono,
     private readonly beforeEach: () => void,
+    /** Told when each request starts and when its response is ready (idle skipping counts running requests). */
+    private readonly activity: { started(): void; ended(): void } = { started: () => {}, ended: () => {} },
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
     this.fetch = (request, ...rest) => {
       this.beforeEach();
       const target = isUnder(pathOf(request.url), this.controlPrefix) ? this.control : this.service;
-      return target.fetch(request, ...rest);
+      this.activity.started();
+      let answer: Response | Promise<Response>;
+      try {
+        answer = target.fetch(request, ...rest);
+      } catch (error) {
+        this.activity.ended();
+        throw error;
+      }
+      if (answer instanceof Promise) return answer.finally(() => this.activity.ended());
+      this.activity.ended();
+      return answer;
     };
   }
 }
