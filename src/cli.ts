@@ -11,6 +11,7 @@ import { FixtureError, loadFixtureFile } from "./fixtures/load.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service.js";
+import { formatReport, replayTape, TapeError } from "./replay.js";
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
@@ -119,13 +120,37 @@ export function buildProgram(): Command {
       if (failed) process.exitCode = 1;
     });
 
+  program
+    .command("replay")
+    .description("replay a tape (GET /_standin/tape) into a fresh emulator; exit 1 at any divergence, printing the first")
+    .argument("<tape>", "tape file (JSON)")
+    .action(async (file: string) => {
+      let document: unknown;
+      try {
+        document = JSON.parse(await readFile(file, "utf8"));
+      } catch (error) {
+        process.stderr.write(`standin replay: cannot read ${file}: ${(error as Error).message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      try {
+        const report = await replayTape(document);
+        process.stdout.write(`${formatReport(report)}\n`);
+        if (!report.ok) process.exitCode = 1;
+      } catch (error) {
+        if (!(error instanceof TapeError)) throw error;
+        process.stderr.write(`standin replay: ${error.message}\n`);
+        process.exitCode = 1;
+      }
+    });
+
   return program;
 }
 
 interface StartOptions {
   fixture: string[];
   seed?: number;
-  clock?: "manual" | "realtime";
+  clock?: "manual" | "auto" | "realtime";
   speed?: number;
   startTime?: string;
   host: string;

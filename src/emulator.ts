@@ -16,6 +16,7 @@ import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
 import { createCoverageTracker } from "./control/coverage.js";
 import { IdleSkipper } from "./control/idle-skip.js";
+import { TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
@@ -29,6 +30,8 @@ import { createRegistryService } from "./registry/index.js";
 import { createSchedulerService } from "./scheduler/index.js";
 
 export const DEFAULT_SEED = 1;
+/** A service's own control routes (faults, token minting): `/_standin/<service>/…`. */
+const SERVICE_CONTROL = /^\/_standin\/(scheduler|registry|echo)\//;
 export const DEFAULT_START = "2026-01-01T00:00:00Z";
 
 /** A fixture given as a parsed document or as a path to a JSON file. */
@@ -51,6 +54,10 @@ export interface CreateStandinOptions {
   wall?: WallTime;
   /** Where unexpected errors are reported (default: stderr). */
   onError?: (error: unknown) => void;
+  /** Record the tape (`GET /_standin/tape`); default true. */
+  tape?: boolean;
+  /** Idle skipping in the auto clock mode; default true (a replay turns it off: the tape holds the skips). */
+  idleSkipping?: boolean;
 }
 
 type Sections = { scheduler: Fixture["scheduler"]; registry: Fixture["registry"]; echo: Fixture["echo"] };
@@ -76,6 +83,8 @@ export class Standin implements ControlTarget {
   readonly scenario: Scenario;
   /** `--clock auto`: jumps to the next timer when every open request is a parked blocking query. */
   readonly idle: IdleSkipper;
+  /** Everything since the last reset, for `GET /_standin/tape` and `standin replay`. */
+  readonly tape: TapeRecorder;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private currentSeed: number;
@@ -103,7 +112,9 @@ export class Standin implements ControlTarget {
       onBackgroundError: onError,
     });
     this.watchers = new Watchers(this.store, this.clock);
-    this.idle = new IdleSkipper(this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
+    this.tape = new TapeRecorder(options.tape ?? true);
+    this.clock.onOperation((operation) => this.tape.clock(operation));
+    this.idle = new IdleSkipper(options.idleSkipping ?? true, this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
     const capacity = options.journalCapacity ?? 10_000;
     this.requests = new CappedLog(capacity);
     this.events = new CappedLog(capacity);
@@ -173,6 +184,7 @@ export class Standin implements ControlTarget {
       throw new SnapshotError([(error as Error).message]);
     }
     this.currentSeed = copy.seed;
+    this.tape.restore(snapshot);
     this.record("state.restored", { detail: { index: this.store.index } });
   }
 
@@ -185,6 +197,7 @@ export class Standin implements ControlTarget {
     } else {
       restoreState(this, this.startSnapshot);
       this.currentSeed = this.startSnapshot.seed;
+      this.beginTape();
     }
     this.requests.clear();
     this.events.clear();
@@ -213,12 +226,32 @@ export class Standin implements ControlTarget {
       if (error instanceof FixtureError) throw error;
       throw new FixtureError("fixture", [(error as Error).message]);
     }
+    this.tape.fixture(fixture);
     this.record("fixture.applied", { detail: { index: this.store.index } });
   }
 
   /** Runs a named action now (`POST /_standin/actions`): `emu.act("node-down", { node: "client-1" })`. */
   act(name: string, args: Record<string, unknown> = {}): ActionOutcome {
-    return this.scenario.run(name, args);
+    const outcome = this.scenario.run(name, args);
+    this.tape.action(name, args);
+    return outcome;
+  }
+
+  /** The tape since the last reset (`GET /_standin/tape`). */
+  exportTape(): Promise<Tape> {
+    return this.tape.export({ stateHash: this.stateHash(), index: this.store.index });
+  }
+
+  private beginTape(): void {
+    // The start state's own clock: "now" as a start time was read once, when the state was built.
+    const { nowMs, mode, speed } = this.startSnapshot.clock;
+    this.tape.begin({
+      seed: this.currentSeed,
+      fixtures: this.startFixtures,
+      clock: { startMs: nowMs, mode, speed },
+      compatHeaders: this.compatHeaders,
+      stateHash: this.stateHash(),
+    });
   }
 
   /**
@@ -282,6 +315,7 @@ export class Standin implements ControlTarget {
     });
     // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
     this.startSnapshot = this.snapshot();
+    this.beginTape();
   }
 
   private portApp(service: AnyService, control: Hono, onError: (error: unknown) => void): Hono {
@@ -306,7 +340,17 @@ export class Standin implements ControlTarget {
           onError(error);
         }
       },
-      this.idle.activity,
+      (request, isControl) => {
+        this.idle.activity.started();
+        // Control requests are on the tape only when they are a service's own faults (the rest is recorded where it acts).
+        const path = isControl ? new URL(request.url).pathname : "";
+        const recorded = !isControl || (request.method !== "GET" && SERVICE_CONTROL.test(path));
+        const answered = recorded ? this.tape.request(service.name, request) : undefined;
+        return (response) => {
+          this.idle.activity.ended();
+          answered?.(response);
+        };
+      },
     );
   }
 

@@ -14,3 +14,7 @@ export type { StateSnapshot } from "./core/snapshot.js";
 export { FixtureError, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 export type { Fixture } from "./fixtures/schema.js";
 export type { ServiceName } from "./http/service.js";
+export { replayTape, formatReport, TapeError } from "./replay.js";
+export type { ReplayReport, Divergence } from "./replay.js";
+export type { Tape, TapeEntry } from "./control/tape.js";
+export type { ActionOutcome, AwaitOutcome, TimelineStep } from "./control/scenario.js";

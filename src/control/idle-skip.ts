@@ -21,6 +21,7 @@ export class IdleSkipper {
   private skips = 0;
 
   constructor(
+    private readonly enabled: boolean,
     private readonly clock: Clock,
     private readonly watchers: Watchers,
     private readonly record: (detail: { from: number; to: number; fired: number }) => void,
@@ -62,7 +63,7 @@ export class IdleSkipper {
 
   /** Asks for a check on the next turn of the event loop (once, however often poked). */
   poke(): void {
-    if (this.scheduled || this.clock.status().mode !== "auto") return;
+    if (!this.enabled || this.scheduled || this.clock.status().mode !== "auto") return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;

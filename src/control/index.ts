@@ -41,6 +41,10 @@ export interface ControlTarget {
   readonly scenario: Scenario;
   /** Idle skipping's locks (`--clock auto`). */
   readonly idle: IdleSkipper;
+  /** Runs a named action now (and puts it on the tape). */
+  act(name: string, args: Record<string, unknown>): unknown;
+  /** The tape since the last reset. */
+  exportTape(): Promise<unknown>;
 }
 
 export class ControlError extends Error {
@@ -180,11 +184,13 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     return c.json({ events, dropped: target.events.droppedCount });
   });
 
+  app.get("/tape", async (c) => c.json((await target.exportTape()) as object));
+
   app.get("/actions", (c) => c.json({ actions: target.scenario.describeActions(), conditions: target.scenario.describeConditions() }));
 
   app.post("/actions", async (c) => {
     const { do: name, ...args } = await body(c, actionBody);
-    return c.json(target.scenario.run(name, args));
+    return c.json(target.act(name, args) as object);
   });
 
   app.post("/await", async (c) => {

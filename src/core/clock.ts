@@ -56,6 +56,9 @@ export interface FiredTimer {
 
 export type TimerHandler = (timer: TimerRecord) => unknown;
 
+/** What the clock was asked to do, as the tape records it. */
+export type ClockOperation = { op: "advance-to"; to: number } | { op: "mode"; mode: ClockMode; speed: number };
+
 export interface ClockSnapshot {
   nowMs: number;
   nextTimerId: number;
@@ -148,6 +151,7 @@ export class Clock {
   private readonly liveEphemeral = new Map<number, QueueEntry>();
   private cancelledInQueue = 0;
   private readonly handlers = new Map<string, TimerHandler>();
+  private readonly operationListeners = new Set<(operation: ClockOperation) => void>();
   private readonly restoreListeners = new Set<() => void>();
   private readonly firedListeners = new Set<(fired: FiredTimer) => void>();
   private firing = false;
@@ -231,6 +235,12 @@ export class Clock {
 
   // ---- scheduling ----------------------------------------------------------
 
+  /** Told of every clock move and mode change asked of the clock (not of what timers do inside a move). */
+  onOperation(listener: (operation: ClockOperation) => void): () => void {
+    this.operationListeners.add(listener);
+    return () => this.operationListeners.delete(listener);
+  }
+
   /** Registers the handler that fires persistent timers of `kind`. */
   handle(kind: string, handler: TimerHandler): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for timer kind "${kind}" is already registered`);
@@ -286,6 +296,8 @@ export class Clock {
     if (to < now) {
       throw new ClockError(`cannot move the clock backwards from ${formatInstant(now)} to ${formatInstant(to)}`, "backwards");
     }
+    // Every move (advance, next, await, idle skips) passes here: the tape records it as one absolute instant.
+    if (!this.firing) for (const listener of this.operationListeners) listener({ op: "advance-to", to });
     const fired = this.fireUntil(to);
     this.nowMs = to;
     // Skipping ahead changes how virtual time maps to wall time.
@@ -318,6 +330,7 @@ export class Clock {
 
   setMode(mode: ClockMode, speed: number = this.speed): void {
     assertSpeed(speed);
+    for (const listener of this.operationListeners) listener({ op: "mode", mode, speed });
     this.nowMs = this.now();
     this.mode = mode;
     this.speed = speed;

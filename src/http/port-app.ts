@@ -15,24 +15,39 @@ export class PortApp extends Hono {
     private readonly control: Hono,
     private readonly service: Hono,
     private readonly beforeEach: () => void,
-    /** Told when each request starts and when its response is ready (idle skipping counts running requests). */
-    private readonly activity: { started(): void; ended(): void } = { started: () => {}, ended: () => {} },
+    /**
+     * Told when each request starts; what it returns is called with the
+     * answer once the response is ready (undefined when the handler threw).
+     * Idle skipping counts running requests; the tape records them.
+     */
+    private readonly observe: (request: Request, control: boolean) => (response: Response | undefined) => void = () => () => {},
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
     this.fetch = (request, ...rest) => {
       this.beforeEach();
-      const target = isUnder(pathOf(request.url), this.controlPrefix) ? this.control : this.service;
-      this.activity.started();
+      const control = isUnder(pathOf(request.url), this.controlPrefix);
+      const done = this.observe(request, control);
       let answer: Response | Promise<Response>;
       try {
-        answer = target.fetch(request, ...rest);
+        answer = (control ? this.control : this.service).fetch(request, ...rest);
       } catch (error) {
-        this.activity.ended();
+        done(undefined);
         throw error;
       }
-      if (answer instanceof Promise) return answer.finally(() => this.activity.ended());
-      this.activity.ended();
+      if (answer instanceof Promise) {
+        return answer.then(
+          (response) => {
+            done(response);
+            return response;
+          },
+          (error: unknown) => {
+            done(undefined);
+            throw error;
+          },
+        );
+      }
+      done(answer);
       return answer;
     };
   }

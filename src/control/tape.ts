@@ -1,0 +1,210 @@
+/**
+ * Record and replay: since the last reset, every request to a service port
+ * (with its answer), every clock move and mode change, and every state change
+ * made in process or through the control API, in arrival order, plus what
+ * the run started from (seed, start fixtures, clock). `GET /_standin/tape`
+ * exports it; `standin replay <tape>` (replayTape) runs it against a fresh
+ * emulator and compares every answer and the final state hash, so a failing
+ * CI run becomes a reproducible file.
+ *
+ * Clock moves are recorded as absolute instants (`advance-to`), whoever
+ * asked for them (advance, next, await, idle skipping), and the replayed
+ * emulator runs without idle skipping: the recorded moves are the skips.
+ *
+ * Concurrency: a request that answered before the next entry arrived is
+ * replayed to completion before going on; one that was still open (a parked
+ * blocking query, an event stream) is started and left open, as it was.
+ */
+import { createHash } from "node:crypto";
+import type { ClockMode, ClockOperation } from "../core/clock.js";
+
+export const TAPE_VERSION = 1;
+/** Entries kept per tape; a longer run keeps recording nothing more and says so. */
+export const TAPE_CAPACITY = 200_000;
+/** Bodies above this are kept as a hash and a length only. */
+const MAX_BODY_BYTES = 1 << 20;
+
+/** Request headers that describe the connection, not the request. */
+const SKIPPED_REQUEST_HEADERS = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "user-agent", "accept"]);
+
+export interface TapeBody {
+  readonly text?: string;
+  readonly base64?: string;
+  /** For bodies too large to keep. */
+  readonly sha256?: string;
+  readonly bytes: number;
+}
+
+export interface TapeRequestEntry {
+  readonly kind: "request";
+  readonly seq: number;
+  readonly service: string;
+  readonly method: string;
+  /** Path and query. */
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  body?: TapeBody;
+  /** True when the answer came before the next entry arrived. */
+  awaited: boolean;
+  response?: { status: number; headers: Record<string, string>; body?: TapeBody; streamed?: boolean };
+}
+
+export type TapeEntry =
+  | TapeRequestEntry
+  | { kind: "clock"; seq: number; op: "advance-to"; to: number }
+  | { kind: "clock"; seq: number; op: "mode"; mode: ClockMode; speed: number }
+  | { kind: "action"; seq: number; do: string; args: Record<string, unknown> }
+  | { kind: "fixture"; seq: number; fixture: unknown }
+  | { kind: "restore"; seq: number; snapshot: unknown };
+
+export interface TapeStart {
+  readonly seed: number;
+  readonly fixtures: readonly unknown[];
+  readonly clock: { readonly startMs: number; readonly mode: ClockMode; readonly speed: number };
+  readonly compatHeaders: boolean;
+  readonly stateHash: string;
+}
+
+export interface Tape {
+  readonly standinTape: number;
+  readonly start: TapeStart;
+  readonly entries: readonly TapeEntry[];
+  readonly truncated: boolean;
+  readonly end: { readonly stateHash: string; readonly index: number };
+}
+
+type Entry = TapeEntry;
+
+export class TapeRecorder {
+  private start: TapeStart | undefined;
+  private entries: Entry[] = [];
+  private open = new Set<TapeRequestEntry>();
+  private pending: Promise<unknown>[] = [];
+  private nextSeq = 1;
+  private truncated = false;
+  private paused = 0;
+
+  constructor(readonly enabled: boolean) {}
+
+  /** A new tape (start, or reset): what the run starts from. */
+  begin(start: TapeStart): void {
+    this.start = start;
+    this.entries = [];
+    this.open.clear();
+    this.pending = [];
+    this.nextSeq = 1;
+    this.truncated = false;
+  }
+
+  /** Runs `fn` without recording what it does (the tape's own bookkeeping, replays). */
+  quietly<T>(fn: () => T): T {
+    this.paused++;
+    try {
+      return fn();
+    } finally {
+      this.paused--;
+    }
+  }
+
+  clock(operation: ClockOperation): void {
+    this.append(operation.op === "advance-to" ? { kind: "clock", seq: 0, op: "advance-to", to: operation.to } : { kind: "clock", seq: 0, op: "mode", mode: operation.mode, speed: operation.speed });
+  }
+
+  action(name: string, args: Record<string, unknown>): void {
+    this.append({ kind: "action", seq: 0, do: name, args: structuredClone(args) });
+  }
+
+  fixture(document: unknown): void {
+    this.append({ kind: "fixture", seq: 0, fixture: structuredClone(document) });
+  }
+
+  restore(snapshot: unknown): void {
+    this.append({ kind: "restore", seq: 0, snapshot: structuredClone(snapshot) });
+  }
+
+  /** A request arrived at a service port; returns what to call with its answer. */
+  request(service: string, request: Request): ((response: Response | undefined) => void) | undefined {
+    if (!this.enabled || this.paused > 0) return undefined;
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      if (!SKIPPED_REQUEST_HEADERS.has(name)) headers[name] = value;
+    });
+    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: url.pathname + url.search, headers, awaited: false };
+    if (!this.append(entry)) return undefined;
+    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
+    this.open.add(entry);
+    let awaitedSoFar = true;
+    entry.awaited = true;
+    // Anything appended while this request is open makes it concurrent.
+    const marker = () => (awaitedSoFar = false);
+    this.openMarkers.set(entry, marker);
+    return (response) => {
+      this.open.delete(entry);
+      this.openMarkers.delete(entry);
+      entry.awaited = awaitedSoFar;
+      if (!response) return;
+      const responseHeaders: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (name !== "date") responseHeaders[name] = value;
+      });
+      // An event stream never ends: keep its status and headers only.
+      const streamed = response.headers.get("transfer-encoding") === "chunked";
+      entry.response = { status: response.status, headers: responseHeaders, ...(streamed ? { streamed: true } : {}) };
+      if (!streamed && response.body !== null) this.track(bodyOf(response.clone()).then((body) => (entry.response = { ...entry.response!, body })));
+    };
+  }
+
+  private readonly openMarkers = new Map<TapeRequestEntry, () => void>();
+
+  /** The tape so far (waits for bodies still being read). */
+  async export(end: { stateHash: string; index: number }): Promise<Tape> {
+    if (!this.start) throw new Error("the tape has not begun");
+    await Promise.all(this.pending);
+    return { standinTape: TAPE_VERSION, start: this.start, entries: this.entries.map((e) => ({ ...e })), truncated: this.truncated, end };
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  private append(entry: Entry): boolean {
+    if (!this.enabled || this.paused > 0 || !this.start) return false;
+    if (this.entries.length >= TAPE_CAPACITY) {
+      this.truncated = true;
+      return false;
+    }
+    for (const marker of this.openMarkers.values()) marker();
+    (entry as { seq: number }).seq = this.nextSeq++;
+    this.entries.push(entry);
+    return true;
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.pending.push(promise.catch(() => undefined));
+  }
+}
+
+/** A body as the tape keeps it: UTF-8 text when it is text, else base64; large ones as a hash. */
+export async function bodyOf(message: Request | Response): Promise<TapeBody> {
+  const bytes = new Uint8Array(await message.arrayBuffer());
+  if (bytes.length > MAX_BODY_BYTES) return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const roundTrips = Buffer.from(text, "utf8").equals(Buffer.from(bytes));
+  return roundTrips ? { text, bytes: bytes.length } : { base64: Buffer.from(bytes).toString("base64"), bytes: bytes.length };
+}
+
+/** The raw bytes of a kept body (undefined when only its hash was kept). */
+export function bodyBytes(body: TapeBody | undefined): Uint8Array | undefined {
+  if (!body) return new Uint8Array();
+  if (body.text !== undefined) return Buffer.from(body.text, "utf8");
+  if (body.base64 !== undefined) return Buffer.from(body.base64, "base64");
+  return undefined;
+}
+
+/** Two kept bodies are the same (by bytes, or by hash for large ones). */
+export function sameBody(expected: TapeBody | undefined, actual: TapeBody | undefined): boolean {
+  if (!expected || !actual) return (expected?.bytes ?? 0) === (actual?.bytes ?? 0);
+  if (expected.sha256 || actual.sha256) return expected.sha256 === actual.sha256 && expected.bytes === actual.bytes;
+  return Buffer.from(bodyBytes(expected)!).equals(Buffer.from(bodyBytes(actual)!));
+}

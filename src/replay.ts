@@ -1,0 +1,187 @@
+/**
+ * `standin replay <tape>`: runs a tape (GET /_standin/tape) against a fresh
+ * emulator built from the tape's start (seed, start fixtures, clock) and
+ * compares, entry by entry, every answer (status, headers but `Date`, body)
+ * and at the end the state hash. The first divergence is what a failing CI
+ * run's reproduction needs; all of them are reported.
+ */
+import * as v from "valibot";
+import { bodyOf, sameBody, TAPE_VERSION, type Tape, type TapeBody, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
+import { describeIssues } from "./core/validation.js";
+import { createStandin, type Standin } from "./emulator.js";
+import type { ServiceName } from "./http/service.js";
+
+export interface Divergence {
+  /** The entry's sequence number (0: the start state, -1: the end state). */
+  readonly seq: number;
+  readonly entry: string;
+  readonly what: string;
+}
+
+export interface ReplayReport {
+  readonly entries: number;
+  readonly requests: number;
+  readonly divergences: readonly Divergence[];
+  readonly stateHash: { readonly expected: string; readonly actual: string };
+  readonly ok: boolean;
+}
+
+export class TapeError extends Error {}
+
+const tapeShape = v.looseObject({
+  standinTape: v.literal(TAPE_VERSION),
+  start: v.looseObject({
+    seed: v.number(),
+    fixtures: v.array(v.unknown()),
+    clock: v.looseObject({ startMs: v.number(), mode: v.picklist(["manual", "auto", "realtime"]), speed: v.number() }),
+    compatHeaders: v.boolean(),
+    stateHash: v.string(),
+  }),
+  entries: v.array(v.looseObject({ kind: v.picklist(["request", "clock", "action", "fixture", "restore"]), seq: v.number() })),
+  truncated: v.boolean(),
+  end: v.looseObject({ stateHash: v.string(), index: v.number() }),
+});
+
+/** Turns of the event loop given to answers a step may have woken, before the next step. */
+const SETTLE_TURNS = 3;
+
+export async function replayTape(document: unknown): Promise<ReplayReport> {
+  const parsed = v.safeParse(tapeShape, document);
+  if (!parsed.success) throw new TapeError(`not a standin tape: ${describeIssues(parsed.issues).join("; ")}`);
+  const tape = document as Tape;
+  if (tape.truncated) throw new TapeError("the tape is truncated (the run went past its capacity): it cannot be replayed exactly");
+  if (tape.start.clock.mode === "realtime") throw new TapeError("the tape was recorded with the realtime clock, which no replay can repeat: record with the manual or auto clock");
+
+  const emu = await createStandin({
+    fixture: tape.start.fixtures as never,
+    seed: tape.start.seed,
+    clock: { start: tape.start.clock.startMs, mode: tape.start.clock.mode, speed: tape.start.clock.speed },
+    compatHeaders: tape.start.compatHeaders,
+    tape: false,
+    // The tape holds every skip as a clock move.
+    idleSkipping: false,
+  });
+  const divergences: Divergence[] = [];
+  if (emu.stateHash() !== tape.start.stateHash) divergences.push({ seq: 0, entry: "start", what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed` });
+
+  const open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
+  let requests = 0;
+  try {
+    for (const entry of tape.entries) {
+      try {
+        if (entry.kind === "request") {
+          requests++;
+          const controller = new AbortController();
+          const answer = send(emu, entry, controller.signal);
+          if (entry.awaited) divergences.push(...(await compare(entry, await answer)));
+          else open.push({ entry, answer, controller });
+        } else applyEntry(emu, entry, divergences);
+        if (entry.kind === "fixture") await emu.applyFixture(entry.fixture);
+      } catch (error) {
+        divergences.push({ seq: entry.seq, entry: describe(entry), what: `failed: ${(error as Error).message}` });
+      }
+      await settle();
+    }
+    // Requests that were still open when the tape ended, or answered only later.
+    for (const { entry, answer, controller } of open) {
+      if (!entry.response) {
+        controller.abort();
+        continue;
+      }
+      const response = await Promise.race([answer, settle(SETTLE_TURNS * 10).then(() => undefined)]);
+      if (!response) divergences.push({ seq: entry.seq, entry: describe(entry), what: "answered in the recording, still waiting in the replay" });
+      else divergences.push(...(await compare(entry, response)));
+      controller.abort();
+    }
+  } finally {
+    emu.close();
+  }
+  const actual = emu.stateHash();
+  if (actual !== tape.end.stateHash) divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
+  return { entries: tape.entries.length, requests, divergences, stateHash: { expected: tape.end.stateHash, actual }, ok: divergences.length === 0 };
+}
+
+function applyEntry(emu: Standin, entry: Exclude<TapeEntry, TapeRequestEntry>, divergences: Divergence[]): void {
+  switch (entry.kind) {
+    case "clock":
+      if (entry.op === "advance-to") emu.clock.advanceTo(entry.to);
+      else emu.clock.setMode(entry.mode, entry.speed);
+      return;
+    case "action":
+      emu.act(entry.do, entry.args);
+      return;
+    case "restore":
+      emu.restore(entry.snapshot);
+      return;
+    case "fixture":
+      return; // applied by the caller (it is asynchronous)
+    default:
+      divergences.push({ seq: (entry as TapeEntry).seq, entry: "?", what: "unknown entry kind" });
+  }
+}
+
+function send(emu: Standin, entry: TapeRequestEntry, signal: AbortSignal): Promise<Response> {
+  const body = entry.body?.text ?? (entry.body?.base64 !== undefined ? Buffer.from(entry.body.base64, "base64") : undefined);
+  return Promise.resolve(emu.app(entry.service as ServiceName).request(entry.path, { method: entry.method, headers: entry.headers, body: body as BodyInit | undefined, signal }));
+}
+
+async function compare(entry: TapeRequestEntry, response: Response): Promise<Divergence[]> {
+  const recorded = entry.response;
+  const where = { seq: entry.seq, entry: describe(entry) };
+  if (!recorded) return [];
+  const out: Divergence[] = [];
+  if (recorded.status !== response.status) out.push({ ...where, what: `status ${recorded.status} expected, ${response.status} now` });
+  const actualHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "date") actualHeaders[name] = value;
+  });
+  for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(actualHeaders)])) {
+    if (recorded.headers[name] !== actualHeaders[name]) out.push({ ...where, what: `header ${name}: ${JSON.stringify(recorded.headers[name] ?? null)} expected, ${JSON.stringify(actualHeaders[name] ?? null)} now` });
+  }
+  if (recorded.streamed) {
+    await response.body?.cancel().catch(() => undefined);
+    return out;
+  }
+  const body = await bodyOf(response);
+  if (!sameBody(recorded.body, body)) out.push({ ...where, what: `body differs: ${preview(recorded.body)} expected, ${preview(body)} now` });
+  return out;
+}
+
+function preview(body: TapeBody | undefined): string {
+  if (!body) return "(none)";
+  if (body.text !== undefined) return JSON.stringify(body.text.length > 300 ? `${body.text.slice(0, 300)}…` : body.text);
+  if (body.base64 !== undefined) return `${body.bytes} bytes (binary)`;
+  return `${body.bytes} bytes (sha256 ${body.sha256})`;
+}
+
+function describe(entry: TapeEntry): string {
+  switch (entry.kind) {
+    case "request":
+      return `${entry.service} ${entry.method} ${entry.path}`;
+    case "clock":
+      return entry.op === "advance-to" ? `clock advance-to ${new Date(entry.to).toISOString()}` : `clock mode ${entry.mode}`;
+    case "action":
+      return `action ${entry.do}`;
+    case "fixture":
+      return "fixture";
+    case "restore":
+      return "snapshot restore";
+  }
+}
+
+async function settle(turns = SETTLE_TURNS): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The report as `standin replay` prints it. */
+export function formatReport(report: ReplayReport): string {
+  const lines = [`replayed ${report.entries} entries (${report.requests} requests)`];
+  if (report.ok) lines.push(`0 divergences; state hash ${report.stateHash.actual} matches`);
+  else {
+    const first = report.divergences[0]!;
+    lines.push(`${report.divergences.length} divergence${report.divergences.length === 1 ? "" : "s"}; the first:`, `  #${first.seq} ${first.entry}: ${first.what}`);
+    for (const d of report.divergences.slice(1, 20)) lines.push(`  #${d.seq} ${d.entry}: ${d.what}`);
+    if (report.divergences.length > 20) lines.push(`  … and ${report.divergences.length - 20} more`);
+  }
+  return lines.join("\n");
+}
