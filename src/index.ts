@@ -18,3 +18,4 @@ export { replayTape, formatReport, TapeError } from "./replay.js";
 export type { ReplayReport, Divergence } from "./replay.js";
 export type { Tape, TapeEntry } from "./control/tape.js";
 export type { ActionOutcome, AwaitOutcome, TimelineStep } from "./control/scenario.js";
+export { ActionError } from "./http/actions.js";

@@ -57,6 +57,26 @@ describe("POST /_standin/actions", () => {
   });
 });
 
+describe("fault regressions", () => {
+  it("ending a drain makes the node eligible again (Nomad's default)", async () => {
+    const emu = await createStandin();
+    expect((emu.act("node-drain", { node: "standin" }).result as Json).SchedulingEligibility).toBe("ineligible");
+    expect((emu.act("node-drain", { node: "standin", drain: false }).result as Json).SchedulingEligibility).toBe("eligible");
+  });
+
+  it("an allocation that fails before it is healthy is not rewritten when its healthy deadline passes", async () => {
+    const emu = await createStandin();
+    emu.act("job-register", { job: webJob(1) });
+    emu.clock.advance("1500ms"); // running, not yet healthy (min_healthy_time 2s)
+    const failed = emu.act("alloc-fail", { job: "web" }).result as Json;
+    const before = ((await (await emu.scheduler.request(`/v1/allocation/${failed.ID}`)).json()) as Json).ModifyIndex;
+    emu.clock.advance("2m"); // past the 60s healthy_deadline
+    const after = (await (await emu.scheduler.request(`/v1/allocation/${failed.ID}`)).json()) as Json;
+    expect(after.ModifyIndex).toBe(before);
+    expect(after.DeploymentStatus.Healthy).toBe(false);
+  });
+});
+
 describe("fixture timelines", () => {
   it("runs each step at its instant on the virtual clock, as a persistent timer", async () => {
     const emu = await createStandin({

@@ -65,7 +65,8 @@ describe("scenario: rolling-deploy-failing-canary", () => {
     expect(failed.met).toBe(true);
     expect(elapsed(emu)).toBe(140_000);
     expect(failed.observed.deployment).toMatchObject({ ID: waiting.ID, StatusDescription: "Failed due to unhealthy allocations - rolling back to job version 0" });
-    expect((await getJson(emu, "scheduler", `/v1/allocation/${canaryId}`)).body).toMatchObject({ ClientStatus: "failed", DeploymentStatus: { Healthy: false } });
+    // Regression: a failed canary stays a canary.
+    expect((await getJson(emu, "scheduler", `/v1/allocation/${canaryId}`)).body).toMatchObject({ ClientStatus: "failed", DeploymentStatus: { Healthy: false, Canary: true } });
 
     // Auto-revert registered version 0's spec again as version 2; the 1.0 allocations run on, updated in place.
     job = (await getJson(emu, "scheduler", "/v1/job/web")).body;
@@ -85,7 +86,8 @@ describe("scenario: rolling-deploy-failing-canary", () => {
     expect(allocs.find((a) => a.ID === canaryId)).toMatchObject({ ClientStatus: "failed", JobVersion: 1 });
     const deployments = (await getJson(emu, "scheduler", "/v1/job/web/deployments")).body as Json[];
     expect(deployments.map((d) => [d.JobVersion, d.Status])).toEqual([
-      [2, "running"], // see the todo below: Nomad's would need no canary and succeed
+      // The revert only updates in place: no canary, and its deployment succeeds (regression: it waited for a promotion forever).
+      [2, "successful"],
       [1, "failed"],
       [0, "successful"],
     ]);
@@ -98,11 +100,13 @@ describe("scenario: rolling-deploy-failing-canary", () => {
     ]);
   });
 
-  // Emulator gap (reported, src/scheduler/engine.ts deploymentFor): the revert's deployment (version 2, same
-  // spec as the running allocations: in-place updates only) gets DesiredCanaries 1 and waits for a promotion
-  // that can never come ("requires manual promotion", no canary placed). Nomad requires canaries only for
-  // destructive updates, so its revert deployment has no canaries and succeeds.
-  it.todo("the auto-revert deployment (in-place updates only) needs no canary and succeeds, as Nomad's does");
+  it("the revert's deployment has no canary (in-place updates only) and succeeds (regression)", async () => {
+    const emu = await createStandin({ fixture: fixture("rolling-deploy-failing-canary") });
+    const done = await emu.await({ deployment: { job: "web", version: 2, status: "successful" } }, "10m");
+    expect(done.met).toBe(true);
+    const deployment = (await getJson(emu, "scheduler", "/v1/job/web/deployment")).body;
+    expect(deployment.TaskGroups.web).toMatchObject({ DesiredCanaries: 0, PlacedCanaries: null, HealthyAllocs: 3 });
+  });
 
   it("is deterministic: two runs give the same state hash", async () => {
     const run = async () => {

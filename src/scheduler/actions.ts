@@ -46,7 +46,8 @@ export function schedulerActions({ state, engine, ctx, region }: SchedulerAction
     const updated = {
       ...node,
       Status: status ?? node.Status,
-      SchedulingEligibility: drain === true ? "ineligible" : (eligibility ?? node.SchedulingEligibility),
+      // Draining makes a node ineligible; ending a drain makes it eligible again (Nomad's default, without -keep-ineligible).
+      SchedulingEligibility: drain === true ? "ineligible" : drain === false && node.Drain ? "eligible" : (eligibility ?? node.SchedulingEligibility),
       Drain: drain ?? node.Drain,
       StatusUpdatedAt: status !== undefined ? ctx.clock.now() : node.StatusUpdatedAt,
     };

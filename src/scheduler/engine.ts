@@ -308,7 +308,11 @@ export class SchedulerEngine {
         outcome.failed[group.Name] = allocMetric(state.nodes.size, unplaced);
       }
     }
-    if (deployment) outcome.deploymentId = deployment.ID;
+    if (deployment) {
+      outcome.deploymentId = deployment.ID;
+      // A deployment the plan met at once (every allocation updated in place and already healthy) is done.
+      this.succeedIfComplete(deployment.ID);
+    }
     return outcome;
   }
 
@@ -629,12 +633,13 @@ export class SchedulerEngine {
   /** Fault: an allocation fails. With an active deployment it is reported unhealthy and fails the deployment. */
   failAlloc(alloc: AllocRow): void {
     this.ctx.store.write(() => {
+      const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
       const failed = this.transitionAlloc(alloc, "failed", "Failed tasks", {
         TaskStates: this.finishedTasks(alloc, "failed"),
-        DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: this.ctx.clock.now(), Canary: false, ModifyIndex: this.ctx.store.writeIndex() } : alloc.DeploymentStatus,
+        DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: this.ctx.clock.now(), Canary: canary, ModifyIndex: this.ctx.store.writeIndex() } : alloc.DeploymentStatus,
       });
-      this.ctx.clock.cancelFor(TIMERS.allocHealthy, failed.ID);
-      this.ctx.clock.cancelFor(TIMERS.batchDone, failed.ID);
+      // A failed allocation is done: none of its timers may touch it again.
+      for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) this.ctx.clock.cancelFor(kind, failed.ID);
       const deployment = alloc.DeploymentID ? this.state.deployments.get(alloc.DeploymentID) : undefined;
       if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
         this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
@@ -648,7 +653,7 @@ export class SchedulerEngine {
   completeAlloc(alloc: AllocRow): void {
     this.ctx.store.write(() => {
       this.transitionAlloc(alloc, "complete", "All tasks have completed", { TaskStates: this.finishedTasks(alloc, "complete") });
-      for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) this.ctx.clock.cancelFor(kind, alloc.ID);
+      for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) this.ctx.clock.cancelFor(kind, alloc.ID);
       this.refreshJobStatus(alloc.Namespace, alloc.JobID);
     });
   }
@@ -685,9 +690,11 @@ export class SchedulerEngine {
     const allocs = state.allocsOfJob(job.Namespace, job.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     if (allocs.length > 0 && allocs.every((a) => a.JobVersion === job.Version)) return undefined;
     this.cancelDeployments(job.Namespace, job.ID, DEPLOYMENT_DESCRIPTIONS.newerJob);
-    // Canaries only apply to updates: the first version has nothing to compare against.
-    const isUpdate = allocs.length > 0;
-    const canaries = (g: Group) => (isUpdate ? Number(g.Update?.Canary ?? 0) : 0);
+    // Canaries only apply to destructive updates (Nomad's reconciler: requireCanary needs a destructive
+    // change): the first version has nothing to compare against, and an in-place update (a revert to
+    // the running spec, a count change) updates the allocations where they are.
+    const destructive = (g: Group) => allocs.some((a) => a.TaskGroup === g.Name && !this.sameGroupSpec(a, g));
+    const canaries = (g: Group) => (destructive(g) ? Number(g.Update?.Canary ?? 0) : 0);
     const needsPromotion = groups.filter((g) => canaries(g) > 0);
     const description =
       needsPromotion.length === 0
@@ -750,14 +757,25 @@ export class SchedulerEngine {
       if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) this.promote(deploymentId, undefined);
       return;
     }
+    if (this.succeedIfComplete(deploymentId)) return;
+    const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    if (oldLive) this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+  }
+
+  /** Marks a running deployment successful (and its version stable) once every group is healthy and no older allocation runs. */
+  private succeedIfComplete(deploymentId: string): boolean {
+    const { state } = this;
+    const deployment = state.deployments.get(deploymentId);
+    if (!deployment || deployment.Status !== "running") return false;
+    const job = state.job(deployment.Namespace, deployment.JobID);
+    if (!job || job.Version !== deployment.JobVersion) return false;
+    if (Object.values(deployment.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted)) return false;
     const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     const done = Object.values(deployment.TaskGroups).every((g) => g.HealthyAllocs >= Math.max(g.DesiredTotal, g.DesiredCanaries));
-    if (done && !oldLive) {
-      this.finishDeployment(deploymentId, "successful", DEPLOYMENT_DESCRIPTIONS.successful);
-      this.markStable(job);
-      return;
-    }
-    if (oldLive) this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+    if (!done || oldLive) return false;
+    this.finishDeployment(deploymentId, "successful", DEPLOYMENT_DESCRIPTIONS.successful);
+    this.markStable(job);
+    return true;
   }
 
   finishDeployment(deploymentId: string, status: "successful" | "failed" | "cancelled", description: string): void {
