@@ -7,9 +7,9 @@
  * hash leave it alone (it describes the run, not the state), and control
  * requests are not counted.
  */
-import type { Hono } from "hono";
 import { ECHO_ROUTES } from "../echo/catalog.js";
 import { CoverageTracker } from "../http/coverage.js";
+import type { DocumentedRoutes } from "../http/documented-routes.js";
 import { REGISTRY_ROUTES } from "../registry/route-catalog.js";
 import { SCHEDULER_ROUTES } from "../scheduler/catalog.js";
 
@@ -19,6 +19,14 @@ export function createCoverageTracker(): CoverageTracker {
 }
 
 /** Mounts `GET /coverage` on the control app. */
-export function coverageRoutes(app: Hono, tracker: CoverageTracker): void {
-  app.get("/coverage", (c) => c.json(tracker.report()));
+export function coverageRoutes(routes: DocumentedRoutes, tracker: CoverageTracker): void {
+  routes.get(
+    "/coverage",
+    {
+      summary: "per service: the emulated routes hit and not hit, the unemulated routes asked for (each answered 501) and unknown paths, with a summary",
+      description: "Kept for the emulator's lifetime: reset leaves it. Control requests are not counted.",
+      responses: { 200: "`{scheduler, registry, echo, summary}`" },
+    },
+    (c) => c.json(tracker.report()),
+  );
 }

@@ -11,13 +11,14 @@ import { DurationError, formatGoDuration, msToNanos } from "../core/durations.js
 import { formatInstant, InstantError } from "../core/instant.js";
 import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
 import { SnapshotError, type StateSnapshot } from "../core/snapshot.js";
-import { describeIssues } from "../core/validation.js";
 import { FixtureError } from "../fixtures/load.js";
+import { DocumentedRoutes } from "../http/documented-routes.js";
 import { bearerToken } from "../http/tokens.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
 import type { IdleSkipper } from "./idle-skip.js";
+import { buildOpenApiDocument, fixtureDocument } from "./openapi.js";
 import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
@@ -59,20 +60,29 @@ export class ControlError extends Error {
 export interface ControlOptions {
   /** When set, every control request needs `Authorization: Bearer <token>`. */
   token?: string;
-  /** Service control routes, mounted at `/<name>`. */
-  services?: ReadonlyArray<{ name: string; app: Hono }>;
+  /** Service control routes (documented), mounted at `/<name>`. */
+  services?: ReadonlyArray<{ name: string; app: DocumentedRoutes }>;
   /** The run's route coverage, served at `/coverage`. */
   coverage?: CoverageTracker;
 }
 
-const advanceBody = v.strictObject({ by: v.string() });
-const advanceToBody = v.strictObject({ to: v.string() });
-const resetBody = v.strictObject({ fixture: v.optional(v.unknown()) });
+// The request schemas: the routes validate with these and the OpenAPI document is generated from them.
+const advanceBody = v.strictObject({ by: v.pipe(v.string(), v.description("a Go duration, e.g. `30s`, `1h30m`")) });
+const advanceToBody = v.strictObject({ to: v.pipe(v.string(), v.description("an RFC 3339 instant, not before now")) });
+const resetBody = v.strictObject({ fixture: v.optional(fixtureDocument) });
 const autoBody = v.strictObject({ enabled: v.boolean() });
-const actionBody = v.looseObject({ do: v.pipe(v.string(), v.minLength(1)) });
-const awaitBody = v.strictObject({ until: v.record(v.string(), v.unknown()), within: v.optional(v.string()) });
-const queryCount = (min: number) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number), v.minValue(min)));
-const journalQuery = v.object({ since: queryCount(0), limit: queryCount(1), type: v.optional(v.string()) });
+const actionBody = v.looseObject({ do: v.pipe(v.string(), v.minLength(1), v.description("the action's name; its arguments sit beside it")) });
+const awaitBody = v.strictObject({
+  until: v.pipe(v.record(v.string(), v.unknown()), v.description("condition name → its arguments; every one must hold")),
+  within: v.optional(v.pipe(v.string(), v.description(`a Go duration of virtual time (default ${DEFAULT_AWAIT_WITHIN})`))),
+});
+const snapshotDocument = v.pipe(v.unknown(), v.description("a document from GET /_standin/snapshot; checked by the emulator, which answers 400 with `problems`"));
+const queryCount = (min: number, description: string) =>
+  v.optional(v.pipe(v.string(), v.description(description), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number), v.minValue(min)));
+const since = queryCount(0, "only entries with a sequence number above this");
+const limit = queryCount(1, "at most this many entries (the newest)");
+const requestsQuery = v.object({ since, limit });
+const journalQuery = v.object({ since, limit, type: v.optional(v.pipe(v.string(), v.description("an event type; `clock` matches `clock.*`"))) });
 
 export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
   const app = new Hono().basePath(CONTROL_PREFIX);
@@ -89,120 +99,217 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     });
   }
 
-  app.get("/ready", (c) => {
-    if (!target.isReady) return c.json({ ready: false }, 503);
-    return c.json({ ready: true, seed: target.seed, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
-  });
+  // Every route is declared with its documentation; the helper validates bodies and queries with the schemas it documents.
+  const routes = new DocumentedRoutes("state", app);
+  const clock = routes.withTag("clock");
+  const journal = routes.withTag("journal");
+  const scenario = routes.withTag("scenario");
 
-  app.get("/clock", (c) => c.json({ ...clockStatus(target.clock), ...target.idle.status() }));
+  routes.get(
+    "/ready",
+    { summary: "whether the emulator is ready (fixtures loaded)", responses: { 200: "`{ready: true, seed, now, index, stateHash}`", 503: "`{ready: false}`: loading or shutting down" } },
+    (c) => {
+      if (!target.isReady) return c.json({ ready: false }, 503);
+      return c.json({ ready: true, seed: target.seed, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+    },
+  );
+
+  clock.get("/clock", { summary: "the virtual clock's status", responses: { 200: "`{now, nowMs, mode, speed, paused, pendingTimers, nextTimerAt, locks, skips}`" } }, (c) =>
+    c.json({ ...clockStatus(target.clock), ...target.idle.status() }),
+  );
 
   // Idle skipping: on with the auto clock; a lock counter holds it off around a section of a test.
-  app.post("/clock/auto", async (c) => {
-    const { enabled } = await body(c, autoBody);
-    const mode = target.clock.status().mode;
-    if (enabled && mode !== "auto") target.clock.setMode("auto");
-    if (!enabled && mode === "auto") target.clock.setMode("manual");
-    target.noteClockOperation("auto", { enabled });
-    target.idle.poke();
-    return c.json({ ...clockStatus(target.clock), ...target.idle.status() });
-  });
+  clock.post(
+    "/clock/auto",
+    {
+      summary: "idle time skipping on (the auto mode) or off (back to manual)",
+      body: autoBody,
+      responses: { 200: "the clock's status with `locks` and `skips`", 400: "bad body", 409: "the clock cannot change mode now" },
+    },
+    (c, { body: { enabled } }) => {
+      const mode = target.clock.status().mode;
+      if (enabled && mode !== "auto") target.clock.setMode("auto");
+      if (!enabled && mode === "auto") target.clock.setMode("manual");
+      target.noteClockOperation("auto", { enabled });
+      target.idle.poke();
+      return c.json({ ...clockStatus(target.clock), ...target.idle.status() });
+    },
+  );
 
-  app.post("/clock/lock", (c) => c.json({ locks: target.idle.lock() }));
+  clock.post("/clock/lock", { summary: "holds idle skipping off (a counter)", responses: { 200: "`{locks}`" } }, (c) => c.json({ locks: target.idle.lock() }));
 
-  app.post("/clock/unlock", (c) => c.json({ locks: target.idle.unlock() }));
+  clock.post("/clock/unlock", { summary: "releases one lock", responses: { 200: "`{locks}`", 409: "the clock is not locked" } }, (c) => c.json({ locks: target.idle.unlock() }));
 
-  app.post("/clock/advance", async (c) => {
-    const { by } = await body(c, advanceBody);
-    const fired = target.clock.advance(by);
-    target.noteClockOperation("advance", { by });
-    return c.json(advanceResult(target.clock, fired));
-  });
+  clock.post(
+    "/clock/advance",
+    {
+      summary: "advances the clock by a duration, firing every due timer in virtual-time order",
+      body: advanceBody,
+      responses: { 200: "`{now, fired: [{at, kind, subject, detail}]}`", 400: "bad body or duration", 409: "loop guard, or the clock cannot move now" },
+    },
+    (c, { body: { by } }) => {
+      const fired = target.clock.advance(by);
+      target.noteClockOperation("advance", { by });
+      return c.json(advanceResult(target.clock, fired));
+    },
+  );
 
-  app.post("/clock/advance-to", async (c) => {
-    const { to } = await body(c, advanceToBody);
-    const fired = target.clock.advanceTo(to);
-    target.noteClockOperation("advance-to", { to });
-    return c.json(advanceResult(target.clock, fired));
-  });
+  clock.post(
+    "/clock/advance-to",
+    {
+      summary: "advances the clock to an instant, firing every due timer in virtual-time order",
+      body: advanceToBody,
+      responses: { 200: "`{now, fired: [{at, kind, subject, detail}]}`", 400: "bad body or instant", 409: "backwards, loop guard, or the clock cannot move now" },
+    },
+    (c, { body: { to } }) => {
+      const fired = target.clock.advanceTo(to);
+      target.noteClockOperation("advance-to", { to });
+      return c.json(advanceResult(target.clock, fired));
+    },
+  );
 
-  app.post("/clock/next", (c) => {
-    const fired = target.clock.next();
-    target.noteClockOperation("next", {});
-    return c.json(advanceResult(target.clock, fired));
-  });
+  clock.post(
+    "/clock/next",
+    { summary: "jumps to the next due timer and fires it and any at the same instant", responses: { 200: "`{now, fired}`", 409: "the clock cannot move now" } },
+    (c) => {
+      const fired = target.clock.next();
+      target.noteClockOperation("next", {});
+      return c.json(advanceResult(target.clock, fired));
+    },
+  );
 
-  app.post("/clock/pause", (c) => {
+  clock.post("/clock/pause", { summary: "pauses the realtime clock", responses: { 200: "the clock's status", 409: "not in realtime mode" } }, (c) => {
     target.clock.pause();
     target.noteClockOperation("pause", {});
     return c.json(clockStatus(target.clock));
   });
 
-  app.post("/clock/resume", (c) => {
+  clock.post("/clock/resume", { summary: "resumes the realtime clock", responses: { 200: "the clock's status", 409: "not in realtime mode" } }, (c) => {
     target.clock.resume();
     target.noteClockOperation("resume", {});
     return c.json(clockStatus(target.clock));
   });
 
-  app.post("/reset", async (c) => {
-    const { fixture } = await body(c, resetBody, true);
-    await target.reset(fixture);
-    return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
-  });
+  routes.post(
+    "/reset",
+    {
+      summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
+      body: resetBody,
+      bodyOptional: true,
+      responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
+    },
+    async (c, { body: { fixture } }) => {
+      await target.reset(fixture);
+      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+    },
+  );
 
-  app.post("/fixtures", async (c) => {
-    const document = await jsonBody(c);
-    await target.applyFixture(document);
-    return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
-  });
+  routes.post(
+    "/fixtures",
+    {
+      summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
+      body: fixtureDocument,
+      responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
+    },
+    async (c, { body }) => {
+      await target.applyFixture(body);
+      return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
+    },
+  );
 
-  app.get("/snapshot", (c) => c.json(target.snapshot()));
+  routes.get("/snapshot", { summary: "the whole state: store, indexes, clock, pending timers, generator state", responses: { 200: "the snapshot document" } }, (c) =>
+    c.json(target.snapshot()),
+  );
 
-  app.put("/snapshot", async (c) => {
-    target.restore(await jsonBody(c));
-    return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
-  });
+  routes.put(
+    "/snapshot",
+    {
+      summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
+      body: snapshotDocument,
+      responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
+    },
+    (c, { body }) => {
+      target.restore(body);
+      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+    },
+  );
 
-  app.get("/state/hash", (c) => c.json({ hash: target.stateHash() }));
+  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, (c) => c.json({ hash: target.stateHash() }));
 
-  app.get("/requests", (c) => {
-    const q = query(c, journalQuery);
-    const requests = target.requests.query({ since: q.since, limit: q.limit }).map((r) => ({ ...r, at: formatInstant(r.at) }));
-    return c.json({ requests, dropped: target.requests.droppedCount });
-  });
+  journal.get(
+    "/requests",
+    { summary: "the request journal (service requests, oldest first)", query: requestsQuery, responses: { 200: "`{requests, dropped}`", 400: "bad query" } },
+    (c, { query: q }) => {
+      const requests = target.requests.query({ since: q.since, limit: q.limit }).map((r) => ({ ...r, at: formatInstant(r.at) }));
+      return c.json({ requests, dropped: target.requests.droppedCount });
+    },
+  );
 
-  app.delete("/requests", (c) => {
+  journal.delete("/requests", { summary: "clears the request journal", responses: { 200: "`{cleared: true}`" } }, (c) => {
     target.requests.clear();
     return c.json({ cleared: true });
   });
 
-  app.get("/events", (c) => {
-    const q = query(c, journalQuery);
-    const type = q.type;
-    const events = target.events
-      .query({ since: q.since, limit: q.limit, where: type ? (e) => e.type === type || e.type.startsWith(`${type}.`) : undefined })
-      .map((e) => ({ ...e, at: formatInstant(e.at) }));
-    return c.json({ events, dropped: target.events.droppedCount });
+  journal.get(
+    "/events",
+    { summary: "the event journal (timers fired, clock operations, resets, fixtures…)", query: journalQuery, responses: { 200: "`{events, dropped}`", 400: "bad query" } },
+    (c, { query: q }) => {
+      const type = q.type;
+      const events = target.events
+        .query({ since: q.since, limit: q.limit, where: type ? (e) => e.type === type || e.type.startsWith(`${type}.`) : undefined })
+        .map((e) => ({ ...e, at: formatInstant(e.at) }));
+      return c.json({ events, dropped: target.events.droppedCount });
+    },
+  );
+
+  routes.get("/tape", { tag: "tape", summary: "the tape since the last reset, for `standin replay`", responses: { 200: "the tape document" } }, async (c) =>
+    c.json((await target.exportTape()) as object),
+  );
+
+  scenario.get("/actions", { summary: "every service's named actions and await conditions", responses: { 200: "`{actions, conditions}`: `{name, service, summary}` each" } }, (c) =>
+    c.json({ actions: target.scenario.describeActions(), conditions: target.scenario.describeConditions() }),
+  );
+
+  scenario.post(
+    "/actions",
+    {
+      summary: "runs one named action now, in one write",
+      description: "The action's arguments sit beside `do`; `GET /_standin/actions` lists the actions.",
+      body: actionBody,
+      responses: { 200: "`{do, service, result, index}`", 400: "bad arguments", 404: "unknown action or name", 409: "nothing matches" },
+    },
+    (c, { body: { do: name, ...args } }) => c.json(target.act(name, args) as object),
+  );
+
+  scenario.post(
+    "/await",
+    {
+      summary: "moves the clock timer by timer until every condition holds",
+      body: awaitBody,
+      responses: {
+        200: "`{met: true, waited, observed, now, fired, index}`",
+        400: "bad body or condition",
+        404: "unknown condition",
+        408: "not met within the limit: the error with `met: false` and what was observed",
+        409: "realtime mode",
+      },
+    },
+    async (c, { body: { until, within } }) => {
+      const outcome = await target.scenario.awaitUntil(until, within);
+      const answer = { met: outcome.met, waited: formatGoDuration(msToNanos(outcome.waitedMs)), observed: outcome.observed, ...advanceResult(target.clock, outcome.fired), index: target.index };
+      if (outcome.met) return c.json(answer);
+      return c.json({ error: `the condition did not hold within ${within ?? DEFAULT_AWAIT_WITHIN} of virtual time`, ...answer, stateHash: target.stateHash() }, 408);
+    },
+  );
+
+  if (options.coverage) coverageRoutes(routes.withTag("coverage"), options.coverage);
+  for (const service of options.services ?? []) routes.route(`/${service.name}`, service.app);
+
+  let document: Record<string, unknown> | undefined;
+  routes.get("/openapi.json", { tag: "meta", summary: "this document: the control API in OpenAPI 3.1", responses: { 200: "the OpenAPI document" } }, (c) => {
+    document ??= buildOpenApiDocument(routes.operations, { prefix: CONTROL_PREFIX });
+    return c.json(document);
   });
-
-  app.get("/tape", async (c) => c.json((await target.exportTape()) as object));
-
-  app.get("/actions", (c) => c.json({ actions: target.scenario.describeActions(), conditions: target.scenario.describeConditions() }));
-
-  app.post("/actions", async (c) => {
-    const { do: name, ...args } = await body(c, actionBody);
-    return c.json(target.act(name, args) as object);
-  });
-
-  app.post("/await", async (c) => {
-    const { until, within } = await body(c, awaitBody);
-    const outcome = await target.scenario.awaitUntil(until, within);
-    const answer = { met: outcome.met, waited: formatGoDuration(msToNanos(outcome.waitedMs)), observed: outcome.observed, ...advanceResult(target.clock, outcome.fired), index: target.index };
-    if (outcome.met) return c.json(answer);
-    return c.json({ error: `the condition did not hold within ${within ?? DEFAULT_AWAIT_WITHIN} of virtual time`, ...answer, stateHash: target.stateHash() }, 408);
-  });
-
-  if (options.coverage) coverageRoutes(app, options.coverage);
-  for (const service of options.services ?? []) app.route(`/${service.name}`, service.app);
 
   return app;
 }
@@ -222,37 +329,6 @@ export function clockStatus(clock: Clock) {
 
 function advanceResult(clock: Clock, fired: FiredTimer[]) {
   return { now: clock.nowText(), fired: fired.map((f) => ({ at: formatInstant(f.at), kind: f.kind, subject: f.subject, detail: f.detail })) };
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  return parseJSONText(await c.req.text());
-}
-
-function parseJSONText(text: string): unknown {
-  if (text.trim() === "") throw new ControlError(400, "request body is empty; expected a JSON document");
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ControlError(400, `request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-type Schema<T> = v.GenericSchema<unknown, T>;
-
-async function body<T>(c: Context, schema: Schema<T>, allowEmpty = false): Promise<T> {
-  const text = await c.req.text();
-  const document = allowEmpty && text.trim() === "" ? {} : parseJSONText(text);
-  return validate(schema, document, "body");
-}
-
-function query<T>(c: Context, schema: Schema<T>): T {
-  return validate(schema, c.req.query(), "query");
-}
-
-function validate<T>(schema: Schema<T>, value: unknown, where: string): T {
-  const result = v.safeParse(schema, value);
-  if (result.success) return result.output;
-  throw new ControlError(400, `invalid ${where}: ${describeIssues(result.issues).join("; ")}`);
 }
 
 /** Maps the emulator's errors to the control API's statuses; anything unexpected is a 500 without a stack trace. */

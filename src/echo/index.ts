@@ -11,9 +11,9 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
-import { describeIssues } from "../core/validation.js";
 import type { EchoFixture } from "../fixtures/schema.js";
 import { ActionError, action } from "../http/actions.js";
+import { DocumentedRoutes } from "../http/documented-routes.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate, type Dialect } from "./auth.js";
 import { unemulatedEchoRoute } from "./catalog.js";
@@ -49,10 +49,10 @@ const DEFAULT_CONFIG: EchoProxyConfig = {
 };
 
 const mintBody = v.strictObject({
-  scheme: v.string(),
-  claims: v.optional(v.record(v.string(), v.unknown())),
-  expiresIn: v.optional(v.string()),
-  notBefore: v.optional(v.string()),
+  scheme: v.pipe(v.string(), v.description(`one of ${ECHO_SCHEMES.join(", ")}`)),
+  claims: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description("claims over the defaults; null leaves a claim out"))),
+  expiresIn: v.optional(v.pipe(v.string(), v.description("a Go duration (default 1h; negative gives an expired token)"))),
+  notBefore: v.optional(v.pipe(v.string(), v.description("a Go duration from now for `nbf`"))),
   header: v.optional(v.strictObject({ kid: v.optional(v.nullable(v.string())) })),
   unsigned: v.optional(v.boolean()),
 });
@@ -108,17 +108,18 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
   const app = new Hono();
   app.all("*", serve);
 
-  const control = new Hono();
-  control.post("/tokens", async (c) => {
-    let document: unknown;
-    try {
-      document = JSON.parse(await c.req.text());
-    } catch (error) {
-      return c.json({ error: `request body is not valid JSON: ${(error as Error).message}` }, 400);
-    }
-    const parsed = v.safeParse(mintBody, document);
-    if (!parsed.success) return c.json({ error: `invalid body: ${describeIssues(parsed.issues).join("; ")}` }, 400);
-    const body = parsed.output;
+  const control = new DocumentedRoutes("echo");
+  const tokenSpec = {
+    summary: "mints a token signed by the emulator-held key of a scheme, dated by the virtual clock",
+    body: mintBody,
+    responses: {
+      200: "`{token}`",
+      400: "bad body or duration",
+      404: "unknown scheme",
+      409: "the fixture gave the scheme's keys: the emulator holds no private key to sign with",
+    },
+  };
+  control.post("/tokens", tokenSpec, async (c, { body }) => {
     const scheme = schemeNamed(body.scheme);
     if (!scheme) return c.json({ error: `unknown scheme "${body.scheme}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
     const config = settings.current();
@@ -143,7 +144,12 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const payload = Object.fromEntries(Object.entries({ ...defaults, ...body.claims }).filter(([, value]) => value !== null));
     return c.json({ token: await signToken(scheme, payload, { kid: body.header?.kid, unsigned: body.unsigned }) });
   });
-  control.get("/jwks/:scheme", (c) => {
+  const jwksSpec = {
+    summary: "a scheme's public key set (what its jwks_uri points to), or the set the fixture gave",
+    params: { scheme: `one of ${ECHO_SCHEMES.join(", ")}` },
+    responses: { 200: "a JWK set, or X.509 certificates by key ID", 404: "unknown scheme" },
+  };
+  control.get("/jwks/:scheme", jwksSpec, (c) => {
     const scheme = schemeNamed(c.req.param("scheme"));
     if (!scheme) return c.json({ error: `unknown scheme "${c.req.param("scheme")}" (schemes: ${ECHO_SCHEMES.join(", ")})` }, 404);
     const schemeSettings = settings.current().schemes[scheme];

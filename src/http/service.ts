@@ -7,6 +7,7 @@ import type { Context, Hono } from "hono";
 import type { ServiceContext } from "../core/context.js";
 import type { Row, Table } from "../core/store.js";
 import type { ActionTable, ConditionTable } from "./actions.js";
+import type { DocumentedRoutes } from "./documented-routes.js";
 
 export type ServiceName = "scheduler" | "registry" | "echo";
 
@@ -20,8 +21,8 @@ export interface ServiceInstance<Section> {
   readonly app: Hono;
   /** The real product's answer to a path no route matched. */
   notFound(c: Context): Response | Promise<Response>;
-  /** Extra control routes, mounted at `/_standin/<name>`. */
-  readonly control?: Hono;
+  /** Extra control routes, mounted at `/_standin/<name>`: declared with their documentation (tag: the service's name) for the OpenAPI document. */
+  readonly control?: DocumentedRoutes;
   /** Responses compress with gzip above this many bytes (the products differ). */
   readonly compressThreshold: number;
   /** Builds this service's part of a new state: defaults, then each start fixture's section in order. Runs inside a store write. */

@@ -4,10 +4,11 @@
  * queries and TTLs on the virtual clock.
  */
 import { Hono } from "hono";
+import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
-import { ActionError } from "../http/actions.js";
-import { controlJsonBody, runFault } from "../http/routing.js";
+import { DocumentedRoutes } from "../http/documented-routes.js";
+import { runFault } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { normalizeToken } from "./acl.js";
 import { RegistryApi, type RegistryConfig } from "./api.js";
@@ -20,6 +21,21 @@ import { createSession, registerSessionRoutes } from "./sessions.js";
 import { nodeKey, RegistryState } from "./state.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
+
+const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"] as const;
+const CHECK_STATUS_MESSAGE = `Status must be one of ${CHECK_STATUSES.join(", ")}`;
+
+/** `POST /_standin/registry/checks`'s body; the messages name the field as they always have. */
+const CHECK_FAULT = v.object(
+  {
+    Node: v.optional(v.pipe(v.string("Node must be a string"), v.description("the check's node (default: the agent node)"))),
+    CheckID: v.pipe(v.string("CheckID is required"), v.nonEmpty("CheckID is required")),
+    Status: v.picklist(CHECK_STATUSES, CHECK_STATUS_MESSAGE),
+    Output: v.optional(v.string("Output must be a string")),
+  },
+  // A missing key: the same messages as a bad one.
+  (issue) => (issue.expected === '"CheckID"' ? "CheckID is required" : issue.expected === '"Status"' ? CHECK_STATUS_MESSAGE : issue.message),
+);
 
 const DEFAULT_CONFIG: RegistryConfig = {
   datacenter: "dc1",
@@ -88,20 +104,17 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
   };
 
   const faults = registryActions(state, () => settings.current().agentNode);
-  const control = new Hono();
+  const control = new DocumentedRoutes("registry");
   // Sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it.
-  control.post("/checks", async (c) => {
-    const parsed = await controlJsonBody(c);
-    if ("error" in parsed) return parsed.error;
-    const body = parsed.body;
-    return runFault(c, () => {
-      if (typeof body.CheckID !== "string" || body.CheckID === "") throw new ActionError(400, "CheckID is required");
-      if (!["passing", "warning", "critical", "maintenance"].includes(body.Status as string)) throw new ActionError(400, "Status must be one of passing, warning, critical, maintenance");
-      const node = typeof body.Node === "string" && body.Node ? body.Node : undefined;
-      const output = typeof body.Output === "string" ? body.Output : undefined;
-      return ctx.store.write(() => faults.setCheck({ node, check: body.CheckID as string, status: body.Status as "critical", output }));
-    });
-  });
+  control.post(
+    "/checks",
+    {
+      summary: "sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it",
+      body: CHECK_FAULT,
+      responses: { 200: "`{Node, CheckID, Status, invalidatedSessions}`", 400: "bad body", 404: "no such node in the catalog" },
+    },
+    (c, { body }) => runFault(c, () => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output }))),
+  );
 
   return {
     name: "registry",

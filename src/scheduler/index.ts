@@ -7,8 +7,9 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { ActionError, parseArgs } from "../http/actions.js";
-import { controlJsonBody, runFault } from "../http/routing.js";
+import { ActionError } from "../http/actions.js";
+import { DocumentedRoutes } from "../http/documented-routes.js";
+import { runFault } from "../http/routing.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
@@ -39,6 +40,12 @@ const NODE_FAULT = v.object({
   Status: v.optional(v.picklist(["ready", "down", "initializing", "disconnected"], "Status must be ready, down, initializing or disconnected")),
   SchedulingEligibility: v.optional(v.picklist(["eligible", "ineligible"], "SchedulingEligibility must be eligible or ineligible")),
   Drain: v.optional(v.boolean("Drain must be a boolean")),
+});
+
+/** An allocation fault's body: a client status or a health report. */
+const ALLOC_FAULT = v.object({
+  ClientStatus: v.optional(v.picklist(["failed", "complete"], "ClientStatus must be failed or complete")),
+  Healthy: v.optional(v.boolean("Healthy must be a boolean")),
 });
 
 export function createSchedulerService(serviceContext: ServiceContext): ServiceInstance<SchedulerFixture> {
@@ -125,29 +132,41 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
     (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
   };
 
-  const control = new Hono();
+  const control = new DocumentedRoutes("scheduler");
   // Open event streams (GET /v1/event/stream subscriptions): 0 once every client has gone.
-  control.get("/event-streams", (c) => c.json({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }));
+  control.get(
+    "/event-streams",
+    { summary: "open event streams (GET /v1/event/stream subscribers; 0 once every client has gone) and buffered event batches", responses: { 200: "`{Subscribers, BufferedBatches}`" } },
+    (c) => c.json({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }),
+  );
   // Node faults: {"Status": "down"|"ready"}, {"SchedulingEligibility": "ineligible"|"eligible"}, {"Drain": true|false}.
-  control.post("/nodes/:id", async (c) => {
-    const parsed = await controlJsonBody(c);
-    if ("error" in parsed) return parsed.error;
-    return runFault(c, () => {
-      const node = faults.findNode(c.req.param("id"));
-      const change = parseArgs(NODE_FAULT, parsed.body, "body");
-      return ctx.store.write(() => faults.updateNode(node, change));
-    });
-  });
+  control.post(
+    "/nodes/:id",
+    {
+      summary: "node faults: status (down/up), scheduling eligibility, drain",
+      body: NODE_FAULT,
+      params: { id: "the node's ID or name" },
+      responses: { 200: "the node's `{ID, Name, Status, SchedulingEligibility}` after the change", 400: "bad body", 404: "no such node" },
+    },
+    (c, { body }) => runFault(c, () => ctx.store.write(() => faults.updateNode(faults.findNode(c.req.param("id")), body))),
+  );
   // Allocation faults: {"ClientStatus": "failed"|"complete"} or a health report {"Healthy": false|true}.
-  control.post("/allocations/:id", async (c) => {
-    const parsed = await controlJsonBody(c);
-    if ("error" in parsed) return parsed.error;
-    return runFault(c, () => {
-      const alloc = state.allocs.get(c.req.param("id"));
-      if (!alloc) throw new ActionError(404, `no allocation "${c.req.param("id")}"`);
-      return ctx.store.write(() => faults.allocFault(alloc, parsed.body as { ClientStatus?: "failed" | "complete"; Healthy?: boolean }));
-    });
-  });
+  control.post(
+    "/allocations/:id",
+    {
+      summary: "allocation faults: fail or complete it, or report it healthy or unhealthy to its deployment",
+      description: "Give `ClientStatus` or `Healthy`; `ClientStatus` wins when both are given.",
+      body: ALLOC_FAULT,
+      params: { id: "the allocation's ID" },
+      responses: { 200: "`{ID, ClientStatus, DesiredStatus}`", 400: "bad body, or neither field given", 404: "no such allocation", 409: "a health report for an allocation outside an active deployment" },
+    },
+    (c, { body }) =>
+      runFault(c, () => {
+        const alloc = state.allocs.get(c.req.param("id"));
+        if (!alloc) throw new ActionError(404, `no allocation "${c.req.param("id")}"`);
+        return ctx.store.write(() => faults.allocFault(alloc, body));
+      }),
+  );
 
   return {
     name: "scheduler",

@@ -1,0 +1,158 @@
+/**
+ * Documented control routes: each route is declared with its summary, its
+ * request body and query schemas (valibot) and its responses. The helper
+ * registers the Hono route, parses and validates the input with the declared
+ * schemas before the handler runs, and records the operation for the control
+ * API's OpenAPI document (src/control/openapi.ts). The document is generated
+ * from the very schemas the routes validate with, so the two cannot drift.
+ *
+ * Input errors answer 400 `{"error": "<message>"}`:
+ * `request body is empty; expected a JSON document`,
+ * `request body is not valid JSON: <parser message>`,
+ * `invalid body: <path>: <problem>; …`, `invalid query: <path>: <problem>; …`.
+ */
+import { Hono, type Context, type Env } from "hono";
+import * as v from "valibot";
+import { describeIssues } from "../core/validation.js";
+
+export type Schema<T> = v.GenericSchema<unknown, T>;
+
+export type HttpMethod = "get" | "post" | "put" | "delete";
+
+export interface OperationSpec<B, Q> {
+  /** One line. */
+  readonly summary: string;
+  readonly description?: string;
+  /** The JSON request body, validated before the handler runs (the handler gets the parsed output). */
+  readonly body?: Schema<B>;
+  /** An empty body counts as `{}` instead of a 400. */
+  readonly bodyOptional?: boolean;
+  /** The query string (an object of strings), validated before the handler runs. */
+  readonly query?: Schema<Q>;
+  /** Path parameters' descriptions, by name (`:id` → `id`). */
+  readonly params?: Readonly<Record<string, string>>;
+  /** Status → what it means. */
+  readonly responses: Readonly<Record<number, string>>;
+  /** The OpenAPI tag; defaults to the routes' own. */
+  readonly tag?: string;
+}
+
+/** One recorded operation. `path` is relative to where the routes are mounted, in OpenAPI's `{param}` syntax. */
+export interface DocumentedOperation {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly body?: Schema<unknown>;
+  readonly bodyOptional: boolean;
+  readonly query?: Schema<unknown>;
+  readonly params: ReadonlyArray<{ name: string; description?: string }>;
+  readonly responses: Readonly<Record<number, string>>;
+}
+
+export interface RouteInput<B, Q> {
+  readonly body: B;
+  readonly query: Q;
+}
+
+// The context is typed by the route's path, so `c.req.param("id")` is a string.
+type Handler<P extends string, B, Q> = (c: Context<Env, P>, input: RouteInput<B, Q>) => Response | Promise<Response>;
+
+/** A Hono app whose routes are declared with their documentation. */
+export class DocumentedRoutes {
+  constructor(
+    /** The default tag of the operations declared here. */
+    readonly tag: string,
+    readonly app: Hono = new Hono(),
+    /** Every operation declared (or mounted) here, in order. */
+    readonly operations: DocumentedOperation[] = [],
+  ) {}
+
+  /** The same routes (same app, same operations), declaring operations under another default tag. */
+  withTag(tag: string): DocumentedRoutes {
+    return new DocumentedRoutes(tag, this.app, this.operations);
+  }
+
+  get<P extends string, B = undefined, Q = undefined>(path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    return this.add("get", path, spec, handler);
+  }
+
+  post<P extends string, B = undefined, Q = undefined>(path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    return this.add("post", path, spec, handler);
+  }
+
+  put<P extends string, B = undefined, Q = undefined>(path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    return this.add("put", path, spec, handler);
+  }
+
+  delete<P extends string, B = undefined, Q = undefined>(path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    return this.add("delete", path, spec, handler);
+  }
+
+  /** Mounts other documented routes under `prefix` (Hono's `route`), with their operations. */
+  route(prefix: string, routes: DocumentedRoutes): this {
+    this.app.route(prefix, routes.app);
+    for (const operation of routes.operations) this.operations.push({ ...operation, path: joinPath(prefix, operation.path) });
+    return this;
+  }
+
+  private add<P extends string, B, Q>(method: HttpMethod, path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    const params = [...path.matchAll(/:([A-Za-z_][\w]*)/g)].map((m) => m[1]!);
+    this.operations.push({
+      method,
+      path: path.replace(/:([A-Za-z_][\w]*)/g, "{$1}"),
+      tag: spec.tag ?? this.tag,
+      summary: spec.summary,
+      description: spec.description,
+      body: spec.body as Schema<unknown> | undefined,
+      bodyOptional: spec.bodyOptional ?? false,
+      query: spec.query as Schema<unknown> | undefined,
+      params: params.map((name) => ({ name, description: spec.params?.[name] })),
+      responses: spec.responses,
+    });
+    // Routes without a body stay synchronous (Hono's fast path); only reading a body awaits.
+    const run = (c: Context<Env, P>): Response | Promise<Response> => {
+      let query = undefined as Q;
+      if (spec.query) {
+        const checked = check(spec.query, c.req.query(), "query");
+        if (!checked.ok) return c.json({ error: checked.error }, 400);
+        query = checked.value;
+      }
+      const bodySchema = spec.body;
+      if (!bodySchema) return handler(c, { body: undefined as B, query });
+      return c.req.text().then((text) => {
+        const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
+        if (!parsed.ok) return c.json({ error: parsed.error }, 400);
+        const checked = check(bodySchema, parsed.value, "body");
+        if (!checked.ok) return c.json({ error: checked.error }, 400);
+        return handler(c, { body: checked.value, query });
+      });
+    };
+    this.app.on(method.toUpperCase(), path, run as (c: Context) => Response | Promise<Response>);
+    return this;
+  }
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A request body's JSON document; empty and malformed bodies are errors. */
+export function parseJSONText(text: string): Checked<unknown> {
+  if (text.trim() === "") return { ok: false, error: "request body is empty; expected a JSON document" };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: `request body is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): Checked<T> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return { ok: true, value: result.output };
+  return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
+}
+
+function joinPath(prefix: string, path: string): string {
+  const head = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix;
+  return path === "/" ? head || "/" : `${head}${path}`;
+}
