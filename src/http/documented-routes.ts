@@ -13,7 +13,7 @@
  */
 import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
-import { describeIssues } from "../core/validation.js";
+import { describeIssues, formatPath } from "../core/validation.js";
 
 export type Schema<T> = v.GenericSchema<unknown, T>;
 
@@ -147,9 +147,38 @@ export function parseJSONText(text: string): Checked<unknown> {
 }
 
 function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): Checked<T> {
+  const arrays = arraysForObjects(schema, value, []);
+  if (arrays.length > 0) return { ok: false, error: `invalid ${where}: ${arrays.join("; ")}` };
   const result = v.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
+}
+
+const OBJECT_SCHEMAS = new Set(["object", "loose_object", "strict_object", "object_with_rest", "record"]);
+const WRAPPERS = new Set(["optional", "exact_optional", "nullable", "nullish", "non_optional", "non_nullable", "non_nullish"]);
+
+/**
+ * valibot's object and record schemas accept arrays (an array is an object
+ * to `typeof`); JSON Schema's `"type": "object"`, which the document says,
+ * does not. So an array where the schema has an object is refused here,
+ * keeping the route to what the document promises.
+ */
+function arraysForObjects(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
+  let inner = schema as v.GenericSchema & { pipe?: readonly [v.GenericSchema, ...unknown[]]; wrapped?: v.GenericSchema };
+  for (;;) {
+    if (inner.pipe) inner = inner.pipe[0] as typeof inner;
+    else if (WRAPPERS.has(inner.type) && inner.wrapped) inner = inner.wrapped as typeof inner;
+    else break;
+  }
+  if (!OBJECT_SCHEMAS.has(inner.type) || value === null || typeof value !== "object") return [];
+  if (Array.isArray(value)) return [`${formatPath(path) || "(root)"}: Invalid type: Expected Object but received Array`];
+  const entries = value as Record<string, unknown>;
+  if (inner.type === "record") {
+    const item = (inner as unknown as { value: v.GenericSchema }).value;
+    return Object.keys(entries).flatMap((key) => arraysForObjects(item, entries[key], [...path, key]));
+  }
+  const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
+  return Object.keys(shape).flatMap((key) => (Object.hasOwn(entries, key) ? arraysForObjects(shape[key]!, entries[key], [...path, key]) : []));
 }
 
 function joinPath(prefix: string, path: string): string {
