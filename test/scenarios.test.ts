@@ -10,6 +10,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_pro
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { replayTape } from "../src/replay.js";
 import { createStandin, type Standin } from "../src/emulator.js";
 
 type Json = Record<string, any>;
@@ -362,6 +363,14 @@ describe("scenario: leader-election-failover from `standin start` with a python3
     expect(clock.skips).toBeGreaterThan(0);
     const awaited = await fetch(`${urls.control}/await`, { method: "POST", body: JSON.stringify({ until: { kv: { key: LEADER_KEY, session: result.session }, session: { id: SESSION_A, gone: true } } }) });
     expect(awaited.status).toBe(200);
+
+    // The run's tape (the Python client's requests, the idle skips, the await) replays with zero divergence.
+    const tape = (await (await fetch(`${urls.control}/tape`)).json()) as Json;
+    expect(tape.entries.filter((e: Json) => e.kind === "request" && e.service === "registry").length).toBeGreaterThan(3);
+    expect(tape.entries.filter((e: Json) => e.kind === "clock").length).toBeGreaterThan(0);
+    const report = await replayTape(tape);
+    expect(report.divergences).toEqual([]);
+    expect(report.stateHash.actual).toBe(tape.end.stateHash);
 
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
