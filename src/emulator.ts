@@ -87,6 +87,7 @@ export class Standin implements ControlTarget {
   readonly tape: TapeRecorder;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
+  private startHash: string | undefined;
   private currentSeed: number;
   private ready = false;
   private readonly seedOverride: number | undefined;
@@ -250,7 +251,7 @@ export class Standin implements ControlTarget {
       fixtures: this.startFixtures,
       clock: { startMs: nowMs, mode, speed },
       compatHeaders: this.compatHeaders,
-      stateHash: this.stateHash(),
+      stateHash: () => (this.startHash ??= hashState(this.startSnapshot)),
     });
   }
 
@@ -315,6 +316,7 @@ export class Standin implements ControlTarget {
     });
     // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
     this.startSnapshot = this.snapshot();
+    this.startHash = undefined;
     this.beginTape();
   }
 
@@ -343,8 +345,7 @@ export class Standin implements ControlTarget {
       (request, isControl) => {
         this.idle.activity.started();
         // Control requests are on the tape only when they are a service's own faults (the rest is recorded where it acts).
-        const path = isControl ? new URL(request.url).pathname : "";
-        const recorded = !isControl || (request.method !== "GET" && SERVICE_CONTROL.test(path));
+        const recorded = !isControl || (request.method !== "GET" && SERVICE_CONTROL.test(new URL(request.url).pathname));
         const answered = recorded ? this.tape.request(service.name, request) : undefined;
         return (response) => {
           this.idle.activity.ended();

@@ -63,7 +63,7 @@ export class IdleSkipper {
 
   /** Asks for a check on the next turn of the event loop (once, however often poked). */
   poke(): void {
-    if (!this.enabled || this.scheduled || this.clock.status().mode !== "auto") return;
+    if (!this.enabled || this.scheduled || this.clock.currentMode !== "auto") return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -76,7 +76,7 @@ export class IdleSkipper {
   }
 
   private skipIfIdle(): void {
-    if (this.clock.status().mode !== "auto" || this.locks > 0) return;
+    if (this.clock.currentMode !== "auto" || this.locks > 0) return;
     const parked = this.watchers.parked;
     if (parked === 0 || this.inFlight > parked) return;
     const at = this.clock.nextDueAt();

@@ -76,7 +76,8 @@ export interface Tape {
 type Entry = TapeEntry;
 
 export class TapeRecorder {
-  private start: TapeStart | undefined;
+  /** The start, its hash computed only when a tape is exported (hashing the state on every reset would cost more than the reset). */
+  private start: (Omit<TapeStart, "stateHash"> & { stateHash: () => string }) | undefined;
   private entries: Entry[] = [];
   private open = new Set<TapeRequestEntry>();
   private pending: Promise<unknown>[] = [];
@@ -87,7 +88,7 @@ export class TapeRecorder {
   constructor(readonly enabled: boolean) {}
 
   /** A new tape (start, or reset): what the run starts from. */
-  begin(start: TapeStart): void {
+  begin(start: Omit<TapeStart, "stateHash"> & { stateHash: () => string }): void {
     this.start = start;
     this.entries = [];
     this.open.clear();
@@ -161,7 +162,7 @@ export class TapeRecorder {
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
     if (!this.start) throw new Error("the tape has not begun");
     await Promise.all(this.pending);
-    return { standinTape: TAPE_VERSION, start: this.start, entries: this.entries.map((e) => ({ ...e })), truncated: this.truncated, end };
+    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries: this.entries.map((e) => ({ ...e })), truncated: this.truncated, end };
   }
 
   get length(): number {

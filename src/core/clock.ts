@@ -191,6 +191,11 @@ export class Clock {
   }
 
   /** The wall-time source this clock follows; real deadlines (blocking queries) use it too. */
+  /** The mode alone (status() also looks for the next timer). */
+  get currentMode(): ClockMode {
+    return this.mode;
+  }
+
   get wallTime(): WallTime {
     return this.wall;
   }
