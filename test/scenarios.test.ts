@@ -6,12 +6,13 @@
  * leader election also runs as users run it: `standin start --clock auto`
  * in a child process with a python3-consul client loop (test/leader-election.py).
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { replayTape } from "../src/replay.js";
 import { createStandin, type Standin } from "../src/emulator.js";
+import { PYTHON, PYTHON_SKIP_NOTE, pythonConsul, warnIfNoPythonConsul } from "./support/python-consul.js";
 
 type Json = Record<string, any>;
 
@@ -298,19 +299,10 @@ describe("scenario: token-expiry", () => {
 // leader-election-failover from the CLI, with python3-consul
 // ---------------------------------------------------------------------------
 
-const PYTHON = "/usr/bin/python3";
 const PY_CLIENT = join(process.cwd(), "test/leader-election.py");
 const BIN = join(process.cwd(), "bin/standin");
-const pythonConsul = (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import consul"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const SKIP_NOTE = pythonConsul ? "" : ` [SKIPPED: \`${PYTHON} -c "import consul"\` failed; install Debian's python3-consul]`;
-if (!pythonConsul) console.warn(`scenarios: the python3-consul leader-election test is skipped: \`${PYTHON} -c "import consul"\` failed (apt-get install python3-consul)`);
+const SKIP_NOTE = PYTHON_SKIP_NOTE;
+warnIfNoPythonConsul("scenarios: the python3-consul leader-election test");
 
 const execFileAsync = promisify(execFile);
 const children: ChildProcess[] = [];

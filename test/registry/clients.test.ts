@@ -5,7 +5,7 @@
  * talking HTTP to an emulator listening on real ports, with the virtual clock
  * moved from the test. See docs: /work/shared/reference/registry-consul.md §6.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { IncomingMessage } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import Consul from "consul";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { PYTHON, PYTHON_SKIP_NOTE, pythonConsul, warnIfNoPythonConsul } from "../support/python-consul.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 const AGENT_NODE = "standin";
@@ -307,18 +308,9 @@ describe("npm consul 2.0.1: leader election over KV", () => {
 // Debian python3-consul 0.7.1, driven through /usr/bin/python3.
 // ---------------------------------------------------------------------------
 
-const PYTHON = "/usr/bin/python3";
 const PY_CLIENT = fileURLToPath(new URL("./python_session_client.py", import.meta.url));
-const pythonConsul = (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import consul"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const SKIP_NOTE = pythonConsul ? "" : ` [SKIPPED: \`${PYTHON} -c "import consul"\` failed; install Debian's python3-consul]`;
-if (!pythonConsul) console.warn(`registry clients: python3-consul tests skipped: \`${PYTHON} -c "import consul"\` failed (apt-get install python3-consul)`);
+const SKIP_NOTE = PYTHON_SKIP_NOTE;
+warnIfNoPythonConsul("registry clients: python3-consul tests");
 
 const execFileAsync = promisify(execFile);
 
