@@ -185,13 +185,6 @@ async function startCommand(opts: StartOptions): Promise<void> {
     throw new CliFailure(`standin: cannot start: ${(error as Error).message}`);
   }
 
-  const emu = running.emulator;
-  const clock = emu.clock.status();
-  log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
-  const width = Math.max(...SERVICE_NAMES.map((s) => s.length), "control".length);
-  for (const service of SERVICE_NAMES) log("info", `  ${service.padEnd(width)}  ${running.urls[service]}`);
-  log("info", `  ${"control".padEnd(width)}  ${running.urls.control}`);
-
   const shutdown = async (signal: string) => {
     log("info", `standin: ${signal}, shutting down`);
     try {
@@ -203,8 +196,24 @@ async function startCommand(opts: StartOptions): Promise<void> {
       process.exit(1);
     }
   };
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  // Only the first signal counts: a repeated one (Ctrl-C reaches both npm and standin, npm forwards it
+  // again) must not cut the state file's write short.
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    void shutdown(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  // The banner last: a supervisor that signals as soon as it reads the URLs finds the handlers in place.
+  const emu = running.emulator;
+  const clock = emu.clock.status();
+  log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
+  const width = Math.max(...SERVICE_NAMES.map((s) => s.length), "control".length);
+  for (const service of SERVICE_NAMES) log("info", `  ${service.padEnd(width)}  ${running.urls[service]}`);
+  log("info", `  ${"control".padEnd(width)}  ${running.urls.control}`);
 }
 
 interface ClientOptions {
@@ -293,12 +302,17 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }
 
+/** A failure stays on one line: control characters (a garbage state file's bytes quoted in a parse error) are escaped, never sent to the terminal. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     if (error instanceof CliFailure) {
-      process.stderr.write(error.message + "\n");
+      process.stderr.write(oneLine(error.message) + "\n");
       process.exit(1);
     }
     throw error;
