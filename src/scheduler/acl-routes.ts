@@ -297,11 +297,19 @@ export function guardEventStream(acl: Authorizer, topics: ReadonlyMap<string, re
 /** The capability a route needs (Nomad's per-RPC checks); lists across `namespace=*` filter instead. */
 async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer): Promise<void> {
   if (acl.management || pattern.startsWith("/v1/acl/")) return;
-  // A job written is checked in its own namespace (Nomad sets the write's namespace from the job).
-  const registers = (pattern === "/v1/jobs" || (pattern === "/v1/job/" && !rc.rest.includes("/"))) && (rc.method === "PUT" || rc.method === "POST");
-  const ns = (registers ? await jobNamespace(rc) : undefined) ?? rc.options.namespace;
+  // A job written or planned is checked in the namespace the handler puts it in (query, then the body's
+  // Namespace, then the job's, as Nomad's namespaceForJob), and in the job's own namespace too when that differs.
+  const jobBody =
+    (pattern === "/v1/jobs" || (pattern === "/v1/job/" && (!rc.rest.includes("/") || rc.rest.endsWith("/plan")))) && (rc.method === "PUT" || rc.method === "POST")
+      ? await jobNamespaces(rc)
+      : undefined;
+  // Job routes read and write `default` when asked for `*`; only lists (which filter) and single objects
+  // (whose own namespace the handler checks) may pass on `*`.
+  const asked = jobBody ? rc.query.get("namespace") || jobBody.request || jobBody.job || "default" : rc.options.namespace;
+  const ns = asked === "*" && pattern === "/v1/job/" ? "default" : asked;
   const read = rc.method === "GET";
-  const nsCap = (...caps: string[]) => ns === "*" || caps.some((cap) => acl.allowNamespace(ns, cap));
+  const nsCap = (...caps: string[]) =>
+    ns === "*" || (caps.some((cap) => acl.allowNamespace(ns, cap)) && (jobBody?.job === undefined || caps.some((cap) => acl.allowNamespace(jobBody.job!, cap))));
   let ok = true;
   switch (pattern) {
     case "/v1/jobs":
@@ -351,14 +359,13 @@ async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer):
   if (!ok) throw permissionDenied();
 }
 
-/** The `Job.Namespace` of a register body, if it names one (a body that does not parse is the handler's to reject). */
-async function jobNamespace(rc: RequestContext): Promise<string | undefined> {
+/** The body's `Namespace` and `Job.Namespace` of a register or plan, where given (a body that does not parse is the handler's to reject). */
+async function jobNamespaces(rc: RequestContext): Promise<{ request?: string; job?: string }> {
+  const named = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
   try {
     const body = JSON.parse(await rc.c.req.text()) as unknown;
-    const job = field(body, "Job");
-    const namespace = field(job, "Namespace");
-    return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
+    return { request: named(field(body, "Namespace")), job: named(field(field(body, "Job"), "Namespace")) };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -13,6 +13,7 @@ import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
+import { permissionDenied } from "./acl-routes.js";
 import {
   allocStub,
   allocView,
@@ -333,13 +334,15 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   router.prefix("/v1/evaluation/", (rc) => {
     only(rc, "GET");
     const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
-    if (sub === "allocations") return read(rc, [TABLES.allocs], () => byCreateIndex([...state.allocs.values()].filter((a) => a.EvalID === id)).map(allocStub));
+    if (sub === "allocations") return read(rc, [TABLES.allocs], () => readableAllocs(rc, byCreateIndex([...state.allocs.values()].filter((a) => a.EvalID === id))).map(allocStub));
     return read(
       rc,
       [TABLES.evals],
       () => {
         const evaluation = state.evals.get(id);
         if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
+        // Checked in the evaluation's own namespace, whatever the request's (Nomad's GetEval re-checks).
+        if (!rc.acl.allowNamespace(evaluation.Namespace, "read-job")) throw permissionDenied();
         return evalView(evaluation);
       },
       objectIndex(TABLES.evals, () => state.evals.get(id)),
@@ -363,6 +366,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     return read(rc, [TABLES.allocs], () => {
       const alloc = state.allocs.get(rc.rest);
       if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
+      // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
+      if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
       return allocView(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
     }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
   });
@@ -381,7 +386,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         [TABLES.deployments],
         () => {
           const d = state.deployments.get(first);
-          if (!d) throw new ReadError(404, "deployment not found", state.index(TABLES.deployments));
+          // One in a namespace the token may not read is hidden (Nomad's GetDeployment).
+          if (!d || !rc.acl.allowNamespace(d.Namespace, "read-job")) throw new ReadError(404, "deployment not found", state.index(TABLES.deployments));
           return deploymentView(d);
         },
         objectIndex(TABLES.deployments, () => state.deployments.get(first)),
@@ -390,10 +396,10 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     const id = second;
     if (first === "allocations") {
       only(rc, "GET");
-      return read(rc, [TABLES.allocs], () => byCreateIndex([...state.allocs.values()].filter((a) => a.DeploymentID === id)).map(allocStub));
+      return read(rc, [TABLES.allocs], () => readableAllocs(rc, byCreateIndex([...state.allocs.values()].filter((a) => a.DeploymentID === id))).map(allocStub));
     }
     only(rc, "PUT", "POST");
-    if (first === "fail") return deploymentUpdate(id, "fail");
+    if (first === "fail") return deploymentUpdate(writableDeployment(rc, id), "fail");
     if (first === "unblock") return notYet("/v1/deployment/unblock/:id (multiregion)");
     if (first !== "pause" && first !== "promote" && first !== "allocation-health") return textResponse(404, "");
     // These take a body naming the deployment again.
@@ -401,6 +407,7 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     const given = str(field(body, "DeploymentID"));
     if (!given) throw badRequest("DeploymentID must be specified");
     if (given !== id) throw badRequest("Deployment ID does not match");
+    writableDeployment(rc, id);
     if (first === "pause") return deploymentUpdate(id, field(body, "Pause") === true ? "pause" : "resume");
     if (first === "promote") {
       const groups = field(body, "All") === true ? undefined : ((field(body, "Groups") as string[] | null | undefined) ?? undefined);
@@ -418,6 +425,19 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: outcome.evalIndex, EvalID: outcome.evalId, Index: index, RevertedJobVersion: outcome.revertedVersion }, index);
     });
   });
+
+  /** Deployment writes need submit-job in the deployment's own namespace, whatever the request's (Nomad looks it up first). */
+  function writableDeployment(rc: RequestContext, id: string): string {
+    const deployment = state.deployments.get(id);
+    if (deployment && !rc.acl.allowNamespace(deployment.Namespace, "submit-job")) throw permissionDenied();
+    return id;
+  }
+
+  /** An evaluation's or a deployment's allocations (one namespace): 403 when the token may not read it (Nomad checks the first). */
+  function readableAllocs<T extends { Namespace: string }>(rc: RequestContext, allocs: T[]): T[] {
+    if (allocs.length > 0 && !rc.acl.allowNamespace(allocs[0]!.Namespace, "read-job")) throw permissionDenied();
+    return allocs;
+  }
 
   function deploymentUpdate(id: string, action: "fail" | "pause" | "resume") {
     const deployment = state.deployments.get(id);
@@ -457,7 +477,15 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   router.prefix("/v1/node/", (rc) => {
     const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
     only(rc, "GET");
-    if (sub === "allocations") return read(rc, [TABLES.allocs], () => state.allocsOnNode(id).map((a) => allocView(a, state.job(a.Namespace, a.JobID))));
+    // Only the allocations in namespaces the token may read (Nomad's Node.GetAllocs filters).
+    if (sub === "allocations") {
+      return read(rc, [TABLES.allocs], () =>
+        state
+          .allocsOnNode(id)
+          .filter((a) => rc.acl.allowNamespace(a.Namespace, "read-job"))
+          .map((a) => allocView(a, state.job(a.Namespace, a.JobID))),
+      );
+    }
     if (sub !== undefined) return notYet(`/v1/node/:id/${sub}`);
     return read(
       rc,
