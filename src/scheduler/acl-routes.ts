@@ -329,10 +329,13 @@ async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer):
       else ok = nsCap("submit-job");
       break;
     }
+    case "/v1/allocation/":
+      // Nomad's GetAlloc looks the allocation up first and checks its own namespace (the handler does).
+      ok = true;
+      break;
     case "/v1/evaluations":
     case "/v1/evaluation/":
     case "/v1/allocations":
-    case "/v1/allocation/":
       ok = nsCap("read-job");
       break;
     case "/v1/deployments":

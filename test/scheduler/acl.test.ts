@@ -446,3 +446,18 @@ describe("ACL events on the stream", () => {
     expect(await deployer.ended()).toBe(true);
   });
 });
+
+describe("single allocations are checked in their own namespace", () => {
+  it("a prod-only token reads a prod allocation without naming the namespace, as Nomad's GetAlloc", async () => {
+    await call("/v1/acl/policy/prod-read", { method: "POST", token: MGMT, body: { Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' } });
+    const created = await call("/v1/acl/token", { method: "POST", token: MGMT, body: { Name: "prod", Type: "client", Policies: ["prod-read"] } });
+    expect(created.status).toBe(200);
+    const secret = created.body.SecretID as string;
+    emu.clock.advance("3s");
+    const allocs = (await call("/v1/allocations?namespace=*", { token: MGMT })).body as Json[];
+    const prodAlloc = allocs.find((a) => a.Namespace === "prod")!;
+    const defaultAlloc = allocs.find((a) => a.Namespace === "default")!;
+    expect((await call(`/v1/allocation/${prodAlloc.ID}`, { token: secret })).status).toBe(200);
+    expect(await call(`/v1/allocation/${defaultAlloc.ID}`, { token: secret })).toMatchObject({ status: 404, text: `Unknown allocation "${defaultAlloc.ID}"` });
+  });
+});
