@@ -167,3 +167,33 @@ function resolveToJSON(value: unknown): unknown {
   const withToJSON = value as { toJSON?: () => unknown } | null;
   return withToJSON !== null && typeof withToJSON === "object" && typeof withToJSON.toJSON === "function" ? withToJSON.toJSON() : value;
 }
+
+/**
+ * How deeply a request body may nest arrays and objects. Everything that
+ * walks a parsed document (encoding, hashing, cloning, snapshots) recurses,
+ * and V8's own JSON.stringify and structuredClone give up a few thousand
+ * levels down, so bodies are refused well before that. (Go's decoder, which
+ * the products use, refuses past 10 000 levels.)
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * The index of the bracket at which a JSON text first nests deeper than
+ * `limit` arrays and objects (brackets inside strings do not count), or -1.
+ */
+export function excessiveNesting(text: string, limit = MAX_JSON_DEPTH): number {
+  if (text.length <= limit) return -1;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}

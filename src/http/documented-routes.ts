@@ -9,11 +9,13 @@
  * Input errors answer 400 `{"error": "<message>"}`:
  * `request body is empty; expected a JSON document`,
  * `request body is not valid JSON: <parser message>`,
+ * `request body nests arrays and objects deeper than 1000 levels`,
  * `invalid body: <path>: <problem>; …`, `invalid query: <path>: <problem>; …`.
  */
 import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
 import { describeIssues, formatPath } from "../core/validation.js";
+import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 
 export type Schema<T> = v.GenericSchema<unknown, T>;
 
@@ -139,11 +141,14 @@ type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 /** A request body's JSON document; empty and malformed bodies are errors. */
 export function parseJSONText(text: string): Checked<unknown> {
   if (text.trim() === "") return { ok: false, error: "request body is empty; expected a JSON document" };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: `request body is not valid JSON: ${(error as Error).message}` };
   }
+  if (excessiveNesting(text) >= 0) return { ok: false, error: `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
 }
 
 function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): Checked<T> {

@@ -14,6 +14,7 @@ import { wantsPretty } from "../http/pretty.js";
 import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
+import { excessiveNesting } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
 
@@ -218,8 +219,9 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
 export async function jsonBody(rc: RequestContext): Promise<unknown> {
   const text = await rc.c.req.text();
   if (text === "") throw badRequest("Request body is empty");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
     if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
@@ -228,6 +230,10 @@ export async function jsonBody(rc: RequestContext): Promise<unknown> {
     if (at !== undefined && Number(at) >= text.length) throw badRequest("unexpected EOF");
     throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
   }
+  // Go's decoder refuses a document nested too deeply in these words (its scanner's limit is 10 000 levels; ours is lower).
+  const tooDeep = excessiveNesting(text);
+  if (tooDeep >= 0) throw badRequest(`invalid character '${text[tooDeep]}' exceeded max depth`);
+  return value;
 }
 
 /** A struct field as Go's decoder finds it: exact key, else case-insensitive. */

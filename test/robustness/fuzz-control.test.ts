@@ -1,0 +1,37 @@
+/**
+ * Bad-input fuzzing of the control API: the regression tests for what the
+ * fuzzing found, each with its shrunk input.
+ */
+import { describe, expect, it } from "vitest";
+import { createStandin, type Standin } from "../../src/emulator.js";
+
+// ---- regressions: inputs the fuzz properties found, as shrunk, one test per fix -------------------
+
+describe("control API: regressions found by fuzzing", () => {
+  const nested = (depth: number, leaf = "1") => `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
+  const call = async (emu: Standin, method: string, path: string, body?: string) => {
+    const res = await emu.scheduler.request(path, { method, body });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const task = { Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } };
+  const job = (id: string, count: unknown = 1) => ({ ID: id, Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: count, Tasks: [task] }] });
+
+  it("a body nested deeper than 1000 levels is a 400 before anything walks it", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("web")] } } });
+    const before = emu.stateHash();
+    const refused = { status: 400, body: { error: "request body nests arrays and objects deeper than 1000 levels" } };
+    // Shrunk: a snapshot whose rows held a value nested a few thousand levels deep answered 500 `internal error: Maximum
+    // call stack size exceeded` (and once restored it before failing).
+    const snapshot = JSON.stringify(emu.snapshot()).replace('"Datacenters":["dc1"]', `"Datacenters":${nested(1001, '"dc1"')}`);
+    expect(await call(emu, "PUT", "/_standin/snapshot", snapshot)).toEqual(refused);
+    // Shrunk: claims nested a few thousand levels deep made token minting overflow the stack.
+    expect(await call(emu, "POST", "/_standin/echo/tokens", `{"scheme":"provider_jwt","claims":{"sub":${nested(1001, '"x"')}}}`)).toEqual(refused);
+    expect(emu.stateHash()).toBe(before);
+    // Within the limit, both work.
+    const deepClaims = await call(emu, "POST", "/_standin/echo/tokens", `{"scheme":"provider_jwt","claims":{"deep":${nested(990)}}}`);
+    expect(deepClaims.status).toBe(200);
+    const restored = await call(emu, "PUT", "/_standin/snapshot", JSON.stringify(emu.snapshot()).replace('"Datacenters":["dc1"]', `"Datacenters":${nested(990, '"dc1"')}`));
+    expect(restored.status).toBe(200);
+    expect(emu.stateHash()).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
