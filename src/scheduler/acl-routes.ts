@@ -6,7 +6,7 @@
 import type { ServiceContext } from "../core/context.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
 import { formatMultierror } from "./jobspec.js";
-import { badRequest, field, jsonBody, NomadError, notFound, Read, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 /** helper.IsUUID: 36 characters of hex in the 8-4-4-4-12 form, any case. */
@@ -209,7 +209,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       const accessor = str(field(body, "AccessorID"));
       const existing = accessor ? tokens.get(accessor) : undefined;
       if (accessor && !existing) throw badRequest(`cannot find token ${accessor}`);
-      const row = tokenFrom({ Name: field(body, "Name"), Type: field(body, "Type"), Policies: field(body, "Policies"), Global: field(body, "Global") }, existing);
+      const row = tokenFrom({ Name: field(body, "Name"), Type: field(body, "Type"), Policies: typedField(body, "ACLToken", "Policies", "[]string"), Global: field(body, "Global") }, existing);
       const written = ctx.store.write(() => tokens.putIndexed(row.AccessorID, row));
       return new Write(tokenView(written), written.ModifyIndex);
     };

@@ -244,3 +244,48 @@ export function field(value: unknown, name: string): unknown {
   const folded = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
   return folded === undefined ? undefined : record[folded];
 }
+
+export type GoFieldType = "string" | "bool" | "uint64" | "int64" | "[]string" | "map[string]string";
+type GoFieldValue = { string: string; bool: boolean; uint64: number; int64: number; "[]string": string[]; "map[string]string": Record<string, string> };
+
+/**
+ * A request struct's field as Go's decoder reads it into `type`: undefined
+ * when absent or null; a value of another JSON type (or a number the type
+ * cannot hold) is a 400 with Go's UnmarshalTypeError text, e.g.
+ * `json: cannot unmarshal string into Go struct field JobRevertRequest.JobVersion of type uint64`.
+ * (A number is named in JavaScript's spelling, not the literal as sent.)
+ */
+export function typedField<T extends GoFieldType>(body: unknown, struct: string, name: string, type: T): GoFieldValue[T] | undefined {
+  const value = field(body, name);
+  if (value === undefined || value === null) return undefined;
+  const mismatch = (what: string, goType: string = type) => badRequest(`json: cannot unmarshal ${what} into Go struct field ${struct}.${name} of type ${goType}`);
+  const checkString = (item: unknown) => {
+    if (item !== null && typeof item !== "string") throw mismatch(goKind(item), "string");
+    return (item ?? "") as string;
+  };
+  switch (type) {
+    case "string":
+    case "bool":
+      if (typeof value !== type.replace("bool", "boolean")) throw mismatch(goKind(value));
+      return value as GoFieldValue[T];
+    case "uint64":
+    case "int64": {
+      if (typeof value !== "number") throw mismatch(goKind(value));
+      const [min, max] = type === "uint64" ? [0, 2 ** 64 - 1] : [-(2 ** 63), 2 ** 63 - 1];
+      if (!Number.isInteger(value) || value < min || value > max) throw mismatch(`number ${String(value)}`);
+      return value as GoFieldValue[T];
+    }
+    case "[]string":
+      if (!Array.isArray(value)) throw mismatch(goKind(value));
+      return value.map(checkString) as GoFieldValue[T];
+    default:
+      if (typeof value !== "object" || Array.isArray(value)) throw mismatch(goKind(value));
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, checkString(item)])) as GoFieldValue[T];
+  }
+}
+
+/** The JSON kind Go names in its UnmarshalTypeError. */
+function goKind(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  return typeof value === "boolean" ? "bool" : typeof value === "object" ? "object" : typeof value;
+}

@@ -8,7 +8,7 @@ import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
-import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
@@ -199,16 +199,18 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         only(rc, "PUT", "POST");
         const body = await jsonBody(rc);
         if (id === "") throw serverError("missing job ID for revert");
-        const version = Number(field(body, "JobVersion") ?? 0);
-        const prior = field(body, "EnforcePriorVersion");
-        const result = rpc(() => engine.revert(ns, id, version, typeof prior === "number" ? prior : undefined));
+        const version = typedField(body, "JobRevertRequest", "JobVersion", "uint64") ?? 0;
+        const prior = typedField(body, "JobRevertRequest", "EnforcePriorVersion", "uint64");
+        const result = rpc(() => engine.revert(ns, id, version, prior));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       case "stable": {
         only(rc, "PUT", "POST");
         const body = await jsonBody(rc);
         if (id === "") throw serverError("missing job ID for marking job as stable");
-        const index = rpc(() => engine.setStable(ns, id, Number(field(body, "JobVersion") ?? 0), field(body, "Stable") === true));
+        const version = typedField(body, "JobStabilityRequest", "JobVersion", "uint64") ?? 0;
+        const stable = typedField(body, "JobStabilityRequest", "Stable", "bool") === true;
+        const index = rpc(() => engine.setStable(ns, id, version, stable));
         return new Write({ Index: index }, index);
       }
       case "plan": {
@@ -245,9 +247,10 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       case "dispatch": {
         only(rc, "PUT", "POST");
         const body = await jsonBody(rc);
-        const payload = field(body, "Payload");
-        const meta = (field(body, "Meta") as Record<string, string> | null | undefined) ?? {};
-        const result = rpc(() => engine.dispatch(ns, id, { payload: typeof payload === "string" ? payload : "", meta, idempotencyToken: str(field(body, "IdempotencyToken")) ?? "" }));
+        const payload = typedField(body, "JobDispatchRequest", "Payload", "string") ?? "";
+        const meta = typedField(body, "JobDispatchRequest", "Meta", "map[string]string") ?? {};
+        const idempotencyToken = typedField(body, "JobDispatchRequest", "IdempotencyToken", "string") ?? "";
+        const result = rpc(() => engine.dispatch(ns, id, { payload, meta, idempotencyToken }));
         return new Write(result, result.Index);
       }
       case "periodic/force": {
@@ -265,11 +268,12 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
         }
         only(rc, "PUT", "POST");
         const body = await jsonBody(rc);
-        const target = field(body, "Target") as Record<string, string> | null | undefined;
+        const target = typedField(body, "ScalingRequest", "Target", "map[string]string");
+        const count = typedField(body, "ScalingRequest", "Count", "int64");
+        const jobModifyIndex = typedField(body, "ScalingRequest", "JobModifyIndex", "uint64") ?? 0;
         const group = target?.Group ?? "";
         if (group === "") throw badRequest("missing task group name");
-        const count = field(body, "Count");
-        const result = rpc(() => engine.scale(ns, id, { group, count: typeof count === "number" ? count : undefined, jobModifyIndex: Number(field(body, "JobModifyIndex") ?? 0) }));
+        const result = rpc(() => engine.scale(ns, id, { group, count, jobModifyIndex }));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       default:
@@ -293,8 +297,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     if (cron) errors.push(cron);
     if (errors.length) throw serverError(formatMultierror(errors));
     if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
-    if (field(body, "EnforceIndex") === true) {
-      const want = Number(field(body, "JobModifyIndex") ?? 0);
+    if (typedField(body, "JobRegisterRequest", "EnforceIndex", "bool") === true) {
+      const want = typedField(body, "JobRegisterRequest", "JobModifyIndex", "uint64") ?? 0;
       const existing = state.job(namespace, rawId);
       if (want === 0 && existing) throw serverError("Enforcing job modify index 0: job already exists");
       if (want !== 0 && !existing) throw serverError(`Enforcing job modify index ${want}: job does not exist`);
@@ -408,17 +412,18 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
     if (!given) throw badRequest("DeploymentID must be specified");
     if (given !== id) throw badRequest("Deployment ID does not match");
     writableDeployment(rc, id);
-    if (first === "pause") return deploymentUpdate(id, field(body, "Pause") === true ? "pause" : "resume");
+    if (first === "pause") return deploymentUpdate(id, typedField(body, "DeploymentPauseRequest", "Pause", "bool") === true ? "pause" : "resume");
     if (first === "promote") {
-      const groups = field(body, "All") === true ? undefined : ((field(body, "Groups") as string[] | null | undefined) ?? undefined);
+      const all = typedField(body, "DeploymentPromoteRequest", "All", "bool") === true;
+      const groups = typedField(body, "DeploymentPromoteRequest", "Groups", "[]string");
       return ctx.store.write(() => {
-        const evaluation = rpc(() => engine.promote(id, groups));
+        const evaluation = rpc(() => engine.promote(id, all ? undefined : groups));
         const index = ctx.store.writeIndex();
         return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: evaluation.CreateIndex, EvalID: evaluation.ID, Index: index, RevertedJobVersion: null }, index);
       });
     }
-    const healthy = (field(body, "HealthyAllocationIDs") as string[] | null | undefined) ?? [];
-    const unhealthy = (field(body, "UnhealthyAllocationIDs") as string[] | null | undefined) ?? [];
+    const healthy = typedField(body, "DeploymentAllocHealthRequest", "HealthyAllocationIDs", "[]string") ?? [];
+    const unhealthy = typedField(body, "DeploymentAllocHealthRequest", "UnhealthyAllocationIDs", "[]string") ?? [];
     return ctx.store.write(() => {
       const outcome = rpc(() => engine.setAllocHealth(id, healthy, unhealthy));
       const index = ctx.store.writeIndex();
@@ -594,13 +599,16 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   });
 
   function upsertNamespace(name: string, body: unknown) {
+    const description = typedField(body, "Namespace", "Description", "string");
+    const quota = typedField(body, "Namespace", "Quota", "string");
+    const meta = typedField(body, "Namespace", "Meta", "map[string]string");
     const index = ctx.store.write(() => {
       const existing = state.namespaces.get(name);
       state.namespaces.putIndexed(name, {
         Name: name,
-        Description: str(field(body, "Description")) ?? existing?.Description ?? "",
-        Quota: str(field(body, "Quota")) ?? existing?.Quota ?? "",
-        Meta: (field(body, "Meta") as Record<string, string> | undefined) ?? existing?.Meta ?? null,
+        Description: description || existing?.Description || "",
+        Quota: quota || existing?.Quota || "",
+        Meta: meta ?? existing?.Meta ?? null,
       });
       return ctx.store.writeIndex();
     });

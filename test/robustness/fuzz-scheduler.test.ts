@@ -38,4 +38,56 @@ describe("scheduler: regressions found by fuzzing", () => {
     expect(emu.stateHash()).toMatch(/^[0-9a-f]{64}$/);
     emu.restore(emu.snapshot());
   });
+
+  it("RPC request bodies are read with Go's types: a wrongly typed field is a 400, not a 500 or a crash", async () => {
+    const world = {
+      scheduler: {
+        jobs: [
+          job("web", { Update: { MaxParallel: 1, Canary: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000 } }),
+          { ...job("report", { Type: "batch" }), ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"] } },
+        ],
+      },
+    };
+    const emu = await createStandin({ fixture: world });
+    await emu.clock.advance("1m");
+    const before = emu.stateHash();
+    const cases: Array<[string, string, string]> = [
+      // Shrunk: answered 500 `job "web" in namespace "default" at version 5e-324 not found`.
+      ["/v1/job/web/revert", '{"JobID":"web","JobVersion":5e-324,"EnforcePriorVersion":0}', "json: cannot unmarshal number 5e-324 into Go struct field JobRevertRequest.JobVersion of type uint64"],
+      // Shrunk: an array nested a few thousand levels deep overflowed the stack in Number().
+      ["/v1/job/web/revert", `{"JobID":"web","JobVersion":${nested(900)}}`, "json: cannot unmarshal array into Go struct field JobRevertRequest.JobVersion of type uint64"],
+      // Shrunk: answered 500 `job "web" in namespace "default" at version NaN not found`.
+      ["/v1/job/web/stable", '{"JobID":"web","JobVersion":"../..","Stable":true}', "json: cannot unmarshal string into Go struct field JobStabilityRequest.JobVersion of type uint64"],
+      // Shrunk: answered 500 `Cannot use 'in' operator to search for 'customer' in 5e-324`.
+      ["/v1/job/report/dispatch", '{"Meta":5e-324}', "json: cannot unmarshal number into Go struct field JobDispatchRequest.Meta of type map[string]string"],
+      ["/v1/job/report/dispatch", '{"Meta":{"customer":7}}', "json: cannot unmarshal number into Go struct field JobDispatchRequest.Meta of type string"],
+      ["/v1/job/web/scale", '{"Count":1.5,"Target":{"Group":"web"}}', "json: cannot unmarshal number 1.5 into Go struct field ScalingRequest.Count of type int64"],
+      ["/v1/namespace", '{"Name":"team","Meta":{"a":["x"]}}', "json: cannot unmarshal array into Go struct field Namespace.Meta of type string"],
+      ["/v1/jobs", JSON.stringify({ Job: job("x"), EnforceIndex: true, JobModifyIndex: "7" }), "json: cannot unmarshal string into Go struct field JobRegisterRequest.JobModifyIndex of type uint64"],
+    ];
+    for (const [path, body, text] of cases) expect(await call(emu, "PUT", path, body), `${path} ${body.slice(0, 80)}`).toEqual({ status: 400, text });
+    const [deployment] = JSON.parse((await call(emu, "GET", "/v1/deployments")).text) as Array<{ ID: string }>;
+    const id = deployment!.ID;
+    expect(await call(emu, "PUT", `/v1/deployment/promote/${id}`, JSON.stringify({ DeploymentID: id, Groups: 5 }))).toEqual({
+      status: 400,
+      text: "json: cannot unmarshal number into Go struct field DeploymentPromoteRequest.Groups of type []string",
+    });
+    expect(await call(emu, "PUT", `/v1/deployment/allocation-health/${id}`, JSON.stringify({ DeploymentID: id, HealthyAllocationIDs: "abc" }))).toEqual({
+      status: 400,
+      text: "json: cannot unmarshal string into Go struct field DeploymentAllocHealthRequest.HealthyAllocationIDs of type []string",
+    });
+    expect(emu.stateHash()).toBe(before);
+  });
+
+  const MGMT = "11111111-2222-3333-4444-555555555555";
+  const aclWorld = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MGMT, Name: "root", Type: "management" }] } } };
+
+  it("an ACL token whose Policies nest arrays is a 400 (it overflowed the stack)", async () => {
+    const emu = await createStandin({ fixture: aclWorld });
+    const before = emu.stateHash();
+    // Shrunk: PUT /v1/acl/token {"Name":"t","Type":"client","Policies":[[[[…]]]]} answered 500 `internal error: Maximum call stack size exceeded`.
+    const res = await call(emu, "PUT", "/v1/acl/token", `{"Name":"t","Type":"client","Policies":${nested(900, '"p"')}}`, { "X-Nomad-Token": MGMT });
+    expect(res).toEqual({ status: 400, text: "json: cannot unmarshal array into Go struct field ACLToken.Policies of type string" });
+    expect(emu.stateHash()).toBe(before);
+  });
 });
