@@ -8,6 +8,7 @@
  * the closest glob (fewest characters left to the wildcard) applies.
  */
 import { formatInstant } from "../core/instant.js";
+import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 import type { Table } from "../core/store.js";
 
 export const ACL_TABLES = { policies: "scheduler.acl-policies", tokens: "scheduler.acl-tokens", bootstrap: "scheduler.acl-bootstrap" } as const;
@@ -208,7 +209,10 @@ function parseRuleText(rules: string): Tree {
   const trimmed = rules.trim();
   if (trimmed.startsWith("{")) {
     try {
-      return asObject(JSON.parse(trimmed));
+      const tree = JSON.parse(trimmed) as unknown;
+      // Reading the rules recurses into them: refuse absurd nesting before it does.
+      if (excessiveNesting(trimmed) >= 0) throw new PolicyParseError(`invalid JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
+      return asObject(tree);
     } catch (error) {
       if (error instanceof PolicyParseError) throw error;
       throw new PolicyParseError(`invalid JSON: ${(error as Error).message}`);
@@ -234,6 +238,13 @@ class HclParser {
       else if (m[3] !== undefined) this.tokens.push({ t: "number", v: m[3], line });
       else if (m[4] !== undefined) this.tokens.push({ t: m[4], v: m[4], line });
       line += (m[0].match(/\n/g) ?? []).length;
+    }
+    // The parser recurses into blocks and lists: refuse absurd nesting before it does.
+    let depth = 0;
+    for (const tok of this.tokens) {
+      if (tok.t === "{" || tok.t === "[") {
+        if (++depth > MAX_JSON_DEPTH) throw new PolicyParseError(`At ${tok.line}: blocks and lists nested deeper than ${MAX_JSON_DEPTH} levels`);
+      } else if (tok.t === "}" || tok.t === "]") depth--;
     }
   }
 

@@ -90,4 +90,20 @@ describe("scheduler: regressions found by fuzzing", () => {
     expect(res).toEqual({ status: 400, text: "json: cannot unmarshal array into Go struct field ACLToken.Policies of type string" });
     expect(emu.stateHash()).toBe(before);
   });
+
+  it("ACL rules nested past 1000 levels are a parse error (the rule parser overflowed the stack)", async () => {
+    const emu = await createStandin({ fixture: aclWorld });
+    const before = emu.stateHash();
+    const put = (rules: string) => call(emu, "PUT", "/v1/acl/policy/fuzzy", JSON.stringify({ Name: "fuzzy", Rules: rules }), { "X-Nomad-Token": MGMT });
+    const refused = (why: string) => ({ status: 400, text: `policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Failed to parse ACL Policy: ${why}\n\n` });
+    // Shrunk: each of these answered 500 `internal error: Maximum call stack size exceeded`.
+    expect(await put(`${'namespace "a" { '.repeat(1001)}${"}".repeat(1001)}`)).toEqual(refused("At 1: blocks and lists nested deeper than 1000 levels"));
+    expect(await put(`namespace "a" { policy = ${nested(1001, '"read"')} }`)).toEqual(refused("At 1: blocks and lists nested deeper than 1000 levels"));
+    expect(await put(`{"namespace":{"a":{"policy":${nested(1001, '"read"')}}}}`)).toEqual(refused("invalid JSON: nested deeper than 1000 levels"));
+    expect(emu.stateHash()).toBe(before);
+    // Nesting within the limit parses (and is refused for what it says, not for its depth).
+    const deep = await put(`namespace "a" { policy = ${nested(990, '"read"')} }`);
+    expect(deep.status).toBe(400);
+    expect(deep.text).toContain("Invalid namespace policy");
+  });
 });
