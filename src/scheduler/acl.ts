@@ -221,6 +221,19 @@ function parseRuleText(rules: string): Tree {
   return new HclParser(rules).body(true);
 }
 
+/**
+ * A string literal's text: HCL keeps raw control characters (JSON wants them
+ * escaped) and refuses an escape it does not know.
+ */
+function unquote(body: string, line: number, start: number): string {
+  const escaped = body.replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  try {
+    return JSON.parse(`"${escaped}"`) as string;
+  } catch {
+    throw new PolicyParseError(`At ${line}:${start + 1}: illegal char escape`);
+  }
+}
+
 /** The part of HCL policies use: blocks with labels, `key = value` with strings, numbers, bools and lists, comments. */
 class HclParser {
   private readonly tokens: { t: string; v: string; line: number }[] = [];
@@ -233,7 +246,7 @@ class HclParser {
       const start = re.lastIndex;
       const m = re.exec(text);
       if (!m) throw new PolicyParseError(`At ${line}:${start + 1}: illegal char`);
-      if (m[1] !== undefined) this.tokens.push({ t: "string", v: JSON.parse(`"${m[1]}"`) as string, line });
+      if (m[1] !== undefined) this.tokens.push({ t: "string", v: unquote(m[1], line, start), line });
       else if (m[2] !== undefined) this.tokens.push({ t: m[2] === "true" || m[2] === "false" ? "bool" : "ident", v: m[2], line });
       else if (m[3] !== undefined) this.tokens.push({ t: "number", v: m[3], line });
       else if (m[4] !== undefined) this.tokens.push({ t: m[4], v: m[4], line });

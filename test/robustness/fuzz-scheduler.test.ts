@@ -106,4 +106,20 @@ describe("scheduler: regressions found by fuzzing", () => {
     expect(deep.status).toBe(400);
     expect(deep.text).toContain("Invalid namespace policy");
   });
+
+  it("an ACL rule string with a raw control character or an unknown escape is a 400 (it was a 500 from JSON.parse)", async () => {
+    const emu = await createStandin({ fixture: aclWorld });
+    const before = emu.stateHash();
+    const put = (rules: string) => call(emu, "PUT", "/v1/acl/policy/fuzzy", JSON.stringify({ Name: "fuzzy", Rules: rules }), { "X-Nomad-Token": MGMT });
+    // Shrunk: {"Name":"fuzzy","Description":"d","Rules":"namespace \"default\" { policy = \"\u0000read\" }"} answered 500
+    // `internal error: Bad control character in string literal in JSON at position 1`.
+    const raw = await put('namespace "default" { policy = "\u0000read" }');
+    expect(raw.status).toBe(400);
+    expect(raw.text).toContain('Invalid namespace policy: &acl.NamespacePolicy{Name:"default", Policy:"\\u0000read"');
+    expect(await put('namespace "default" { policy = "\\qread" }')).toEqual({
+      status: 400,
+      text: "policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Failed to parse ACL Policy: At 1:32: illegal char escape\n\n",
+    });
+    expect(emu.stateHash()).toBe(before);
+  });
 });
