@@ -10,11 +10,18 @@ import { gunzipSync, inflateSync } from "node:zlib";
 /** body-parser's default `limit: "100kb"`. */
 export const JSON_BODY_LIMIT = 100 * 1024;
 
-const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 415: "Unsupported Media Type" };
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error" };
 
 /** `res.json(value)`, including express's freshness check for conditional GETs. */
 export function expressJson(value: unknown, request: Request): Response {
-  const body = JSON.stringify(value) ?? "";
+  let body: string;
+  try {
+    body = JSON.stringify(value) ?? "";
+  } catch (error) {
+    // A value nested deeper than V8's JSON.stringify can go makes res.json throw; express's error handler answers 500.
+    if (error instanceof RangeError) return expressErrorPage(500);
+    throw error;
+  }
   const etag = weakEtag(body);
   const headers = new Headers({ "X-Powered-By": "Express", "Content-Type": "application/json; charset=utf-8", ETag: etag });
   const method = request.method;
@@ -32,7 +39,7 @@ function weakEtag(body: string): string {
 }
 
 /** finalhandler's production error page. */
-export function expressErrorPage(status: 400 | 413 | 415): Response {
+export function expressErrorPage(status: 400 | 413 | 415 | 500): Response {
   const page =
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
     `<pre>${STATUS_TEXT[status]}</pre>\n</body>\n</html>\n`;
