@@ -193,8 +193,18 @@ export class Standin implements ControlTarget {
   async reset(fixture?: unknown): Promise<void> {
     if (fixture !== undefined) {
       const replacement = await resolveFixtures([fixture as FixtureSource]);
+      const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
       this.startFixtures = replacement;
-      this.buildStartState();
+      try {
+        this.buildStartState();
+      } catch (error) {
+        // A fixture the services refuse (a bad job, token or session) changes nothing: not the start fixture, not the state.
+        this.startFixtures = previous.fixtures;
+        this.currentSeed = previous.seed;
+        restoreState(this, previous.state);
+        if (error instanceof FixtureError) throw error;
+        throw new FixtureError("fixture", [(error as Error).message]);
+      }
     } else {
       restoreState(this, this.startSnapshot);
       this.currentSeed = this.startSnapshot.seed;

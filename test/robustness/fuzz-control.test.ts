@@ -34,4 +34,25 @@ describe("control API: regressions found by fuzzing", () => {
     expect(restored.status).toBe(200);
     expect(emu.stateHash()).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it("a reset whose fixture a service refuses is a 400 that changes nothing, start fixture included", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("web")] } } });
+    const start = emu.stateHash();
+    await emu.clock.advance("1m");
+    const before = emu.stateHash();
+    // Shrunk: each answered 500 `internal error: …` after the emulator had dropped its state and replaced its start fixture.
+    const fixtures = [
+      { registry: { acl: { tokens: [{ SecretID: "x", Rules: { key_prefix: { "0": "maybe" } } }] } } },
+      { scheduler: { acl: { policies: [{ Name: "", Rules: "" }] } } },
+      { registry: { sessions: [{ Node: ["node-a"] }] } },
+      { scheduler: { jobs: [{ ...job("x"), Datacenters: 5 }] } },
+    ];
+    for (const fixture of fixtures) {
+      const res = await call(emu, "POST", "/_standin/reset", JSON.stringify({ fixture }));
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.problems).toEqual([expect.any(String)]);
+      expect(emu.stateHash()).toBe(before);
+    }
+    expect((await call(emu, "POST", "/_standin/reset")).body.stateHash).toBe(start);
+  });
 });
