@@ -3,9 +3,9 @@
  * journal, and keeping a realtime clock's due timers fired before a request
  * reads the state.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { compress } from "hono/compress";
+import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
 import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
@@ -27,17 +27,57 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
  */
 export function gzip(threshold: number): MiddlewareHandler {
   const compressor = compress({ encoding: "gzip", threshold });
-  if (threshold <= 0) return compressor;
-  return (c, next) =>
-    compressor(c, async () => {
-      await next();
-      const res = c.res;
-      if (!res.body || res.headers.has("Content-Length") || !/\bgzip\b/i.test(c.req.header("Accept-Encoding") ?? "")) return;
-      const bytes = await res.arrayBuffer();
-      const sized = new Response(bytes, res);
-      sized.headers.set("Content-Length", String(bytes.byteLength));
-      c.res = sized;
-    });
+  const compressing: MiddlewareHandler =
+    threshold <= 0
+      ? compressor
+      : (c, next) =>
+          compressor(c, async () => {
+            await next();
+            const res = c.res;
+            if (!res.body || res.headers.has("Content-Length") || !/\bgzip\b/i.test(c.req.header("Accept-Encoding") ?? "")) return;
+            const bytes = await res.arrayBuffer();
+            const sized = new Response(bytes, res);
+            sized.headers.set("Content-Length", String(bytes.byteLength));
+            c.res = sized;
+          });
+  // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
+  return async (c, next) => {
+    if (c.req.header("Accept-Encoding") !== undefined) return compressing(c, next);
+    await next();
+    varyAcceptEncoding(c, threshold);
+  };
+}
+
+const VARY_ACCEPT_ENCODING = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
+const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
+
+/**
+ * What Hono's compress does to a response when the client accepts no
+ * encoding: add `Vary: Accept-Encoding` where it would have compressed. It
+ * sets the header through `c.header()`, which rebuilds the response around a
+ * body stream and so takes @hono/node-server off its fast path for string
+ * bodies (one buffered write) onto streaming the body, which cost every JSON
+ * answer several times the floor. Setting it on the response's own headers
+ * keeps the fast path; same conditions, same header.
+ */
+function varyAcceptEncoding(c: Context, threshold: number): void {
+  const res = c.res;
+  const headers = res.headers;
+  const contentLength = headers.get("Content-Length");
+  if (res.status === 206 || headers.has("Content-Encoding") || headers.has("Transfer-Encoding") || c.req.method === "HEAD") return;
+  if (contentLength && Number(contentLength) < threshold) return;
+  const type = headers.get("Content-Type");
+  if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return;
+  const cacheControl = headers.get("Cache-Control");
+  if (cacheControl && NO_TRANSFORM.test(cacheControl)) return;
+  const current = headers.get("Vary");
+  if (current === "*" || (current && VARY_ACCEPT_ENCODING.test(current))) return;
+  const value = current ? `${current}, Accept-Encoding` : "Accept-Encoding";
+  try {
+    headers.set("Vary", value);
+  } catch {
+    c.header("Vary", value); // immutable headers (a fetched response): let Hono copy it
+  }
 }
 
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
