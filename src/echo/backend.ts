@@ -64,7 +64,7 @@ export type ParsedBody = { readonly ok: true; readonly body: unknown } | { reado
  */
 export async function parseJsonBody(request: Request, readBody: () => Promise<ArrayBuffer>): Promise<ParsedBody> {
   const type = request.headers.get("Content-Type");
-  if (request.body === null || !isJsonType(type)) return { ok: true, body: {} };
+  if (!hasBody(request) || !isJsonType(type)) return { ok: true, body: {} };
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type!)?.[1]?.toLowerCase() ?? "utf-8";
   if (!charset.startsWith("utf-")) return { ok: false, status: 415 };
   const encoding = (request.headers.get("Content-Encoding") ?? "identity").toLowerCase();
@@ -94,6 +94,15 @@ export async function parseJsonBody(request: Request, readBody: () => Promise<Ar
   } catch {
     return { ok: false, status: 400 };
   }
+}
+
+/**
+ * Whether the request carries a body. A stated length means one (over HTTP, @hono/node-server gives every such
+ * request a body), and checking it first spares the full web Request that asking for `request.body` builds there.
+ */
+function hasBody(request: Request): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  return request.headers.get("Content-Length") !== null || request.body !== null;
 }
 
 /** type-is' match for `application/json` (media type only, parameters ignored, case-insensitive). */
