@@ -22,6 +22,8 @@ import { buildOpenApiDocument, fixtureDocument } from "./openapi.js";
 import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
+/** The longest Go duration (2^63-1 ns) in whole milliseconds. */
+const MAX_GO_DURATION_MS = 9_223_372_036_854;
 
 export interface ControlTarget {
   readonly clock: Clock;
@@ -296,7 +298,9 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     },
     async (c, { body: { until, within } }) => {
       const outcome = await target.scenario.awaitUntil(until, within);
-      const answer = { met: outcome.met, waited: formatGoDuration(msToNanos(outcome.waitedMs)), observed: outcome.observed, ...advanceResult(target.clock, outcome.fired), index: target.index };
+      // `within` counts whole milliseconds, rounded up: waiting the longest Go duration is a fraction of a millisecond more than it can say.
+      const waited = formatGoDuration(msToNanos(Math.min(outcome.waitedMs, MAX_GO_DURATION_MS)));
+      const answer = { met: outcome.met, waited, observed: outcome.observed, ...advanceResult(target.clock, outcome.fired), index: target.index };
       if (outcome.met) return c.json(answer);
       return c.json({ error: `the condition did not hold within ${within ?? DEFAULT_AWAIT_WITHIN} of virtual time`, ...answer, stateHash: target.stateHash() }, 408);
     },

@@ -55,4 +55,13 @@ describe("control API: regressions found by fuzzing", () => {
     }
     expect((await call(emu, "POST", "/_standin/reset")).body.stateHash).toBe(start);
   });
+
+  it("await within the longest Go duration answers 408 with what it waited (it was a 500 after moving the clock)", async () => {
+    const emu = await createStandin();
+    // Shrunk: within the longest Go duration rounds up to one millisecond more, which msToNanos refused: 500 after the clock had moved.
+    const res = await call(emu, "POST", "/_standin/await", JSON.stringify({ until: { index: { above: 1000 } }, within: "2562047h47m16.854775807s" }));
+    expect(res.status).toBe(408);
+    expect(res.body.waited).toBe("2562047h47m16.854s");
+    expect(res.body.now).toBe("2318-04-12T23:47:16.855Z");
+  });
 });
