@@ -359,7 +359,7 @@ export class Standin implements ControlTarget {
         const answered = recorded ? this.tape.request(service.name, request) : undefined;
         return (response) => {
           this.idle.activity.ended();
-          answered?.(response);
+          return answered?.(response);
         };
       },
     );

@@ -123,8 +123,11 @@ export class TapeRecorder {
     this.append({ kind: "restore", seq: 0, snapshot: structuredClone(snapshot) });
   }
 
-  /** A request arrived at a service port; returns what to call with its answer. */
-  request(service: string, request: Request): ((response: Response | undefined) => void) | undefined {
+  /**
+   * A request arrived at a service port; returns what to call with its
+   * answer, which gives back the response to send in its place (see below).
+   */
+  request(service: string, request: Request): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
     if (!this.enabled || this.paused > 0) return undefined;
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
@@ -133,7 +136,8 @@ export class TapeRecorder {
     });
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: url.pathname + url.search, headers, awaited: false };
     if (!this.append(entry)) return undefined;
-    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
+    // A GET or HEAD has no body (and asking for one makes @hono/node-server build the full web Request).
+    if (request.method !== "GET" && request.method !== "HEAD" && request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
     this.open.add(entry);
     let awaitedSoFar = true;
     entry.awaited = true;
@@ -144,7 +148,7 @@ export class TapeRecorder {
       this.open.delete(entry);
       this.openMarkers.delete(entry);
       entry.awaited = awaitedSoFar;
-      if (!response) return;
+      if (!response) return undefined;
       const responseHeaders: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         if (name !== "date") responseHeaders[name] = value;
@@ -152,7 +156,17 @@ export class TapeRecorder {
       // An event stream never ends: keep its status and headers only.
       const streamed = response.headers.get("transfer-encoding") === "chunked";
       entry.response = { status: response.status, headers: responseHeaders, ...(streamed ? { streamed: true } : {}) };
-      if (!streamed && response.body !== null) this.track(bodyOf(response.clone()).then((body) => (entry.response = { ...entry.response!, body })));
+      if (streamed || response.body === null) return undefined;
+      // Read the answer once and send a buffered copy of it: cloning would tee the body into two
+      // streams, and @hono/node-server would then stream the one it sends instead of writing it at once.
+      const { status, statusText, headers } = response;
+      const sent = response.arrayBuffer().then((buffer) => {
+        const bytes = new Uint8Array(buffer);
+        entry.response = { ...entry.response!, body: keptBody(bytes) };
+        return new Response(bytes, { status, statusText, headers });
+      });
+      this.track(sent);
+      return sent;
     };
   }
 
@@ -188,7 +202,10 @@ export class TapeRecorder {
 
 /** A body as the tape keeps it: UTF-8 text when it is text, else base64; large ones as a hash. */
 export async function bodyOf(message: Request | Response): Promise<TapeBody> {
-  const bytes = new Uint8Array(await message.arrayBuffer());
+  return keptBody(new Uint8Array(await message.arrayBuffer()));
+}
+
+function keptBody(bytes: Uint8Array): TapeBody {
   if (bytes.length > MAX_BODY_BYTES) return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   const roundTrips = Buffer.from(text, "utf8").equals(Buffer.from(bytes));

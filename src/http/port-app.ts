@@ -17,10 +17,12 @@ export class PortApp extends Hono {
     private readonly beforeEach: () => void,
     /**
      * Told when each request starts; what it returns is called with the
-     * answer once the response is ready (undefined when the handler threw).
+     * answer once the response is ready (undefined when the handler threw),
+     * and may hand back a replacement to send instead (the tape reads the
+     * body once and passes on a buffered copy).
      * Idle skipping counts running requests; the tape records them.
      */
-    private readonly observe: (request: Request, control: boolean) => (response: Response | undefined) => void = () => () => {},
+    private readonly observe: (request: Request, control: boolean) => (response: Response | undefined) => Response | Promise<Response> | void = () => () => {},
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
@@ -37,18 +39,14 @@ export class PortApp extends Hono {
       }
       if (answer instanceof Promise) {
         return answer.then(
-          (response) => {
-            done(response);
-            return response;
-          },
+          (response) => done(response) ?? response,
           (error: unknown) => {
             done(undefined);
             throw error;
           },
         );
       }
-      done(answer);
-      return answer;
+      return done(answer) ?? answer;
     };
   }
 }
