@@ -8,7 +8,7 @@ import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
 import type { SchedulerEngine } from "./engine.js";
-import { canonicalizeJob, formatMultierror, specChanged, validateJob } from "./jobspec.js";
+import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
@@ -99,7 +99,14 @@ export function schedulerActions({ state, engine, ctx, region }: SchedulerAction
   /** Registers a job document as `PUT /v1/jobs` takes its `Job` (canonicalized and validated the same way). */
   const registerJob = (document: Record<string, unknown>, where: string) => {
     const namespace = (document.Namespace as string | undefined) || "default";
-    const job = canonicalizeJob(document, { region: (document.Region as string | undefined) || region(), namespace });
+    let job: Record<string, unknown>;
+    try {
+      job = canonicalizeJob(document, { region: (document.Region as string | undefined) || region(), namespace });
+    } catch (error) {
+      // A field of the wrong type: the 400 PUT /v1/jobs gives, naming the step.
+      if (error instanceof JobDecodeError) throw new ActionError(400, `${where}: ${error.message}`);
+      throw error;
+    }
     const errors = validateJob(job);
     if (errors.length) throw new ActionError(400, `${where}: ${formatMultierror(errors).trim()}`);
     if (!state.namespaces.get(namespace)) throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);

@@ -64,4 +64,13 @@ describe("control API: regressions found by fuzzing", () => {
     expect(res.body.waited).toBe("2562047h47m16.854s");
     expect(res.body.now).toBe("2318-04-12T23:47:16.855Z");
   });
+
+  it("a job-register action with a wrongly typed field is a 400 naming it (it was a 500)", async () => {
+    const emu = await createStandin();
+    const before = emu.stateHash();
+    // Shrunk: {"do":"job-register","job":{…,"TaskGroups":[{…,"Count":-63.2405077576376}]}} answered 500 `internal error: json: cannot unmarshal …`.
+    const res = await call(emu, "POST", "/_standin/actions", JSON.stringify({ do: "job-register", job: job("web", -63.2405077576376) }));
+    expect(res).toEqual({ status: 400, body: { error: "job-register: json: cannot unmarshal number -63.2405077576376 into Go struct field TaskGroup.Job.TaskGroups.Count of type int" } });
+    expect(emu.stateHash()).toBe(before);
+  });
 });
