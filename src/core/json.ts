@@ -90,76 +90,80 @@ function containsBigInt(value: unknown, depth = 0): boolean {
 
 /** A serializer matching JSON.stringify's output (including `null` for non-finite numbers) plus bigint and key sorting. */
 function serialize(value: unknown, options: EncodeOptions): string {
-  const indentUnit = options.pretty ? "    " : "";
-  const sort = options.sortKeys ?? false;
-  const parts: string[] = [];
+  return writeValue(resolveToJSON(value), "", options.pretty ?? false, options.sortKeys ?? false) ?? "null";
+}
 
-  const write = (raw: unknown, indent: string, inArray: boolean): boolean => {
-    const v = resolveToJSON(raw);
-    switch (typeof v) {
-      case "string":
-        parts.push(JSON.stringify(v));
-        return true;
-      case "number":
-        parts.push(Number.isFinite(v) ? String(v) : "null");
-        return true;
-      case "bigint":
-        parts.push(v.toString());
-        return true;
-      case "boolean":
-        parts.push(v ? "true" : "false");
-        return true;
-      case "undefined":
-      case "function":
-      case "symbol":
-        if (inArray) parts.push("null");
-        return inArray;
+/**
+ * The text of a value whose `toJSON` has been applied; undefined for what JSON
+ * leaves out (undefined, functions, symbols). Built by string concatenation
+ * (V8 joins the pieces once, when the text is used): this runs on every list
+ * answer of the scheduler, so it avoids per-value arrays, closures and calls
+ * into JSON.stringify for strings that need no escaping.
+ */
+function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean): string | undefined {
+  switch (typeof v) {
+    case "string":
+      return quote(v);
+    case "number":
+      return Number.isFinite(v) ? String(v) : "null";
+    case "bigint":
+      return v.toString();
+    case "boolean":
+      return v ? "true" : "false";
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  if (v === null) return "null";
+  const inner = pretty ? indent + "    " : "";
+  const separator = pretty ? ",\n" + inner : ",";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    let text = pretty ? "[\n" + inner : "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) text += separator;
+      text += writeValue(resolveToJSON(v[i]), inner, pretty, sort) ?? "null";
     }
-    if (v === null) {
-      parts.push("null");
-      return true;
-    }
-    const inner = indent + indentUnit;
-    const open = options.pretty ? "\n" + inner : "";
-    const sep = options.pretty ? ",\n" + inner : ",";
-    const close = options.pretty ? "\n" + indent : "";
-    if (Array.isArray(v)) {
-      if (v.length === 0) {
-        parts.push("[]");
-        return true;
-      }
-      parts.push("[" + open);
-      v.forEach((item, i) => {
-        if (i > 0) parts.push(sep);
-        write(item, inner, true);
-      });
-      parts.push(close + "]");
-      return true;
-    }
-    const record = v as Record<string, unknown>;
-    const keys = sort ? Object.keys(record).sort(compareBytewise) : Object.keys(record);
-    let first = true;
-    const start = parts.length;
-    parts.push("{" + open);
-    for (const key of keys) {
-      const child = resolveToJSON(record[key]);
-      if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
-      if (!first) parts.push(sep);
-      first = false;
-      parts.push(JSON.stringify(key) + (options.pretty ? ": " : ":"));
-      write(child, inner, false);
-    }
-    if (first) {
-      parts.length = start;
-      parts.push("{}");
-    } else {
-      parts.push(close + "}");
-    }
-    return true;
-  };
+    return text + (pretty ? "\n" + indent + "]" : "]");
+  }
+  const record = v as Record<string, unknown>;
+  const keys = sort ? sortBytewise(Object.keys(record)) : Object.keys(record);
+  let text = "";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const child = writeValue(resolveToJSON(record[key]), inner, pretty, sort);
+    if (child === undefined) continue;
+    text += (text === "" ? (pretty ? "{\n" + inner : "{") : separator) + quoteKey(key) + (pretty ? ": " : ":") + child;
+  }
+  return text === "" ? "{}" : text + (pretty ? "\n" + indent + "}" : "}");
+}
 
-  if (!write(value, "", false)) return "null";
-  return parts.join("");
+/** What JSON.stringify escapes in a string: `"`, `\\`, control characters, and (lone) surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const SURROGATE = /[\ud800-\udfff]/;
+
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
+}
+
+/** Object keys repeat from answer to answer (field names): their quoted form is kept, up to a bound. */
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = quote(key);
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** Sorts byte-wise: the default order (UTF-16 code units) is the same unless a key holds a surrogate. */
+function sortBytewise(keys: string[]): string[] {
+  if (keys.length < 2) return keys;
+  for (const key of keys) if (SURROGATE.test(key)) return keys.sort(compareBytewise);
+  return keys.sort();
 }
 
 /** Applies `toJSON` first, as JSON.stringify does, so a `toJSON` returning undefined drops the property. */
