@@ -41,6 +41,44 @@ export const INITIAL_INDEX = 1;
 interface TableState {
   index: number;
   rows: Map<string, Row>;
+  /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
+  groupings: Grouping[];
+}
+
+interface Grouping {
+  readonly keyOf: (row: Row) => string;
+  /** Group key → IDs; undefined until first used, and again after a restore. */
+  members: Map<string, Set<string>> | undefined;
+}
+
+function setRow(state: TableState, id: string, row: Row): void {
+  const previous = state.rows.get(id);
+  state.rows.set(id, row);
+  for (const grouping of state.groupings) {
+    if (!grouping.members) continue;
+    if (previous !== undefined) leaveGroup(grouping, grouping.keyOf(previous), id);
+    joinGroup(grouping, grouping.keyOf(row), id);
+  }
+}
+
+function removeRow(state: TableState, id: string): void {
+  const previous = state.rows.get(id);
+  if (previous === undefined) return;
+  state.rows.delete(id);
+  for (const grouping of state.groupings) if (grouping.members) leaveGroup(grouping, grouping.keyOf(previous), id);
+}
+
+function joinGroup(grouping: Grouping, key: string, id: string): void {
+  let ids = grouping.members!.get(key);
+  if (!ids) grouping.members!.set(key, (ids = new Set()));
+  ids.add(id);
+}
+
+function leaveGroup(grouping: Grouping, key: string, id: string): void {
+  const ids = grouping.members!.get(key);
+  if (!ids) return;
+  ids.delete(id);
+  if (ids.size === 0) grouping.members!.delete(key);
 }
 
 class Transaction {
@@ -82,6 +120,26 @@ export class Table<T extends Row = Row> {
     return this.state.rows.keys();
   }
 
+  /**
+   * A secondary index: returns a lookup of the rows whose `keyOf(row)` is a
+   * given key (in unspecified order), kept up to date through writes,
+   * rollbacks and restores, so finding a job's evaluations does not scan
+   * every evaluation. Register once per table, when the service is built.
+   */
+  groupBy(keyOf: (row: T) => string): (key: string) => T[] {
+    const state = this.state;
+    const grouping: Grouping = { keyOf: keyOf as (row: Row) => string, members: undefined };
+    state.groupings.push(grouping);
+    return (key) => {
+      if (!grouping.members) {
+        grouping.members = new Map();
+        for (const [id, row] of state.rows) joinGroup(grouping, grouping.keyOf(row), id);
+      }
+      const ids = grouping.members.get(key);
+      return ids ? [...ids].map((id) => state.rows.get(id) as T) : [];
+    };
+  }
+
   /** Rows sorted by ID (byte-wise on the ID string). */
   sorted(): T[] {
     return [...this.state.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row as T);
@@ -94,8 +152,8 @@ export class Table<T extends Row = Row> {
     const had = rows.has(id);
     const previous = rows.get(id);
     const frozen = Object.isFrozen(row) ? row : Object.freeze(row);
-    rows.set(id, frozen);
-    tx.undo.push(() => (had ? rows.set(id, previous!) : rows.delete(id)));
+    setRow(this.state, id, frozen);
+    tx.undo.push(() => (had ? setRow(this.state, id, previous!) : removeRow(this.state, id)));
     this.store.touch(tx, this.name, this.state);
     return frozen;
   }
@@ -118,8 +176,8 @@ export class Table<T extends Row = Row> {
     const rows = this.state.rows;
     if (!rows.has(id)) return false;
     const previous = rows.get(id)!;
-    rows.delete(id);
-    tx.undo.push(() => rows.set(id, previous));
+    removeRow(this.state, id);
+    tx.undo.push(() => setRow(this.state, id, previous));
     this.store.touch(tx, this.name, this.state);
     return true;
   }
@@ -154,7 +212,7 @@ export class Store {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { index: 0, rows: new Map() };
+      state = { index: 0, rows: new Map(), groupings: [] };
       this.tables.set(name, state);
     }
     return state;
@@ -238,6 +296,7 @@ export class Store {
     for (const state of this.tables.values()) {
       state.rows.clear();
       state.index = 0;
+      for (const grouping of state.groupings) grouping.members = undefined; // rebuilt when next used
     }
     for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
       const state = this.stateOf(name);

@@ -175,6 +175,13 @@ export class SchedulerState {
   readonly evals: Table<EvalRow>;
   readonly allocs: Table<AllocRow>;
   readonly deployments: Table<DeploymentRow>;
+  // Rows by job (and allocations by node): registering a job looks these up, and a scan of the whole table each
+  // time made registering N jobs take O(N²).
+  private readonly versionsByJob: (key: string) => JobRow[];
+  private readonly evalsByJob: (key: string) => EvalRow[];
+  private readonly allocsByJob: (key: string) => AllocRow[];
+  private readonly allocsByNode: (nodeId: string) => AllocRow[];
+  private readonly deploymentsByJob: (key: string) => DeploymentRow[];
 
   constructor(readonly ctx: ServiceContext) {
     const s = ctx.store;
@@ -186,6 +193,11 @@ export class SchedulerState {
     this.evals = s.table(TABLES.evals);
     this.allocs = s.table(TABLES.allocs);
     this.deployments = s.table(TABLES.deployments);
+    this.versionsByJob = this.versions.groupBy((v) => jobKey(v.Namespace, v.ID));
+    this.evalsByJob = this.evals.groupBy((e) => jobKey(e.Namespace, e.JobID));
+    this.allocsByJob = this.allocs.groupBy((a) => jobKey(a.Namespace, a.JobID));
+    this.allocsByNode = this.allocs.groupBy((a) => a.NodeID);
+    this.deploymentsByJob = this.deployments.groupBy((d) => jobKey(d.Namespace, d.JobID));
   }
 
   job(namespace: string, id: string): JobRow | undefined {
@@ -194,24 +206,23 @@ export class SchedulerState {
 
   /** Versions of a job, newest first. */
   jobVersions(namespace: string, id: string): JobRow[] {
-    const prefix = `${namespace}\u0000${id}\u0000`;
-    return [...this.versions.ids()].filter((k) => k.startsWith(prefix)).sort().reverse().map((k) => this.versions.get(k)!);
+    return this.versionsByJob(jobKey(namespace, id)).sort((a, b) => b.Version - a.Version);
   }
 
   allocsOfJob(namespace: string, id: string): AllocRow[] {
-    return byCreateIndex([...this.allocs.values()].filter((a) => a.Namespace === namespace && a.JobID === id));
+    return byCreateIndex(this.allocsByJob(jobKey(namespace, id)));
   }
 
   evalsOfJob(namespace: string, id: string): EvalRow[] {
-    return byCreateIndex([...this.evals.values()].filter((e) => e.Namespace === namespace && e.JobID === id));
+    return byCreateIndex(this.evalsByJob(jobKey(namespace, id)));
   }
 
   deploymentsOfJob(namespace: string, id: string): DeploymentRow[] {
-    return byCreateIndex([...this.deployments.values()].filter((d) => d.Namespace === namespace && d.JobID === id)).reverse();
+    return byCreateIndex(this.deploymentsByJob(jobKey(namespace, id))).reverse();
   }
 
   allocsOnNode(nodeId: string): AllocRow[] {
-    return byCreateIndex([...this.allocs.values()].filter((a) => a.NodeID === nodeId));
+    return byCreateIndex(this.allocsByNode(nodeId));
   }
 
   /** The table index a read of these tables reports (never below 1 on the wire). */
