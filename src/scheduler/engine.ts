@@ -112,7 +112,7 @@ export class SchedulerEngine {
           ModifyIndex: index,
           JobModifyIndex: index,
         };
-        state.jobs.put(jobKey(ns, id), row);
+        row = state.jobs.put(jobKey(ns, id), row);
         this.storeVersion(row);
         if (!state.summaries.get(jobKey(ns, id))) this.initSummary(row);
         else this.ensureSummaryGroups(row);
@@ -145,7 +145,7 @@ export class SchedulerEngine {
         job = existing;
       } else {
         job = { ...existing, Stop: true, Version: existing.Version + 1, SubmitTime: ctx.clock.now(), ModifyIndex: index, JobModifyIndex: index, Stable: false };
-        state.jobs.put(jobKey(namespace, id), job);
+        job = state.jobs.put(jobKey(namespace, id), job);
         this.storeVersion(job);
       }
       ctx.clock.cancelFor(TIMERS.periodic, jobKey(namespace, id));
@@ -835,8 +835,7 @@ export class SchedulerEngine {
   private markStable(job: JobRow): void {
     const { state, ctx } = this;
     const index = ctx.store.writeIndex();
-    const stable = { ...job, Stable: true, ModifyIndex: index };
-    state.jobs.put(jobKey(job.Namespace, job.ID), stable);
+    const stable = state.jobs.put(jobKey(job.Namespace, job.ID), { ...job, Stable: true, ModifyIndex: index });
     state.versions.put(versionKey(job.Namespace, job.ID, job.Version), stable);
   }
 
