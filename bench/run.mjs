@@ -2,30 +2,45 @@
  * `npm run bench`: standin's performance report. Measures, in one run and
  * against baselines taken in the same run on the same machine:
  *   1. CLI start to ready (vs. a bare node:http process),
- *   2. in-process createStandin() + first request,
- *   3. emu.reset(),
- *   4. control-route throughput over HTTP (vs. a bare node:http floor).
+ *   2. in-process createStandin() + first request, emu.reset(), the clock at 100k timers,
+ *   3. throughput and latency of five routes over HTTP (each vs. a bare node:http
+ *      floor serving the same bytes),
+ *   4. scale curves in process (jobs list/filter/page, TTL sessions, blocking
+ *      queries woken by one write, snapshot/restore) and memory, each case in a
+ *      fresh child process.
  * Prints a markdown table to stdout (progress goes to stderr) and writes
  * bench/results/latest.json. Exits 0 even when a target is missed; exits 1
  * only when the bench itself could not run.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCreate, measureReset, measureTimerAdvance } from "./lib/in-process.mjs";
 import { interruption, killChildrenOnExit, stopAllChildren } from "./lib/processes.mjs";
 import { buildRows, environment, environmentLine, markdownTable, notes, verdict, writeJson } from "./lib/report.mjs";
+import { measureScale } from "./lib/scale.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { measureStartup } from "./lib/startup.mjs";
-import { measureThroughput } from "./lib/throughput.mjs";
+import { measureThroughput, throughputFixture } from "./lib/throughput.mjs";
 
 const RESULTS_FILE = fileURLToPath(new URL("./results/latest.json", import.meta.url));
 
-// Sized to keep the whole run well under 90 s on a 2-core machine.
+// Sized to keep the whole run around 3 minutes on a 2-core machine (the 100k cases dominate).
 const SETTINGS = {
   startup: { runs: 10 },
   create: { warmups: 5, iterations: 50 },
   reset: { warmups: 50, iterations: 500 },
   timers: { timers: 100_000, iterations: 5 },
-  throughput: { connections: 10, warmupSeconds: 1, durationSeconds: 3, rounds: 3 },
+  throughput: { connections: 10, warmupSeconds: 0.5, durationSeconds: 2, rounds: 3 },
+  scale: {
+    jobs: [1_000, 10_000, 100_000],
+    sessions: [1_000, 10_000, 100_000],
+    blocking: [100, 1_000, 10_000],
+    snapshotJobs: 10_000,
+    memory: { jobs: 10_000, sessions: 100_000 },
+    caseLimitSeconds: 45,
+  },
 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
@@ -42,10 +57,22 @@ async function main() {
   const reset = await measureReset(SETTINGS.reset);
   progress(`clock: ${SETTINGS.timers.timers} timers, ${SETTINGS.timers.iterations} runs…`);
   const timers = await measureTimerAdvance(SETTINGS.timers);
-  progress(`throughput, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server…`);
-  const throughput = await measureThroughput(SETTINGS.throughput);
 
-  const rows = buildRows({ startup, create, reset, timers, throughput }, SETTINGS);
+  progress(`throughput, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server and route…`);
+  const fixtureDir = await mkdtemp(join(tmpdir(), "standin-bench-"));
+  let throughput;
+  try {
+    const fixtureFile = join(fixtureDir, "throughput.json");
+    await writeFile(fixtureFile, JSON.stringify(throughputFixture()));
+    throughput = await measureThroughput(SETTINGS.throughput, { fixtureFile, progress });
+  } finally {
+    await rm(fixtureDir, { recursive: true, force: true });
+  }
+
+  progress(`scale curves and memory (each case in a fresh process, at most ${SETTINGS.scale.caseLimitSeconds} s)…`);
+  const scale = await measureScale(SETTINGS.scale, progress);
+
+  const rows = buildRows({ startup, create, reset, timers, throughput, scale }, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;
 
   console.log(environmentLine(env));
@@ -73,6 +100,7 @@ async function main() {
       reset: { ...summarize(reset), samples: reset },
       timers,
       throughput,
+      scale,
     },
   });
 }

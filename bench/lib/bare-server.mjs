@@ -3,7 +3,7 @@
  *
  *   node bench/lib/bare-server.mjs                 answers 200 "x" to everything
  *   node bench/lib/bare-server.mjs '<json spec>'   answers with exactly the given
- *       {"status":200,"contentType":"application/json","bodyBase64":"..."}
+ *       {"status":200,"contentType":"application/json","bodyBase64":"...","headers":[["X-Name","value"],…]}
  *
  * It listens on a free port and prints `listening http://127.0.0.1:PORT`
  * once it accepts connections. Nothing else runs here on purpose: this is
@@ -15,8 +15,11 @@ const spec = process.argv[2] ? JSON.parse(process.argv[2]) : { status: 200, cont
 const body = Buffer.from(spec.bodyBase64, "base64");
 // Prebuilt once so each request costs only the write: this is the floor.
 const headers = { "Content-Type": spec.contentType, "Content-Length": String(body.length) };
+for (const [name, value] of spec.headers ?? []) headers[name] = value;
 
-const server = createServer((_request, response) => {
+const server = createServer((request, response) => {
+  // A request body (POST /echo) is read and dropped, as any server must before the connection is reused.
+  request.resume();
   response.writeHead(spec.status, headers);
   response.end(body);
 });

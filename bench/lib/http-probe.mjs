@@ -9,15 +9,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** GET `url`; resolves with status, headers and the whole body as a Buffer. */
 export function get(url) {
+  return send(url);
+}
+
+/** One request (`method`, `headers`, string `body`); resolves like `get`. */
+export function send(url, { method = "GET", headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "GET", agent: false }, (response) => {
+    const req = request(url, { method, headers, agent: false }, (response) => {
       const chunks = [];
       response.on("data", (chunk) => chunks.push(chunk));
       response.on("end", () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on("error", reject);
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }
 

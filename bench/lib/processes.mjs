@@ -30,8 +30,8 @@ export function spawnNode(args, options = {}) {
   return child;
 }
 
-/** Resolves with the first capture group of `pattern` once the child's stdout matches it. */
-export function waitForOutput(child, pattern, timeoutMs = 10_000) {
+/** Resolves with the first capture group of `pattern` (all of them with `allGroups`) once the child's stdout matches it. */
+export function waitForOutput(child, pattern, timeoutMs = 10_000, { allGroups = false } = {}) {
   return new Promise((resolve, reject) => {
     let seen = "";
     const cleanup = () => {
@@ -44,7 +44,7 @@ export function waitForOutput(child, pattern, timeoutMs = 10_000) {
       const match = pattern.exec(seen);
       if (match) {
         cleanup();
-        resolve(match[1]);
+        resolve(allGroups ? match.slice(1) : match[1]);
       }
     };
     const onExit = (code, signal) => {

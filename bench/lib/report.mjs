@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname } from "node:path";
-import { summarize } from "./stats.mjs";
+import { median, summarize } from "./stats.mjs";
 
 export function environment() {
   const cores = cpus();
@@ -19,30 +19,39 @@ export function environmentLine(env) {
 
 // Sub-millisecond values (reset takes microseconds) keep three decimals so they do not print as 0.00.
 const ms = (value) => `${value.toFixed(value < 1 ? 3 : value < 10 ? 2 : 1)} ms`;
+const us = (value) => `${value.toFixed(value < 1 ? 3 : value < 10 ? 2 : 1)} µs`;
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const perSecond = (value) => `${Math.round(value).toLocaleString("en-US")} req/s`;
 const times = (value) => `${value.toFixed(2)}×`;
 const share = (value) => `${times(value)} (${Math.round(value * 100)} %)`;
+const count = (n) => n.toLocaleString("en-US");
+/** 1000 → "1k", 100000 → "100k". */
+const short = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+const FORMATS = { ms, "req/s": perSecond, MB: (value) => `${value.toFixed(1)} MB` };
 
 /**
  * A row's `target` judges one number: `atMost`/`atLeast` apply to the
  * standin value, `ratioAtLeast` to standin/baseline. Rows without a target
  * (p99, max, latency) are context for the judged row above them.
+ * `cells` overrides how the standin/baseline/ratio cells print.
  */
-function row(measure, { unit, standin, baseline = null, target = null, ratioFormat = times }) {
-  const ratio = baseline === null ? null : standin / baseline;
+function row(measure, { unit, standin, baseline = null, target = null, ratio: givenRatio, ratioFormat = times, cells = {}, extra = {} }) {
+  const ratio = givenRatio !== undefined ? givenRatio : baseline === null || standin === null ? null : standin / baseline;
   let met = null;
   let targetText = "—";
   if (target?.atMost !== undefined) {
-    met = standin <= target.atMost;
-    targetText = `≤ ${target.atMost} ms`;
+    met = standin !== null && standin <= target.atMost;
+    targetText = `≤ ${target.atMost.toLocaleString("en-US")} ${unit}`;
   } else if (target?.atLeast !== undefined) {
-    met = standin >= target.atLeast;
-    targetText = `≥ ${target.atLeast}`;
+    met = standin !== null && standin >= target.atLeast;
+    targetText = `≥ ${target.atLeast} ${unit}`;
   } else if (target?.ratioAtLeast !== undefined) {
-    met = ratio >= target.ratioAtLeast;
-    targetText = `≥ ${Math.round(target.ratioAtLeast * 100)} % of baseline`;
+    met = ratio !== null && ratio >= target.ratioAtLeast;
+    targetText = `≥ ${Math.round(target.ratioAtLeast * 100)} % of floor`;
   }
-  const format = unit === "req/s" ? perSecond : ms;
+  if (target?.text) targetText = target.text;
+  const format = FORMATS[unit] ?? ms;
   return {
     measure,
     unit,
@@ -51,19 +60,25 @@ function row(measure, { unit, standin, baseline = null, target = null, ratioForm
     ratio,
     target: targetText,
     met,
-    cells: [measure, format(standin), baseline === null ? "—" : format(baseline), ratio === null ? "—" : ratioFormat(ratio), targetText, met === null ? "—" : met ? "yes" : "**MISSED**"],
+    ...extra,
+    cells: [
+      measure,
+      cells.standin ?? (standin === null ? "—" : format(standin)),
+      cells.baseline ?? (baseline === null ? "—" : format(baseline)),
+      cells.ratio ?? (ratio === null ? "—" : ratioFormat(ratio)),
+      targetText,
+      met === null ? "—" : met ? "yes" : "**MISSED**",
+    ],
   };
 }
 
-export function buildRows({ startup, create, reset, timers, throughput }, settings) {
+function startupRows({ startup, create, reset, timers }, settings) {
   const standinReady = summarize(startup.standin.map((r) => r.readyMs));
   const bareReady = summarize(startup.bare.map((r) => r.readyMs));
   const createStats = summarize(create);
   const resetStats = summarize(reset);
   const advanceStats = summarize(timers.advance);
   const scheduleStats = summarize(timers.schedule);
-  const { standin: standinLoad, floor } = throughput;
-  const load = `${settings.throughput.connections} conns, median of ${settings.throughput.rounds} rounds × ${settings.throughput.durationSeconds} s`;
   return [
     row(`CLI start → ready, median (N=${standinReady.n})`, { unit: "ms", standin: standinReady.median, baseline: bareReady.median, target: { atMost: 300 } }),
     row("CLI start → ready, max", { unit: "ms", standin: standinReady.max, baseline: bareReady.max }),
@@ -71,18 +86,139 @@ export function buildRows({ startup, create, reset, timers, throughput }, settin
     row("createStandin() + first request, p99", { unit: "ms", standin: createStats.p99 }),
     row(`emu.reset(), median (N=${resetStats.n})`, { unit: "ms", standin: resetStats.median, target: { atMost: 5 } }),
     row("emu.reset(), p99", { unit: "ms", standin: resetStats.p99 }),
-    row(`clock: advance past ${settings.timers.timers.toLocaleString("en-US")} pending timers, median (N=${advanceStats.n})`, { unit: "ms", standin: advanceStats.median, target: { atMost: 500 } }),
-    row(`clock: schedule ${settings.timers.timers.toLocaleString("en-US")} timers, median`, { unit: "ms", standin: scheduleStats.median }),
-    row(`GET /_standin/clock throughput (${load})`, {
-      unit: "req/s",
-      standin: standinLoad.requestsPerSecond,
-      baseline: floor.requestsPerSecond,
-      target: { ratioAtLeast: 0.7 },
-      ratioFormat: share,
-    }),
-    row("GET /_standin/clock latency p50", { unit: "ms", standin: standinLoad.p50Ms, baseline: floor.p50Ms }),
-    row("GET /_standin/clock latency p99", { unit: "ms", standin: standinLoad.p99Ms, baseline: floor.p99Ms }),
+    row(`clock: advance past ${count(settings.timers.timers)} pending timers, median (N=${advanceStats.n})`, { unit: "ms", standin: advanceStats.median, target: { atMost: 500 } }),
+    row(`clock: schedule ${count(settings.timers.timers)} timers, median`, { unit: "ms", standin: scheduleStats.median }),
   ];
+}
+
+function throughputRows(throughput, settings) {
+  const load = `${settings.throughput.connections} conns, median of ${settings.throughput.rounds} rounds × ${settings.throughput.durationSeconds} s`;
+  const rows = [];
+  for (const [id, route] of Object.entries(throughput)) {
+    const { standin, floor } = route;
+    rows.push(
+      row(`${route.label} throughput (${load})`, {
+        unit: "req/s",
+        standin: standin.requestsPerSecond,
+        baseline: floor.requestsPerSecond,
+        target: route.simple ? { ratioAtLeast: 0.7 } : { text: "— (RS256 verify per request; see notes)" },
+        ratioFormat: share,
+        extra: { route: id },
+      }),
+    );
+    rows.push(
+      row(`${route.label} latency p50 / p99`, {
+        unit: "ms",
+        standin: standin.p50Ms,
+        baseline: floor.p50Ms,
+        cells: {
+          standin: `${standin.p50Ms.toFixed(3)} / ${standin.p99Ms.toFixed(3)} ms`,
+          baseline: `${floor.p50Ms.toFixed(3)} / ${floor.p99Ms.toFixed(3)} ms`,
+          ratio: `${times(standin.p50Ms / floor.p50Ms)} / ${times(standin.p99Ms / floor.p99Ms)}`,
+        },
+        extra: { route: id, p99: standin.p99Ms, baselineP99: floor.p99Ms },
+      }),
+    );
+  }
+  return rows;
+}
+
+/**
+ * A point of a scale curve: the time, and the time per item next to it. The
+ * ratio column is the time per item relative to the curve's first (smallest)
+ * point: 1.00× is linear growth, 10× at ten times the items is quadratic.
+ */
+function curveRows(points, { label, unitName, pick, target }) {
+  const first = points.find((p) => !p.timedOut);
+  const firstPerItem = first ? pick(first) / first.n : null;
+  return points.map((point) => {
+    const measure = label(point);
+    const judged = target && target.n === point.n ? { atMost: target.atMost } : null;
+    if (point.timedOut) {
+      return row(measure, {
+        unit: "ms",
+        standin: null,
+        target: judged,
+        cells: { standin: `> ${point.limitSeconds} s (stopped)` },
+        extra: { n: point.n, timedOut: true },
+      });
+    }
+    const value = pick(point);
+    const perItemUs = (value / point.n) * 1000;
+    return row(measure, {
+      unit: "ms",
+      standin: value,
+      ratio: firstPerItem === null ? null : value / point.n / firstPerItem,
+      target: judged,
+      cells: { standin: `${ms(value)} (${us(perItemUs)}/${unitName})` },
+      extra: { n: point.n, perItemUs },
+    });
+  });
+}
+
+function scaleRows(scale, settings) {
+  const rows = [];
+  rows.push(
+    ...curveRows(scale.jobs, {
+      label: (p) => `jobs: seed ${short(p.n)} (fixtures of 1,000)`,
+      unitName: "job",
+      pick: (p) => p.seedMs,
+    }),
+  );
+  rows.push(
+    ...curveRows(scale.jobs, {
+      label: (p) => `jobs: GET /v1/jobs?filter=(10 %)&per_page=20 over ${short(p.n)}, p50${p.listMs ? ` (N=${p.listMs.length})` : ""}`,
+      unitName: "job",
+      pick: (p) => median(p.listMs),
+      target: { n: 10_000, atMost: 20 },
+    }),
+  );
+  rows.push(
+    ...curveRows(scale.sessions, {
+      label: (p) => `sessions: create ${short(p.n)} with TTL (fixtures of 10,000)`,
+      unitName: "session",
+      pick: (p) => p.createMs,
+    }),
+  );
+  rows.push(
+    ...curveRows(scale.sessions, {
+      label: (p) => `sessions: expire ${short(p.n)} with one advance`,
+      unitName: "session",
+      pick: (p) => p.expireMs,
+      target: { n: 100_000, atMost: 2_000 },
+    }),
+  );
+  rows.push(
+    ...curveRows(scale.blocking, {
+      label: (p) => `blocking: wake ${short(p.n)} parked GET /v1/jobs?index= with one write (write → last answer)`,
+      unitName: "query",
+      pick: (p) => p.wakeMs,
+      target: { n: 10_000, atMost: 500 },
+    }),
+  );
+  const snap = scale.snapshot;
+  const snapLabel = short(settings.scale.snapshotJobs);
+  if (snap.timedOut) {
+    rows.push(row(`snapshot: ${snapLabel} jobs`, { unit: "ms", standin: null, cells: { standin: `> ${snap.limitSeconds} s (stopped)` } }));
+  } else {
+    rows.push(row(`snapshot: GET /_standin/snapshot, ${snapLabel} jobs (${mb(snap.bytes)} of JSON)`, { unit: "ms", standin: snap.getMs }));
+    rows.push(row(`snapshot: PUT /_standin/snapshot (restore that document)`, { unit: "ms", standin: snap.putMs }));
+    rows.push(row(`snapshot: emu.snapshot() / emu.restore(), ${snapLabel} jobs`, { unit: "ms", standin: snap.snapshotMs, cells: { standin: `${ms(snap.snapshotMs)} / ${ms(snap.restoreMs)}` }, extra: { restoreMs: snap.restoreMs } }));
+  }
+  const memory = scale.memory;
+  const empty = scale.memoryEmpty;
+  const memoryLabel = `memory: RSS with ${short(settings.scale.memory.jobs)} jobs + ${short(settings.scale.memory.sessions)} sessions (fresh process, after GC)`;
+  if (memory.timedOut) {
+    rows.push(row(memoryLabel, { unit: "MB", standin: null, target: { atMost: 300 }, cells: { standin: `> ${memory.limitSeconds} s (stopped)` } }));
+  } else {
+    rows.push(row(memoryLabel, { unit: "MB", standin: memory.rssBytes / 2 ** 20, baseline: empty.rssBytes / 2 ** 20, target: { atMost: 300 } }));
+    rows.push(row("memory: JS heap used, same process", { unit: "MB", standin: memory.heapUsedBytes / 2 ** 20, baseline: empty.heapUsedBytes / 2 ** 20 }));
+  }
+  return rows;
+}
+
+export function buildRows({ startup, create, reset, timers, throughput, scale }, settings) {
+  return [...startupRows({ startup, create, reset, timers }, settings), ...throughputRows(throughput, settings), ...scaleRows(scale, settings)];
 }
 
 export function markdownTable(rows) {
@@ -98,10 +234,18 @@ export function notes(settings) {
     "- CLI start → ready: spawn of `node bin/standin start` (ports 0) to the first 200 from GET /_standin/ready;",
     "  baseline: spawn of bench/lib/bare-server.mjs (bare node:http) to its first 200. Runs interleaved, one warm-up each discarded.",
     `- In-process rows have no baseline. p99 is nearest-rank: at N=${settings.create.iterations} it is the slowest sample.`,
-    "- Throughput: both servers in child processes, loaded one at a time with autocannon (keep-alive) from the bench process,",
-    `  in ${settings.throughput.rounds} alternating rounds (each after a ${settings.throughput.warmupSeconds} s warm-up); the row shows the round with the median ratio`,
-    "  (all rounds are in the JSON). The floor is bare node:http answering standin's exact status, content-type and body.",
-    "- Targets are judged on the first row of each group (median, or requests/s); p99, max and latency rows are context.",
+    "- Throughput: one standin (CLI, a fixture with 20 jobs and 50 sessions) and, per route, a bare node:http floor answering",
+    "  standin's exact status, headers and body; both in child processes, loaded one at a time with autocannon (keep-alive)",
+    `  from the bench process, in ${settings.throughput.rounds} alternating rounds (each after a ${settings.throughput.warmupSeconds} s warm-up); each route shows its round with`,
+    "  the median ratio (all rounds are in the JSON). Simple routes (≥ 70 % target): /_standin/clock, /v1/jobs, /v1/session/list,",
+    "  /echo. /auth/info/providerjwt verifies an RS256 signature per request (the floor does no crypto): reported, not judged.",
+    "- Scale rows run in process (createStandin from dist/), each case in a fresh child process stopped after",
+    `  ${settings.scale.caseLimitSeconds} s. The ratio column there is the time per item relative to the curve's smallest size`,
+    "  (1.00× = linear; ~10× per tenfold size = quadratic). Jobs are seeded through fixtures (the engine registers each),",
+    "  sessions through fixtures with TTL 30s; the advance is emu.clock.advance('61s'). Blocking: N in-process",
+    "  GET /v1/jobs?index=<current>&wait=5m, then one PUT /v1/jobs; time from the write to the last answer.",
+    "- Memory: RSS (and JS heap) after a forced GC in a fresh process holding one emulator; baseline: the same with an empty one.",
+    "- Targets are judged on the row that names one; p99, max and latency rows are context.",
   ].join("\n");
 }
 

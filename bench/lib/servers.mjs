@@ -10,20 +10,33 @@ export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STANDIN_BIN = fileURLToPath(new URL("../../bin/standin", import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
 
-// The banner line `  scheduler  http://127.0.0.1:PORT` (printed once every port listens).
-const SCHEDULER_LINE = /^\s*scheduler\s+(http:\/\/\S+)\s*$/m;
+// The banner lines `  scheduler  http://127.0.0.1:PORT`, registry, echo (printed once every port listens).
+const BANNER = /^\s*scheduler\s+(http:\/\/\S+)\s*\n\s*registry\s+(http:\/\/\S+)\s*\n\s*echo\s+(http:\/\/\S+)\s*$/m;
 const BARE_LINE = /^listening (http:\/\/\S+)\s*$/m;
 
-/** Spawns `standin start` with all ports 0; `url` resolves to the scheduler URL from the banner. */
-export function spawnStandinCli() {
-  const child = spawnNode([STANDIN_BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"], { cwd: PROJECT_ROOT });
-  return { child, url: waitForOutput(child, SCHEDULER_LINE) };
+/**
+ * Spawns `standin start` with all ports 0 (plus `extraArgs`, e.g. `--fixture f`).
+ * `url` resolves to the scheduler URL from the banner; `urls` to all three services.
+ */
+export function spawnStandinCli(extraArgs = []) {
+  const child = spawnNode([STANDIN_BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...extraArgs], { cwd: PROJECT_ROOT });
+  const urls = waitForOutput(child, BANNER, 10_000, { allGroups: true }).then(([scheduler, registry, echo]) => ({ scheduler, registry, echo }));
+  const url = urls.then((u) => u.scheduler);
+  // Callers await one of the two: the other must not become an unhandled rejection.
+  urls.catch(() => {});
+  url.catch(() => {});
+  return { child, url, urls };
 }
 
-/** Spawns the bare server; with `response`, it answers every request with exactly those bytes. */
+/**
+ * Spawns the bare server; with `response` ({status, contentType, body, headers?}), it
+ * answers every request with exactly those bytes (and those extra headers).
+ */
 export function spawnBareServer(response) {
   const args = [BARE_SERVER];
-  if (response) args.push(JSON.stringify({ status: response.status, contentType: response.contentType, bodyBase64: response.body.toString("base64") }));
+  if (response) {
+    args.push(JSON.stringify({ status: response.status, contentType: response.contentType, bodyBase64: response.body.toString("base64"), headers: response.extraHeaders ?? [] }));
+  }
   const child = spawnNode(args, { cwd: PROJECT_ROOT });
   return { child, url: waitForOutput(child, BARE_LINE) };
 }

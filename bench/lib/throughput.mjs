@@ -1,6 +1,7 @@
 /**
- * Measure 4: requests/s and latency of `GET /_standin/clock` over keep-alive,
- * against a "floor": a bare `node:http` server answering the very same bytes.
+ * Requests/s and latency of standin's routes over keep-alive, each against a
+ * "floor": a bare `node:http` server answering the very same bytes (status,
+ * content-type, body and the other headers, captured from standin first).
  *
  * Both servers run as child processes and the load generator (autocannon)
  * runs in the bench process, so each server gets the same share of the
@@ -8,21 +9,57 @@
  * 2-core machine two servers under load would steal CPU from each other.
  */
 import autocannon from "autocannon";
-import { get, pollUntilOk } from "./http-probe.mjs";
+import { send, pollUntilOk } from "./http-probe.mjs";
 import { stopChild } from "./processes.mjs";
 import { spawnBareServer, spawnStandinCli } from "./servers.mjs";
 import { percentile } from "./stats.mjs";
 
-export const CLOCK_PATH = "/_standin/clock";
+/** Filled in at run time: the bearer token minted through the control API. */
+const TOKEN = "<minted>";
+
+/**
+ * The routes under load. `simple` routes are judged against the 70 % target;
+ * the JWT route verifies an RS256 signature on every request (real crypto,
+ * which the floor does not do), so it is reported without a target.
+ */
+export const ROUTES = [
+  { id: "clock", label: "GET /_standin/clock", service: "scheduler", path: "/_standin/clock", simple: true },
+  { id: "jobs", label: "GET /v1/jobs (20 jobs)", service: "scheduler", path: "/v1/jobs", simple: true },
+  { id: "sessions", label: "GET /v1/session/list (50 sessions)", service: "registry", path: "/v1/session/list", simple: true },
+  {
+    id: "echo",
+    label: "POST /echo?key=… (API key)",
+    service: "echo",
+    path: "/echo?key=test-api-key",
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: "hi" }),
+    simple: true,
+  },
+  { id: "jwt", label: "GET /auth/info/providerjwt (RS256 JWT)", service: "echo", path: "/auth/info/providerjwt", headers: { authorization: `Bearer ${TOKEN}` }, simple: false },
+];
+
+/** What the standin under load holds: the route sizes named above (20 jobs, 50 sessions). */
+export function throughputFixture() {
+  const jobs = Array.from({ length: 20 }, (_, i) => ({
+    ID: `bench-${String(i).padStart(2, "0")}`,
+    Type: "service",
+    Datacenters: ["dc1"],
+    Meta: { tier: i % 10 === 0 ? "gold" : "standard" },
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "app", Driver: "docker", Config: { image: "nginx:1.27" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
+  }));
+  const sessions = Array.from({ length: 50 }, (_, i) => ({ Name: `bench-session-${i}`, TTL: "60s" }));
+  return { scheduler: { jobs }, registry: { sessions } };
+}
 
 /**
  * One autocannon run. Latency percentiles are computed from autocannon's
  * per-response timings (fractional ms) because its own histogram keeps whole
  * milliseconds, which on loopback reads 0 or 1 for everything.
  */
-async function load(url, { connections, durationSeconds, collectLatencies }) {
+async function load(url, route, { connections, durationSeconds, collectLatencies }) {
   const latencies = [];
-  const instance = autocannon({ url, connections, duration: durationSeconds, pipelining: 1 });
+  const instance = autocannon({ url, connections, duration: durationSeconds, pipelining: 1, method: route.method ?? "GET", headers: route.headers, body: route.body });
   if (collectLatencies) instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
   if (result.errors || result.timeouts || result.non2xx) {
@@ -39,59 +76,97 @@ async function load(url, { connections, durationSeconds, collectLatencies }) {
 }
 
 /** A short unrecorded run first, so JIT and connection setup are done before the measured one. */
-async function warmAndMeasure(url, settings) {
-  await load(url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, collectLatencies: false });
-  return load(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, collectLatencies: true });
+async function warmAndMeasure(url, route, settings) {
+  await load(url, route, { connections: settings.connections, durationSeconds: settings.warmupSeconds, collectLatencies: false });
+  return load(url, route, { connections: settings.connections, durationSeconds: settings.durationSeconds, collectLatencies: true });
 }
 
+// Set by node:http itself on each response (or per connection): not part of what the floor mirrors.
+const TRANSPORT_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding", "content-type"]);
+
 function describe(response) {
-  return { status: response.status, contentType: response.headers["content-type"], body: response.body, headerNames: Object.keys(response.headers).sort() };
+  return {
+    status: response.status,
+    contentType: response.headers["content-type"],
+    body: response.body,
+    headerNames: Object.keys(response.headers).sort(),
+    extraHeaders: Object.entries(response.headers).filter(([name]) => !TRANSPORT_HEADERS.has(name)),
+  };
 }
 
 /** The floor must send what standin sent, byte for byte (Date aside); otherwise the comparison is void. */
-function assertSameResponse(standin, floor) {
+function assertSameResponse(what, standin, floor) {
   const problems = [];
   if (floor.status !== standin.status) problems.push(`status ${floor.status} ≠ ${standin.status}`);
   if (floor.contentType !== standin.contentType) problems.push(`content-type ${floor.contentType} ≠ ${standin.contentType}`);
   if (!floor.body.equals(standin.body)) problems.push("body differs");
-  if (floor.headerNames.join() !== standin.headerNames.join()) problems.push(`header names [${floor.headerNames}] ≠ [${standin.headerNames}]`);
-  if (problems.length) throw new Error(`floor server does not mirror standin's response: ${problems.join("; ")}`);
+  const names = (d) => d.headerNames.filter((n) => n !== "transfer-encoding" && n !== "content-length").join();
+  if (names(floor) !== names(standin)) problems.push(`header names [${floor.headerNames}] ≠ [${standin.headerNames}]`);
+  for (const [name, value] of standin.extraHeaders) if (floor.extraHeaders.find(([n]) => n === name)?.[1] !== value) problems.push(`header ${name} differs`);
+  if (problems.length) throw new Error(`${what}: floor server does not mirror standin's response: ${problems.join("; ")}`);
+}
+
+/** Asks the running standin for a long-lived provider_jwt token (POST /_standin/echo/tokens). */
+async function mintToken(echoUrl) {
+  const response = await send(`${echoUrl}/_standin/echo/tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ scheme: "provider_jwt", expiresIn: "8760h" }),
+  });
+  if (response.status !== 200) throw new Error(`POST /_standin/echo/tokens answered ${response.status}: ${response.body}`);
+  return JSON.parse(response.body.toString("utf8")).token;
 }
 
 /**
- * Both servers stay up (idle while the other is loaded) and are measured in
- * alternating rounds, the order flipped each round, so drift in the machine's
- * speed during the run hits both alike. Each round gives a ratio; the report
- * uses the round with the median ratio, and keeps every round in the JSON.
+ * One route: capture standin's answer, start a floor serving those bytes,
+ * then alternate rounds (order flipped each round, so drift in the machine's
+ * speed hits both alike). Each round gives a ratio; the route's figures are
+ * the round with the median ratio, every round is kept for the JSON.
  */
-export async function measureThroughput(settings) {
-  const standinServer = spawnStandinCli();
-  let floorServer;
+async function measureRoute(route, standinBase, settings) {
+  const standinUrl = standinBase + route.path;
+  const sample = describe(await send(standinUrl, route));
+  if (sample.status !== 200) throw new Error(`${route.label} answered ${sample.status}: ${sample.body}`);
+  const floorServer = spawnBareServer(sample);
   try {
-    const standinUrl = (await standinServer.url) + CLOCK_PATH;
-    await pollUntilOk(standinUrl.replace(CLOCK_PATH, "/_standin/ready"));
-    const sample = describe(await get(standinUrl));
-    if (sample.status !== 200) throw new Error(`${CLOCK_PATH} answered ${sample.status}`);
-    floorServer = spawnBareServer(sample);
-    const floorUrl = (await floorServer.url) + CLOCK_PATH;
-    assertSameResponse(sample, describe(await get(floorUrl)));
-
+    const floorUrl = (await floorServer.url) + route.path;
+    assertSameResponse(route.label, sample, describe(await send(floorUrl, route)));
     const rounds = [];
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? ["standin", "floor"] : ["floor", "standin"];
       const result = {};
-      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, settings);
+      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, route, settings);
       rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     return {
+      label: route.label,
+      simple: route.simple,
       standin: median.standin,
       floor: median.floor,
       rounds: rounds.map((r) => ({ standinRps: r.standin.requestsPerSecond, floorRps: r.floor.requestsPerSecond, ratio: r.ratio })),
       response: { status: sample.status, contentType: sample.contentType, bytes: sample.body.length, headerNames: sample.headerNames },
     };
   } finally {
+    await stopChild(floorServer.child);
+  }
+}
+
+/** All routes against one standin (started by its CLI with `fixtureFile`); returns results by route id. */
+export async function measureThroughput(settings, { fixtureFile, progress = () => {} }) {
+  const standinServer = spawnStandinCli(["--fixture", fixtureFile]);
+  try {
+    const urls = await standinServer.urls;
+    await pollUntilOk(`${urls.scheduler}/_standin/ready`);
+    const token = await mintToken(urls.echo);
+    const results = {};
+    for (const template of ROUTES) {
+      const route = template.headers?.authorization ? { ...template, headers: { ...template.headers, authorization: `Bearer ${token}` } } : template;
+      progress(`  ${route.label}`);
+      results[route.id] = await measureRoute(route, urls[route.service], settings);
+    }
+    return results;
+  } finally {
     await stopChild(standinServer.child);
-    if (floorServer) await stopChild(floorServer.child);
   }
 }

@@ -1,0 +1,186 @@
+/**
+ * One scale case in a fresh process (so one case's heap and garbage never
+ * weigh on the next one's figures). Run by bench/lib/scale.mjs as
+ *
+ *   node --expose-gc bench/lib/scale-case.mjs <case> <n>
+ *
+ * and prints one JSON line with the measurements. Everything runs in process
+ * on the built package (dist/), through the same Hono apps the ports serve.
+ */
+import { createStandin } from "../../dist/index.js";
+
+const [caseName, countText, extraText] = process.argv.slice(2);
+const n = Number(countText);
+const extra = Number(extraText ?? 0);
+
+const JOB_CHUNK = 1_000;
+const SESSION_CHUNK = 10_000;
+
+/** A small service job; every tenth is `Meta.tier = "gold"`, so the filter below matches 10 %. */
+function benchJob(i) {
+  return {
+    ID: `job-${String(i).padStart(6, "0")}`,
+    Type: "service",
+    Datacenters: ["dc1"],
+    Meta: { tier: i % 10 === 0 ? "gold" : "standard", owner: `team-${i % 7}` },
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "app", Driver: "docker", Config: { image: "nginx:1.27" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
+  };
+}
+
+const FILTER = 'Meta.tier == "gold"';
+const LIST_PATH = `/v1/jobs?filter=${encodeURIComponent(FILTER)}&per_page=20`;
+
+const since = (t0) => performance.now() - t0;
+
+/** Applies N jobs as fixtures of JOB_CHUNK jobs each (the engine registers each one: job, version, summary, eval). */
+async function seedJobs(emu, count) {
+  const t0 = performance.now();
+  for (let start = 0; start < count; start += JOB_CHUNK) {
+    const jobs = [];
+    for (let i = start; i < Math.min(count, start + JOB_CHUNK); i++) jobs.push(benchJob(i));
+    await emu.applyFixture({ scheduler: { jobs } });
+  }
+  return since(t0);
+}
+
+async function seedSessions(emu, count, ttl) {
+  const t0 = performance.now();
+  for (let start = 0; start < count; start += SESSION_CHUNK) {
+    const sessions = [];
+    for (let i = start; i < Math.min(count, start + SESSION_CHUNK); i++) sessions.push({ Name: `s-${i}`, ...(ttl ? { TTL: ttl } : {}) });
+    await emu.applyFixture({ registry: { sessions } });
+  }
+  return since(t0);
+}
+
+async function timedRequest(app, path, init) {
+  const t0 = performance.now();
+  const response = await app.request(path, init);
+  const body = await response.text();
+  return { ms: since(t0), status: response.status, body };
+}
+
+const cases = {
+  /** Seed N jobs, then `GET /v1/jobs?filter=…&per_page=20` repeatedly (p50 of up to 15 requests or ~3 s). */
+  async jobs() {
+    const emu = await createStandin({ fixture: {} });
+    const seedMs = await seedJobs(emu, n);
+    const samples = [];
+    const budgetEnds = performance.now() + 3_000;
+    // The first request is a warm-up (JIT), not a sample.
+    for (let i = 0; i < 16 && (i < 4 || performance.now() < budgetEnds); i++) {
+      const r = await timedRequest(emu.scheduler, LIST_PATH);
+      if (r.status !== 200) throw new Error(`${LIST_PATH} answered ${r.status}: ${r.body.slice(0, 200)}`);
+      const page = JSON.parse(r.body);
+      if (page.length !== Math.min(20, Math.ceil(n / 10))) throw new Error(`expected a page of 20 jobs, got ${page.length}`);
+      if (i > 0) samples.push(r.ms);
+    }
+    return { seedMs, listMs: samples, filter: FILTER };
+  },
+
+  /** Create N sessions with TTL 30s (fixtures), then one advance past 2×TTL expires them all. */
+  async sessions() {
+    const emu = await createStandin({ fixture: {} });
+    const createMs = await seedSessions(emu, n, "30s");
+    const table = emu.store.table("registry.sessions");
+    if (table.size !== n) throw new Error(`created ${table.size} of ${n} sessions`);
+    const t0 = performance.now();
+    const fired = emu.clock.advance("61s");
+    const expireMs = since(t0);
+    if (table.size !== 0 || fired.length !== n) throw new Error(`after the advance: ${table.size} sessions left, ${fired.length} timers fired`);
+    return { createMs, expireMs };
+  },
+
+  /**
+   * N parked `GET /v1/jobs?index=<current>&wait=5m` (20 jobs), then one write
+   * (PUT /v1/jobs): time from the write to the last answer.
+   */
+  async blocking() {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: Array.from({ length: 20 }, (_, i) => benchJob(i)) } } });
+    const first = await emu.scheduler.request("/v1/jobs");
+    const index = Number(first.headers.get("x-nomad-index"));
+    await first.arrayBuffer();
+    let answered = 0;
+    let lastAnswer = 0;
+    let wrongIndex = 0;
+    const t0 = performance.now();
+    const pending = [];
+    for (let i = 0; i < n; i++) {
+      pending.push(
+        emu.scheduler.request(`/v1/jobs?index=${index}&wait=5m`).then(async (response) => {
+          await response.arrayBuffer();
+          if (response.status !== 200 || Number(response.headers.get("x-nomad-index")) <= index) wrongIndex++;
+          answered++;
+          lastAnswer = performance.now();
+        }),
+      );
+    }
+    while (emu.watchers.parked < n) {
+      if (answered > 0) throw new Error("a blocking query answered before the write");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const parkMs = since(t0);
+    const write = performance.now();
+    const response = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: benchJob(n + 1_000) }), headers: { "content-type": "application/json" } });
+    const writeMs = since(write);
+    if (response.status !== 200) throw new Error(`PUT /v1/jobs answered ${response.status}`);
+    await Promise.all(pending);
+    if (wrongIndex) throw new Error(`${wrongIndex} blocking queries answered without the new index`);
+    return { parkMs, writeMs, wakeMs: lastAnswer - write };
+  },
+
+  /** N jobs; GET /_standin/snapshot, PUT it back (in process, JSON both ways); emu.snapshot()/restore() too. */
+  async snapshot() {
+    const emu = await createStandin({ fixture: {} });
+    await seedJobs(emu, n);
+    const hash = emu.stateHash();
+    const get = await timedRequest(emu.scheduler, "/_standin/snapshot");
+    if (get.status !== 200) throw new Error(`GET /_standin/snapshot answered ${get.status}`);
+    let t0 = performance.now();
+    const put = await emu.scheduler.request("/_standin/snapshot", { method: "PUT", body: get.body, headers: { "content-type": "application/json" } });
+    await put.arrayBuffer();
+    const putMs = since(t0);
+    if (put.status !== 200) throw new Error(`PUT /_standin/snapshot answered ${put.status}`);
+    if (emu.stateHash() !== hash) throw new Error("the state differs after PUT /_standin/snapshot");
+    t0 = performance.now();
+    const snap = emu.snapshot();
+    const snapshotMs = since(t0);
+    t0 = performance.now();
+    emu.restore(snap);
+    const restoreMs = since(t0);
+    return { getMs: get.ms, putMs, bytes: Buffer.byteLength(get.body), snapshotMs, restoreMs };
+  },
+
+  /**
+   * RSS once `extra` jobs and N sessions (1h TTL) are loaded, after a full GC.
+   * `n = 0` with case "memory-empty" gives the baseline: the same process with an empty emulator.
+   */
+  async memory() {
+    const emu = await createStandin({ fixture: {} });
+    const t0 = performance.now();
+    await seedJobs(emu, extra);
+    await seedSessions(emu, n, "1h");
+    const loadMs = since(t0);
+    return { jobs: extra, sessions: n, loadMs, ...settledMemory(), kept: emu.index };
+  },
+
+  async "memory-empty"() {
+    const emu = await createStandin({ fixture: {} });
+    return { loadMs: 0, ...settledMemory(), kept: emu.index };
+  },
+};
+
+function settledMemory() {
+  for (let i = 0; i < 3; i++) globalThis.gc?.();
+  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external + arrayBuffers, gcForced: typeof globalThis.gc === "function" };
+}
+
+const run = cases[caseName];
+if (!run) {
+  process.stderr.write(`unknown case ${caseName} (cases: ${Object.keys(cases).join(", ")})\n`);
+  process.exit(2);
+}
+const result = await run();
+process.stdout.write(`RESULT ${JSON.stringify({ case: caseName, n, ...result })}\n`);
+process.exit(0);

@@ -1,0 +1,53 @@
+/**
+ * Scale curves and memory: each case runs in its own child process
+ * (bench/lib/scale-case.mjs) with a time limit, so one case that grows out of
+ * hand is stopped and reported as such instead of holding up the whole bench.
+ */
+import { fileURLToPath } from "node:url";
+import { spawnNode, stopChild } from "./processes.mjs";
+import { PROJECT_ROOT } from "./servers.mjs";
+
+const CASE_SCRIPT = fileURLToPath(new URL("./scale-case.mjs", import.meta.url));
+const RESULT_LINE = /^RESULT (.*)$/m;
+
+/** Runs one case; resolves with its JSON, or `{timedOut: true, limitSeconds}` when it ran past the limit. */
+export async function runCase(caseName, n, limitSeconds, extraArgs = []) {
+  const child = spawnNode(["--expose-gc", CASE_SCRIPT, caseName, String(n), ...extraArgs.map(String)], { cwd: PROJECT_ROOT });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stopChild(child, 1_000);
+  }, limitSeconds * 1000);
+  const started = performance.now();
+  const code = await new Promise((resolve) => child.once("exit", (exitCode, signal) => resolve(signal ?? exitCode)));
+  clearTimeout(timer);
+  const wallMs = performance.now() - started;
+  if (timedOut) return { case: caseName, n, timedOut: true, limitSeconds, wallMs };
+  const match = RESULT_LINE.exec(child.output);
+  if (code !== 0 || !match) throw new Error(`scale case ${caseName} ${n} failed (${code}):\n${child.output}`);
+  return { ...JSON.parse(match[1]), wallMs };
+}
+
+/** Every scale case of `settings`, one after the other (never two at once: they would share 2 cores). */
+export async function measureScale(settings, progress = () => {}) {
+  const limit = settings.caseLimitSeconds;
+  const out = { jobs: [], sessions: [], blocking: [], snapshot: null, memory: null, memoryEmpty: null };
+  for (const n of settings.jobs) {
+    progress(`  ${n.toLocaleString("en-US")} jobs: seed, then list + filter + page`);
+    out.jobs.push(await runCase("jobs", n, limit));
+  }
+  for (const n of settings.sessions) {
+    progress(`  ${n.toLocaleString("en-US")} TTL sessions: create, expire with one advance`);
+    out.sessions.push(await runCase("sessions", n, limit));
+  }
+  for (const n of settings.blocking) {
+    progress(`  ${n.toLocaleString("en-US")} parked blocking queries, one write`);
+    out.blocking.push(await runCase("blocking", n, limit));
+  }
+  progress(`  snapshot + restore of ${settings.snapshotJobs.toLocaleString("en-US")} jobs`);
+  out.snapshot = await runCase("snapshot", settings.snapshotJobs, limit);
+  progress(`  memory: ${settings.memory.jobs.toLocaleString("en-US")} jobs + ${settings.memory.sessions.toLocaleString("en-US")} sessions (fresh process), and an empty emulator`);
+  out.memory = await runCase("memory", settings.memory.sessions, limit, [settings.memory.jobs]);
+  out.memoryEmpty = await runCase("memory-empty", 0, limit);
+  return out;
+}
