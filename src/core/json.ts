@@ -128,7 +128,7 @@ function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean):
     return text + (pretty ? "\n" + indent + "]" : "]");
   }
   const record = v as Record<string, unknown>;
-  const keys = sort ? sortBytewise(Object.keys(record)) : Object.keys(record);
+  const keys = sort ? sortedKeys(Object.keys(record)) : Object.keys(record);
   let text = "";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -160,6 +160,35 @@ function quoteKey(key: string): string {
 }
 
 /** Sorts byte-wise: the default order (UTF-16 code units) is the same unless a key holds a surrogate. */
+/**
+ * Objects of one kind have the same keys in the same order, so their sorted
+ * order is remembered: a trie over the key sequence (exact, no joined-string
+ * collisions) leads to the sorted list. Bounded, for maps with ever-new keys.
+ */
+interface KeyOrderNode {
+  readonly next: Map<string, KeyOrderNode>;
+  sorted?: readonly string[];
+}
+const keyOrders: KeyOrderNode = { next: new Map() };
+const KEY_ORDER_NODES = 50_000;
+let keyOrderNodes = 0;
+
+function sortedKeys(keys: string[]): readonly string[] {
+  if (keys.length < 2) return keys;
+  let node = keyOrders;
+  for (const key of keys) {
+    let child = node.next.get(key);
+    if (child === undefined) {
+      if (keyOrderNodes >= KEY_ORDER_NODES) return sortBytewise(keys);
+      child = { next: new Map() };
+      node.next.set(key, child);
+      keyOrderNodes++;
+    }
+    node = child;
+  }
+  return (node.sorted ??= sortBytewise(keys.slice()));
+}
+
 function sortBytewise(keys: string[]): string[] {
   if (keys.length < 2) return keys;
   for (const key of keys) if (SURROGATE.test(key)) return keys.sort(compareBytewise);

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, it, expect } from "vitest";
 import { canonicalJSON, compareBytewise, encodeJSON, sortKeysDeep } from "../../src/core/json.js";
 
@@ -73,6 +74,26 @@ describe("encodeJSON: sortKeys", () => {
     expect(Object.keys(sorted.a[0]!)).toEqual(["e", "f"]);
     expect(Object.keys(input)).toEqual(["b", "a"]);
     expect(sorted).toEqual(input);
+  });
+});
+
+describe("encodeJSON: remembered key orders", () => {
+  it("objects with the same keys, in any insertion order and however often, encode in byte order", () => {
+    const keyList = fc.uniqueArray(fc.oneof(fc.string(), fc.constantFrom("a", "B", "\u{1F600}", "\uFFFD", "_", "ä")), { maxLength: 8 });
+    fc.assert(
+      fc.property(keyList, fc.integer({ min: 1, max: 4 }), (keys, repeats) => {
+        const expected = "{" + [...keys].sort(compareBytewise).map((k) => `${JSON.stringify(k)}:1`).join(",") + "}";
+        for (let i = 0; i < repeats; i++) {
+          const shuffled = i % 2 === 0 ? keys : [...keys].reverse();
+          const doc = Object.fromEntries(shuffled.map((k) => [k, 1]));
+          // Integer-like keys come first in JS objects whatever the insertion order; compare with the same object's own keys.
+          const own = "{" + Object.keys(doc).sort(compareBytewise).map((k) => `${JSON.stringify(k)}:1`).join(",") + "}";
+          expect(encodeJSON(doc, { sortKeys: true, escapeHTML: false })).toBe(own);
+          if (!keys.some((k) => /^\d+$/.test(k))) expect(own).toBe(expected);
+        }
+      }),
+      { numRuns: 300, seed: 7 },
+    );
   });
 });
 
