@@ -3,15 +3,15 @@
  * (`npm test` builds first). Every server is started on ports 0 so tests
  * never collide with each other or with a standin already running.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { BIN, startCli, type StartedCli } from "./support/cli.js";
 
-const BIN = join(process.cwd(), "bin/standin");
 const run = promisify(execFile);
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), "standin-cli-"));
@@ -20,40 +20,8 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-interface Started {
-  child: ChildProcess;
-  urls: Record<string, string>;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
 
-/** Starts `standin start` on free ports and resolves once the banner lists every URL. */
-function start(args: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  let err = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 10 s; stdout: ${out}; stderr: ${err}`)), 10_000);
-    child.stderr!.on("data", (d) => (err += d));
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const urls = Object.fromEntries([...out.matchAll(/^ {2}(scheduler|registry|echo|control) +(\S+)$/gm)].map((m) => [m[1], m[2]]));
-      if (Object.keys(urls).length === 4) {
-        clearTimeout(timer);
-        resolve({ child, urls, stdout: () => out, stderr: () => err, exited });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before ready; stderr: ${err}`));
-    });
-  });
-}
+const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -11,47 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { BIN, FREE_PORTS, startCli, type StartedCli } from "../support/cli.js";
 
-const BIN = join(process.cwd(), "bin/standin");
-const PORTS = ["--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"];
+const PORTS = FREE_PORTS;
 const children: ChildProcess[] = [];
 
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-interface Started {
-  child: ChildProcess;
-  urls: Record<string, string>;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
 
-/** `standin start` on free ports; resolves once the banner lists every URL (read from stdout, as scripts do). */
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, "start", ...PORTS, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 10 s; stdout: ${out}; stderr: ${err}`)), 10_000);
-    child.stderr!.on("data", (d) => (err += d));
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const urls = Object.fromEntries([...out.matchAll(/^ {2}(scheduler|registry|echo|control) +(\S+)$/gm)].map((m) => [m[1], m[2]]));
-      if (Object.keys(urls).length === 4) {
-        clearTimeout(timer);
-        resolve({ child, urls, stdout: () => out, stderr: () => err, exited });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before ready; stderr: ${err}`));
-    });
-  });
-}
+const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 /** Runs `start` expecting it to fail before it is ready. */
 function startFailing(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -72,7 +42,7 @@ function job(id: string) {
  * Writers that keep sending jobs and KV puts until their requests fail (the
  * server went away). Only what answered 200 is recorded as acknowledged.
  */
-function writeLoad(s: Started, tag: string, writers = 6) {
+function writeLoad(s: StartedCli, tag: string, writers = 6) {
   const acked = { jobs: [] as string[], kv: new Map<string, string>() };
   let sent = 0;
   let stopped = false;
@@ -144,7 +114,7 @@ function watchStateFile(path: string) {
   };
 }
 
-async function presentAfterRestart(s: Started, acked: { jobs: string[]; kv: Map<string, string> }) {
+async function presentAfterRestart(s: StartedCli, acked: { jobs: string[]; kv: Map<string, string> }) {
   const jobs = (await (await fetch(`${s.urls.scheduler}/v1/jobs`)).json()) as Array<{ ID: string }>;
   const ids = new Set(jobs.map((j) => j.ID));
   const kvRes = await fetch(`${s.urls.registry}/v1/kv/acked/?recurse`);

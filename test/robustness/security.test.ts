@@ -5,7 +5,7 @@
  * stay open; scheduler and registry ACLs never show a token what it may not
  * read, endpoint by endpoint; and secrets never reach the logs.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
@@ -15,11 +15,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { startCli, type StartedCli } from "../support/cli.js";
 
 type Json = Record<string, any>;
 
-const BIN = join(process.cwd(), "bin/standin");
-const PORTS = ["--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"];
 const children: ChildProcess[] = [];
 let running: RunningStandin | undefined;
 
@@ -29,37 +28,8 @@ afterEach(async () => {
   running = undefined;
 });
 
-interface Started {
-  child: ChildProcess;
-  urls: Record<string, string>;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
 
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, "start", ...PORTS, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 10 s; stdout: ${out}; stderr: ${err}`)), 10_000);
-    child.stderr!.on("data", (d) => (err += d));
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const urls = Object.fromEntries([...out.matchAll(/^ {2}(scheduler|registry|echo|control) +(\S+)$/gm)].map((m) => [m[1], m[2]]));
-      if (Object.keys(urls).length === 4) {
-        clearTimeout(timer);
-        resolve({ child, urls, stdout: () => out, stderr: () => err, exited });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before ready; stderr: ${err}`));
-    });
-  });
-}
+const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 /** Local addresses (hex, as /proc/net/tcp{,6} print them) of the sockets listening on `port`; undefined off Linux. */
 function listeningAddresses(port: number): string[] | undefined {
