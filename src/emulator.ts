@@ -356,7 +356,7 @@ export class Standin implements ControlTarget {
         this.idle.activity.started();
         // Control requests are on the tape only when they are a service's own faults (the rest is recorded where it acts).
         const recorded = !isControl || (request.method !== "GET" && SERVICE_CONTROL.test(new URL(request.url).pathname));
-        const answered = recorded ? this.tape.request(service.name, request) : undefined;
+        const answered = recorded ? this.tape.request(service.name, request, !isControl) : undefined;
         return (response) => {
           this.idle.activity.ended();
           return answered?.(response);

@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
+import { knownRequestBody, knownResponseBody } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
@@ -80,6 +81,7 @@ export class TapeRecorder {
   private start: (Omit<TapeStart, "stateHash"> & { stateHash: () => string }) | undefined;
   private entries: Entry[] = [];
   private open = new Set<TapeRequestEntry>();
+  private held = new Map<TapeRequestEntry, { request?: Uint8Array; response?: string | Uint8Array }>();
   private pending: Promise<unknown>[] = [];
   private nextSeq = 1;
   private truncated = false;
@@ -92,6 +94,7 @@ export class TapeRecorder {
     this.start = start;
     this.entries = [];
     this.open.clear();
+    this.held = new Map();
     this.pending = [];
     this.nextSeq = 1;
     this.truncated = false;
@@ -127,7 +130,7 @@ export class TapeRecorder {
    * A request arrived at a service port; returns what to call with its
    * answer, which gives back the response to send in its place (see below).
    */
-  request(service: string, request: Request): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
+  request(service: string, request: Request, journaled = false): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
     if (!this.enabled || this.paused > 0) return undefined;
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
@@ -136,8 +139,7 @@ export class TapeRecorder {
     });
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: url.pathname + url.search, headers, awaited: false };
     if (!this.append(entry)) return undefined;
-    // A GET or HEAD has no body (and asking for one makes @hono/node-server build the full web Request).
-    if (request.method !== "GET" && request.method !== "HEAD" && request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
+    const bodyNoted = this.readRequestBody(entry, request, journaled);
     this.open.add(entry);
     let awaitedSoFar = true;
     entry.awaited = true;
@@ -148,11 +150,18 @@ export class TapeRecorder {
       this.open.delete(entry);
       this.openMarkers.delete(entry);
       entry.awaited = awaitedSoFar;
+      if (bodyNoted) this.keepNotedBody(entry, request);
       if (!response) return undefined;
       const responseHeaders: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         if (name !== "date") responseHeaders[name] = value;
       });
+      const known = knownResponseBody(response);
+      if (known !== undefined) {
+        entry.response = { status: response.status, headers: responseHeaders };
+        if (known !== null) this.hold(entry, { response: known });
+        return undefined;
+      }
       // An event stream never ends: keep its status and headers only.
       const streamed = response.headers.get("transfer-encoding") === "chunked";
       entry.response = { status: response.status, headers: responseHeaders, ...(streamed ? { streamed: true } : {}) };
@@ -170,13 +179,49 @@ export class TapeRecorder {
     };
   }
 
+  /**
+   * Where the request's body will come from. A service request that states
+   * its length is read by the request journal, which notes the bytes
+   * (http/known-bodies), so the tape takes them from there once answered
+   * (returns true). Any other body (a control request, one without a length,
+   * as in-process requests are) is read here from a clone.
+   */
+  private readRequestBody(entry: TapeRequestEntry, request: Request, journaled: boolean): boolean {
+    if (request.method === "GET" || request.method === "HEAD") return false;
+    if (journaled && request.headers.get("content-length") !== null) return true;
+    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
+    return false;
+  }
+
+  private keepNotedBody(entry: TapeRequestEntry, request: Request): void {
+    const bytes = knownRequestBody(request);
+    if (bytes !== undefined && bytes.length > 0) this.hold(entry, { request: bytes });
+  }
+
   private readonly openMarkers = new Map<TapeRequestEntry, () => void>();
 
   /** The tape so far (waits for bodies still being read). */
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
     if (!this.start) throw new Error("the tape has not begun");
     await Promise.all(this.pending);
-    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries: this.entries.map((e) => ({ ...e })), truncated: this.truncated, end };
+    const entries = this.entries.map((e): TapeEntry => {
+      const held = e.kind === "request" ? this.held.get(e) : undefined;
+      if (!held || e.kind !== "request") return { ...e };
+      return {
+        ...e,
+        ...(held.request !== undefined ? { body: keptBody(held.request) } : {}),
+        ...(held.response !== undefined && e.response ? { response: { ...e.response, body: keptBody(held.response) } } : {}),
+      };
+    });
+    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: this.truncated, end };
+  }
+
+  /**
+   * Bodies in hand are kept as they are (shared, not copied) and turned
+   * into their tape form only on export: most tapes are never exported.
+   */
+  private hold(entry: TapeRequestEntry, body: { request?: Uint8Array; response?: string | Uint8Array }): void {
+    this.held.set(entry, { ...this.held.get(entry), ...body });
   }
 
   get length(): number {
@@ -205,7 +250,10 @@ export async function bodyOf(message: Request | Response): Promise<TapeBody> {
   return keptBody(new Uint8Array(await message.arrayBuffer()));
 }
 
-function keptBody(bytes: Uint8Array): TapeBody {
+function keptBody(body: Uint8Array | string): TapeBody {
+  // A well-formed string is sent as its UTF-8 encoding, so it is kept as it is, without a copy.
+  if (typeof body === "string" && body.isWellFormed() && body.length <= MAX_BODY_BYTES / 3) return { text: body, bytes: Buffer.byteLength(body, "utf8") };
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   if (bytes.length > MAX_BODY_BYTES) return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   const roundTrips = Buffer.from(text, "utf8").equals(Buffer.from(bytes));

@@ -189,6 +189,7 @@ export class Table<T extends Row = Row> {
 
 export class Store {
   private currentIndex = INITIAL_INDEX;
+  private changes = 0;
   private readonly tables = new Map<string, TableState>();
   private readonly handles = new Map<string, Table>();
   private tx: Transaction | undefined;
@@ -198,6 +199,14 @@ export class Store {
   /** The index of the last committed write (INITIAL_INDEX on a new state). */
   get index(): number {
     return this.currentIndex;
+  }
+
+  /**
+   * Moves on every commit and every restore (never back, unlike the index,
+   * which a restore may set lower): equal versions mean the same state.
+   */
+  get version(): number {
+    return this.changes;
   }
 
   get inTransaction(): boolean {
@@ -248,6 +257,7 @@ export class Store {
     this.tx = undefined;
     if (tx.index !== undefined) {
       this.currentIndex = tx.index;
+      this.changes++;
       const commit: Commit = { index: tx.index, tables: tx.touched };
       for (const listener of [...this.commitListeners]) listener(commit);
     }
@@ -308,6 +318,7 @@ export class Store {
       for (const [id, row] of Object.entries(table.rows)) state.rows.set(id, deepFreeze(row));
     }
     this.currentIndex = snapshot.index;
+    this.changes++;
     for (const listener of [...this.resetListeners]) listener();
   }
 

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { gunzipSync, inflateSync } from "node:zlib";
+import { bufferedResponse } from "../http/respond.js";
 
 /** body-parser's default `limit: "100kb"`. */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -26,9 +27,9 @@ export function expressJson(value: unknown, request: Request): Response {
   const headers = new Headers({ "X-Powered-By": "Express", "Content-Type": "application/json; charset=utf-8", ETag: etag });
   const method = request.method;
   if ((method === "GET" || method === "HEAD") && request.headers.get("If-None-Match")?.split(/\s*,\s*/).includes(etag)) {
-    return new Response(null, { status: 304, headers: new Headers({ "X-Powered-By": "Express", ETag: etag }) });
+    return bufferedResponse(null, { status: 304, headers: new Headers({ "X-Powered-By": "Express", ETag: etag }) });
   }
-  return new Response(body, { status: 200, headers });
+  return bufferedResponse(body, { status: 200, headers });
 }
 
 /** The `etag` package's weak tag: byte length in hex and the first 27 characters of the base64 SHA-1. */
@@ -43,7 +44,7 @@ export function expressErrorPage(status: 400 | 413 | 415 | 500): Response {
   const page =
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
     `<pre>${STATUS_TEXT[status]}</pre>\n</body>\n</html>\n`;
-  return new Response(page, {
+  return bufferedResponse(page, {
     status,
     headers: {
       "X-Powered-By": "Express",

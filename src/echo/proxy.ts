@@ -8,6 +8,7 @@
  *   `WWW-Authenticate: Bearer realm="<URI>"` on JWT failures.
  */
 import type { Dialect } from "./auth.js";
+import { bufferedResponse } from "../http/respond.js";
 
 export interface ProxyError {
   readonly status: number;
@@ -62,12 +63,12 @@ export function proxyErrorResponse(dialect: Dialect, error: ProxyError, requestU
       message: error.esp,
       details: [{ "@type": "type.googleapis.com/google.rpc.DebugInfo", stackEntries: [], detail: error.stage }],
     };
-    return new Response(JSON.stringify(body, null, 1), { status: error.status, headers });
+    return bufferedResponse(JSON.stringify(body, null, 1), { status: error.status, headers });
   }
   if (error.jwt) {
     // Envoy's realm is the original URI with the path cut at 256 characters.
     const realm = `${requestUrl.protocol}//${requestUrl.host}${(requestUrl.pathname + requestUrl.search).slice(0, 256)}`;
     headers.set("WWW-Authenticate", `Bearer realm="${realm}"${error.tokenFound ? ', error="invalid_token"' : ""}`);
   }
-  return new Response(JSON.stringify({ code: error.status, message: error.espv2 }), { status: error.status, headers });
+  return bufferedResponse(JSON.stringify({ code: error.status, message: error.espv2 }), { status: error.status, headers });
 }

@@ -9,6 +9,7 @@ import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
 import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
+import { noteRequestBody } from "./known-bodies.js";
 import { textResponse } from "./respond.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -102,7 +103,11 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
     // spares building the full web Request that `raw.body` asks for. In process, `raw.body` says.
-    if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) body = new TextDecoder().decode(await c.req.arrayBuffer());
+    if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      noteRequestBody(c.req.raw, bytes);
+      body = new TextDecoder().decode(bytes);
+    }
     await next();
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => (headers[name] = value));

@@ -13,7 +13,9 @@ import type { Context } from "hono";
 import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
-import { jsonResponse, textResponse } from "../http/respond.js";
+import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
+import { encodeJSON } from "../core/json.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
@@ -96,6 +98,8 @@ export class Router {
     private readonly defaultPolicy: () => string,
     /** Answers a route of Consul's that standin does not emulate (501), before any route matches. */
     private readonly unemulated?: (method: string, path: string) => Response | undefined,
+    /** Encoded answers of GET reads, reused while the state and the clock stay put. */
+    private readonly answers?: AnswerCache<Meta>,
   ) {}
 
   register(pattern: string, methods: readonly string[], handler: Handler): void {
@@ -125,12 +129,17 @@ export class Router {
       );
     }
     const allow = ["OPTIONS", ...route.methods].join(",");
-    if (c.req.method === "OPTIONS") return new Response(null, { status: 200, headers: { Allow: allow } });
+    if (c.req.method === "OPTIONS") return bufferedResponse(null, { status: 200, headers: { Allow: allow } });
     if (!route.methods.includes(c.req.method)) return textResponse(405, `method ${c.req.method} not allowed`, { Allow: allow });
 
     const ctx = this.context(c, url, route.subtree ? path.slice(route.pattern.length) : "");
+    const cacheKey = this.answers && c.req.method === "GET" ? this.cacheKey(c, url, ctx.token) : undefined;
+    if (cacheKey !== undefined && !url.searchParams.has("index")) {
+      const cached = this.answers!.get(cacheKey);
+      if (cached) return this.withMeta(this.jsonAnswer(cached.body), cached.meta);
+    }
     try {
-      return this.encode(c, await route.handler(ctx));
+      return this.encode(c, await route.handler(ctx), cacheKey);
     } catch (error) {
       if (error instanceof RegistryError) return textResponse(error.status, error.message, error.headers);
       if (error instanceof WithMetaError) return this.withMeta(textResponse(error.status, error.message), error.meta);
@@ -157,13 +166,34 @@ export class Router {
     };
   }
 
-  private encode(c: Context, result: HandlerResult): Response {
+  /**
+   * What a GET's answer depends on besides the state and the time: the URL
+   * (query included), the token, and the headers the query parsing reads.
+   */
+  private cacheKey(c: Context, url: URL, token: string | undefined): string {
+    const headers = c.req.raw.headers;
+    const enterprise = [...this.names.names("Namespace"), ...this.names.names("Partition")].map((name) => headers.get(name));
+    return answerKey(url.pathname, url.search, token, headers.get("Cache-Control"), ...enterprise);
+  }
+
+  private encode(c: Context, result: HandlerResult, cacheKey: string | undefined): Response {
     if (result instanceof Response) return result;
+    const pretty = wantsPretty(c.req.url, "registry");
     if (result instanceof WithMeta) {
-      const response = result.value instanceof Response ? result.value : jsonResponse(result.value, { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") });
-      return this.withMeta(response, result.meta);
+      if (result.value instanceof Response) return this.withMeta(result.value, result.meta);
+      if (cacheKey === undefined) return this.withMeta(this.jsonAnswer(encodeJSON(result.value, { escapeHTML: true, pretty })), result.meta);
+      // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
+      const cached = this.answers!.get(cacheKey);
+      if (cached && sameMeta(cached.meta, result.meta)) return this.withMeta(this.jsonAnswer(cached.body), result.meta);
+      const body = Buffer.from(encodeJSON(result.value, { escapeHTML: true, pretty }), "utf8");
+      this.answers!.set(cacheKey, { body, meta: result.meta });
+      return this.withMeta(this.jsonAnswer(body), result.meta);
     }
-    return jsonResponse(result, { escapeHTML: true, pretty: wantsPretty(c.req.url, "registry") });
+    return jsonResponse(result, { escapeHTML: true, pretty });
+  }
+
+  private jsonAnswer(body: string | Uint8Array): Response {
+    return bufferedResponse(body, { status: 200, headers: { "Content-Type": APPLICATION_JSON } });
   }
 
   /** Consul's setMeta, in its order; the index is never 0. */
@@ -176,6 +206,10 @@ export class Router {
     if (meta.filteredByACLs) this.names.set(h, "Results-Filtered-By-ACLs", "true");
     return response;
   }
+}
+
+function sameMeta(a: Meta, b: Meta): boolean {
+  return a.index === b.index && a.knownLeader === b.knownLeader && Boolean(a.filteredByACLs) === Boolean(b.filteredByACLs);
 }
 
 /** An error that still carries query meta (Consul's deferred setMeta runs before the error is written). */
@@ -192,7 +226,7 @@ export class WithMetaError extends Error {
 /** Go's http.Redirect for GET/HEAD: a small HTML body naming the new place. */
 function movedPermanently(location: string, method: string): Response {
   const body = method === "GET" || method === "HEAD" ? `<a href="${location.replace(/"/g, "&#34;")}">Moved Permanently</a>.\n\n` : "";
-  return new Response(body || null, {
+  return bufferedResponse(body || null, {
     status: 301,
     headers: body ? { Location: location, "Content-Type": "text/html; charset=utf-8" } : { Location: location },
   });

@@ -9,6 +9,7 @@
 import { badRequest, RegistryError, serverError, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import { sessionKey, TABLES, type KVRow } from "./state.js";
+import { bufferedResponse } from "../http/respond.js";
 
 /** Consul's default kv_max_value_size. */
 export const KV_MAX_VALUE_SIZE = 512 * 1024;
@@ -43,10 +44,10 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     }).then((answer) => {
       const entries = answer.value as KVRow[];
       // Not found: 404 with an empty body, after the meta headers.
-      if (entries.length === 0) return answer.with(new Response(null, { status: 404 }));
+      if (entries.length === 0) return answer.with(bufferedResponse(null, { status: 404 }));
       if (rc.query.has("raw") && !recurse) {
         const raw = entries[0]!.Value === null ? Buffer.alloc(0) : Buffer.from(entries[0]!.Value, "base64");
-        return answer.with(new Response(raw, { status: 200, headers: { "Content-Type": "text/plain", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" } }));
+        return answer.with(bufferedResponse(raw, { status: 200, headers: { "Content-Type": "text/plain", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" } }));
       }
       return answer;
     });
@@ -72,7 +73,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
         if (keys[keys.length - 1] !== listed) keys.push(listed);
       }
       return { value: keys, filtered };
-    }).then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(new Response(null, { status: 404 })) : answer));
+    }).then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(bufferedResponse(null, { status: 404 })) : answer));
   }
 
   async function put(rc: RequestContext, key: string) {

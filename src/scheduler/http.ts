@@ -11,10 +11,11 @@
 import type { Context } from "hono";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
-import { emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
+import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
-import { excessiveNesting } from "../core/json.js";
+import { encodeJSON, excessiveNesting } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
 
@@ -91,6 +92,12 @@ export class ReadError extends NomadError {
   }
 }
 
+/** What a read's answer sends besides its body. */
+interface ReadMeta {
+  readonly index: number;
+  readonly nextToken: string;
+}
+
 export type Handler = (rc: RequestContext) => unknown | Promise<unknown>;
 
 interface Route {
@@ -110,6 +117,8 @@ export class NomadRouter {
     private readonly access?: RouteAccess,
     /** Answers a route of Nomad's that standin does not emulate (501), before any route matches. */
     private readonly unemulated?: (method: string, path: string) => Response | undefined,
+    /** Encoded answers of GET reads, reused while the state and the clock stay put. */
+    private readonly answers?: AnswerCache<ReadMeta>,
   ) {
     this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
   }
@@ -129,12 +138,18 @@ export class NomadRouter {
     if (unemulated) return unemulated;
     const route = longestMatch(this.routes, path, (r, p) => (r.exact ? p === r.pattern : p.startsWith(r.pattern)));
     if (!route) {
-      if (path === "/") return new Response(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
+      if (path === "/") return bufferedResponse(null, { status: 307, headers: { Location: `/ui/${url.search}` } });
       return emptyResponse(404);
     }
     try {
       const options = parseQueryOptions(url.searchParams, this.region());
       const token = extractToken(c.req.raw, { names: this.names });
+      // The answer depends on the URL (query included), the token, the state and the time; nothing else of the request.
+      const cacheKey = this.answers && c.req.method === "GET" ? answerKey(url.pathname, url.search, token) : undefined;
+      if (cacheKey !== undefined && options.index === 0) {
+        const cached = this.answers!.get(cacheKey);
+        if (cached) return this.readAnswer(cached.body, cached.meta.index, cached.meta.nextToken);
+      }
       const acl = this.access ? this.access.resolve(token, route.pattern) : ALLOW_ALL;
       const rc: RequestContext = {
         c,
@@ -147,7 +162,7 @@ export class NomadRouter {
         acl,
       };
       await this.access?.guard(rc, route.pattern, acl);
-      return this.encode(c, await route.handler(rc));
+      return this.encode(c, await route.handler(rc), cacheKey);
     } catch (error) {
       if (error instanceof ReadError) return this.withReadMeta(textResponse(error.status, error.message), error.index);
       if (error instanceof NomadError) return textResponse(error.status, error.message);
@@ -155,20 +170,31 @@ export class NomadRouter {
     }
   }
 
-  private encode(c: Context, result: unknown): Response {
+  private encode(c: Context, result: unknown, cacheKey: string | undefined): Response {
     const pretty = wantsPretty(c.req.url, "scheduler");
     if (result instanceof Response) return result;
     if (result instanceof Read) {
-      const response = this.withReadMeta(jsonResponse(result.value, { sortKeys: true, pretty }), result.index);
-      if (result.nextToken !== "") this.names.set(response.headers, "NextToken", result.nextToken);
-      return response;
+      if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty }), result.index, result.nextToken);
+      // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
+      const cached = this.answers!.get(cacheKey);
+      if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken) return this.readAnswer(cached.body, result.index, result.nextToken);
+      const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty }), "utf8");
+      this.answers!.set(cacheKey, { body, meta: { index: result.index, nextToken: result.nextToken } });
+      return this.readAnswer(body, result.index, result.nextToken);
     }
     if (result instanceof Write) {
-      const response = result.value === undefined ? new Response(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
+      const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
       this.names.set(response.headers, "Index", String(result.index));
       return response;
     }
     return jsonResponse(result, { sortKeys: true, pretty });
+  }
+
+  /** A read's answer: its encoded body with the index, leader and next-page headers. */
+  private readAnswer(body: string | Uint8Array, index: number, nextToken: string): Response {
+    const response = this.withReadMeta(bufferedResponse(body, { status: 200, headers: { "Content-Type": APPLICATION_JSON } }), index);
+    if (nextToken !== "") this.names.set(response.headers, "NextToken", nextToken);
+    return response;
   }
 
   private withReadMeta(response: Response, index: number): Response {
