@@ -22,7 +22,7 @@ import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
 import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
-import { gzip, journalRequests, limitBody } from "./http/middleware.js";
+import { gzip, gzipKnownBody, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance, ServiceName } from "./http/service.js";
@@ -359,7 +359,8 @@ export class Standin implements ControlTarget {
         const answered = recorded ? this.tape.request(service.name, request, !isControl) : undefined;
         return (response) => {
           this.idle.activity.ended();
-          return answered?.(response);
+          const sent = response && !isControl ? gzipKnownBody(request, response, service.compressThreshold) : response;
+          return answered?.(sent) ?? (sent === response ? undefined : sent);
         };
       },
     );

@@ -80,7 +80,6 @@ export class TapeRecorder {
   /** The start, its hash computed only when a tape is exported (hashing the state on every reset would cost more than the reset). */
   private start: (Omit<TapeStart, "stateHash"> & { stateHash: () => string }) | undefined;
   private entries: Entry[] = [];
-  private open = new Set<TapeRequestEntry>();
   private held = new Map<TapeRequestEntry, { request?: Uint8Array; response?: string | Uint8Array }>();
   private pending: Promise<unknown>[] = [];
   private nextSeq = 1;
@@ -93,7 +92,6 @@ export class TapeRecorder {
   begin(start: Omit<TapeStart, "stateHash"> & { stateHash: () => string }): void {
     this.start = start;
     this.entries = [];
-    this.open.clear();
     this.held = new Map();
     this.pending = [];
     this.nextSeq = 1;
@@ -140,16 +138,9 @@ export class TapeRecorder {
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: url.pathname + url.search, headers, awaited: false };
     if (!this.append(entry)) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
-    this.open.add(entry);
-    let awaitedSoFar = true;
-    entry.awaited = true;
-    // Anything appended while this request is open makes it concurrent.
-    const marker = () => (awaitedSoFar = false);
-    this.openMarkers.set(entry, marker);
     return (response) => {
-      this.open.delete(entry);
-      this.openMarkers.delete(entry);
-      entry.awaited = awaitedSoFar;
+      // Answered before anything else reached the tape: replayed to completion before going on.
+      entry.awaited = this.nextSeq === entry.seq + 1;
       if (bodyNoted) this.keepNotedBody(entry, request);
       if (!response) return undefined;
       const responseHeaders: Record<string, string> = {};
@@ -198,7 +189,6 @@ export class TapeRecorder {
     if (bytes !== undefined && bytes.length > 0) this.hold(entry, { request: bytes });
   }
 
-  private readonly openMarkers = new Map<TapeRequestEntry, () => void>();
 
   /** The tape so far (waits for bodies still being read). */
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
@@ -234,7 +224,6 @@ export class TapeRecorder {
       this.truncated = true;
       return false;
     }
-    for (const marker of this.openMarkers.values()) marker();
     (entry as { seq: number }).seq = this.nextSeq++;
     this.entries.push(entry);
     return true;

@@ -9,8 +9,10 @@ import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
 import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
-import { noteRequestBody } from "./known-bodies.js";
-import { textResponse } from "./respond.js";
+import { gzipSync } from "node:zlib";
+import { parseAccept } from "hono/utils/accept";
+import { knownResponseBody, noteRequestBody } from "./known-bodies.js";
+import { bufferedResponse, textResponse } from "./respond.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Request bodies longer than this are journaled truncated. */
@@ -36,31 +38,79 @@ function hasNoBody(method: string): boolean {
 }
 
 /**
- * gzip when the client accepts it and the body reaches `threshold` bytes.
- * Hono's compress applies the threshold only to responses that state their
- * length, so for a non-zero threshold the length is filled in first.
+ * gzip when the client accepts it and the body reaches `threshold` bytes,
+ * under the conditions of Hono's compress middleware (status, type,
+ * no-transform, an existing encoding, HEAD, the q-values of Accept-Encoding).
+ *
+ * Streams go through Hono's compress here. An answer whose whole body is in
+ * hand (http/known-bodies: every service answer but a stream) is let through
+ * untouched and compressed at the port by `gzipKnownBody` once answered, into
+ * a buffered response that states its length, as Go's gzip handlers do for a
+ * body written at once. (Replacing `c.res` here would make Hono rebuild the
+ * response around a body stream, and the body would no longer be in hand.)
  */
 export function gzip(threshold: number): MiddlewareHandler {
-  const compressor = compress({ encoding: "gzip", threshold });
-  const compressing: MiddlewareHandler =
-    threshold <= 0
-      ? compressor
-      : (c, next) =>
-          compressor(c, async () => {
-            await next();
-            const res = c.res;
-            if (!res.body || res.headers.has("Content-Length") || !/\bgzip\b/i.test(c.req.header("Accept-Encoding") ?? "")) return;
-            const bytes = await res.arrayBuffer();
-            const sized = new Response(bytes, res);
-            sized.headers.set("Content-Length", String(bytes.byteLength));
-            c.res = sized;
-          });
-  // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
+  const streaming = compress({ encoding: "gzip", threshold });
   return async (c, next) => {
-    if (c.req.header("Accept-Encoding") !== undefined) return compressing(c, next);
-    await next();
-    varyAcceptEncoding(c, threshold);
+    if (c.req.header("Accept-Encoding") === undefined) {
+      // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
+      await next();
+      varyAcceptEncoding(c, threshold);
+      return;
+    }
+    let passing = false;
+    await streaming(c, async () => {
+      await next();
+      // compress leaves alone a response that already has an encoding: mark a body in hand so while it passes.
+      if (knownResponseBody(c.res) !== undefined && !c.res.headers.has("Content-Encoding")) {
+        c.res.headers.set("Content-Encoding", PASSING);
+        passing = true;
+      }
+    });
+    if (passing) c.res.headers.delete("Content-Encoding");
   };
+}
+
+const PASSING = "standin-passing";
+
+/**
+ * The answer as sent to a client that sent Accept-Encoding: gzipped when the
+ * body is in hand and compress would have compressed it (see `gzip`).
+ */
+export function gzipKnownBody(request: Request, res: Response, threshold: number): Response {
+  const accepted = request.headers.get("Accept-Encoding");
+  if (accepted === null) return res;
+  return compressKnown(request.method, res, threshold, accepted);
+}
+
+function compressKnown(method: string, res: Response, threshold: number, accepted: string): Response {
+  const body = knownResponseBody(res);
+  if (body === undefined || body === null) return res;
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  const headers = res.headers;
+  if (res.status === 206 || headers.has("Content-Encoding") || headers.has("Transfer-Encoding") || method === "HEAD") return res;
+  if (bytes.byteLength < threshold) return res;
+  const type = headers.get("Content-Type");
+  if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return res;
+  const cacheControl = headers.get("Cache-Control");
+  if (cacheControl && NO_TRANSFORM.test(cacheControl)) return res;
+  const out = new Headers(headers);
+  const vary = out.get("Vary");
+  if (vary !== "*" && !(vary && VARY_ACCEPT_ENCODING.test(vary))) out.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+  if (!acceptsGzip(accepted)) return bufferedResponse(body, { status: res.status, statusText: res.statusText, headers: out });
+  out.delete("Content-Length");
+  out.set("Content-Encoding", "gzip");
+  const etag = out.get("ETag");
+  if (etag && !etag.startsWith("W/")) out.set("ETag", `W/${etag}`);
+  return bufferedResponse(gzipSync(bytes), { status: res.status, statusText: res.statusText, headers: out });
+}
+
+/** Whether Accept-Encoding gives gzip (or `*`) a q-value above zero, as compress decides. */
+function acceptsGzip(header: string): boolean {
+  const accepts = parseAccept(header);
+  const explicit = accepts.find((a) => a.type.toLowerCase() === "gzip");
+  const q = explicit ? explicit.q : (accepts.find((a) => a.type === "*")?.q ?? 0);
+  return q > 0;
 }
 
 const VARY_ACCEPT_ENCODING = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;

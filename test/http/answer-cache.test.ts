@@ -134,7 +134,7 @@ describe("scheduler reads answered from the cache", () => {
   it("many parked readers woken by one write all get the new answer", async () => {
     const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a")] } } });
     const { index } = await jobIds(emu);
-    const parked = Array.from({ length: 50 }, () => emu.scheduler.request(`/v1/jobs?index=${index}`).then(async (r) => [r.headers.get("x-nomad-index"), await r.text()]));
+    const parked = Array.from({ length: 50 }, () => Promise.resolve(emu.scheduler.request(`/v1/jobs?index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-index"), await r.text()]));
     await new Promise((resolve) => setTimeout(resolve, 20));
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("b") }) });
     const answers = await Promise.all(parked);
