@@ -22,7 +22,8 @@ import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
 import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
-import { gzip, gzipKnownBody, journalRequests, limitBody } from "./http/middleware.js";
+import { AnswerReplay } from "./http/answer-replay.js";
+import { gzip, gzipKnownBody, journalEntry, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance, ServiceName } from "./http/service.js";
@@ -339,6 +340,7 @@ export class Standin implements ControlTarget {
     app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
+    const replay = service.readKey ? new AnswerReplay(this, (request) => service.readKey!(request)) : undefined;
     // Realtime mode: fire whatever wall time has made due before the request looks at the state.
     // A failing timer is reported, never turned into this request's failure.
     return new PortApp(
@@ -360,8 +362,18 @@ export class Standin implements ControlTarget {
         return (response) => {
           this.idle.activity.ended();
           const sent = response && !isControl ? gzipKnownBody(request, response, service.compressThreshold) : response;
+          if (response && sent && !isControl) replay?.remember(request, response, sent);
           return answered?.(sent) ?? (sent === response ? undefined : sent);
         };
+      },
+      (request) => {
+        const at = this.clock.now();
+        const answer = replay?.replay(request);
+        if (!answer) return undefined;
+        // The bookkeeping of the middleware the answer skips.
+        this.coverage.record(service.name, request.method, request.url);
+        this.requests.append(journalEntry(service.name, at, request, new URL(request.url), null, answer.status, this.store.index));
+        return answer;
       },
     );
   }

@@ -32,3 +32,15 @@ export function noteRequestBody(request: Request, bytes: Uint8Array): void {
 export function knownRequestBody(request: Request): Uint8Array | undefined {
   return requestBodies.get(request);
 }
+
+const replayable = new WeakSet<Response>();
+
+/** Marks a read's answer that depends only on its request's replay key, the state and the clock (see http/answer-replay). */
+export function markReplayable<R extends Response>(response: R): R {
+  replayable.add(response);
+  return response;
+}
+
+export function isReplayable(response: Response): boolean {
+  return replayable.has(response);
+}

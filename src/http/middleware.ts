@@ -159,20 +159,25 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
       body = new TextDecoder().decode(bytes);
     }
     await next();
-    const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((value, name) => (headers[name] = value));
-    const truncated = body !== null && body.length > JOURNAL_BODY_BYTES;
-    journal.append({
-      at,
-      service,
-      method: c.req.method,
-      path: url.pathname,
-      query: url.search,
-      headers,
-      body: truncated ? body!.slice(0, JOURNAL_BODY_BYTES) : body,
-      bodyTruncated: truncated,
-      status: c.res.status,
-      index: store.index,
-    });
+    journal.append(journalEntry(service, at, c.req.raw, url, body, c.res.status, store.index));
+  };
+}
+
+/** What the journal keeps of one answered request (`body` as read, null when it had none). */
+export function journalEntry(service: string, at: number, request: Request, url: URL, body: string | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => (headers[name] = value));
+  const truncated = body !== null && body.length > JOURNAL_BODY_BYTES;
+  return {
+    at,
+    service,
+    method: request.method,
+    path: url.pathname,
+    query: url.search,
+    headers,
+    body: truncated ? body!.slice(0, JOURNAL_BODY_BYTES) : body,
+    bodyTruncated: truncated,
+    status,
+    index,
   };
 }

@@ -23,6 +23,8 @@ export class PortApp extends Hono {
      * Idle skipping counts running requests; the tape records them.
      */
     private readonly observe: (request: Request, control: boolean) => (response: Response | undefined) => Response | Promise<Response> | void = () => () => {},
+    /** A service request's remembered answer (http/answer-replay), tried before routing; undefined to route it. */
+    private readonly replay: (request: Request) => Response | undefined = () => undefined,
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
@@ -32,7 +34,7 @@ export class PortApp extends Hono {
       const done = this.observe(request, control);
       let answer: Response | Promise<Response>;
       try {
-        answer = (control ? this.control : this.service).fetch(request, ...rest);
+        answer = control ? this.control.fetch(request, ...rest) : (this.replay(request) ?? this.service.fetch(request, ...rest));
       } catch (error) {
         done(undefined);
         throw error;

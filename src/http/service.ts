@@ -23,6 +23,12 @@ export interface ServiceInstance<Section> {
   notFound(c: Context): Response | Promise<Response>;
   /** Extra control routes, mounted at `/_standin/<name>`: declared with their documentation (tag: the service's name) for the OpenAPI document. */
   readonly control?: DocumentedRoutes;
+  /**
+   * The key of a GET read whose answer depends on nothing else of the request
+   * (see the routers' `readKey`); lets the port replay remembered answers
+   * (http/answer-replay). Absent: nothing is replayed.
+   */
+  readKey?(request: Request): string | undefined;
   /** Responses compress with gzip above this many bytes (the products differ). */
   readonly compressThreshold: number;
   /** Builds this service's part of a new state: defaults, then each start fixture's section in order. Runs inside a store write. */

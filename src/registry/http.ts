@@ -14,6 +14,8 @@ import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { pathAndQuery } from "../http/answer-replay.js";
+import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { encodeJSON } from "../core/json.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
@@ -133,10 +135,10 @@ export class Router {
     if (!route.methods.includes(c.req.method)) return textResponse(405, `method ${c.req.method} not allowed`, { Allow: allow });
 
     const ctx = this.context(c, url, route.subtree ? path.slice(route.pattern.length) : "");
-    const cacheKey = this.answers && c.req.method === "GET" ? this.cacheKey(c, url, ctx.token) : undefined;
+    const cacheKey = this.answers ? this.readKey(c.req.raw) : undefined;
     if (cacheKey !== undefined && !url.searchParams.has("index")) {
       const cached = this.answers!.get(cacheKey);
-      if (cached) return this.withMeta(this.jsonAnswer(cached.body), cached.meta);
+      if (cached) return markReplayable(this.withMeta(this.jsonAnswer(cached.body), cached.meta));
     }
     try {
       return this.encode(c, await route.handler(ctx), cacheKey);
@@ -167,13 +169,16 @@ export class Router {
   }
 
   /**
-   * What a GET's answer depends on besides the state and the time: the URL
-   * (query included), the token, and the headers the query parsing reads.
+   * What a GET read's answer depends on besides the state and the time: the
+   * path and query as sent, the token, and the headers the query parsing
+   * reads. Undefined for other methods.
    */
-  private cacheKey(c: Context, url: URL, token: string | undefined): string {
-    const headers = c.req.raw.headers;
+  readKey(request: Request): string | undefined {
+    if (request.method !== "GET") return undefined;
+    const headers = request.headers;
     const enterprise = [...this.names.names("Namespace"), ...this.names.names("Partition")].map((name) => headers.get(name));
-    return answerKey(url.pathname, url.search, token, headers.get("Cache-Control"), ...enterprise);
+    const token = extractToken(request, { names: this.names, queryParam: "token" });
+    return answerKey(pathAndQuery(request.url), token, headers.get("Cache-Control"), ...enterprise);
   }
 
   private encode(c: Context, result: HandlerResult, cacheKey: string | undefined): Response {
@@ -184,10 +189,10 @@ export class Router {
       if (cacheKey === undefined) return this.withMeta(this.jsonAnswer(encodeJSON(result.value, { escapeHTML: true, pretty })), result.meta);
       // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
       const cached = this.answers!.get(cacheKey);
-      if (cached && sameMeta(cached.meta, result.meta)) return this.withMeta(this.jsonAnswer(cached.body), result.meta);
+      if (cached && sameMeta(cached.meta, result.meta)) return markReplayable(this.withMeta(this.jsonAnswer(cached.body), result.meta));
       const body = Buffer.from(encodeJSON(result.value, { escapeHTML: true, pretty }), "utf8");
       this.answers!.set(cacheKey, { body, meta: result.meta });
-      return this.withMeta(this.jsonAnswer(body), result.meta);
+      return markReplayable(this.withMeta(this.jsonAnswer(body), result.meta));
     }
     return jsonResponse(result, { escapeHTML: true, pretty });
   }

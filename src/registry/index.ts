@@ -121,6 +121,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     name: "registry",
     app,
     control,
+    readKey: (request) => router.readKey(request),
     compressThreshold: 1400, // Consul's gziphandler minimum size
     actions: faults.actions,
     conditions: faults.conditions,

@@ -12,6 +12,8 @@ import type { Context } from "hono";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { pathAndQuery } from "../http/answer-replay.js";
+import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
@@ -145,10 +147,10 @@ export class NomadRouter {
       const options = parseQueryOptions(url.searchParams, this.region());
       const token = extractToken(c.req.raw, { names: this.names });
       // The answer depends on the URL (query included), the token, the state and the time; nothing else of the request.
-      const cacheKey = this.answers && c.req.method === "GET" ? answerKey(url.pathname, url.search, token) : undefined;
+      const cacheKey = this.answers ? this.readKey(c.req.raw) : undefined;
       if (cacheKey !== undefined && options.index === 0) {
         const cached = this.answers!.get(cacheKey);
-        if (cached) return this.readAnswer(cached.body, cached.meta.index, cached.meta.nextToken);
+        if (cached) return markReplayable(this.readAnswer(cached.body, cached.meta.index, cached.meta.nextToken));
       }
       const acl = this.access ? this.access.resolve(token, route.pattern) : ALLOW_ALL;
       const rc: RequestContext = {
@@ -170,6 +172,15 @@ export class NomadRouter {
     }
   }
 
+  /**
+   * What a GET read's answer depends on besides the state and the time: the
+   * path and query as sent, and the token. Undefined for other methods.
+   */
+  readKey(request: Request): string | undefined {
+    if (request.method !== "GET") return undefined;
+    return answerKey(pathAndQuery(request.url), extractToken(request, { names: this.names }));
+  }
+
   private encode(c: Context, result: unknown, cacheKey: string | undefined): Response {
     const pretty = wantsPretty(c.req.url, "scheduler");
     if (result instanceof Response) return result;
@@ -177,10 +188,10 @@ export class NomadRouter {
       if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty }), result.index, result.nextToken);
       // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
       const cached = this.answers!.get(cacheKey);
-      if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken) return this.readAnswer(cached.body, result.index, result.nextToken);
+      if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken) return markReplayable(this.readAnswer(cached.body, result.index, result.nextToken));
       const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty }), "utf8");
       this.answers!.set(cacheKey, { body, meta: { index: result.index, nextToken: result.nextToken } });
-      return this.readAnswer(body, result.index, result.nextToken);
+      return markReplayable(this.readAnswer(body, result.index, result.nextToken));
     }
     if (result instanceof Write) {
       const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });

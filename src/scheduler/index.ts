@@ -173,6 +173,7 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
     name: "scheduler",
     app,
     control,
+    readKey: (request) => router.readKey(request),
     compressThreshold: 0, // gorilla's CompressHandler compresses every response
     actions: faults.actions,
     conditions: faults.conditions,

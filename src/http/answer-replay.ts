@@ -1,0 +1,73 @@
+/**
+ * Answers replayed at the port. A GET read that its service marked as
+ * replayable (http/known-bodies: it depends only on the request's key, the
+ * stored state and the clock) is remembered as sent, headers and bytes, and
+ * the same request while nothing has moved gets those bytes again without
+ * passing through routing, middleware or the service: a CI loop polling a list
+ * costs a lookup. The port still does its bookkeeping for a replayed answer
+ * (coverage, the request journal, the tape), so what the control API reports
+ * is the same either way.
+ *
+ * Never replayed: anything but GET, blocking queries (`index=`), answers
+ * that are not 200, streams, and bodies not in hand.
+ */
+import { AnswerCache, answerKey } from "./answer-cache.js";
+import { isReplayable, knownResponseBody } from "./known-bodies.js";
+import { bufferedResponse } from "./respond.js";
+
+interface Remembered {
+  readonly status: number;
+  /** As the first answer carried them (Date aside, which the server adds). */
+  readonly headers: readonly (readonly [string, string])[];
+}
+
+const BLOCKING = /(?:^|&)index(?:=|&|$)/;
+
+export class AnswerReplay {
+  private readonly answers: AnswerCache<Remembered>;
+
+  constructor(
+    stamp: { readonly store: { readonly version: number }; readonly clock: { now(): number } },
+    /** The service's key for a GET read (see the routers' `readKey`); undefined when it has none. */
+    private readonly readKey: (request: Request) => string | undefined,
+  ) {
+    this.answers = new AnswerCache({ version: () => stamp.store.version, now: () => stamp.clock.now() });
+  }
+
+  /** The remembered answer to `request`, as a new Response; undefined when there is none. */
+  replay(request: Request): Response | undefined {
+    const key = this.keyOf(request);
+    if (key === undefined) return undefined;
+    const hit = this.answers.get(key);
+    if (!hit) return undefined;
+    return bufferedResponse(hit.body, { status: hit.meta.status, headers: new Headers(hit.meta.headers as [string, string][]) });
+  }
+
+  /** Told of every answer sent (`original` as the service answered, `sent` after the port's gzip). */
+  remember(request: Request, original: Response, sent: Response): void {
+    if (sent.status !== 200 || !isReplayable(original)) return;
+    const body = knownResponseBody(sent);
+    if (body === undefined || body === null) return;
+    const key = this.keyOf(request);
+    if (key === undefined) return;
+    const headers: [string, string][] = [];
+    sent.headers.forEach((value, name) => headers.push([name, value]));
+    this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });
+  }
+
+  private keyOf(request: Request): string | undefined {
+    if (request.method !== "GET") return undefined;
+    const url = request.url;
+    const query = url.indexOf("?");
+    if (query >= 0 && BLOCKING.test(url.slice(query + 1))) return undefined;
+    const key = this.readKey(request);
+    // gzip depends on Accept-Encoding; nothing else of the request touches the answer after the service.
+    return key === undefined ? undefined : answerKey(key, request.headers.get("Accept-Encoding"));
+  }
+}
+
+/** Path and query of an absolute request URL, as sent (no normalisation: equal strings, equal requests). */
+export function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start < 0 ? "/" : url.slice(start);
+}
