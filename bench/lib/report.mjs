@@ -196,6 +196,13 @@ function scaleRows(scale, settings) {
       target: { n: 10_000, atMost: 500 },
     }),
   );
+  rows.push(
+    ...curveRows(scale.blocking, {
+      label: (p) => `blocking: then the client reads the ${short(p.n)} bodies (web streams, in process)`,
+      unitName: "query",
+      pick: (p) => p.readMs,
+    }),
+  );
   const snap = scale.snapshot;
   const snapLabel = short(settings.scale.snapshotJobs);
   if (snap.timedOut) {

@@ -148,7 +148,8 @@ export interface BlockingQuery<T> {
   readonly minIndex: number;
   /** Total park time (wait + jitter), virtual and real alike. */
   readonly timeoutMs: number;
-  readonly signal?: AbortSignal;
+  /** The client's abort signal; asked for only if the query parks (making one costs a request an AbortController). */
+  readonly signal?: () => AbortSignal;
   /** Runs the query against the current state. */
   run(): { index: number; value: T };
   /**
@@ -170,23 +171,18 @@ export async function runBlockingQuery<T>(query: BlockingQuery<T>): Promise<{ in
   if (query.minIndex <= 0 || result.index > query.minIndex) return result;
   const virtualDeadline = query.clock.now() + query.timeoutMs;
   // One real deadline for the whole wait, however many times the query re-runs.
-  const realDeadline = new AbortController();
   const wall = query.clock.wallTime;
-  const realTimer = wall.setTimer(() => realDeadline.abort(), query.timeoutMs);
-  const signal = query.signal ? AbortSignal.any([query.signal, realDeadline.signal]) : realDeadline.signal;
+  const realDeadline = wall.now() + query.timeoutMs;
+  const signal = query.signal?.();
   // Wait for the tables to move past where they are now: the answer's own index (an object's
   // ModifyIndex, say) can stay put while its table moves, and re-arming at that index would
   // wake at once, forever.
   let afterIndex = Math.max(query.minIndex, query.watchers.tablesIndex(query.tables));
-  try {
-    for (;;) {
-      const reason = await query.watchers.wait({ tables: query.tables, afterIndex, virtualDeadline, signal });
-      result = query.run();
-      if (reason !== "changed") return result;
-      if (result.index > query.minIndex && !query.keepWaiting?.(result)) return result;
-      afterIndex = Math.max(afterIndex, result.index, query.watchers.tablesIndex(query.tables));
-    }
-  } finally {
-    wall.clearTimer(realTimer);
+  for (;;) {
+    const reason = await query.watchers.wait({ tables: query.tables, afterIndex, virtualDeadline, realTimeoutMs: realDeadline - wall.now(), signal });
+    result = query.run();
+    if (reason !== "changed") return result;
+    if (result.index > query.minIndex && !query.keepWaiting?.(result)) return result;
+    afterIndex = Math.max(afterIndex, result.index, query.watchers.tablesIndex(query.tables));
   }
 }

@@ -83,12 +83,50 @@ export class AnswerCache<M> {
   }
 }
 
+/**
+ * Values computed for a key at the current state, forgotten as soon as the
+ * state or the clock moves (the same stamp as AnswerCache). Parked queries
+ * woken by one write all re-run at once, before any of them has encoded its
+ * answer: the first computes, the others share its result.
+ */
+export class StampedMemo<V> {
+  private readonly values = new Map<string, V>();
+  private stampVersion = Number.NaN;
+  private stampNow = Number.NaN;
+
+  constructor(
+    private readonly options: Pick<AnswerCacheOptions, "version" | "now">,
+    private readonly maxEntries = 1024,
+  ) {}
+
+  /** The value for `key` at this state, computing it once. */
+  get(key: string, compute: () => V): V {
+    const version = this.options.version();
+    const now = this.options.now();
+    if (version !== this.stampVersion || now !== this.stampNow) {
+      this.values.clear();
+      this.stampVersion = version;
+      this.stampNow = now;
+    }
+    if (this.values.has(key)) return this.values.get(key)!;
+    const value = compute();
+    if (this.values.size >= this.maxEntries) this.values.delete(this.values.keys().next().value!);
+    this.values.set(key, value);
+    return value;
+  }
+}
+
 /** One key from the parts a read's answer depends on (NUL cannot occur in a URL or a header value). */
 export function answerKey(...parts: readonly (string | null | undefined)[]): string {
   return parts.map((part) => part ?? "").join("\u0000");
 }
 
+/** The stamp of one service's caches: its store's version and its clock. */
+export function stampOf(ctx: { readonly store: { readonly version: number }; readonly clock: { now(): number } }): Pick<AnswerCacheOptions, "version" | "now"> {
+  return { version: () => ctx.store.version, now: () => ctx.clock.now() };
+}
+
 /** The cache for one service's reads, stamped by its store and clock. */
 export function answerCacheOf<M>(ctx: { readonly store: { readonly version: number }; readonly clock: { now(): number } }): AnswerCache<M> {
-  return new AnswerCache({ version: () => ctx.store.version, now: () => ctx.clock.now() });
+  return new AnswerCache(stampOf(ctx));
 }

@@ -49,7 +49,8 @@ export class AnswerReplay {
     const body = knownResponseBody(sent);
     if (body === undefined || body === null) return;
     const key = this.keyOf(request);
-    if (key === undefined) return;
+    // Already remembered at this very state (parked queries woken together all answer alike).
+    if (key === undefined || this.answers.get(key)) return;
     const headers: [string, string][] = [];
     sent.headers.forEach((value, name) => headers.push([name, value]));
     this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });

@@ -32,6 +32,11 @@ export class HeaderNames {
     for (const name of this.names(suffix)) headers.set(name, value);
   }
 
+  /** `set` on a header record that is yet to become a response's headers. */
+  put(headers: Record<string, string>, suffix: string, value: string): void {
+    for (const name of this.names(suffix)) headers[name] = value;
+  }
+
   /** The first non-empty value among the accepted names for `suffix`. */
   read(headers: Headers, suffix: string): string | undefined {
     for (const name of this.names(suffix)) {

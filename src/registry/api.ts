@@ -62,7 +62,7 @@ export class RegistryApi {
       tables,
       minIndex: options.index,
       timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, this.ctx.ids) : 0,
-      signal: rc.c.req.raw.signal,
+      signal: () => rc.c.req.raw.signal,
       run: () => {
         last = read();
         return { index: indexOf(), value: last.value };

@@ -11,7 +11,7 @@
 import type { Context } from "hono";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
-import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
 import { pathAndQuery } from "../http/answer-replay.js";
 import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
@@ -58,6 +58,12 @@ export interface RequestContext {
   readonly options: QueryOptions;
   /** What the request's token may do (everything when ACLs are off). */
   readonly acl: Authorizer;
+  /**
+   * Runs a GET's query, or takes the result another request with the same
+   * key computed at this very state: parked queries woken by one write all
+   * re-run at once, and share one result (and so one encoding).
+   */
+  readonly shared: <T>(run: () => T) => T;
 }
 
 /** ACL enforcement the router applies before a route's handler. */
@@ -121,6 +127,8 @@ export class NomadRouter {
     private readonly unemulated?: (method: string, path: string) => Response | undefined,
     /** Encoded answers of GET reads, reused while the state and the clock stay put. */
     private readonly answers?: AnswerCache<ReadMeta>,
+    /** Results of GET queries, shared the same way (see RequestContext.shared). */
+    private readonly results?: StampedMemo<unknown>,
   ) {
     this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
   }
@@ -162,6 +170,7 @@ export class NomadRouter {
         token,
         options,
         acl,
+        shared: (run) => (cacheKey === undefined || !this.results ? run() : (this.results.get(cacheKey, run) as ReturnType<typeof run>)),
       };
       await this.access?.guard(rc, route.pattern, acl);
       return this.encode(c, await route.handler(rc), cacheKey);
@@ -203,16 +212,24 @@ export class NomadRouter {
 
   /** A read's answer: its encoded body with the index, leader and next-page headers. */
   private readAnswer(body: string | Uint8Array, index: number, nextToken: string): Response {
-    const response = this.withReadMeta(bufferedResponse(body, { status: 200, headers: { "Content-Type": APPLICATION_JSON } }), index);
-    if (nextToken !== "") this.names.set(response.headers, "NextToken", nextToken);
-    return response;
+    // The headers as one record (setting them one by one on a Headers object costs more than the rest of a cached answer).
+    const headers: Record<string, string> = { "Content-Type": APPLICATION_JSON };
+    this.readMeta(headers, index);
+    if (nextToken !== "") this.names.put(headers, "NextToken", nextToken);
+    return bufferedResponse(body, { status: 200, headers });
   }
 
   private withReadMeta(response: Response, index: number): Response {
-    this.names.set(response.headers, "Index", String(Math.max(1, index)));
-    this.names.set(response.headers, "KnownLeader", "true");
-    this.names.set(response.headers, "LastContact", "0");
+    const meta: Record<string, string> = {};
+    this.readMeta(meta, index);
+    for (const [name, value] of Object.entries(meta)) response.headers.set(name, value);
     return response;
+  }
+
+  private readMeta(headers: Record<string, string>, index: number): void {
+    this.names.put(headers, "Index", String(Math.max(1, index)));
+    this.names.put(headers, "KnownLeader", "true");
+    this.names.put(headers, "LastContact", "0");
   }
 }
 

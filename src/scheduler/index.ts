@@ -10,7 +10,7 @@ import type { SchedulerFixture } from "../fixtures/schema.js";
 import { ActionError } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { runFault } from "../http/routing.js";
-import { answerCacheOf } from "../http/answer-cache.js";
+import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
@@ -64,7 +64,7 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
   broker.attach(state);
   const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
   const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
-  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl, unemulatedSchedulerRoute, answerCacheOf(ctx));
+  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl, unemulatedSchedulerRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
   registerRoutes(router, state, engine, ctx, settings.current);
   acl.register(router);
 

@@ -39,6 +39,14 @@ export interface SchedulerSettings {
   agentName: string;
 }
 
+/** One page of a list read: its items and the token of the next page ("" when none). */
+class ListPage {
+  constructor(
+    readonly items: unknown[],
+    readonly nextToken: string,
+  ) {}
+}
+
 export function registerRoutes(router: NomadRouter, state: SchedulerState, engine: SchedulerEngine, ctx: ServiceContext, settings: () => SchedulerSettings): void {
   /** Runs `run` now, or again after each change of `tables` while `?index=` is not yet passed (until the wait ends). */
   const block = <T>(rc: RequestContext, tables: string[], run: () => { index: number; value: T }) =>
@@ -48,8 +56,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       tables,
       minIndex: rc.options.index,
       timeoutMs: rc.options.index > 0 ? blockingTimeoutMs(rc.options.waitMs, SPEC_BLOCKING_LIMITS, ctx.ids) : 0,
-      signal: rc.c.req.raw.signal,
-      run,
+      signal: () => rc.c.req.raw.signal,
+      run: () => rc.shared(run),
     });
   /** A blocking-capable read: answers at once unless `?index=` asks to wait for a change of `tables`. */
   /** `indexOf`: the index the answer reports (Nomad: a single object's ModifyIndex, else the tables'). */
@@ -75,12 +83,10 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   const readList = async <T>(rc: RequestContext, tables: string[], items: () => T[], tokenizer: Tokenizer<T>, view: (item: T) => unknown, datum: (item: T) => unknown = view) => {
     const request = pageRequest(rc.query);
     const matches = listFilter(rc, datum);
-    let nextToken = "";
     const result = await block(rc, tables, () => {
       try {
         const page = paginate(items(), tokenizer, request, matches);
-        nextToken = page.nextToken;
-        return { index: state.index(...tables), value: page.items.map(view) as unknown };
+        return { index: state.index(...tables), value: new ListPage(page.items.map(view), page.nextToken) as unknown };
       } catch (error) {
         // A filter that fails on this data is the answer at once, as Nomad's blocking query returns its
         // function's error without waiting: an index past any minIndex ends the wait (and never reaches a header).
@@ -89,7 +95,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
       }
     });
     if (result.value instanceof NomadError) throw result.value;
-    return new Read(result.value, result.index, nextToken);
+    const page = result.value as ListPage;
+    return new Read(page.items, result.index, page.nextToken);
   };
   const only = (rc: RequestContext, ...methods: string[]) => {
     if (!methods.includes(rc.method)) throw invalidMethod();
