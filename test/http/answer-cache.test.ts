@@ -4,7 +4,7 @@
  * headers the query parsing reads) is ever answered from a stale entry.
  */
 import { describe, expect, it } from "vitest";
-import { AnswerCache, answerKey } from "../../src/http/answer-cache.js";
+import { AnswerCache, answerKey, StampedMemo } from "../../src/http/answer-cache.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin } from "../../src/server.js";
 
@@ -39,6 +39,16 @@ describe("AnswerCache", () => {
     cache.set("huge", { body: bytes("x".repeat(11)), meta: null }); // over the budget on its own: never kept
     expect(cache.get("huge")).toBeUndefined();
     expect(cache.size).toBe(2);
+  });
+
+  it("StampedMemo computes once per key and state", () => {
+    let version = 1;
+    const memo = new StampedMemo<number>({ version: () => version, now: () => 0 });
+    let runs = 0;
+    const compute = () => ++runs;
+    expect([memo.get("a", compute), memo.get("a", compute), memo.get("b", compute)]).toEqual([1, 1, 2]);
+    version++;
+    expect(memo.get("a", compute)).toBe(3);
   });
 
   it("keys cannot collide by shifting text between parts", () => {
@@ -141,6 +151,19 @@ describe("scheduler reads answered from the cache", () => {
     const expected = await emu.scheduler.request("/v1/jobs");
     const expectedAnswer = [expected.headers.get("x-nomad-index"), await expected.text()];
     for (const answer of answers) expect(answer).toEqual(expectedAnswer);
+  });
+});
+
+describe("parked list reads woken together", () => {
+  it("share one page, next-page token included", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a"), job("b")] } } });
+    const { index } = await jobIds(emu);
+    const parked = Array.from({ length: 30 }, () =>
+      Promise.resolve(emu.scheduler.request(`/v1/jobs?per_page=2&index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-nexttoken"), ((await r.json()) as Json[]).map((j) => j.ID)]),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("c") }) });
+    for (const answer of await Promise.all(parked)) expect(answer).toEqual(["default.c", ["a", "b"]]);
   });
 });
 
