@@ -30,6 +30,13 @@ import { allocView, deploymentView, evalView, jobView, nodeView, TABLES, type Js
 export const EVENT_BUFFER_SIZE = 100;
 /** JsonStream's heartbeat interval (Nomad 1.1+; 30 s before). */
 export const HEARTBEAT_MS = 10_000;
+/**
+ * Bytes an event stream may hold for a client that does not read them. Past
+ * this the stream is ended (the client sees the response end, as after a
+ * server restart, and Nomad's clients subscribe again from their last index),
+ * so a stuck subscriber cannot grow the emulator's memory without bound.
+ */
+export const STREAM_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 export interface StreamEvent {
   readonly Topic: string;
@@ -445,7 +452,9 @@ function openStream(broker: EventBroker, ctx: ServiceContext, request: Subscribe
       let unsubscribe: () => void = () => {};
       let cancelHeartbeat: () => void = () => {};
       const write = (line: string) => {
-        if (open) controller.enqueue(encoder.encode(line + "\n"));
+        if (!open) return;
+        controller.enqueue(encoder.encode(line + "\n"));
+        if ((controller.desiredSize ?? 0) < -STREAM_BACKLOG_BYTES) onAbort();
       };
       cleanup = () => {
         if (!open) return;
@@ -480,7 +489,8 @@ function openStream(broker: EventBroker, ctx: ServiceContext, request: Subscribe
     cancel() {
       cleanup();
     },
-  });
+    // Counted in bytes, so desiredSize says how much the client has left unread.
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }));
   return new Response(body, {
     status: 200,
     // Transfer-Encoding keeps the port's gzip middleware from buffering frames behind a compressor.

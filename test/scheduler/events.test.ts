@@ -436,4 +436,24 @@ describe("GET /v1/event/stream over a real socket", () => {
       await running.close();
     }
   });
+
+  it("ends the stream of a client that stops reading once its unread backlog passes the bound", async () => {
+    const { STREAM_BACKLOG_BYTES } = await import("../../src/scheduler/events.js");
+    const emu = await createStandin();
+    const { frames } = await open(emu, "?topic=Job");
+    expect((await subscribers(emu)).Subscribers).toBe(1);
+    // Never read past the first frame: each registration queues its event with the whole job (~256 KiB of Meta).
+    const big = "x".repeat(256 * 1024);
+    let registered = 0;
+    while ((await subscribers(emu)).Subscribers === 1 && registered < 100) {
+      await register(emu, { ...job(`big-${registered}`), Meta: { blob: big } });
+      registered++;
+    }
+    expect((await subscribers(emu)).Subscribers).toBe(0);
+    expect(registered * big.length).toBeGreaterThanOrEqual(STREAM_BACKLOG_BYTES * 0.9);
+    expect(registered * big.length).toBeLessThan(STREAM_BACKLOG_BYTES * 2);
+    // What was queued is still delivered, then the stream ends.
+    const rest = await frames.rest();
+    expect(rest.filter((f) => f.Events).length).toBe(registered);
+  });
 });
