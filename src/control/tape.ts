@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
+import { pathAndQuery } from "../http/routing.js";
 import { knownRequestBody, knownResponseBody } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
@@ -130,12 +131,12 @@ export class TapeRecorder {
    */
   request(service: string, request: Request, journaled = false): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
     if (!this.enabled || this.paused > 0) return undefined;
-    const url = new URL(request.url);
+
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       if (!SKIPPED_REQUEST_HEADERS.has(name)) headers[name] = value;
     });
-    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: url.pathname + url.search, headers, awaited: false };
+    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: pathAndQuery(request.url), headers, awaited: false };
     if (!this.append(entry)) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
     return (response) => {

@@ -66,9 +66,3 @@ export class AnswerReplay {
     return key === undefined ? undefined : answerKey(key, request.headers.get("Accept-Encoding"));
   }
 }
-
-/** Path and query of an absolute request URL, as sent (no normalisation: equal strings, equal requests). */
-export function pathAndQuery(url: string): string {
-  const start = url.indexOf("/", url.indexOf("://") + 3);
-  return start < 0 ? "/" : url.slice(start);
-}

@@ -67,6 +67,8 @@ export type RouteMatch =
   | { readonly kind: "unknown" };
 
 const UNKNOWN: RouteMatch = { kind: "unknown" };
+/** Distinct method and path pairs whose match is remembered (forgotten all at once past this). */
+const MATCH_MEMO_ENTRIES = 4096;
 
 interface Compiled {
   readonly template: string;
@@ -100,6 +102,20 @@ export class RouteMatcher {
 
   /** The route a request is for. `path` as the product sees it (see `pathOf`). */
   match(method: string, path: string): RouteMatch {
+    // Every request is matched (coverage, then the 501 check): the same few paths come again and again.
+    const key = `${method} ${path}`;
+    let found = this.memo.get(key);
+    if (found === undefined) {
+      if (this.memo.size >= MATCH_MEMO_ENTRIES) this.memo.clear();
+      found = this.matchNow(method, path);
+      this.memo.set(key, found);
+    }
+    return found;
+  }
+
+  private readonly memo = new Map<string, RouteMatch>();
+
+  private matchNow(method: string, path: string): RouteMatch {
     let best: Compiled | undefined;
     const consider = (candidates: readonly Compiled[] | undefined) => {
       for (const c of candidates ?? []) if (c.regex.test(path) && (!best || better(c, best))) best = c;

@@ -145,6 +145,8 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   }
 }
 
+const UTF8 = new TextDecoder();
+
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
@@ -156,7 +158,7 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
     if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) {
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       noteRequestBody(c.req.raw, bytes);
-      body = new TextDecoder().decode(bytes);
+      body = UTF8.decode(bytes);
     }
     await next();
     journal.append(journalEntry(service, at, c.req.raw, url, body, c.res.status, store.index));

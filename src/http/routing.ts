@@ -31,3 +31,9 @@ export function runFault(c: Context, fault: () => unknown): Response {
     throw error;
   }
 }
+
+/** Path and query of an absolute request URL, as sent (no normalisation: equal strings, equal requests). */
+export function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start < 0 ? "/" : url.slice(start);
+}

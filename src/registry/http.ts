@@ -14,11 +14,10 @@ import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache } from "../http/answer-cache.js";
-import { pathAndQuery } from "../http/answer-replay.js";
 import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { encodeJSON } from "../core/json.js";
-import { decodedPath, longestMatch } from "../http/routing.js";
+import { decodedPath, longestMatch, pathAndQuery } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
 
