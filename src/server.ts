@@ -134,7 +134,8 @@ async function loadStateFile(emulator: Standin, path: string): Promise<void> {
     throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`], "state file");
   }
   try {
-    emulator.restore(document);
+    // Parsed here for this restore alone: the state can keep its objects instead of copying them.
+    emulator.restore(document, { adopt: true });
   } catch (error) {
     if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
     throw error;

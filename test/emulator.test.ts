@@ -177,6 +177,91 @@ describe("snapshot and restore", () => {
   });
 });
 
+describe("snapshot restore: rows, copies and the tape", () => {
+  const jobs = Array.from({ length: 3 }, (_, i) => ({
+    ID: `job-${i}`,
+    Type: "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "app", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
+  }));
+
+  it("a snapshot with one corrupted row is rejected with 400 naming the row, and changes nothing", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs } } });
+    const good = (await control(emu, "GET", "/snapshot")).body;
+    // Change the state after the snapshot, so a partial restore would show.
+    await control(emu, "POST", "/fixtures", { scheduler: { jobs: [{ ...jobs[0], ID: "later" }] } });
+    const before = emu.stateHash();
+    const snapshotBefore = JSON.stringify(emu.snapshot());
+    const rows = good.store.tables["scheduler.jobs"].rows;
+    const id = Object.keys(rows)[1]!;
+    for (const corrupt of ["not a row", null, 7, true]) {
+      const bad = structuredClone(good);
+      bad.store.tables["scheduler.jobs"].rows[id] = corrupt;
+      const res = await control(emu, "PUT", "/snapshot", bad);
+      expect(res.status).toBe(400);
+      expect(res.body.problems).toHaveLength(1);
+      expect(res.body.problems[0]).toContain(`rows[${JSON.stringify(id)}]`);
+      expect(emu.stateHash()).toBe(before);
+      expect(JSON.stringify(emu.snapshot())).toBe(snapshotBefore);
+    }
+    // A bad table index after every row is fine: still nothing restored.
+    const badIndex = structuredClone(good);
+    badIndex.store.tables["scheduler.jobs"].index = "12";
+    expect((await control(emu, "PUT", "/snapshot", badIndex)).status).toBe(400);
+    expect(emu.stateHash()).toBe(before);
+    // The good document still restores.
+    const restored = await control(emu, "PUT", "/snapshot", good);
+    expect(restored.status).toBe(200);
+    expect(restored.body.stateHash).toBe(emu.stateHash());
+    expect(emu.stateHash()).not.toBe(before);
+  });
+
+  it("a state restored over HTTP takes writes, answers reads, and restores again to the same hash", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs } } });
+    const text = await (await emu.scheduler.request("/_standin/snapshot")).text();
+    const hash = emu.stateHash();
+    const put = () => emu.scheduler.request("/_standin/snapshot", { method: "PUT", body: text, headers: { "Content-Type": "application/json" } });
+    expect((await put()).status).toBe(200);
+    expect(emu.stateHash()).toBe(hash);
+    // Restored rows are frozen and shared with nothing outside: updating a job replaces its rows.
+    const update = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: { ...jobs[1], Meta: { v: "2" } } }) });
+    expect(update.status).toBe(200);
+    const listed = (await (await emu.scheduler.request("/v1/jobs")).json()) as Array<{ ID: string }>;
+    expect(listed.map((j) => j.ID).sort()).toEqual(["job-0", "job-1", "job-2"]);
+    expect(emu.stateHash()).not.toBe(hash);
+    expect((await put()).status).toBe(200);
+    expect(emu.stateHash()).toBe(hash);
+  });
+
+  it("emu.restore copies the caller's document: changing or freezing it afterwards is the caller's business", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs } } });
+    const document = JSON.parse(JSON.stringify(emu.snapshot()));
+    const hash = emu.stateHash();
+    emu.restore(document);
+    expect(emu.stateHash()).toBe(hash);
+    const row = Object.values(document.store.tables["scheduler.jobs"].rows)[0] as { TaskGroups: Array<{ Count: number }> };
+    expect(Object.isFrozen(row)).toBe(false);
+    row.TaskGroups[0]!.Count = 99;
+    document.store.index = 1;
+    expect(emu.stateHash()).toBe(hash);
+  });
+
+  it("a restore over HTTP is on the tape, and the tape replays to the same state", async () => {
+    const { replayTape } = await import("../src/replay.js");
+    const emu = await createStandin({ fixture: { scheduler: { jobs } } });
+    const text = await (await emu.scheduler.request("/_standin/snapshot")).text();
+    await emu.scheduler.request("/v1/job/job-0", { method: "DELETE" });
+    const restored = await emu.scheduler.request("/_standin/snapshot", { method: "PUT", body: text, headers: { "Content-Type": "application/json" } });
+    expect(restored.status).toBe(200);
+    await emu.scheduler.request("/v1/job/job-1", { method: "DELETE" });
+    const tape = (await (await emu.scheduler.request("/_standin/tape")).json()) as { entries: Array<{ kind: string }> };
+    expect(tape.entries.map((e) => e.kind)).toContain("restore");
+    const report = await replayTape(tape);
+    expect(report.divergences).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+});
+
 describe("control API", () => {
   it("ready reports seed, virtual now, index and state hash", async () => {
     const emu = await createStandin({ seed: 12 });

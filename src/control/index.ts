@@ -36,8 +36,8 @@ export interface ControlTarget {
   reset(fixture?: unknown): Promise<void>;
   applyFixture(fixture: unknown): Promise<void>;
   snapshot(): StateSnapshot;
-  /** Validates, then restores; a bad document changes nothing. */
-  restore(snapshot: unknown): void;
+  /** Validates, then restores; a bad document changes nothing. With `adopt`, the document is handed over (not copied). */
+  restore(snapshot: unknown, options?: { adopt?: boolean }): void;
   /** Records a clock operation (advance, next, pause…) in the event journal. */
   noteClockOperation(operation: string, detail: unknown): void;
   /** Named actions, timelines and await. */
@@ -231,7 +231,8 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
     (c, { body }) => {
-      target.restore(body);
+      // The body was parsed for this request alone: the state can keep its objects instead of copying them.
+      target.restore(body, { adopt: true });
       return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
     },
   );

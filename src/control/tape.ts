@@ -121,8 +121,9 @@ export class TapeRecorder {
     this.append({ kind: "fixture", seq: 0, fixture: structuredClone(document) });
   }
 
-  restore(snapshot: unknown): void {
-    this.append({ kind: "restore", seq: 0, snapshot: structuredClone(snapshot) });
+  /** `owned`: the emulator's own copy of the document (its rows frozen), kept as it is instead of copied again. */
+  restore(snapshot: unknown, owned = false): void {
+    this.append({ kind: "restore", seq: 0, snapshot: owned ? snapshot : structuredClone(snapshot) });
   }
 
   /**

@@ -29,7 +29,66 @@ export function encodeJSON(value: unknown, options: EncodeOptions = {}): string 
 
 /** Canonical form for hashing: keys sorted, compact, bigint exact. */
 export function canonicalJSON(value: unknown): string {
-  return serialize(value, { sortKeys: true });
+  return writeCanonical(resolveToJSON(value)) ?? "null";
+}
+
+/**
+ * The canonical JSON of `value` (exactly the text of `canonicalJSON`), handed
+ * to `emit` in pieces of about `chunkChars` characters instead of as one
+ * string. For hashing a whole state: one string of tens of megabytes built
+ * by concatenation is a rope of millions of pieces that the hash must first
+ * flatten, and building and collecting it cost several times the hashing.
+ * Arrays and objects down to `streamDepth` levels are written member by
+ * member; anything deeper (a store row) is written whole, as one piece.
+ */
+export function canonicalJSONChunks(value: unknown, emit: (chunk: string) => void, options: { streamDepth?: number; chunkChars?: number } = {}): void {
+  const streamDepth = options.streamDepth ?? 5;
+  const chunkChars = options.chunkChars ?? 1 << 16;
+  let pending = "";
+  const write = (piece: string): void => {
+    pending += piece;
+    if (pending.length >= chunkChars) {
+      emit(pending);
+      pending = "";
+    }
+  };
+  if (!streamCanonical(resolveToJSON(value), 0, streamDepth, write)) write("null");
+  if (pending !== "") emit(pending);
+}
+
+/** Writes a value whose `toJSON` has been applied; false (and nothing written) where writeCanonical gives undefined. */
+function streamCanonical(v: unknown, depth: number, streamDepth: number, write: (piece: string) => void): boolean {
+  if (depth >= streamDepth || v === null || typeof v !== "object") {
+    const text = writeCanonical(v);
+    if (text === undefined) return false;
+    write(text);
+    return true;
+  }
+  if (Array.isArray(v)) {
+    write("[");
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) write(",");
+      if (!streamCanonical(resolveToJSON(v[i]), depth + 1, streamDepth, write)) write("null");
+    }
+    write("]");
+    return true;
+  }
+  const record = v as Record<string, unknown>;
+  const own = Object.keys(record);
+  const keys = own.length > MAX_REMEMBERED_KEYS ? sortBytewise(own) : sortedKeys(own);
+  let first = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const child = resolveToJSON(record[key]);
+    // What writeCanonical leaves out of an object (its text would be undefined): known before writing the key.
+    const kind = typeof child;
+    if (kind === "undefined" || kind === "function" || kind === "symbol") continue;
+    write((first ? "{" : ",") + quoteKey(key) + ":");
+    first = false;
+    streamCanonical(child, depth + 1, streamDepth, write);
+  }
+  write(first ? "{}" : "}");
+  return true;
 }
 
 /** Byte-wise comparison of the UTF-8 encodings of two strings (code point order, unlike JS's UTF-16 `<`). */
@@ -139,6 +198,49 @@ function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean):
   return text === "" ? "{}" : text + (pretty ? "\n" + indent + "}" : "}");
 }
 
+/**
+ * writeValue's compact, sorted-keys case (canonicalJSON, the state hash), on
+ * its own: each key sequence's byte order comes with its keys already quoted
+ * (see keyLayout), so an object costs one concatenation per member. The
+ * text is the same as `writeValue(v, "", false, true)`.
+ */
+function writeCanonical(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "string":
+      return quote(v);
+    case "number":
+      return Number.isFinite(v) ? String(v) : "null";
+    case "bigint":
+      return v.toString();
+    case "boolean":
+      return v ? "true" : "false";
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  if (v === null) return "null";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    let text = "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) text += ",";
+      text += writeCanonical(resolveToJSON(v[i])) ?? "null";
+    }
+    return text + "]";
+  }
+  const record = v as Record<string, unknown>;
+  const layout = keyLayout(Object.keys(record));
+  const keys = layout.keys;
+  let text = "";
+  for (let i = 0; i < keys.length; i++) {
+    const child = writeCanonical(resolveToJSON(record[keys[i]!]));
+    if (child === undefined) continue;
+    text = text === "" ? layout.first[i] + child : text + layout.next[i] + child;
+  }
+  return text === "" ? "{}" : text + "}";
+}
+
 /** What JSON.stringify escapes in a string: `"`, `\\`, control characters, and (lone) surrogates. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const SURROGATE = /[\ud800-\udfff]/;
@@ -168,25 +270,82 @@ function quoteKey(key: string): string {
 interface KeyOrderNode {
   readonly next: Map<string, KeyOrderNode>;
   sorted?: readonly string[];
+  /** For writeCanonical: the sorted keys with their quoted heads. */
+  layout?: KeyLayout;
 }
 const keyOrders: KeyOrderNode = { next: new Map() };
 const KEY_ORDER_NODES = 50_000;
 let keyOrderNodes = 0;
 
-function sortedKeys(keys: string[]): readonly string[] {
-  if (keys.length < 2) return keys;
+/** The trie node of a key sequence; undefined once the trie is full and the sequence is not in it. */
+function keyOrderNode(keys: readonly string[]): KeyOrderNode | undefined {
   let node = keyOrders;
   for (const key of keys) {
     let child = node.next.get(key);
     if (child === undefined) {
-      if (keyOrderNodes >= KEY_ORDER_NODES) return sortBytewise(keys);
+      if (keyOrderNodes >= KEY_ORDER_NODES) return undefined;
       child = { next: new Map() };
       node.next.set(key, child);
       keyOrderNodes++;
     }
     node = child;
   }
+  return node;
+}
+
+function sortedKeys(keys: string[]): readonly string[] {
+  if (keys.length < 2) return keys;
+  const node = keyOrderNode(keys);
+  if (node === undefined) return sortBytewise(keys);
   return (node.sorted ??= sortBytewise(keys.slice()));
+}
+
+/** Keys in byte order, each with what precedes its value: `{"key":` as the first member written, `,"key":` after another. */
+interface KeyLayout {
+  readonly keys: readonly string[];
+  readonly first: readonly string[];
+  readonly next: readonly string[];
+}
+
+const NO_KEYS: KeyLayout = { keys: [], first: [], next: [] };
+
+/**
+ * Objects with more keys than this are maps keyed by IDs (a snapshot's rows),
+ * whose key sequences never repeat: the canonical writers sort them directly
+ * instead of filling the trie with them (10,000 nodes per table).
+ */
+const MAX_REMEMBERED_KEYS = 256;
+
+/**
+ * The last key sequence seen per first key, with its layout: objects of one
+ * kind come one after another (a table's rows), and comparing their keys to
+ * the last sequence (interned strings, compared by reference) is cheaper than
+ * walking the trie, which hashes every key.
+ */
+const lastLayouts = new Map<string, { readonly keys: readonly string[]; readonly layout: KeyLayout }>();
+const LAST_LAYOUTS = 1_000;
+
+function keyLayout(keys: string[]): KeyLayout {
+  if (keys.length === 0) return NO_KEYS;
+  if (keys.length > MAX_REMEMBERED_KEYS) return buildKeyLayout(sortBytewise(keys));
+  const last = lastLayouts.get(keys[0]!);
+  if (last !== undefined && sameKeys(last.keys, keys)) return last.layout;
+  // One key needs no sorting; like sortedKeys, leave it out of the trie (maps with one ever-new key would fill it).
+  const node = keys.length === 1 ? undefined : keyOrderNode(keys);
+  const layout = node === undefined ? buildKeyLayout(sortBytewise(keys.slice())) : (node.layout ??= buildKeyLayout((node.sorted ??= sortBytewise(keys.slice()))));
+  if (last !== undefined || lastLayouts.size < LAST_LAYOUTS) lastLayouts.set(keys[0]!, { keys, layout });
+  return layout;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function buildKeyLayout(sorted: readonly string[]): KeyLayout {
+  const quoted = sorted.map((key) => quote(key) + ":");
+  return { keys: sorted, first: quoted.map((q) => "{" + q), next: quoted.map((q) => "," + q) };
 }
 
 function sortBytewise(keys: string[]): string[] {
@@ -217,14 +376,22 @@ export const MAX_JSON_DEPTH = 1000;
 export function excessiveNesting(text: string, limit = MAX_JSON_DEPTH): number {
   if (text.length <= limit) return -1;
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) {
+      // Strings are most of a document: jump from quote to quote (indexOf) instead of walking them
+      // character by character. A quote ends the string unless an odd run of backslashes precedes it.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return -1; // unterminated: nothing after it counts
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if ((backslashes & 1) === 0) break;
+      }
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
       if (++depth > limit) return i;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }

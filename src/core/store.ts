@@ -362,9 +362,15 @@ function freezeCopy<T extends Row>(row: T): T {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+    // Indexed loops and for…in rather than Object.values: a restore freezes every object of every row.
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key in record) deepFreeze(record[key]);
+    }
   }
   return value;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, it, expect } from "vitest";
-import { canonicalJSON, compareBytewise, encodeJSON, sortKeysDeep } from "../../src/core/json.js";
+import { canonicalJSON, canonicalJSONChunks, compareBytewise, encodeJSON, excessiveNesting, sortKeysDeep } from "../../src/core/json.js";
 
 const plainValues: Array<[string, unknown]> = [
   ["object", { b: 1, a: "x", c: [1, 2, { d: null }] }],
@@ -235,5 +235,88 @@ describe("canonicalJSON", () => {
 
   it("is compact", () => {
     expect(canonicalJSON({ a: [1, { b: 2 }] })).not.toMatch(/\s/);
+  });
+});
+
+describe("canonicalJSON: the dedicated writer and its chunked form", () => {
+  const chunked = (value: unknown, options?: { streamDepth?: number; chunkChars?: number }) => {
+    const chunks: string[] = [];
+    canonicalJSONChunks(value, (chunk) => chunks.push(chunk), options);
+    return chunks.join("");
+  };
+  const awkward: Array<[string, unknown]> = [
+    ["undefined, functions and symbols dropped from objects, null in arrays", { a: undefined, b: () => 1, c: Symbol("s"), d: [undefined, () => 1, NaN, -0, Infinity], e: 1 }],
+    ["toJSON at every depth, one giving undefined", { t: { toJSON: () => ({ z: 1, y: [2n] }) }, gone: { toJSON: () => undefined }, d: new Date(0) }],
+    ["top-level toJSON and undefined", [{ toJSON: () => "x" }]],
+    ["bigint", { big: 2n ** 70n, list: [1n, { n: -5n }] }],
+    ["keys needing escapes and astral keys", { "\u{1F600}": 1, "\uFFFD": 2, 'q"uote': 3, "back\\slash": 4, "ctl\u0001": 5, "": 6 }],
+    ["integer-like keys", { 10: "a", 9: "b", x: "c", "01": "d" }],
+    ["a map with more keys than are remembered (sorted directly)", Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${(i * 7919) % 600}`, { i, [`v${i % 3}`]: i }]))],
+    ["objects with the same first key and different keys, one after another", [{ a: 1, b: 2 }, { a: 1, c: 3 }, { a: 1, b: 2 }, { a: 1 }, { a: 1, c: 3, b: 2 }]],
+    ["deep", { a: { b: { c: { d: { e: { f: { g: [[[{ h: 1, g: 2 }]]] } } } } } } }],
+  ];
+  it.each([...plainValues, ...awkward])("%s: canonicalJSON is encodeJSON with sortKeys, and the chunks join to it", (_name, value) => {
+    const expected = encodeJSON(value, { sortKeys: true });
+    expect(canonicalJSON(value)).toBe(expected);
+    expect(canonicalJSON(value)).toBe(canonicalJSON(value)); // the remembered layouts give the same text again
+    for (const streamDepth of [0, 1, 2, 3, 5, 50]) {
+      for (const chunkChars of [1, 7, 1 << 16]) expect(chunked(value, { streamDepth, chunkChars })).toBe(expected);
+    }
+  });
+
+  it("for any JSON document, canonicalJSON is the sorted encoding and the chunks join to it", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 64 }), (value, streamDepth, chunkChars) => {
+        const expected = encodeJSON(value, { sortKeys: true });
+        expect(canonicalJSON(value)).toBe(expected);
+        expect(chunked(value, { streamDepth, chunkChars })).toBe(expected);
+      }),
+      { numRuns: 500, seed: 11 },
+    );
+  });
+});
+
+describe("excessiveNesting", () => {
+  /** The plain character walk: the reference for the quote-to-quote scan. */
+  function reference(text: string, limit: number): number {
+    if (text.length <= limit) return -1;
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === "\\") i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "[" || c === "{") {
+        if (++depth > limit) return i;
+      } else if (c === "]" || c === "}") depth--;
+    }
+    return -1;
+  }
+
+  it("finds the bracket past the limit, ignoring brackets inside strings", () => {
+    expect(excessiveNesting("[[[1]]]", 2)).toBe(2);
+    expect(excessiveNesting("[[1]]", 2)).toBe(-1);
+    expect(excessiveNesting('["[[[[", {"k": "{{{{"}]', 2)).toBe(-1);
+    expect(excessiveNesting('["\\\\", [[1]]]', 2)).toBe(8); // an escaped backslash does not escape the quote after it
+    expect(excessiveNesting('["\\" [[[", 1]', 2)).toBe(-1); // an escaped quote does not end the string
+    expect(excessiveNesting('["unterminated [[[[', 2)).toBe(-1);
+  });
+
+  it("agrees with a character-by-character walk on any text", () => {
+    const text = fc.array(fc.constantFrom('"', "\\", "[", "]", "{", "}", "a", " ", ","), { maxLength: 60 }).map((chars) => chars.join(""));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 5 }), (t, limit) => {
+        expect(excessiveNesting(t, limit)).toBe(reference(t, limit));
+      }),
+      { numRuns: 3000, seed: 5 },
+    );
+    fc.assert(
+      fc.property(fc.json(), fc.integer({ min: 0, max: 4 }), (t, limit) => {
+        expect(excessiveNesting(t, limit)).toBe(reference(t, limit));
+      }),
+      { numRuns: 500, seed: 6 },
+    );
   });
 });
