@@ -369,8 +369,10 @@ export class Standin implements ControlTarget {
         const answered = recorded ? this.tape.request(service.name, request, !isControl) : undefined;
         return (response) => {
           this.idle.activity.ended();
-          const sent = response && !isControl ? gzipKnownBody(request, response, service.compressThreshold) : response;
-          if (response && sent && !isControl) replay?.remember(request, response, sent);
+          // A replayed answer is final: compressed (or not) and remembered when it was first sent.
+          const final = !response || isControl || replay?.isReplay(response) === true;
+          const sent = final ? response : gzipKnownBody(request, response, service.compressThreshold);
+          if (!final) replay?.remember(request, response, sent!);
           return answered?.(sent) ?? (sent === response ? undefined : sent);
         };
       },

@@ -18,7 +18,7 @@
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
 import { pathAndQuery } from "../http/routing.js";
-import { knownRequestBody, knownResponseBody } from "../http/known-bodies.js";
+import { knownRequestBody, knownResponseBody, knownResponseHeaders } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
@@ -146,9 +146,14 @@ export class TapeRecorder {
       if (bodyNoted) this.keepNotedBody(entry, request);
       if (!response) return undefined;
       const responseHeaders: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        if (name !== "date") responseHeaders[name] = value;
-      });
+      const knownHeaders = knownResponseHeaders(response);
+      if (knownHeaders) {
+        for (const name in knownHeaders) if (name !== "date") responseHeaders[name] = knownHeaders[name]!;
+      } else {
+        response.headers.forEach((value, name) => {
+          if (name !== "date") responseHeaders[name] = value;
+        });
+      }
       const known = knownResponseBody(response);
       if (known !== undefined) {
         entry.response = { status: response.status, headers: responseHeaders };

@@ -12,13 +12,13 @@
  * that are not 200, streams, and bodies not in hand.
  */
 import { AnswerCache, answerKey } from "./answer-cache.js";
-import { isReplayable, knownResponseBody } from "./known-bodies.js";
+import { isReplayable, knownResponseBody, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse } from "./respond.js";
 
 interface Remembered {
   readonly status: number;
-  /** As the first answer carried them (Date aside, which the server adds). */
-  readonly headers: readonly (readonly [string, string])[];
+  /** As the first answer carried them (lower-case names, in the order it sent them; Date aside, which the server adds). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 const BLOCKING = /(?:^|&)index(?:=|&|$)/;
@@ -40,8 +40,18 @@ export class AnswerReplay {
     if (key === undefined) return undefined;
     const hit = this.answers.get(key);
     if (!hit) return undefined;
-    return bufferedResponse(hit.body, { status: hit.meta.status, headers: new Headers(hit.meta.headers as [string, string][]) });
+    // A record, not a Headers object: the server writes a record as it is. Nothing downstream changes a replayed answer.
+    const response = noteResponseHeaders(bufferedResponse(hit.body, { status: hit.meta.status, headers: { ...hit.meta.headers } }), hit.meta.headers);
+    this.replayed.add(response);
+    return response;
   }
+
+  /** Whether `response` is a replayed answer (final: not to compress or remember again). */
+  isReplay(response: Response): boolean {
+    return this.replayed.has(response);
+  }
+
+  private readonly replayed = new WeakSet<Response>();
 
   /** Told of every answer sent (`original` as the service answered, `sent` after the port's gzip). */
   remember(request: Request, original: Response, sent: Response): void {
@@ -51,8 +61,8 @@ export class AnswerReplay {
     const key = this.keyOf(request);
     // Already remembered at this very state (parked queries woken together all answer alike).
     if (key === undefined || this.answers.get(key)) return;
-    const headers: [string, string][] = [];
-    sent.headers.forEach((value, name) => headers.push([name, value]));
+    const headers: Record<string, string> = {};
+    sent.headers.forEach((value, name) => (headers[name] = value));
     this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });
   }
 

@@ -13,6 +13,7 @@
 export type KnownBody = string | Uint8Array | null;
 
 const responseBodies = new WeakMap<Response, KnownBody>();
+const responseHeaders = new WeakMap<Response, Readonly<Record<string, string>>>();
 const requestBodies = new WeakMap<Request, Uint8Array>();
 
 export function noteResponseBody<R extends Response>(response: R, body: KnownBody): R {
@@ -23,6 +24,21 @@ export function noteResponseBody<R extends Response>(response: R, body: KnownBod
 /** The body `response` was built with, or undefined when it was not noted (then read it). */
 export function knownResponseBody(response: Response): KnownBody | undefined {
   return responseBodies.get(response);
+}
+
+/**
+ * The headers a response was built with, as a record of lower-case names,
+ * for a response whose headers are final (an answer replayed as sent):
+ * reading `response.headers` would turn the record into a Headers object,
+ * which @hono/node-server then has to turn back into a record to send.
+ */
+export function noteResponseHeaders<R extends Response>(response: R, headers: Readonly<Record<string, string>>): R {
+  responseHeaders.set(response, headers);
+  return response;
+}
+
+export function knownResponseHeaders(response: Response): Readonly<Record<string, string>> | undefined {
+  return responseHeaders.get(response);
 }
 
 export function noteRequestBody(request: Request, bytes: Uint8Array): void {
