@@ -12,7 +12,7 @@
  * that are not 200, streams, and bodies not in hand.
  */
 import { AnswerCache, answerKey } from "./answer-cache.js";
-import { isReplayable, knownResponseBody, noteResponseHeaders } from "./known-bodies.js";
+import { isReplayable, knownResponseBody, knownResponseHeaders, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse } from "./respond.js";
 
 interface Remembered {
@@ -42,16 +42,13 @@ export class AnswerReplay {
     if (!hit) return undefined;
     // A record, not a Headers object: the server writes a record as it is. Nothing downstream changes a replayed answer.
     const response = noteResponseHeaders(bufferedResponse(hit.body, { status: hit.meta.status, headers: { ...hit.meta.headers } }), hit.meta.headers);
-    this.replayed.add(response);
     return response;
   }
 
   /** Whether `response` is a replayed answer (final: not to compress or remember again). */
   isReplay(response: Response): boolean {
-    return this.replayed.has(response);
+    return knownResponseHeaders(response) !== undefined;
   }
-
-  private readonly replayed = new WeakSet<Response>();
 
   /** Told of every answer sent (`original` as the service answered, `sent` after the port's gzip). */
   remember(request: Request, original: Response, sent: Response): void {

@@ -7,23 +7,39 @@
  * which costs more than answering a small request. The helpers that build
  * responses (http/respond) note the body they were given; the journal notes
  * the request body it reads. Anything not noted is read the slow way.
+ *
+ * The notes are symbol-keyed properties of the Request and Response objects
+ * themselves, not WeakMap entries: every answer carries some, and weak
+ * collections cost the garbage collector extra work on every young object.
  */
 
 /** A body as it was handed over: text, bytes, or none. */
 export type KnownBody = string | Uint8Array | null;
 
-const responseBodies = new WeakMap<Response, KnownBody>();
-const responseHeaders = new WeakMap<Response, Readonly<Record<string, string>>>();
-const requestBodies = new WeakMap<Request, Uint8Array>();
+const BODY = Symbol("standin.body");
+const REQUEST_BODY = Symbol("standin.request-body");
+const HEADERS = Symbol("standin.headers");
+const REPLAYABLE = Symbol("standin.replayable");
+
+interface Noted {
+  [BODY]?: KnownBody;
+  [REQUEST_BODY]?: Uint8Array;
+  [HEADERS]?: Readonly<Record<string, string>>;
+  [REPLAYABLE]?: true;
+}
+
+function noted(message: Request | Response): Noted {
+  return message as unknown as Noted;
+}
 
 export function noteResponseBody<R extends Response>(response: R, body: KnownBody): R {
-  responseBodies.set(response, body);
+  noted(response)[BODY] = body;
   return response;
 }
 
 /** The body `response` was built with, or undefined when it was not noted (then read it). */
 export function knownResponseBody(response: Response): KnownBody | undefined {
-  return responseBodies.get(response);
+  return noted(response)[BODY];
 }
 
 /**
@@ -33,30 +49,28 @@ export function knownResponseBody(response: Response): KnownBody | undefined {
  * which @hono/node-server then has to turn back into a record to send.
  */
 export function noteResponseHeaders<R extends Response>(response: R, headers: Readonly<Record<string, string>>): R {
-  responseHeaders.set(response, headers);
+  noted(response)[HEADERS] = headers;
   return response;
 }
 
 export function knownResponseHeaders(response: Response): Readonly<Record<string, string>> | undefined {
-  return responseHeaders.get(response);
+  return noted(response)[HEADERS];
 }
 
 export function noteRequestBody(request: Request, bytes: Uint8Array): void {
-  requestBodies.set(request, bytes);
+  noted(request)[REQUEST_BODY] = bytes;
 }
 
 export function knownRequestBody(request: Request): Uint8Array | undefined {
-  return requestBodies.get(request);
+  return noted(request)[REQUEST_BODY];
 }
-
-const replayable = new WeakSet<Response>();
 
 /** Marks a read's answer that depends only on its request's replay key, the state and the clock (see http/answer-replay). */
 export function markReplayable<R extends Response>(response: R): R {
-  replayable.add(response);
+  noted(response)[REPLAYABLE] = true;
   return response;
 }
 
 export function isReplayable(response: Response): boolean {
-  return replayable.has(response);
+  return noted(response)[REPLAYABLE] === true;
 }
