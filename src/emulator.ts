@@ -382,7 +382,7 @@ export class Standin implements ControlTarget {
         if (!answer) return undefined;
         // The bookkeeping of the middleware the answer skips.
         this.coverage.record(service.name, request.method, request.url);
-        this.requests.append(journalEntry(service.name, at, request, new URL(request.url), null, answer.status, this.store.index));
+        this.requests.append(journalEntry(service.name, at, request, null, answer.status, this.store.index));
         return answer;
       },
     );

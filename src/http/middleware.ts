@@ -13,6 +13,7 @@ import { gzipSync } from "node:zlib";
 import { parseAccept } from "hono/utils/accept";
 import { knownResponseBody, noteRequestBody } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
+import { pathAndQuery } from "./routing.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Request bodies longer than this are journaled truncated. */
@@ -147,10 +148,17 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
 
 const UTF8 = new TextDecoder();
 
+/** URL's `pathname` and `search` of a request's (already normalised) URL, without parsing it again. */
+function pathAndSearch(url: string): { path: string; query: string } {
+  const whole = pathAndQuery(url);
+  const mark = whole.indexOf("?");
+  if (mark < 0) return { path: whole, query: "" };
+  return { path: whole.slice(0, mark), query: mark === whole.length - 1 ? "" : whole.slice(mark) };
+}
+
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
-    const url = new URL(c.req.url);
     let body: string | null = null;
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
@@ -161,12 +169,12 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
       body = UTF8.decode(bytes);
     }
     await next();
-    journal.append(journalEntry(service, at, c.req.raw, url, body, c.res.status, store.index));
+    journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index));
   };
 }
 
 /** What the journal keeps of one answered request (`body` as read, null when it had none). */
-export function journalEntry(service: string, at: number, request: Request, url: URL, body: string | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
+export function journalEntry(service: string, at: number, request: Request, body: string | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = value));
   const truncated = body !== null && body.length > JOURNAL_BODY_BYTES;
@@ -174,8 +182,7 @@ export function journalEntry(service: string, at: number, request: Request, url:
     at,
     service,
     method: request.method,
-    path: url.pathname,
-    query: url.search,
+    ...pathAndSearch(request.url),
     headers,
     body: truncated ? body!.slice(0, JOURNAL_BODY_BYTES) : body,
     bodyTruncated: truncated,

@@ -75,6 +75,18 @@ describe("replayed answers through the emulator", () => {
     expect(coverage.scheduler.hit.find((h: Json) => h.route === "/v1/jobs")).toMatchObject({ count: 2 });
   });
 
+  it("journal paths and queries are URL's pathname and search, routed or replayed", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a")] } } });
+    for (const path of ["/v1/jobs?", "/v1/jobs?", "/v1/job/a%2Fb?x=1&y", "/v1/jobs"]) await emu.scheduler.request(path);
+    const journal = (await control(emu, "/requests")).requests.map((r: Json) => [r.path, r.query]);
+    expect(journal).toEqual([
+      ["/v1/jobs", ""],
+      ["/v1/jobs", ""],
+      ["/v1/job/a%2Fb", "?x=1&y"],
+      ["/v1/jobs", ""],
+    ]);
+  });
+
   it("a write between two reads is seen by the second", async () => {
     const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a")] } } });
     await emu.scheduler.request("/v1/jobs");
