@@ -4,6 +4,7 @@
  * It reaches the emulator only through `ControlTarget`, and each service's
  * own control routes are mounted under `/_standin/<service>`.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import { ClockError, type Clock, type FiredTimer } from "../core/clock.js";
@@ -86,15 +87,21 @@ const limit = queryCount(1, "at most this many entries (the newest)");
 const requestsQuery = v.object({ since, limit });
 const journalQuery = v.object({ since, limit, type: v.optional(v.pipe(v.string(), v.description("an event type; `clock` matches `clock.*`"))) });
 
+function digest(secret: string): Buffer {
+  return createHash("sha256").update(secret, "utf8").digest();
+}
+
 export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
   const app = new Hono().basePath(CONTROL_PREFIX);
   app.onError((error, c) => controlErrorResponse(c, error));
   app.notFound((c) => c.json({ error: `no control route ${c.req.method} ${c.req.path}` }, 404));
 
   if (options.token !== undefined) {
-    const expected = options.token;
+    const expected = digest(options.token);
     app.use("*", async (c, next) => {
-      if (bearerToken(c.req.header("Authorization")) !== expected) {
+      const presented = bearerToken(c.req.header("Authorization"));
+      // Compared in constant time (digests of equal length), so response timing says nothing about the token.
+      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
         return c.json({ error: "the control API needs Authorization: Bearer <control token>" }, 401, { "WWW-Authenticate": "Bearer" });
       }
       await next();
