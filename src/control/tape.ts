@@ -77,11 +77,19 @@ export interface Tape {
 
 type Entry = TapeEntry;
 
+/**
+ * Bodies in hand are kept on their entry as they are (shared, not copied)
+ * and turned into their tape form only on export: most tapes are never
+ * exported. (Symbol keys: JSON and the export leave them out.)
+ */
+const HELD_REQUEST = Symbol("held request body");
+const HELD_RESPONSE = Symbol("held response body");
+type Holding = TapeRequestEntry & { [HELD_REQUEST]?: Uint8Array; [HELD_RESPONSE]?: string | Uint8Array };
+
 export class TapeRecorder {
   /** The start, its hash computed only when a tape is exported (hashing the state on every reset would cost more than the reset). */
   private start: (Omit<TapeStart, "stateHash"> & { stateHash: () => string }) | undefined;
   private entries: Entry[] = [];
-  private held = new Map<TapeRequestEntry, { request?: Uint8Array; response?: string | Uint8Array }>();
   private pending: Promise<unknown>[] = [];
   private nextSeq = 1;
   private truncated = false;
@@ -93,7 +101,6 @@ export class TapeRecorder {
   begin(start: Omit<TapeStart, "stateHash"> & { stateHash: () => string }): void {
     this.start = start;
     this.entries = [];
-    this.held = new Map();
     this.pending = [];
     this.nextSeq = 1;
     this.truncated = false;
@@ -157,7 +164,7 @@ export class TapeRecorder {
       const known = knownResponseBody(response);
       if (known !== undefined) {
         entry.response = { status: response.status, headers: responseHeaders };
-        if (known !== null) this.hold(entry, { response: known });
+        if (known !== null) (entry as Holding)[HELD_RESPONSE] = known;
         return undefined;
       }
       // An event stream never ends: keep its status and headers only.
@@ -193,7 +200,7 @@ export class TapeRecorder {
 
   private keepNotedBody(entry: TapeRequestEntry, request: Request): void {
     const bytes = knownRequestBody(request);
-    if (bytes !== undefined && bytes.length > 0) this.hold(entry, { request: bytes });
+    if (bytes !== undefined && bytes.length > 0) (entry as Holding)[HELD_REQUEST] = bytes;
   }
 
 
@@ -202,23 +209,15 @@ export class TapeRecorder {
     if (!this.start) throw new Error("the tape has not begun");
     await Promise.all(this.pending);
     const entries = this.entries.map((e): TapeEntry => {
-      const held = e.kind === "request" ? this.held.get(e) : undefined;
-      if (!held || e.kind !== "request") return { ...e };
+      if (e.kind !== "request") return { ...e };
+      const { [HELD_REQUEST]: request, [HELD_RESPONSE]: response, ...entry } = e as Holding;
       return {
-        ...e,
-        ...(held.request !== undefined ? { body: keptBody(held.request) } : {}),
-        ...(held.response !== undefined && e.response ? { response: { ...e.response, body: keptBody(held.response) } } : {}),
+        ...entry,
+        ...(request !== undefined ? { body: keptBody(request) } : {}),
+        ...(response !== undefined && entry.response ? { response: { ...entry.response, body: keptBody(response) } } : {}),
       };
     });
     return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: this.truncated, end };
-  }
-
-  /**
-   * Bodies in hand are kept as they are (shared, not copied) and turned
-   * into their tape form only on export: most tapes are never exported.
-   */
-  private hold(entry: TapeRequestEntry, body: { request?: Uint8Array; response?: string | Uint8Array }): void {
-    this.held.set(entry, { ...this.held.get(entry), ...body });
   }
 
   get length(): number {

@@ -83,7 +83,7 @@ export async function parseJsonBody(request: Request, readBody: () => Promise<Ar
   if (raw.length > JSON_BODY_LIMIT) return { ok: false, status: 413 };
   let text: string;
   try {
-    text = new TextDecoder(charset === "utf-16" ? "utf-16le" : charset, { ignoreBOM: false }).decode(raw);
+    text = decoderFor(charset).decode(raw);
   } catch {
     return { ok: false, status: 415 }; // a utf-* label the decoder does not know
   }
@@ -95,6 +95,19 @@ export async function parseJsonBody(request: Request, readBody: () => Promise<Ar
   } catch {
     return { ok: false, status: 400 };
   }
+}
+
+/** One decoder per charset label (decoding a whole body at once keeps no state between calls). */
+const decoders = new Map<string, TextDecoder>();
+
+/** Throws for a label the decoder does not know (nothing is kept for it). */
+function decoderFor(charset: string): TextDecoder {
+  let decoder = decoders.get(charset);
+  if (!decoder) {
+    decoder = new TextDecoder(charset === "utf-16" ? "utf-16le" : charset, { ignoreBOM: false });
+    decoders.set(charset, decoder);
+  }
+  return decoder;
 }
 
 /**
