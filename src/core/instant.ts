@@ -31,19 +31,22 @@ export function parseInstant(text: string): number {
   return utc;
 }
 
-let lastMs = NaN;
-let lastText = "";
+// The two instants formatted last (the clock's now and its next timer, say), newest first.
+let recentMs = [NaN, NaN];
+let recentText = ["", ""];
 
 /** Go's RFC3339Nano formatting of a UTC instant, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:01.5Z. */
 export function formatInstant(ms: number): string {
-  // The virtual clock often stands still between requests: remember the last answer.
-  if (ms === lastMs) return lastText;
+  // The virtual clock often stands still between requests: remember the last answers.
+  if (ms === recentMs[0]) return recentText[0]!;
+  if (ms === recentMs[1]) return recentText[1]!;
   const iso = new Date(ms).toISOString(); // 2026-01-01T00:00:00.000Z
   const base = iso.slice(0, 19);
   const frac = iso.slice(20, 23).replace(/0+$/, "");
-  lastMs = ms;
-  lastText = frac ? `${base}.${frac}Z` : `${base}Z`;
-  return lastText;
+  const text = frac ? `${base}.${frac}Z` : `${base}Z`;
+  recentMs = [ms, recentMs[0]!];
+  recentText = [text, recentText[0]!];
+  return text;
 }
 
 /** Date.UTC maps years 0–99 to 1900–1999; Go's zero time is year 1, so set the year explicitly. */
