@@ -29,7 +29,9 @@ export interface TokenSources {
  * token headers (trimmed; first non-empty wins), then a bearer token.
  */
 export function extractToken(request: Request, sources: TokenSources): string | undefined {
-  if (sources.queryParam) {
+  // Parsing the URL only when it may hold the parameter (every read of the registry comes here); a
+  // percent-encoded name (`tok%65n=`) decodes to it too.
+  if (sources.queryParam && (request.url.includes(`${sources.queryParam}=`) || request.url.includes("%"))) {
     const fromQuery = new URL(request.url).searchParams.get(sources.queryParam);
     if (fromQuery) return fromQuery;
   }

@@ -215,6 +215,11 @@ describe("registry reads answered from the cache", () => {
     expect(await nodes({ "X-Consul-Token": "s-n1" })).toEqual({ nodes: ["n1"], filtered: "true" });
     expect(await nodes({ Authorization: "Bearer s-n1" })).toEqual({ nodes: ["n1"], filtered: "true" });
     expect(await nodes({})).toEqual({ nodes: [], filtered: null });
+    // ?token= counts too, also with its name percent-encoded (Go decodes query names).
+    for (const query of ["?token=s-n1", "?tok%65n=s-n1"]) {
+      const res = await emu.registry.request(`/v1/session/list${query}`);
+      expect(((await res.json()) as Json[]).map((s) => s.Node)).toEqual(["n1"]);
+    }
   });
 });
 
