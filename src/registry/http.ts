@@ -103,6 +103,13 @@ export class Router {
     private readonly answers?: AnswerCache<Meta>,
   ) {}
 
+  /** The namespace and partition headers (which the query parsing refuses), under every accepted name. */
+  private get enterpriseHeaders(): readonly string[] {
+    return (this.enterpriseHeaderNames ??= [...this.names.names("Namespace"), ...this.names.names("Partition")]);
+  }
+
+  private enterpriseHeaderNames: readonly string[] | undefined;
+
   register(pattern: string, methods: readonly string[], handler: Handler): void {
     this.routes.push({ pattern, subtree: pattern.endsWith("/"), methods, handler });
   }
@@ -175,7 +182,7 @@ export class Router {
   readKey(request: Request): string | undefined {
     if (request.method !== "GET") return undefined;
     const headers = request.headers;
-    const enterprise = [...this.names.names("Namespace"), ...this.names.names("Partition")].map((name) => headers.get(name));
+    const enterprise = this.enterpriseHeaders.map((name) => headers.get(name));
     const token = extractToken(request, { names: this.names, queryParam: "token" });
     return answerKey(pathAndQuery(request.url), token, headers.get("Cache-Control"), ...enterprise);
   }
