@@ -119,6 +119,17 @@ function throughputRows(throughput, settings) {
         extra: { route: id, p99: standin.p99Ms, baselineP99: floor.p99Ms },
       }),
     );
+    if (route.cpu?.standin != null && route.cpu?.floor != null) {
+      rows.push(
+        row(`${route.label} server CPU per request, median of rounds`, {
+          unit: "µs",
+          standin: route.cpu.standin,
+          baseline: route.cpu.floor,
+          cells: { standin: `${route.cpu.standin.toFixed(1)} µs`, baseline: `${route.cpu.floor.toFixed(1)} µs` },
+          extra: { route: id },
+        }),
+      );
+    }
   }
   return rows;
 }
@@ -244,7 +255,9 @@ export function notes(settings) {
     "- Throughput: one standin (CLI, a fixture with 20 jobs and 50 sessions) and, per route, a bare node:http floor answering",
     "  standin's exact status, headers and body; both in child processes, loaded one at a time with autocannon (keep-alive)",
     `  from the bench process, in ${settings.throughput.rounds} alternating rounds (each after a ${settings.throughput.warmupSeconds} s warm-up); each route shows its round with`,
-    "  the median ratio (all rounds are in the JSON). Simple routes (≥ 70 % target): /_standin/clock, /v1/jobs, /v1/session/list,",
+    "  the median ratio (all rounds are in the JSON). Server CPU per request: the server process's user + system time over the",
+    "  measured run (all threads, /proc) divided by its requests; steadier than requests/s on a shared machine.",
+    "  Simple routes (≥ 70 % target): /_standin/clock, /v1/jobs, /v1/session/list,",
     "  /echo. /auth/info/providerjwt verifies an RS256 signature per request (the floor does no crypto): reported, not judged.",
     "- Scale rows run in process (createStandin from dist/), each case in a fresh child process stopped after",
     `  ${settings.scale.caseLimitSeconds} s. The ratio column there is the time per item relative to the curve's smallest size`,

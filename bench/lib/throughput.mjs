@@ -8,6 +8,8 @@
  * machine. They are measured one after the other, never together: on a
  * 2-core machine two servers under load would steal CPU from each other.
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { send, pollUntilOk } from "./http-probe.mjs";
 import { stopChild } from "./processes.mjs";
@@ -53,15 +55,40 @@ export function throughputFixture() {
 }
 
 /**
+ * CPU time (user + system, all threads) a child process has used so far, in µs, from
+ * /proc/<pid>/stat; null off Linux. Unlike requests/s, CPU per request barely moves
+ * with what else the machine runs, so it is reported beside the throughput.
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command).
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
  * One autocannon run. Latency percentiles are computed from autocannon's
  * per-response timings (fractional ms) because its own histogram keeps whole
  * milliseconds, which on loopback reads 0 or 1 for everything.
  */
-async function load(url, route, { connections, durationSeconds, collectLatencies }) {
+async function load(url, route, { connections, durationSeconds, collectLatencies, serverPid }) {
   const latencies = [];
+  const cpuBefore = serverPid === undefined ? null : cpuMicros(serverPid);
   const instance = autocannon({ url, connections, duration: durationSeconds, pipelining: 1, method: route.method ?? "GET", headers: route.headers, body: route.body });
   if (collectLatencies) instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
+  const cpuAfter = serverPid === undefined ? null : cpuMicros(serverPid);
   if (result.errors || result.timeouts || result.non2xx) {
     throw new Error(`load on ${url} had ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   }
@@ -69,6 +96,7 @@ async function load(url, route, { connections, durationSeconds, collectLatencies
     requestsPerSecond: result.requests.average,
     totalRequests: result.requests.total,
     durationSeconds: result.duration,
+    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : (cpuAfter - cpuBefore) / result.requests.total,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, average: result.latency.average },
@@ -76,9 +104,9 @@ async function load(url, route, { connections, durationSeconds, collectLatencies
 }
 
 /** A short unrecorded run first, so JIT and connection setup are done before the measured one. */
-async function warmAndMeasure(url, route, settings) {
+async function warmAndMeasure(url, route, settings, serverPid) {
   await load(url, route, { connections: settings.connections, durationSeconds: settings.warmupSeconds, collectLatencies: false });
-  return load(url, route, { connections: settings.connections, durationSeconds: settings.durationSeconds, collectLatencies: true });
+  return load(url, route, { connections: settings.connections, durationSeconds: settings.durationSeconds, collectLatencies: true, serverPid });
 }
 
 // Set by node:http itself on each response (or per connection): not part of what the floor mirrors.
@@ -123,7 +151,7 @@ async function mintToken(echoUrl) {
  * speed hits both alike). Each round gives a ratio; the route's figures are
  * the round with the median ratio, every round is kept for the JSON.
  */
-async function measureRoute(route, standinBase, settings) {
+async function measureRoute(route, standinBase, settings, standinPid) {
   const standinUrl = standinBase + route.path;
   const sample = describe(await send(standinUrl, route));
   if (sample.status !== 200) throw new Error(`${route.label} answered ${sample.status}: ${sample.body}`);
@@ -135,7 +163,7 @@ async function measureRoute(route, standinBase, settings) {
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? ["standin", "floor"] : ["floor", "standin"];
       const result = {};
-      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, route, settings);
+      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, route, settings, name === "standin" ? standinPid : floorServer.child.pid);
       rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
@@ -144,7 +172,8 @@ async function measureRoute(route, standinBase, settings) {
       simple: route.simple,
       standin: median.standin,
       floor: median.floor,
-      rounds: rounds.map((r) => ({ standinRps: r.standin.requestsPerSecond, floorRps: r.floor.requestsPerSecond, ratio: r.ratio })),
+      rounds: rounds.map((r) => ({ standinRps: r.standin.requestsPerSecond, floorRps: r.floor.requestsPerSecond, ratio: r.ratio, standinCpuUs: r.standin.cpuMicrosPerRequest, floorCpuUs: r.floor.cpuMicrosPerRequest })),
+      cpu: medianCpu(rounds),
       response: { status: sample.status, contentType: sample.contentType, bytes: sample.body.length, headerNames: sample.headerNames },
     };
   } finally {
@@ -163,10 +192,19 @@ export async function measureThroughput(settings, { fixtureFile, progress = () =
     for (const template of ROUTES) {
       const route = template.headers?.authorization ? { ...template, headers: { ...template.headers, authorization: `Bearer ${token}` } } : template;
       progress(`  ${route.label}`);
-      results[route.id] = await measureRoute(route, urls[route.service], settings);
+      results[route.id] = await measureRoute(route, urls[route.service], settings, standinServer.child.pid);
     }
     return results;
   } finally {
     await stopChild(standinServer.child);
   }
+}
+
+/** The median CPU µs per request over the rounds, for standin and the floor (null where unmeasured). */
+function medianCpu(rounds) {
+  const median = (values) => {
+    const known = values.filter((v) => v !== null).sort((a, b) => a - b);
+    return known.length === 0 ? null : known[Math.floor(known.length / 2)];
+  };
+  return { standin: median(rounds.map((r) => r.standin.cpuMicrosPerRequest)), floor: median(rounds.map((r) => r.floor.cpuMicrosPerRequest)) };
 }
