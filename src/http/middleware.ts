@@ -129,6 +129,9 @@ const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 function varyAcceptEncoding(c: Context, threshold: number): void {
   const res = c.res;
   const headers = res.headers;
+  // Already varying on it (the registry's answers, the scheduler's reads): nothing to add, whatever the rest says.
+  const current = headers.get("Vary");
+  if (current === "*" || (current && VARY_ACCEPT_ENCODING.test(current))) return;
   const contentLength = headers.get("Content-Length");
   if (res.status === 206 || headers.has("Content-Encoding") || headers.has("Transfer-Encoding") || c.req.method === "HEAD") return;
   if (contentLength && Number(contentLength) < threshold) return;
@@ -136,8 +139,6 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return;
   const cacheControl = headers.get("Cache-Control");
   if (cacheControl && NO_TRANSFORM.test(cacheControl)) return;
-  const current = headers.get("Vary");
-  if (current === "*" || (current && VARY_ACCEPT_ENCODING.test(current))) return;
   const value = current ? `${current}, Accept-Encoding` : "Accept-Encoding";
   try {
     headers.set("Vary", value);

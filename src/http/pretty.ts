@@ -7,6 +7,12 @@
 export type PrettyStyle = "scheduler" | "registry";
 
 export function wantsPretty(url: string | URL, style: PrettyStyle): boolean {
+  // Most requests have no `pretty` (even percent-encoded): answer those without parsing the URL.
+  if (typeof url === "string") {
+    const query = url.indexOf("?");
+    if (query < 0) return false;
+    if (!url.includes("pretty", query) && !url.includes("%", query)) return false;
+  }
   const params = (typeof url === "string" ? new URL(url) : url).searchParams;
   if (!params.has("pretty")) return false;
   return style === "registry" || params.get("pretty") !== "0";

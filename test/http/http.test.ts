@@ -78,8 +78,12 @@ describe("?pretty, as each product reads it", () => {
     ["/x?pretty=false", true, true],
     ["/x?pretty=0", false, true],
     ["/x?prettyish=1", false, false],
+    ["/x?%70retty", true, true],
+    ["/x?a=1&%70retty=0", false, true],
+    ["/pretty", false, false],
   ])("%s → scheduler %s, registry %s", (path, scheduler, registry) => {
     expect(wantsPretty(`http://h${path}`, "scheduler")).toBe(scheduler);
     expect(wantsPretty(new URL(`http://h${path}`), "registry")).toBe(registry);
+    expect(wantsPretty(`http://h${path}`, "registry")).toBe(registry);
   });
 });
