@@ -119,6 +119,19 @@ function throughputRows(throughput, settings) {
         extra: { route: id, p99: standin.p99Ms, baselineP99: floor.p99Ms },
       }),
     );
+    if (route.hono) {
+      rows.push(
+        row(`${route.label}: Hono + @hono/node-server alone, same bytes (framework floor)`, {
+          unit: "req/s",
+          standin: route.hono.requestsPerSecond,
+          baseline: route.hono.floorRequestsPerSecond,
+          ratio: route.hono.ratio,
+          ratioFormat: share,
+          cells: route.cpu?.hono != null ? { standin: `${Math.round(route.hono.requestsPerSecond).toLocaleString("en-US")} req/s (${route.cpu.hono.toFixed(1)} µs CPU)` } : {},
+          extra: { route: id },
+        }),
+      );
+    }
     if (route.cpu?.standin != null && route.cpu?.floor != null) {
       rows.push(
         row(`${route.label} server CPU per request, median of rounds`, {
@@ -257,6 +270,8 @@ export function notes(settings) {
     `  from the bench process, in ${settings.throughput.rounds} alternating rounds (each after a ${settings.throughput.warmupSeconds} s warm-up); each route shows its round with`,
     "  the median ratio (all rounds are in the JSON). Server CPU per request: the server process's user + system time over the",
     "  measured run (all threads, /proc) divided by its requests; steadier than requests/s on a shared machine.",
+    "  Framework floor: Hono on @hono/node-server (standin's stack) with one handler answering the same bytes after reading",
+    "  the request body, measured in the same rounds: what the stack costs before standin adds anything.",
     "  Simple routes (≥ 70 % target): /_standin/clock, /v1/jobs, /v1/session/list,",
     "  /echo. /auth/info/providerjwt verifies an RS256 signature per request (the floor does no crypto): reported, not judged.",
     "- Scale rows run in process (createStandin from dist/), each case in a fresh child process stopped after",

@@ -9,6 +9,7 @@ import { spawnNode, waitForOutput } from "./processes.mjs";
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STANDIN_BIN = fileURLToPath(new URL("../../bin/standin", import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+const HONO_SERVER = fileURLToPath(new URL("./hono-server.mjs", import.meta.url));
 
 // The banner lines `  scheduler  http://127.0.0.1:PORT`, registry, echo (printed once every port listens).
 const BANNER = /^\s*scheduler\s+(http:\/\/\S+)\s*\n\s*registry\s+(http:\/\/\S+)\s*\n\s*echo\s+(http:\/\/\S+)\s*$/m;
@@ -30,10 +31,11 @@ export function spawnStandinCli(extraArgs = []) {
 
 /**
  * Spawns the bare server; with `response` ({status, contentType, body, headers?}), it
- * answers every request with exactly those bytes (and those extra headers).
+ * answers every request with exactly those bytes (and those extra headers). With `hono`,
+ * the framework floor (hono-server.mjs) instead, which needs `response`.
  */
-export function spawnBareServer(response) {
-  const args = [BARE_SERVER];
+export function spawnBareServer(response, { hono = false } = {}) {
+  const args = [hono ? HONO_SERVER : BARE_SERVER];
   if (response) {
     args.push(JSON.stringify({ status: response.status, contentType: response.contentType, bodyBase64: response.body.toString("base64"), headers: response.extraHeaders ?? [] }));
   }

@@ -146,38 +146,54 @@ async function mintToken(echoUrl) {
 }
 
 /**
- * One route: capture standin's answer, start a floor serving those bytes,
- * then alternate rounds (order flipped each round, so drift in the machine's
- * speed hits both alike). Each round gives a ratio; the route's figures are
- * the round with the median ratio, every round is kept for the JSON.
+ * One route: capture standin's answer, start a floor serving those bytes (and
+ * the framework floor, Hono on @hono/node-server serving them too), then
+ * alternate rounds (order rotated each round, so drift in the machine's speed
+ * hits all alike). Each round gives a ratio; the route's figures are the round
+ * with the median ratio, every round is kept for the JSON.
  */
 async function measureRoute(route, standinBase, settings, standinPid) {
   const standinUrl = standinBase + route.path;
   const sample = describe(await send(standinUrl, route));
   if (sample.status !== 200) throw new Error(`${route.label} answered ${sample.status}: ${sample.body}`);
   const floorServer = spawnBareServer(sample);
+  const honoServer = spawnBareServer(sample, { hono: true });
   try {
-    const floorUrl = (await floorServer.url) + route.path;
-    assertSameResponse(route.label, sample, describe(await send(floorUrl, route)));
+    const urls = { standin: standinUrl, floor: (await floorServer.url) + route.path, hono: (await honoServer.url) + route.path };
+    const pids = { standin: standinPid, floor: floorServer.child.pid, hono: honoServer.child.pid };
+    assertSameResponse(route.label, sample, describe(await send(urls.floor, route)));
+    assertSameResponse(`${route.label} (framework floor)`, sample, describe(await send(urls.hono, route)));
     const rounds = [];
+    const names = ["standin", "floor", "hono"];
     for (let round = 0; round < settings.rounds; round++) {
-      const order = round % 2 === 0 ? ["standin", "floor"] : ["floor", "standin"];
+      const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
       const result = {};
-      for (const name of order) result[name] = await warmAndMeasure(name === "standin" ? standinUrl : floorUrl, route, settings, name === "standin" ? standinPid : floorServer.child.pid);
-      rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond });
+      for (const name of order) result[name] = await warmAndMeasure(urls[name], route, settings, pids[name]);
+      rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond, honoRatio: result.hono.requestsPerSecond / result.floor.requestsPerSecond });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    const honoMedian = [...rounds].sort((a, b) => a.honoRatio - b.honoRatio)[Math.floor(rounds.length / 2)];
     return {
       label: route.label,
       simple: route.simple,
       standin: median.standin,
       floor: median.floor,
-      rounds: rounds.map((r) => ({ standinRps: r.standin.requestsPerSecond, floorRps: r.floor.requestsPerSecond, ratio: r.ratio, standinCpuUs: r.standin.cpuMicrosPerRequest, floorCpuUs: r.floor.cpuMicrosPerRequest })),
+      hono: { ...honoMedian.hono, floorRequestsPerSecond: honoMedian.floor.requestsPerSecond, ratio: honoMedian.honoRatio },
+      rounds: rounds.map((r) => ({
+        standinRps: r.standin.requestsPerSecond,
+        floorRps: r.floor.requestsPerSecond,
+        honoRps: r.hono.requestsPerSecond,
+        ratio: r.ratio,
+        honoRatio: r.honoRatio,
+        standinCpuUs: r.standin.cpuMicrosPerRequest,
+        floorCpuUs: r.floor.cpuMicrosPerRequest,
+        honoCpuUs: r.hono.cpuMicrosPerRequest,
+      })),
       cpu: medianCpu(rounds),
       response: { status: sample.status, contentType: sample.contentType, bytes: sample.body.length, headerNames: sample.headerNames },
     };
   } finally {
-    await stopChild(floorServer.child);
+    await Promise.all([stopChild(floorServer.child), stopChild(honoServer.child)]);
   }
 }
 
@@ -206,5 +222,9 @@ function medianCpu(rounds) {
     const known = values.filter((v) => v !== null).sort((a, b) => a - b);
     return known.length === 0 ? null : known[Math.floor(known.length / 2)];
   };
-  return { standin: median(rounds.map((r) => r.standin.cpuMicrosPerRequest)), floor: median(rounds.map((r) => r.floor.cpuMicrosPerRequest)) };
+  return {
+    standin: median(rounds.map((r) => r.standin.cpuMicrosPerRequest)),
+    floor: median(rounds.map((r) => r.floor.cpuMicrosPerRequest)),
+    hono: median(rounds.map((r) => r.hono.cpuMicrosPerRequest)),
+  };
 }
