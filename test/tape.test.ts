@@ -2,6 +2,7 @@
  * Record and replay: GET /_standin/tape and replayTape / `standin replay`.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,6 +101,22 @@ describe("the tape", () => {
     const report = await replayTape(tape);
     expect(report.divergences.at(-1)).toMatchObject({ seq: -1, entry: "end" });
     expect(formatReport(report)).toMatch(/divergences; the first:\n  #\d+ /);
+  });
+
+  it("a body sent again is written once in full, then as its hash, and replays compare it all the same", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job] } } });
+    for (let i = 0; i < 5; i++) await emu.scheduler.request("/v1/jobs"); // the first routed, the rest replayed: one body
+    const tape = await tapeOf(emu);
+    const reads = tape.entries.filter((e: Json) => e.path === "/v1/jobs" && e.method === "GET");
+    expect(reads).toHaveLength(5);
+    const [first, ...again] = reads.map((e: Json) => e.response.body);
+    expect(JSON.parse(first.text)[0].ID).toBe("web");
+    for (const body of again) expect(body).toEqual({ sha256: createHash("sha256").update(first.text).digest("hex"), bytes: first.bytes });
+    expect((await replayTape(tape)).divergences).toEqual([]);
+    // A hashed body still catches a different answer.
+    reads.at(-1).response.body = { sha256: "0".repeat(64), bytes: first.bytes };
+    const changed = await replayTape(tape);
+    expect(changed.divergences[0]).toMatchObject({ seq: reads.at(-1).seq, what: expect.stringContaining("body differs") });
   });
 
   it("an auto-clock run replays its skips", async () => {

@@ -208,13 +208,26 @@ export class TapeRecorder {
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
     if (!this.start) throw new Error("the tape has not begun");
     await Promise.all(this.pending);
+    // An answer sent again (a polled list, a replayed read) is the very same string or bytes: written in
+    // full once, then as its hash. A long polling run would otherwise write the same body thousands of
+    // times, past the longest string JSON can be made into.
+    const written = new Map<string | Uint8Array, { full: TapeBody; hashed?: TapeBody }>();
+    const once = (body: string | Uint8Array): TapeBody => {
+      const seen = written.get(body);
+      if (!seen) {
+        const full = keptBody(body);
+        written.set(body, { full });
+        return full;
+      }
+      return (seen.hashed ??= seen.full.sha256 !== undefined ? seen.full : { sha256: sha256Of(bodyBytes(seen.full)!), bytes: seen.full.bytes });
+    };
     const entries = this.entries.map((e): TapeEntry => {
       if (e.kind !== "request") return { ...e };
       const { [HELD_REQUEST]: request, [HELD_RESPONSE]: response, ...entry } = e as Holding;
       return {
         ...entry,
         ...(request !== undefined ? { body: keptBody(request) } : {}),
-        ...(response !== undefined && entry.response ? { response: { ...entry.response, body: keptBody(response) } } : {}),
+        ...(response !== undefined && entry.response ? { response: { ...entry.response, body: once(response) } } : {}),
       };
     });
     return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: this.truncated, end };
@@ -249,7 +262,7 @@ function keptBody(body: Uint8Array | string): TapeBody {
   // A well-formed string is sent as its UTF-8 encoding, so it is kept as it is, without a copy.
   if (typeof body === "string" && body.isWellFormed() && body.length <= MAX_BODY_BYTES / 3) return { text: body, bytes: Buffer.byteLength(body, "utf8") };
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  if (bytes.length > MAX_BODY_BYTES) return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
+  if (bytes.length > MAX_BODY_BYTES) return { sha256: sha256Of(bytes), bytes: bytes.length };
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   const roundTrips = Buffer.from(text, "utf8").equals(Buffer.from(bytes));
   return roundTrips ? { text, bytes: bytes.length } : { base64: Buffer.from(bytes).toString("base64"), bytes: bytes.length };
@@ -263,9 +276,18 @@ export function bodyBytes(body: TapeBody | undefined): Uint8Array | undefined {
   return undefined;
 }
 
-/** Two kept bodies are the same (by bytes, or by hash for large ones). */
+/** Two kept bodies are the same (by bytes, or by hash where one was kept as a hash). */
 export function sameBody(expected: TapeBody | undefined, actual: TapeBody | undefined): boolean {
   if (!expected || !actual) return (expected?.bytes ?? 0) === (actual?.bytes ?? 0);
-  if (expected.sha256 || actual.sha256) return expected.sha256 === actual.sha256 && expected.bytes === actual.bytes;
+  if (expected.bytes !== actual.bytes) return false;
+  if (expected.sha256 || actual.sha256) return hashOf(expected) === hashOf(actual);
   return Buffer.from(bodyBytes(expected)!).equals(Buffer.from(bodyBytes(actual)!));
+}
+
+function hashOf(body: TapeBody): string {
+  return body.sha256 ?? sha256Of(bodyBytes(body)!);
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
