@@ -119,6 +119,17 @@ describe("the tape", () => {
     expect(changed.divergences[0]).toMatchObject({ seq: reads.at(-1).seq, what: expect.stringContaining("body differs") });
   });
 
+  it("headers repeated request after request are recorded right, each exported entry with its own objects", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job] } } });
+    const asks = [{ "x-trace": "1" }, { "x-trace": "1" }, { "x-trace": "2" }, { "x-trace": "2", "x-extra": "y" }, { "x-trace": "2" }];
+    for (const headers of asks) await emu.scheduler.request("/v1/job/web", { headers });
+    const reads = (await tapeOf(emu)).entries.filter((e: Json) => e.path === "/v1/job/web");
+    expect(reads.map((e: Json) => e.headers)).toEqual(asks);
+    reads[0].headers["x-trace"] = "changed";
+    reads[0].response.headers["content-type"] = "changed";
+    expect([reads[1].headers["x-trace"], reads[1].response.headers["content-type"]]).toEqual(["1", "application/json"]);
+  });
+
   it("an auto-clock run replays its skips", async () => {
     const emu = await createStandin({ clock: { mode: "auto" } });
     await post(emu.scheduler, "/v1/jobs", { Job: job }, "PUT");

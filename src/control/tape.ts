@@ -140,10 +140,11 @@ export class TapeRecorder {
   request(service: string, request: Request, journaled = false): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
     if (!this.enabled || this.paused > 0) return undefined;
 
-    const headers: Record<string, string> = {};
+    const fresh: Record<string, string> = {};
     request.headers.forEach((value, name) => {
-      if (!SKIPPED_REQUEST_HEADERS.has(name)) headers[name] = value;
+      if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = value;
     });
+    const headers = this.sameAsLast(fresh, "request");
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: pathAndQuery(request.url), headers, awaited: false };
     if (!this.append(entry)) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
@@ -152,14 +153,21 @@ export class TapeRecorder {
       entry.awaited = this.nextSeq === entry.seq + 1;
       if (bodyNoted) this.keepNotedBody(entry, request);
       if (!response) return undefined;
-      const responseHeaders: Record<string, string> = {};
+      let responseHeaders: Record<string, string>;
       const knownHeaders = knownResponseHeaders(response);
-      if (knownHeaders) {
-        for (const name in knownHeaders) if (name !== "date") responseHeaders[name] = knownHeaders[name]!;
+      if (knownHeaders && !("date" in knownHeaders)) {
+        // A replayed answer's record, never changed: shared by every entry of that answer.
+        responseHeaders = knownHeaders as Record<string, string>;
       } else {
-        response.headers.forEach((value, name) => {
-          if (name !== "date") responseHeaders[name] = value;
-        });
+        const fresh: Record<string, string> = {};
+        if (knownHeaders) {
+          for (const name in knownHeaders) if (name !== "date") fresh[name] = knownHeaders[name]!;
+        } else {
+          response.headers.forEach((value, name) => {
+            if (name !== "date") fresh[name] = value;
+          });
+        }
+        responseHeaders = this.sameAsLast(fresh, "response");
       }
       const known = knownResponseBody(response);
       if (known !== undefined) {
@@ -219,15 +227,18 @@ export class TapeRecorder {
         written.set(body, { full });
         return full;
       }
-      return (seen.hashed ??= seen.full.sha256 !== undefined ? seen.full : { sha256: sha256Of(bodyBytes(seen.full)!), bytes: seen.full.bytes });
+      seen.hashed ??= seen.full.sha256 !== undefined ? seen.full : { sha256: sha256Of(bodyBytes(seen.full)!), bytes: seen.full.bytes };
+      return { ...seen.hashed };
     };
     const entries = this.entries.map((e): TapeEntry => {
       if (e.kind !== "request") return { ...e };
       const { [HELD_REQUEST]: request, [HELD_RESPONSE]: response, ...entry } = e as Holding;
+      // Entries share header records while recording (see sameAsLast); each exported entry gets its own.
       return {
         ...entry,
+        headers: { ...entry.headers },
         ...(request !== undefined ? { body: keptBody(request) } : {}),
-        ...(response !== undefined && entry.response ? { response: { ...entry.response, body: once(response) } } : {}),
+        ...(entry.response ? { response: { ...entry.response, headers: { ...entry.response.headers }, ...(response !== undefined ? { body: once(response) } : {}) } } : {}),
       };
     });
     return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: this.truncated, end };
@@ -248,9 +259,32 @@ export class TapeRecorder {
     return true;
   }
 
+  /**
+   * A client sends the same headers request after request, and gets the same
+   * headers back: an entry shares the previous entry's record when it is
+   * equal, so a long polling run keeps one record instead of one per entry.
+   */
+  private sameAsLast(record: Record<string, string>, which: "request" | "response"): Record<string, string> {
+    const last = this.lastHeaders[which];
+    if (last && sameRecord(last, record)) return last;
+    this.lastHeaders[which] = record;
+    return record;
+  }
+
+  private readonly lastHeaders: { request?: Record<string, string>; response?: Record<string, string> } = {};
+
   private track(promise: Promise<unknown>): void {
     this.pending.push(promise.catch(() => undefined));
   }
+}
+
+function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  let count = 0;
+  for (const name in b) {
+    if (a[name] !== b[name]) return false;
+    count++;
+  }
+  return count === Object.keys(a).length;
 }
 
 /** A body as the tape keeps it: UTF-8 text when it is text, else base64; large ones as a hash. */
