@@ -121,7 +121,7 @@ describe("the tape", () => {
 
   it("headers repeated request after request are recorded right, each exported entry with its own objects", async () => {
     const emu = await createStandin({ fixture: { scheduler: { jobs: [job] } } });
-    const asks = [{ "x-trace": "1" }, { "x-trace": "1" }, { "x-trace": "2" }, { "x-trace": "2", "x-extra": "y" }, { "x-trace": "2" }];
+    const asks: Record<string, string>[] = [{ "x-trace": "1" }, { "x-trace": "1" }, { "x-trace": "2" }, { "x-trace": "2", "x-extra": "y" }, { "x-trace": "2" }];
     for (const headers of asks) await emu.scheduler.request("/v1/job/web", { headers });
     const reads = (await tapeOf(emu)).entries.filter((e: Json) => e.path === "/v1/job/web");
     expect(reads.map((e: Json) => e.headers)).toEqual(asks);

@@ -152,14 +152,10 @@ function serialize(value: unknown, options: EncodeOptions): string {
   return writeValue(resolveToJSON(value), "", options.pretty ?? false, options.sortKeys ?? false) ?? "null";
 }
 
-/**
- * The text of a value whose `toJSON` has been applied; undefined for what JSON
- * leaves out (undefined, functions, symbols). Built by string concatenation
- * (V8 joins the pieces once, when the text is used): this runs on every list
- * answer of the scheduler, so it avoids per-value arrays, closures and calls
- * into JSON.stringify for strings that need no escaping.
- */
-function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean): string | undefined {
+const COMPOUND = Symbol("array or object");
+
+/** A scalar's text (null's too); undefined for what JSON leaves out; COMPOUND for arrays and objects. */
+function writeScalar(v: unknown): string | undefined | typeof COMPOUND {
   switch (typeof v) {
     case "string":
       return quote(v);
@@ -175,6 +171,19 @@ function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean):
       return undefined;
   }
   if (v === null) return "null";
+  return COMPOUND;
+}
+
+/**
+ * The text of a value whose `toJSON` has been applied; undefined for what JSON
+ * leaves out (undefined, functions, symbols). Built by string concatenation
+ * (V8 joins the pieces once, when the text is used): this runs on every list
+ * answer of the scheduler, so it avoids per-value arrays, closures and calls
+ * into JSON.stringify for strings that need no escaping.
+ */
+function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean): string | undefined {
+  const scalar = writeScalar(v);
+  if (scalar !== COMPOUND) return scalar;
   const inner = pretty ? indent + "    " : "";
   const separator = pretty ? ",\n" + inner : ",";
   if (Array.isArray(v)) {
@@ -205,21 +214,8 @@ function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean):
  * text is the same as `writeValue(v, "", false, true)`.
  */
 function writeCanonical(v: unknown): string | undefined {
-  switch (typeof v) {
-    case "string":
-      return quote(v);
-    case "number":
-      return Number.isFinite(v) ? String(v) : "null";
-    case "bigint":
-      return v.toString();
-    case "boolean":
-      return v ? "true" : "false";
-    case "undefined":
-    case "function":
-    case "symbol":
-      return undefined;
-  }
-  if (v === null) return "null";
+  const scalar = writeScalar(v);
+  if (scalar !== COMPOUND) return scalar;
   if (Array.isArray(v)) {
     if (v.length === 0) return "[]";
     let text = "[";
