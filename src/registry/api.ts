@@ -64,8 +64,10 @@ export class RegistryApi {
       timeoutMs: options.index > 0 ? blockingTimeoutMs(options.waitMs, SPEC_BLOCKING_LIMITS, this.ctx.ids) : 0,
       signal: () => rc.c.req.raw.signal,
       run: () => {
-        last = read();
-        return { index: indexOf(), value: last.value };
+        // The read and its index together, so requests sharing it (RequestContext.shared) share both.
+        const shared = rc.shared(() => ({ read: read(), index: indexOf() }));
+        last = shared.read;
+        return { index: shared.index, value: last.value };
       },
       keepWaiting,
     });

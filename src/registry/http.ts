@@ -13,7 +13,7 @@ import type { Context } from "hono";
 import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
-import { answerKey, type AnswerCache } from "../http/answer-cache.js";
+import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
 import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { encodeJSON } from "../core/json.js";
@@ -58,6 +58,12 @@ export interface RequestContext {
   parse(): QueryOptions;
   /** Consul CE refuses namespaces and partitions (header or query). */
   refuseEnterpriseMeta(): void;
+  /**
+   * Runs a GET's query, or takes the result another request with the same
+   * key computed at this very state: parked queries woken by one write all
+   * re-run at once, and share one result (and so one encoding).
+   */
+  shared<T>(run: () => T): T;
 }
 
 /** What a handler gives back: a value to encode, or a finished Response. */
@@ -101,6 +107,8 @@ export class Router {
     private readonly unemulated?: (method: string, path: string) => Response | undefined,
     /** Encoded answers of GET reads, reused while the state and the clock stay put. */
     private readonly answers?: AnswerCache<Meta>,
+    /** Results of GET queries, shared the same way (see RequestContext.shared). */
+    private readonly results?: StampedMemo<unknown>,
   ) {}
 
   /** The namespace and partition headers (which the query parsing refuses), under every accepted name. */
@@ -140,8 +148,8 @@ export class Router {
     if (c.req.method === "OPTIONS") return bufferedResponse(null, { status: 200, headers: { Allow: allow } });
     if (!route.methods.includes(c.req.method)) return textResponse(405, `method ${c.req.method} not allowed`, { Allow: allow });
 
-    const ctx = this.context(c, url, route.subtree ? path.slice(route.pattern.length) : "");
     const cacheKey = this.answers ? this.readKey(c.req.raw) : undefined;
+    const ctx = this.context(c, url, route.subtree ? path.slice(route.pattern.length) : "", cacheKey);
     if (cacheKey !== undefined && !url.searchParams.has("index")) {
       const cached = this.answers!.get(cacheKey);
       if (cached) return markReplayable(this.withMeta(this.jsonAnswer(cached.body), cached.meta));
@@ -159,7 +167,7 @@ export class Router {
     return longestMatch(this.routes, path, (route, p) => (route.subtree ? p.startsWith(route.pattern) : p === route.pattern));
   }
 
-  private context(c: Context, url: URL, rest: string): RequestContext {
+  private context(c: Context, url: URL, rest: string, cacheKey: string | undefined): RequestContext {
     const names = this.names;
     const token = extractToken(c.req.raw, { names, queryParam: "token" });
     return {
@@ -171,6 +179,7 @@ export class Router {
       token,
       parse: () => parseQueryOptions(url.searchParams, c.req.raw.headers, token),
       refuseEnterpriseMeta: () => refuseEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
+      shared: (run) => (cacheKey === undefined || !this.results ? run() : (this.results.get(cacheKey, run) as ReturnType<typeof run>)),
     };
   }
 

@@ -9,7 +9,7 @@ import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { runFault } from "../http/routing.js";
-import { answerCacheOf } from "../http/answer-cache.js";
+import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { normalizeToken } from "./acl.js";
 import { RegistryApi, type RegistryConfig } from "./api.js";
@@ -59,7 +59,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
   }));
   const api = new RegistryApi(ctx, state, settings.current);
   const names = registryHeaderNames(ctx.compatHeaders);
-  const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx));
+  const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
 
   router.register("/v1/status/leader", ["GET"], () => "127.0.0.1:8300");
   registerSessionRoutes(router, api);

@@ -165,6 +165,19 @@ describe("parked list reads woken together", () => {
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("c") }) });
     for (const answer of await Promise.all(parked)) expect(answer).toEqual(["default.c", ["a", "b"]]);
   });
+
+  it("registry: parked session lists woken by one create all see it, with one index", async () => {
+    const emu = await createStandin({ fixture: { registry: { nodes: [{ Node: "n1", Address: "10.0.0.1" }] } } });
+    const index = (await emu.registry.request("/v1/session/list")).headers.get("x-consul-index");
+    const parked = Array.from({ length: 30 }, () =>
+      Promise.resolve(emu.registry.request(`/v1/session/list?index=${index}`)).then(async (r: Response) => [r.headers.get("x-consul-index"), ((await r.json()) as Json[]).map((x) => x.Name)]),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await emu.registry.request("/v1/session/create", { method: "PUT", body: JSON.stringify({ Node: "n1", Name: "woken" }) })).status).toBe(200);
+    const answers = await Promise.all(parked);
+    for (const answer of answers) expect(answer).toEqual([String(emu.index), ["woken"]]);
+    expect(emu.index).toBeGreaterThan(Number(index));
+  });
 });
 
 describe("registry reads answered from the cache", () => {
