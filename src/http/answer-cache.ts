@@ -11,6 +11,12 @@
  *
  * Only what a route answers as data is kept (never an error, a stream or a
  * hand-built response), and only while the entries stay within a byte budget.
+ *
+ * So anything else a read's answer comes to depend on (a fault, a setting)
+ * must live in the store, as the services' settings rows do, or join the
+ * stamp; and a header a route starts reading must join its router's key.
+ * test/robustness/fuzz-answer-cache.test.ts checks answers against an
+ * emulator restored from the same state.
  */
 
 export interface CachedRead<M> {
