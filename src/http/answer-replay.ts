@@ -12,7 +12,7 @@
  * that are not 200, streams, and bodies not in hand.
  */
 import { AnswerCache, answerKey } from "./answer-cache.js";
-import { isReplayable, knownResponseBody, knownResponseHeaders, noteResponseHeaders } from "./known-bodies.js";
+import { isReplayable, isReplayed, knownResponseBody, knownResponseHeaders, markReplayed, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse } from "./respond.js";
 
 interface Remembered {
@@ -41,13 +41,12 @@ export class AnswerReplay {
     const hit = this.answers.get(key);
     if (!hit) return undefined;
     // A record, not a Headers object: the server writes a record as it is. Nothing downstream changes a replayed answer.
-    const response = noteResponseHeaders(bufferedResponse(hit.body, { status: hit.meta.status, headers: { ...hit.meta.headers } }), hit.meta.headers);
-    return response;
+    return markReplayed(noteResponseHeaders(bufferedResponse(hit.body, { status: hit.meta.status, headers: { ...hit.meta.headers } }), hit.meta.headers));
   }
 
   /** Whether `response` is a replayed answer (final: not to compress or remember again). */
   isReplay(response: Response): boolean {
-    return knownResponseHeaders(response) !== undefined;
+    return isReplayed(response);
   }
 
   /** Told of every answer sent (`original` as the service answered, `sent` after the port's gzip). */
@@ -58,8 +57,12 @@ export class AnswerReplay {
     const key = this.keyOf(request);
     // Already remembered at this very state (parked queries woken together all answer alike).
     if (key === undefined || this.answers.get(key)) return;
-    const headers: Record<string, string> = {};
-    sent.headers.forEach((value, name) => (headers[name] = value));
+    let headers = knownResponseHeaders(sent) as Record<string, string> | undefined;
+    if (!headers) {
+      const read: Record<string, string> = {};
+      sent.headers.forEach((value, name) => (read[name] = value));
+      headers = read;
+    }
     this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });
   }
 

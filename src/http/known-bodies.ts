@@ -20,12 +20,14 @@ const BODY = Symbol("standin.body");
 const REQUEST_BODY = Symbol("standin.request-body");
 const HEADERS = Symbol("standin.headers");
 const REPLAYABLE = Symbol("standin.replayable");
+const REPLAYED = Symbol("standin.replayed");
 
 interface Noted {
   [BODY]?: KnownBody;
   [REQUEST_BODY]?: Uint8Array;
   [HEADERS]?: Readonly<Record<string, string>>;
   [REPLAYABLE]?: true;
+  [REPLAYED]?: true;
 }
 
 function noted(message: Request | Response): Noted {
@@ -43,10 +45,12 @@ export function knownResponseBody(response: Response): KnownBody | undefined {
 }
 
 /**
- * The headers a response was built with, as a record of lower-case names,
- * for a response whose headers are final (an answer replayed as sent):
- * reading `response.headers` would turn the record into a Headers object,
- * which @hono/node-server then has to turn back into a record to send.
+ * The headers a response was built with, as a record of lower-case names in
+ * the order they are sent, for a response whose headers nothing changes
+ * afterwards (a read's answer, an answer replayed as sent): observers read
+ * the record instead of `response.headers`, which would turn the record the
+ * response holds into a Headers object that @hono/node-server then has to
+ * turn back into a record to send.
  */
 export function noteResponseHeaders<R extends Response>(response: R, headers: Readonly<Record<string, string>>): R {
   noted(response)[HEADERS] = headers;
@@ -73,4 +77,14 @@ export function markReplayable<R extends Response>(response: R): R {
 
 export function isReplayable(response: Response): boolean {
   return noted(response)[REPLAYABLE] === true;
+}
+
+/** Marks an answer replayed at the port (final: not compressed or remembered again). */
+export function markReplayed<R extends Response>(response: R): R {
+  noted(response)[REPLAYED] = true;
+  return response;
+}
+
+export function isReplayed(response: Response): boolean {
+  return noted(response)[REPLAYED] === true;
 }

@@ -11,7 +11,7 @@ import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
 import { parseAccept } from "hono/utils/accept";
-import { knownResponseBody, noteRequestBody } from "./known-bodies.js";
+import { knownResponseBody, knownResponseHeaders, noteRequestBody } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 
@@ -128,6 +128,9 @@ const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
  */
 function varyAcceptEncoding(c: Context, threshold: number): void {
   const res = c.res;
+  // A final record that already varies on the encoding (the scheduler's reads): nothing to add, and no Headers to build.
+  const known = knownResponseHeaders(res);
+  if (known && known.vary !== undefined && (known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
   const headers = res.headers;
   // Already varying on it (the registry's answers, the scheduler's reads): nothing to add, whatever the rest says.
   const current = headers.get("Vary");

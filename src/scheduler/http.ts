@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
-import { markReplayable } from "../http/known-bodies.js";
+import { markReplayable, noteResponseHeaders } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch, pathAndQuery } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
@@ -97,6 +97,13 @@ export class ReadError extends NomadError {
   ) {
     super(status, message);
   }
+}
+
+/** A header record as a Headers object would list it: lower-case names in byte order. */
+function lowerCaseSorted(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(headers).map((n) => n.toLowerCase()).sort()) out[name] = headers[Object.keys(headers).find((n) => n.toLowerCase() === name)!]!;
+  return out;
 }
 
 /** What a read's answer sends besides its body. */
@@ -216,12 +223,17 @@ export class NomadRouter {
    * set here, it spares the middleware its look at every other header.
    */
   private readAnswer(body: string | Uint8Array, index: number, nextToken: string, get = false): Response {
-    // The headers as one record (setting them one by one on a Headers object costs more than the rest of a cached answer).
+    // The headers as one record (setting them one by one on a Headers object costs more than the rest of a
+    // cached answer), in the lower case and order a Headers object would give them; a GET's is noted as final
+    // (nothing changes it afterwards), so observers read the record and the server sends it as it is.
     const headers: Record<string, string> = { "Content-Type": APPLICATION_JSON };
     if (get) headers.Vary = "Accept-Encoding";
     this.readMeta(headers, index);
     if (nextToken !== "") this.names.put(headers, "NextToken", nextToken);
-    return bufferedResponse(body, { status: 200, headers });
+    const record = lowerCaseSorted(headers);
+    const response = bufferedResponse(body, { status: 200, headers: { ...record } });
+    // Only a GET's answer is final here: on any other method the gzip middleware may still add Vary.
+    return get ? noteResponseHeaders(response, record) : response;
   }
 
   private withReadMeta(response: Response, index: number): Response {
