@@ -101,10 +101,20 @@ export class ReadError extends NomadError {
 
 /** A header record as a Headers object would list it: lower-case names in byte order. */
 function lowerCaseSorted(headers: Record<string, string>): Record<string, string> {
+  const keys = Object.keys(headers);
+  // A read's answer has one of a few key sets: each one's order is worked out once.
+  const signature = keys.join("\n");
+  let layout = HEADER_LAYOUTS.get(signature);
+  if (!layout) {
+    layout = keys.map((name): [string, string] => [name, name.toLowerCase()]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    HEADER_LAYOUTS.set(signature, layout);
+  }
   const out: Record<string, string> = {};
-  for (const name of Object.keys(headers).map((n) => n.toLowerCase()).sort()) out[name] = headers[Object.keys(headers).find((n) => n.toLowerCase() === name)!]!;
+  for (const [name, lower] of layout) out[lower] = headers[name]!;
   return out;
 }
+
+const HEADER_LAYOUTS = new Map<string, Array<[string, string]>>();
 
 /** What a read's answer sends besides its body. */
 interface ReadMeta {
