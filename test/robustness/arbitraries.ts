@@ -446,3 +446,15 @@ export function repeatedHeader(name: string, value: fc.Arbitrary<string>): fc.Ar
 
 export const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS"] as const;
 export const method: fc.Arbitrary<string> = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: fc.constantFrom("get", "patch", "PROPFIND", "M-SEARCH") });
+
+/** The scheduler's ACL section the fuzz suites share: ACLs on, a management token and a default-namespace reader. */
+export const SCHEDULER_MGMT_TOKEN = "11111111-2222-3333-4444-555555555555";
+export const SCHEDULER_READER_TOKEN = "66666666-7777-8888-9999-aaaaaaaaaaaa";
+export const SCHEDULER_ACL = {
+  enabled: true,
+  policies: [{ Name: "readonly", Rules: 'namespace "default" { policy = "read" }' }],
+  tokens: [
+    { SecretID: SCHEDULER_MGMT_TOKEN, Name: "root", Type: "management" },
+    { SecretID: SCHEDULER_READER_TOKEN, Name: "reader", Type: "client", Policies: ["readonly"] },
+  ],
+};

@@ -10,13 +10,13 @@ import fc from "fast-check";
 import { gunzipSync } from "node:zlib";
 import { describe, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { fuzz, timeoutFor } from "./arbitraries.js";
+import { fuzz, SCHEDULER_ACL, SCHEDULER_MGMT_TOKEN, SCHEDULER_READER_TOKEN, timeoutFor } from "./arbitraries.js";
 
 type Json = Record<string, any>;
 type Service = "scheduler" | "registry";
 
-const MGMT = "00000000-0000-0000-0000-000000000001";
-const READER = "11111111-1111-1111-1111-111111111111";
+const MGMT = SCHEDULER_MGMT_TOKEN;
+const READER = SCHEDULER_READER_TOKEN;
 
 function job(id: string, namespace: string, count: number): Json {
   return {
@@ -33,14 +33,7 @@ const FIXTURE = {
   scheduler: {
     namespaces: [{ Name: "prod" }],
     jobs: [job("a", "default", 1), job("b", "prod", 2)],
-    acl: {
-      enabled: true,
-      policies: [{ Name: "readonly", Rules: 'namespace "default" { policy = "read" }' }],
-      tokens: [
-        { SecretID: MGMT, Name: "root", Type: "management" },
-        { SecretID: READER, Name: "reader", Type: "client", Policies: ["readonly"] },
-      ],
-    },
+    acl: SCHEDULER_ACL,
   },
   registry: {
     nodes: [

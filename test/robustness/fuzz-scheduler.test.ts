@@ -27,6 +27,8 @@ import {
   queryEntries,
   queryString,
   repeatedHeader,
+  SCHEDULER_ACL,
+  SCHEDULER_MGMT_TOKEN,
   timeoutFor,
   tokenValue,
   toJsonText,
@@ -111,8 +113,7 @@ const serviceJob = (id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const MGMT = "11111111-2222-3333-4444-555555555555";
-const READER = "66666666-7777-8888-9999-aaaaaaaaaaaa";
+const MGMT = SCHEDULER_MGMT_TOKEN;
 
 const FIXTURE = {
   scheduler: {
@@ -130,14 +131,7 @@ const FIXTURE = {
 const ACL_FIXTURE = {
   scheduler: {
     ...FIXTURE.scheduler,
-    acl: {
-      enabled: true,
-      policies: [{ Name: "readonly", Rules: 'namespace "default" { policy = "read" }' }],
-      tokens: [
-        { SecretID: MGMT, Name: "root", Type: "management" },
-        { SecretID: READER, Name: "reader", Type: "client", Policies: ["readonly"] },
-      ],
-    },
+    acl: SCHEDULER_ACL,
   },
 };
 
