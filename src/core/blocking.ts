@@ -10,7 +10,7 @@
  */
 import type { Clock, WallTime } from "./clock.js";
 import type { Ids } from "./ids.js";
-import type { Commit, Store } from "./store.js";
+import { commitIndexFor, type Commit, type Store } from "./store.js";
 
 export type WakeReason = "changed" | "timeout" | "aborted";
 
@@ -109,7 +109,8 @@ export class Watchers {
     for (const table of commit.tables) {
       const set = this.byTable.get(table);
       if (!set) continue;
-      for (const waiter of [...set]) if (commit.index > waiter.afterIndex) waiter.settle("changed");
+      const index = commitIndexFor(commit, table);
+      for (const waiter of [...set]) if (index > waiter.afterIndex) waiter.settle("changed");
     }
   }
 
@@ -139,9 +140,12 @@ export function blockingTimeoutMs(requestedMs: number | undefined, limits: Block
   return wait;
 }
 
+/** What a blocking query needs of the watchers: all of them, or a scope's view (core/scope). */
+export type WatcherView = Pick<Watchers, "wait" | "tablesIndex">;
+
 export interface BlockingQuery<T> {
-  readonly watchers: Watchers;
-  readonly clock: Clock;
+  readonly watchers: WatcherView;
+  readonly clock: Pick<Clock, "now" | "wallTime">;
   /** Tables whose changes may change the result. */
   readonly tables: readonly string[];
   /** The client's `index`; 0 or absent means "answer now". */

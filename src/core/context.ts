@@ -4,19 +4,22 @@
  */
 import type { Clock } from "./clock.js";
 import type { Ids } from "./ids.js";
-import type { Store } from "./store.js";
-import type { Watchers } from "./blocking.js";
+import type { StoreView } from "./store.js";
+import type { WatcherView } from "./blocking.js";
 
 export interface EventRecorder {
   /** Appends an internal event (virtual time and store index are stamped automatically). */
   record(type: string, fields?: { service?: string; subject?: string; detail?: unknown }): void;
 }
 
+/** What services use of the clock (a scope's view prefixes timer kinds: core/scope). */
+export type ServiceClock = Pick<Clock, "now" | "wallTime" | "schedule" | "cancelFor" | "timersFor" | "handle" | "cancel" | "scheduleEphemeral" | "onRestore">;
+
 export interface ServiceContext {
-  readonly store: Store;
-  readonly clock: Clock;
+  readonly store: StoreView;
+  readonly clock: ServiceClock;
   readonly ids: Ids;
-  readonly watchers: Watchers;
+  readonly watchers: WatcherView;
   readonly events: EventRecorder;
   /** Also send and accept the real products' header names (DESIGN.md §4). */
   readonly compatHeaders: boolean;

@@ -82,6 +82,7 @@ const stateSnapshotSchema = v.strictObject({
   store: v.strictObject({
     index: v.pipe(int, v.minValue(1)),
     tables: v.record(v.string(), v.strictObject({ index: uint, rows: v.record(v.string(), v.looseObject({})) })),
+    scopes: v.optional(v.record(v.string(), v.pipe(int, v.minValue(1)))),
   }),
 });
 

@@ -25,12 +25,52 @@ export interface TableSnapshot {
 export interface StoreSnapshot {
   index: number;
   tables: Record<string, TableSnapshot>;
+  /** The index of each scope (see `Store.scope`); absent when the state has none. */
+  scopes?: Record<string, number>;
 }
 
-/** What a commit changed: the tables it touched and the index it took. */
+/**
+ * What a commit changed: the tables it touched and the index it took. A
+ * write that touched a scope's tables also took an index of that scope's
+ * own (`scopeIndexes`); `index` is the unscoped one.
+ */
 export interface Commit {
   readonly index: number;
   readonly tables: ReadonlySet<string>;
+  /** Scope → the index the write took there (only the scopes it touched). */
+  readonly scopeIndexes?: ReadonlyMap<string, number>;
+}
+
+/** The index a commit took for `table` (its scope's own index for a scoped table). */
+export function commitIndexFor(commit: Commit, table: string): number {
+  const scope = scopeOf(table);
+  return scope === "" ? commit.index : (commit.scopeIndexes?.get(scope) ?? commit.index);
+}
+
+/**
+ * A scope is a part of the state with its own index sequence, as another
+ * raft cluster has: a scheduler region, a registry datacenter. Its tables
+ * are named `<scope>/<table>`; everything else is in the unscoped part.
+ */
+export const SCOPE_SEPARATOR = "/";
+
+export function scopeOf(table: string): string {
+  const at = table.indexOf(SCOPE_SEPARATOR);
+  return at < 0 ? "" : table.slice(0, at);
+}
+
+/** What services use of a store: the whole store, or one scope of it (`Store.scope`). */
+export interface StoreView {
+  readonly index: number;
+  readonly version: number;
+  readonly inTransaction: boolean;
+  table<T extends Row = Row>(name: string): Table<T>;
+  tableIndex(name: string): number;
+  write<R>(fn: () => R): R;
+  writeIndex(): number;
+  undoSink(): ((undo: () => void) => void) | undefined;
+  onCommit(listener: (commit: Commit) => void): () => void;
+  onRestore(listener: () => void): () => void;
 }
 
 export class StoreError extends Error {}
@@ -39,6 +79,8 @@ export class StoreError extends Error {}
 export const INITIAL_INDEX = 1;
 
 interface TableState {
+  /** The scope whose index sequence this table's writes take ("" = unscoped). */
+  readonly scope: string;
   index: number;
   rows: Map<string, Row>;
   /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
@@ -83,6 +125,8 @@ function leaveGroup(grouping: Grouping, key: string, id: string): void {
 
 class Transaction {
   index: number | undefined;
+  /** Indexes taken in scopes, allocated as the write first touches each. */
+  scoped: Map<string, number> | undefined;
   readonly touched = new Set<string>();
   readonly undo: Array<() => void> = [];
 }
@@ -168,7 +212,7 @@ export class Table<T extends Row = Row> {
    * row being replaced, or is this write's index for a new row.
    */
   putIndexed(id: string, fields: Omit<T, "CreateIndex" | "ModifyIndex">): T {
-    const index = this.store.writeIndex();
+    const index = this.store.writeIndexIn(this.state.scope);
     const previous = this.get(id) as { CreateIndex?: unknown } | undefined;
     const createIndex = typeof previous?.CreateIndex === "number" ? previous.CreateIndex : index;
     return this.put(id, { ...fields, CreateIndex: createIndex, ModifyIndex: index } as unknown as T);
@@ -187,8 +231,10 @@ export class Table<T extends Row = Row> {
   }
 }
 
-export class Store {
+export class Store implements StoreView {
   private currentIndex = INITIAL_INDEX;
+  /** Each scope's last committed index. */
+  private readonly scopeIndexes = new Map<string, number>();
   private changes = 0;
   private readonly tables = new Map<string, TableState>();
   private readonly handles = new Map<string, Table>();
@@ -222,10 +268,21 @@ export class Store {
     return handle as unknown as Table<T>;
   }
 
+  /** The index of a scope's last committed write (INITIAL_INDEX for a scope nothing has written yet). */
+  indexIn(scope: string): number {
+    return scope === "" ? this.currentIndex : (this.scopeIndexes.get(scope) ?? INITIAL_INDEX);
+  }
+
+  /** One scope of the state, as a store of its own: its table names, its index sequence, its commits. */
+  scope(name: string): StoreView {
+    if (name === "" || name.includes(SCOPE_SEPARATOR)) throw new StoreError(`invalid scope name "${name}"`);
+    return new ScopedStore(this, name);
+  }
+
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { index: 0, rows: new Map(), groupings: [] };
+      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [] };
       this.tables.set(name, state);
     }
     return state;
@@ -255,10 +312,11 @@ export class Store {
       throw error;
     }
     this.tx = undefined;
-    if (tx.index !== undefined) {
-      this.currentIndex = tx.index;
+    if (tx.index !== undefined || tx.scoped !== undefined) {
+      if (tx.index !== undefined) this.currentIndex = tx.index;
+      if (tx.scoped) for (const [scope, index] of tx.scoped) this.scopeIndexes.set(scope, index);
       this.changes++;
-      const commit: Commit = { index: tx.index, tables: tx.touched };
+      const commit: Commit = { index: tx.index ?? this.currentIndex, tables: tx.touched, scopeIndexes: tx.scoped };
       for (const listener of [...this.commitListeners]) listener(commit);
     }
     return result;
@@ -266,8 +324,13 @@ export class Store {
 
   /** The index the current write will commit at (allocating it). Only inside `write`. */
   writeIndex(): number {
+    return this.writeIndexIn("");
+  }
+
+  /** The index the current write will commit at in `scope` (allocating it). Only inside `write`. */
+  writeIndexIn(scope: string): number {
     const tx = this.requireTransaction("writeIndex");
-    return this.allocate(tx);
+    return this.allocate(tx, scope);
   }
 
   /** For the clock's undo sink: registers an undo step with the open write, if any. */
@@ -296,7 +359,9 @@ export class Store {
       for (const id of [...state.rows.keys()].sort()) rows[id] = state.rows.get(id)!;
       tables[name] = { index: state.index, rows };
     }
-    return { index: this.currentIndex, tables };
+    const snapshot: StoreSnapshot = { index: this.currentIndex, tables };
+    if (this.scopeIndexes.size > 0) snapshot.scopes = Object.fromEntries([...this.scopeIndexes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return snapshot;
   }
 
   /**
@@ -318,6 +383,11 @@ export class Store {
       for (const [id, row] of Object.entries(table.rows)) state.rows.set(id, deepFreeze(row));
     }
     this.currentIndex = snapshot.index;
+    this.scopeIndexes.clear();
+    for (const [scope, index] of Object.entries(snapshot.scopes ?? {})) {
+      if (!Number.isSafeInteger(index) || index < INITIAL_INDEX) throw new StoreError(`scope "${scope}" index must be a positive integer`);
+      this.scopeIndexes.set(scope, index);
+    }
     this.changes++;
     for (const listener of [...this.resetListeners]) listener();
   }
@@ -332,7 +402,7 @@ export class Store {
 
   /** @internal */
   touch(tx: Transaction, name: string, state: TableState): void {
-    const index = this.allocate(tx);
+    const index = this.allocate(tx, state.scope);
     if (!tx.touched.has(name)) {
       const previous = state.index;
       tx.undo.push(() => (state.index = previous));
@@ -341,9 +411,78 @@ export class Store {
     state.index = index;
   }
 
-  private allocate(tx: Transaction): number {
-    tx.index ??= this.currentIndex + 1;
-    return tx.index;
+  private allocate(tx: Transaction, scope: string): number {
+    if (scope === "") {
+      tx.index ??= this.currentIndex + 1;
+      return tx.index;
+    }
+    tx.scoped ??= new Map();
+    let index = tx.scoped.get(scope);
+    if (index === undefined) tx.scoped.set(scope, (index = this.indexIn(scope) + 1));
+    return index;
+  }
+}
+
+/**
+ * One scope of a store seen as a store: table names without the scope,
+ * indexes of the scope's own sequence, commits that touched the scope (with
+ * the scope's index and table names). Writes, undo and restore are the
+ * whole store's, so a snapshot covers every scope at once.
+ */
+class ScopedStore implements StoreView {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly store: Store,
+    private readonly scopeName: string,
+  ) {
+    this.prefix = scopeName + SCOPE_SEPARATOR;
+  }
+
+  get index(): number {
+    return this.store.indexIn(this.scopeName);
+  }
+
+  get version(): number {
+    return this.store.version;
+  }
+
+  get inTransaction(): boolean {
+    return this.store.inTransaction;
+  }
+
+  table<T extends Row = Row>(name: string): Table<T> {
+    return this.store.table<T>(this.prefix + name);
+  }
+
+  tableIndex(name: string): number {
+    return this.store.tableIndex(this.prefix + name);
+  }
+
+  write<R>(fn: () => R): R {
+    return this.store.write(fn);
+  }
+
+  writeIndex(): number {
+    return this.store.writeIndexIn(this.scopeName);
+  }
+
+  undoSink(): ((undo: () => void) => void) | undefined {
+    return this.store.undoSink();
+  }
+
+  onCommit(listener: (commit: Commit) => void): () => void {
+    return this.store.onCommit((commit) => {
+      const index = commit.scopeIndexes?.get(this.scopeName);
+      if (index === undefined) return;
+      const tables = new Set<string>();
+      for (const name of commit.tables) if (name.startsWith(this.prefix)) tables.add(name.slice(this.prefix.length));
+      listener({ index, tables });
+    });
+  }
+
+  onRestore(listener: () => void): () => void {
+    return this.store.onRestore(listener);
   }
 }
 
