@@ -134,7 +134,10 @@ describe("GET /_standin/openapi.json", () => {
         "GET /_standin/echo/jwks/{scheme}",
       ]),
     );
-    expect(document.paths["/_standin/scheduler/nodes/{id}"].post.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(document.paths["/_standin/scheduler/nodes/{id}"].post.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true }),
+      expect.objectContaining({ name: "region", in: "query", required: false }),
+    ]);
     expect(document.paths["/_standin/events"].get.parameters.map((p: Json) => p.name)).toEqual(["since", "limit", "type"]);
   });
 

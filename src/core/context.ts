@@ -23,4 +23,9 @@ export interface ServiceContext {
   readonly events: EventRecorder;
   /** Also send and accept the real products' header names (DESIGN.md §4). */
   readonly compatHeaders: boolean;
+  /**
+   * The ports serve HTTPS (transport, not state; absent: false). Only the
+   * echo service reads it: its /openapi.json declares the https scheme then.
+   */
+  readonly tls?: boolean;
 }

@@ -8,18 +8,18 @@
 import type { TimerHandler, TimerSpec } from "./clock.js";
 import type { WatcherView } from "./blocking.js";
 import type { ServiceClock, ServiceContext } from "./context.js";
-import { SCOPE_SEPARATOR, type Store } from "./store.js";
+import { SCOPE_SEPARATOR } from "./store.js";
 
 /** The scope a service's region or datacenter lives in: `<service>@<name>`. */
 export function scopeName(service: string, name: string): string {
   return `${service}@${name}`;
 }
 
-export function scopedContext(ctx: ServiceContext, root: Store, scope: string): ServiceContext {
+export function scopedContext(ctx: ServiceContext, scope: string): ServiceContext {
   const prefix = scope + SCOPE_SEPARATOR;
   return {
     ...ctx,
-    store: root.scope(scope),
+    store: ctx.store.scope(scope),
     clock: scopedClock(ctx.clock, prefix),
     watchers: scopedWatchers(ctx.watchers, prefix),
   };

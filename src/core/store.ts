@@ -71,6 +71,8 @@ export interface StoreView {
   undoSink(): ((undo: () => void) => void) | undefined;
   onCommit(listener: (commit: Commit) => void): () => void;
   onRestore(listener: () => void): () => void;
+  /** One scope of the state (see `Store.scope`); scopes do not nest. */
+  scope(name: string): StoreView;
 }
 
 export class StoreError extends Error {}
@@ -483,6 +485,10 @@ class ScopedStore implements StoreView {
 
   onRestore(listener: () => void): () => void {
     return this.store.onRestore(listener);
+  }
+
+  scope(name: string): StoreView {
+    throw new StoreError(`scopes do not nest ("${name}" inside "${this.scopeName}")`);
   }
 }
 

@@ -19,6 +19,12 @@ import { parseBlockingParams } from "../http/blocking-params.js";
 import { encodeJSON, excessiveNesting } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
+import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
+
+const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
+
+/** Endpoints the agent answers itself, leader or not (they set no index headers either). */
+const AGENT_LOCAL = /^\/v1\/(?:agent\/|status\/|regions$)/;
 
 export class NomadError extends Error {
   constructor(
@@ -57,6 +63,8 @@ export interface RequestContext {
   readonly options: QueryOptions;
   /** What the request's token may do (everything when ACLs are off). */
   readonly acl: Authorizer;
+  /** Whether the cluster knows its leader (see http/leader). */
+  readonly leader: LeaderView;
   /**
    * Runs a GET's query, or takes the result another request with the same
    * key computed at this very state: parked queries woken by one write all
@@ -145,6 +153,8 @@ export class NomadRouter {
     private readonly answers?: AnswerCache<ReadMeta>,
     /** Results of GET queries, shared the same way (see RequestContext.shared). */
     private readonly results?: StampedMemo<unknown>,
+    /** Whether the cluster knows its leader; always, when absent. */
+    private readonly leader: () => LeaderView = () => LEADER_KNOWN,
   ) {
     this.names = new HeaderNames(SCHEDULER_HEADERS, compat);
   }
@@ -169,6 +179,9 @@ export class NomadRouter {
     }
     try {
       const options = parseQueryOptions(url.searchParams, this.region());
+      const leader = this.leader();
+      // Without a leader, only stale reads and the agent's own endpoints answer (the RPC fails before any meta is set).
+      if (!leader.known && !(c.req.method === "GET" && options.stale) && !AGENT_LOCAL.test(path)) throw serverError(NO_CLUSTER_LEADER);
       const token = extractToken(c.req.raw, { names: this.names });
       // The answer depends on the URL (query included), the token, the state and the time; nothing else of the request.
       const cacheKey = this.answers ? this.readKey(c.req.raw) : undefined;
@@ -186,6 +199,7 @@ export class NomadRouter {
         token,
         options,
         acl,
+        leader,
         shared: (run) => (cacheKey === undefined || !this.results ? run() : (this.results.get(cacheKey, run) as ReturnType<typeof run>)),
       };
       await this.access?.guard(rc, route.pattern, acl);
@@ -254,9 +268,10 @@ export class NomadRouter {
   }
 
   private readMeta(headers: Record<string, string>, index: number): void {
+    const leader = this.leader();
     this.names.put(headers, "Index", String(Math.max(1, index)));
-    this.names.put(headers, "KnownLeader", "true");
-    this.names.put(headers, "LastContact", "0");
+    this.names.put(headers, "KnownLeader", leader.known ? "true" : "false");
+    this.names.put(headers, "LastContact", String(leader.lastContactMs));
   }
 }
 

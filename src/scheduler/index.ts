@@ -1,157 +1,98 @@
 /**
- * The scheduler service: Nomad's HTTP API over a simulated cluster on the
- * virtual clock (model.ts: state and views; engine.ts: evaluations,
- * placement, allocations, deployments; routes.ts: the endpoints).
+ * The scheduler service: one simulated cluster per region (cluster.ts), the
+ * agent's own region and any others the fixtures declare (`scheduler.regions`).
+ *
+ * As on a Nomad agent, a request is served in the agent's region unless it
+ * names another: `region=` on any request, or for a job registration the
+ * body's `Region` / the job's `Region` (command/agent/job_endpoint.go
+ * `regionForJob`). It is then "forwarded transparently": answered by that
+ * region's cluster, with that region's state and index. An unknown region is
+ * the agent's own 500 `No path to region` (its query parsing says so).
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { ActionError } from "../http/actions.js";
+import { ActionError, type ActionSpec, type ActionTable, type ConditionSpec, type ConditionTable } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
+import { Federation } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
-import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
-import { settingsRow, type ServiceInstance } from "../http/service.js";
-import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
-import { EventBroker, eventStreamHandler } from "./events.js";
-import { NomadRouter } from "./http.js";
-import { SchedulerState, type NodeRow } from "./model.js";
-import { registerRoutes } from "./routes.js";
-import { unemulatedSchedulerRoute } from "./catalog.js";
-import { schedulerActions } from "./actions.js";
-import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
-import { extractToken } from "../http/tokens.js";
+import { textResponse } from "../http/respond.js";
+import type { ServiceInstance } from "../http/service.js";
+import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";
+import { field } from "./http.js";
 
-export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
+export { SCHEDULER_CONFIG_TABLE, type SchedulerAgentConfig } from "./cluster.js";
 
-export type SchedulerAgentConfig = {
-  region: string;
-  datacenter: string;
-  agentName: string;
-  timing: Record<string, string>;
-  aclEnabled: boolean;
-};
+/** Job registrations, whose region may come from the body (`regionForJob`). */
+const JOB_REGISTRATION = /^\/v1\/(jobs|job\/[^/]+(\/plan)?)$/;
 
-const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING }, aclEnabled: false };
+export function createSchedulerService(ctx: ServiceContext): ServiceInstance<SchedulerFixture> {
+  const peers = () => [home, ...regions.names().map((name) => regions.get(name)!)].map((cluster) => cluster.settings());
+  const home = createSchedulerCluster(ctx, peers);
+  const regions = new Federation(ctx, "scheduler", (scoped) => createSchedulerCluster(scoped, peers));
 
-type FixtureNode = NonNullable<SchedulerFixture["nodes"]>[number];
+  /** The cluster of a region name; undefined when the federation has no such region. */
+  const clusterNamed = (name: string): SchedulerCluster | undefined => (name === home.settings().region ? home : regions.get(name));
 
-/** A node fault's body: Nomad's field names. */
-const NODE_FAULT = v.object({
-  Status: v.optional(v.picklist(["ready", "down", "initializing", "disconnected"], "Status must be ready, down, initializing or disconnected")),
-  SchedulingEligibility: v.optional(v.picklist(["eligible", "ineligible"], "SchedulingEligibility must be eligible or ineligible")),
-  Drain: v.optional(v.boolean("Drain must be a boolean")),
-});
-
-/** An allocation fault's body: a client status or a health report. */
-const ALLOC_FAULT = v.object({
-  ClientStatus: v.optional(v.picklist(["failed", "complete"], "ClientStatus must be failed or complete")),
-  Healthy: v.optional(v.boolean("Healthy must be a boolean")),
-});
-
-export function createSchedulerService(serviceContext: ServiceContext): ServiceInstance<SchedulerFixture> {
-  // The event stream's broker sees every commit; the journal notes the scheduler records tell it what each write was.
-  const broker = new EventBroker(serviceContext);
-  const ctx = broker.context();
-  const settings = settingsRow(ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: SchedulerFixture) => ({
-    region: section.region ?? current.region,
-    datacenter: section.datacenter ?? current.datacenter,
-    agentName: section.agentName ?? current.agentName,
-    timing: { ...current.timing, ...section.timing },
-    aclEnabled: section.acl?.enabled ?? current.aclEnabled,
-  }));
-  const state = new SchedulerState(ctx);
-  broker.attach(state);
-  const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
-  const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
-  const router = new NomadRouter(ctx.compatHeaders, () => settings.current().region, acl, unemulatedSchedulerRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
-  registerRoutes(router, state, engine, ctx, settings.current);
-  acl.register(router);
+  /**
+   * The cluster a request is for. A `region=` nobody knows goes to the home
+   * cluster, whose query parsing answers `No path to region` in its turn
+   * (after the 404 of an unknown path, as Nomad's order has it).
+   */
+  const clusterFor = async (c: Context): Promise<SchedulerCluster | undefined> => {
+    const url = c.req.url;
+    // The common case (no region anywhere) decides without parsing the URL.
+    if (!url.includes("region=") && c.req.method === "GET") return home;
+    const query = new URL(url).searchParams;
+    const named = query.get("region");
+    if (named) return clusterNamed(named) ?? home;
+    const method = c.req.method;
+    if ((method === "PUT" || method === "POST") && JOB_REGISTRATION.test(new URL(url).pathname)) {
+      const region = await bodyRegion(c);
+      if (region) return clusterNamed(region);
+    }
+    return home;
+  };
 
   const app = new Hono();
-  // Nomad's EventStream parses index and topic itself, before the common parameters.
-  app.all(
-    "/v1/event/stream",
-    eventStreamHandler(broker, ctx, () => settings.current().region, (request, topics, namespace) =>
-      guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
-    ),
-  );
-  app.all("*", (c) => router.dispatch(c));
+  app.all("*", async (c) => {
+    const cluster = await clusterFor(c);
+    // Only a body's region can be unknown here (Nomad's forwarding fails the same way).
+    return cluster ? cluster.serve(c) : textResponse(500, "No path to region");
+  });
 
-  const putNode = (node: FixtureNode) => {
-    const config = settings.current();
-    const now = ctx.clock.now();
-    const name = node.Name;
-    const existing = node.ID ? state.nodes.get(node.ID) : [...state.nodes.values()].find((n) => n.Name === name);
-    const id = node.ID ?? existing?.ID ?? ctx.ids.uuid();
-    const { ID: _id, Name: _name, Resources, Attributes, Meta, ...other } = node;
-    const row: Omit<NodeRow, "CreateIndex" | "ModifyIndex"> = {
-      ...other,
-      ID: id,
-      Name: name,
-      Datacenter: node.Datacenter ?? config.datacenter,
-      NodePool: node.NodePool ?? "default",
-      NodeClass: node.NodeClass ?? "",
-      HTTPAddr: node.HTTPAddr ?? "127.0.0.1:4646",
-      Status: node.Status ?? "ready",
-      StatusDescription: "",
-      SchedulingEligibility: (other.SchedulingEligibility as string | undefined) ?? "eligible",
-      Drain: false,
-      DrainStrategy: null,
-      Attributes: { "cpu.arch": "amd64", "kernel.name": "linux", "os.name": "ubuntu", "nomad.version": "1.9.0", "driver.docker": "1", "driver.exec": "1", "unique.hostname": name, ...Attributes },
-      Meta: { ...Meta },
-      Drivers: {
-        docker: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
-        exec: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
-      },
-      ComputedClass: "",
-      TLSEnabled: false,
-      Links: null,
-      Events: null,
-      HostVolumes: null,
-      HostNetworks: null,
-      CSIControllerPlugins: null,
-      CSINodePlugins: null,
-      LastDrain: null,
-      CpuShares: Resources?.CPU ?? 8000,
-      MemoryMB: Resources?.MemoryMB ?? 16384,
-      StatusUpdatedAt: now,
-    };
-    state.nodes.putIndexed(id, row);
+  /** The cluster a control request or a timeline step names (the home one without); 404 for an unknown region. */
+  const inRegion = (name: string | undefined): SchedulerCluster => {
+    if (!name) return home;
+    const cluster = clusterNamed(name);
+    if (!cluster) throw new ActionError(404, `no region "${name}" (regions: ${peers().map((p) => p.region).sort().join(", ")})`);
+    return cluster;
   };
+  const controlled = (c: Context) => inRegion(c.req.query("region"));
 
-  const faults = schedulerActions({ state, engine, ctx, region: () => settings.current().region });
-  const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
-
-  const applyEntities = (section: SchedulerFixture) => {
-    acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
-    for (const ns of section.namespaces ?? []) {
-      state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
-    }
-    for (const node of section.nodes ?? []) putNode(node);
-    if ((section.nodes ?? []).length > 0) engine.capacityChanged();
-    (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
-  };
-
+  const regionQuery = v.looseObject({ region: v.optional(v.pipe(v.string(), v.description("the region (default: the agent's own)"))) });
   const control = new DocumentedRoutes("scheduler");
-  // Open event streams (GET /v1/event/stream subscriptions): 0 once every client has gone.
   control.get(
     "/event-streams",
-    { summary: "open event streams (GET /v1/event/stream subscribers; 0 once every client has gone) and buffered event batches", responses: { 200: "`{Subscribers, BufferedBatches}`" } },
-    (c) => c.json({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }),
+    {
+      summary: "open event streams (GET /v1/event/stream subscribers; 0 once every client has gone) and buffered event batches",
+      query: regionQuery,
+      responses: { 200: "`{Subscribers, BufferedBatches}`", 404: "unknown region" },
+    },
+    (c) => runFault(c, () => controlled(c).eventStreams()),
   );
-  // Node faults: {"Status": "down"|"ready"}, {"SchedulingEligibility": "ineligible"|"eligible"}, {"Drain": true|false}.
   control.post(
     "/nodes/:id",
     {
       summary: "node faults: status (down/up), scheduling eligibility, drain",
       body: NODE_FAULT,
       params: { id: "the node's ID or name" },
-      responses: { 200: "the node's `{ID, Name, Status, SchedulingEligibility}` after the change", 400: "bad body", 404: "no such node" },
+      query: regionQuery,
+      responses: { 200: "the node's `{ID, Name, Status, SchedulingEligibility}` after the change", 400: "bad body", 404: "no such node or region" },
     },
-    (c, { body }) => runFault(c, () => ctx.store.write(() => faults.updateNode(faults.findNode(c.req.param("id")), body))),
+    (c, { body }) => runFault(c, () => controlled(c).nodeFault(c.req.param("id"), body)),
   );
-  // Allocation faults: {"ClientStatus": "failed"|"complete"} or a health report {"Healthy": false|true}.
   control.post(
     "/allocations/:id",
     {
@@ -159,35 +100,119 @@ export function createSchedulerService(serviceContext: ServiceContext): ServiceI
       description: "Give `ClientStatus` or `Healthy`; `ClientStatus` wins when both are given.",
       body: ALLOC_FAULT,
       params: { id: "the allocation's ID" },
-      responses: { 200: "`{ID, ClientStatus, DesiredStatus}`", 400: "bad body, or neither field given", 404: "no such allocation", 409: "a health report for an allocation outside an active deployment" },
+      query: regionQuery,
+      responses: {
+        200: "`{ID, ClientStatus, DesiredStatus}`",
+        400: "bad body, or neither field given",
+        404: "no such allocation or region",
+        409: "a health report for an allocation outside an active deployment",
+      },
     },
-    (c, { body }) =>
-      runFault(c, () => {
-        const alloc = state.allocs.get(c.req.param("id"));
-        if (!alloc) throw new ActionError(404, `no allocation "${c.req.param("id")}"`);
-        return ctx.store.write(() => faults.allocFault(alloc, body));
-      }),
+    (c, { body }) => runFault(c, () => controlled(c).allocFault(c.req.param("id"), body)),
   );
+
+  const LEADER_BODY = v.strictObject({ known: v.boolean("known must be a boolean") });
+  const leaderSpec = {
+    query: regionQuery,
+    responses: { 200: "`{known, lastContactMs}`: whether the region knows its leader, and the virtual milliseconds since it last did", 400: "bad body", 404: "unknown region" },
+  };
+  control.get("/leader", { summary: "whether the scheduler region knows its leader", ...leaderSpec }, (c) => runFault(c, () => controlled(c).leader()));
+  control.post(
+    "/leader",
+    {
+      summary: "leader-loss fault: `{known: false}` fails writes and default reads with 500 `No cluster leader` (stale reads still answer); `{known: true}` elects one again",
+      body: LEADER_BODY,
+      ...leaderSpec,
+    },
+    (c, { body }) => runFault(c, () => controlled(c).setLeader(body.known)),
+  );
+
+  const applyRegions = (section: SchedulerFixture, isNew: (name: string) => boolean) => {
+    const homeRegion = home.settings().region;
+    for (const [name, regionSection] of Object.entries(section.regions ?? {})) {
+      if (name === homeRegion) {
+        home.applyFixture(regionSection);
+        continue;
+      }
+      const fresh = isNew(name);
+      const cluster = regions.join(name);
+      // Namespaces, ACL policies and tokens, and timing come from the agent's region unless given (Nomad replicates the first two).
+      const inherited: RegionFixture = { region: name, namespaces: section.namespaces, acl: section.acl, timing: section.timing };
+      if (fresh) cluster.initialize([inherited, { ...regionSection, region: name }]);
+      else cluster.applyFixture({ ...regionSection, region: name });
+    }
+  };
 
   return {
     name: "scheduler",
     app,
     control,
-    readKey: (request) => router.readKey(request),
-    compressThreshold: 0, // gorilla's CompressHandler compresses every response
-    actions: faults.actions,
-    conditions: faults.conditions,
-    notFound: (c) => router.dispatch(c),
+    readKey: (request) => home.readKey!(request),
+    compressThreshold: home.compressThreshold,
+    actions: regional(home.actions ?? {}, inRegion, (cluster) => cluster.actions ?? {}),
+    conditions: regional(home.conditions ?? {}, inRegion, (cluster) => cluster.conditions ?? {}),
+    notFound: (c) => home.serve(c),
     initialize(sections) {
-      settings.initialize(sections);
-      state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
-      const config = settings.current();
-      putNode({ Name: config.agentName, Datacenter: config.datacenter });
-      for (const section of sections) applyEntities(section);
+      home.initialize(sections.map(withoutRegions));
+      const initialized = new Set<string>();
+      for (const section of sections) {
+        applyRegions(section, (name) => !initialized.has(name) && (initialized.add(name), true));
+      }
     },
     applyFixture(section) {
-      settings.apply(section);
-      applyEntities(section);
+      home.applyFixture(withoutRegions(section));
+      applyRegions(section, (name) => regions.get(name) === undefined);
     },
   };
+}
+
+function withoutRegions(section: SchedulerFixture): RegionFixture {
+  const { regions: _regions, ...rest } = section;
+  return rest;
+}
+
+/** `Region` of a job registration's body (the request's, else the job's), as Go's decoder finds fields. */
+async function bodyRegion(c: Context): Promise<string | undefined> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return undefined; // the cluster's own decoding answers the error
+  }
+  const region = field(body, "Region");
+  if (typeof region === "string" && region !== "") return region;
+  const jobRegion = field(field(body, "Job"), "Region");
+  return typeof jobRegion === "string" && jobRegion !== "" ? jobRegion : undefined;
+}
+
+/**
+ * The home cluster's actions or conditions, each taking an optional `region`
+ * argument that runs it in that region's cluster instead.
+ */
+function regional<Spec extends ActionSpec<never> | ConditionSpec<never>>(
+  table: Readonly<Record<string, Spec>>,
+  inRegion: (name: string | undefined) => SchedulerCluster,
+  specsOf: (cluster: SchedulerCluster) => ActionTable | ConditionTable,
+): Readonly<Record<string, Spec>> {
+  const out: Record<string, Spec> = {};
+  for (const [name, spec] of Object.entries(table)) {
+    const entries = (spec.args as unknown as { entries?: v.ObjectEntries }).entries;
+    if (!entries) {
+      out[name] = spec;
+      continue;
+    }
+    const args = v.strictObject({ ...entries, region: v.optional(v.string()) });
+    const pick = (all: Record<string, unknown>) => {
+      const { region, ...rest } = all as { region?: string };
+      return { target: specsOf(inRegion(region))[name] as unknown as Record<string, (args: unknown) => unknown>, rest };
+    };
+    out[name] = {
+      ...spec,
+      args,
+      ...("run" in spec
+        ? { run: (all: Record<string, unknown>) => { const { target, rest } = pick(all); return target.run!(rest); } }
+        : { check: (all: Record<string, unknown>) => { const { target, rest } = pick(all); return target.check!(rest); } }),
+    } as unknown as Spec;
+  }
+  return out;
 }

@@ -47,7 +47,18 @@ class ListPage {
   ) {}
 }
 
-export function registerRoutes(router: NomadRouter, state: SchedulerState, engine: SchedulerEngine, ctx: ServiceContext, settings: () => SchedulerSettings): void {
+/**
+ * `peers`: the server of every region (this one included), sorted by region:
+ * what `/v1/regions` and `/v1/agent/members` show of the federation.
+ */
+export function registerRoutes(
+  router: NomadRouter,
+  state: SchedulerState,
+  engine: SchedulerEngine,
+  ctx: ServiceContext,
+  settings: () => SchedulerSettings,
+  peers: () => readonly SchedulerSettings[] = () => [settings()],
+): void {
   /** Runs `run` now, or again after each change of `tables` while `?index=` is not yet passed (until the wait ends). */
   const block = <T>(rc: RequestContext, tables: string[], run: () => { index: number; value: T }) =>
     runBlockingQuery({
@@ -521,27 +532,23 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   router.exact("/v1/agent/members", (rc) => {
     only(rc, "GET");
     const s = settings();
-    const name = `${s.agentName}.${s.region}`;
-    return {
-      Members: [
-        {
-          Addr: "127.0.0.1",
-          DelegateCur: 4,
-          DelegateMax: 5,
-          DelegateMin: 2,
-          Name: name,
-          Port: 4648,
-          ProtocolCur: 2,
-          ProtocolMax: 5,
-          ProtocolMin: 1,
-          Status: "alive",
-          Tags: { bootstrap: "1", build: "1.9.0", dc: s.datacenter, expect: "1", id: "", mvn: "1", port: "4647", raft_vsn: "3", region: s.region, role: "nomad", rpc_addr: "127.0.0.1", vsn: "1" },
-        },
-      ],
-      ServerDC: s.datacenter,
-      ServerName: name,
-      ServerRegion: s.region,
-    };
+    // One server per region, as the WAN gossip pool lists them (sorted by name here, for determinism).
+    const members = peers()
+      .map((peer) => ({
+        Addr: "127.0.0.1",
+        DelegateCur: 4,
+        DelegateMax: 5,
+        DelegateMin: 2,
+        Name: `${peer.agentName}.${peer.region}`,
+        Port: 4648,
+        ProtocolCur: 2,
+        ProtocolMax: 5,
+        ProtocolMin: 1,
+        Status: "alive",
+        Tags: { bootstrap: "1", build: "1.9.0", dc: peer.datacenter, expect: "1", id: "", mvn: "1", port: "4647", raft_vsn: "3", region: peer.region, role: "nomad", rpc_addr: "127.0.0.1", vsn: "1" },
+      }))
+      .sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
+    return { Members: members, ServerDC: s.datacenter, ServerName: `${s.agentName}.${s.region}`, ServerRegion: s.region };
   });
 
   router.exact("/v1/agent/self", (rc) => {
@@ -556,7 +563,8 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
 
   router.exact("/v1/status/leader", (rc) => {
     only(rc, "GET");
-    return "127.0.0.1:4647";
+    // The leader's RPC address; an empty string while none is known.
+    return rc.leader.known ? "127.0.0.1:4647" : "";
   });
   router.exact("/v1/status/peers", (rc) => {
     only(rc, "GET");
@@ -564,7 +572,9 @@ export function registerRoutes(router: NomadRouter, state: SchedulerState, engin
   });
   router.exact("/v1/regions", (rc) => {
     only(rc, "GET");
-    return [settings().region];
+    return peers()
+      .map((peer) => peer.region)
+      .sort();
   });
 
   router.exact("/v1/namespaces", (rc) => {

@@ -11,7 +11,7 @@ function world() {
   const clock = new Clock({ startMs: 0 });
   const watchers = new Watchers(store, clock);
   const ctx: ServiceContext = { store, clock, ids: new Ids(1), watchers, events: { record: () => {} }, compatHeaders: true };
-  return { store, clock, watchers, ctx, west: scopedContext(ctx, store, "scheduler@west") };
+  return { store, clock, watchers, ctx, west: scopedContext(ctx, "scheduler@west") };
 }
 
 describe("Store scopes: a scope is a cluster of its own on the same store", () => {

@@ -1,0 +1,203 @@
+/**
+ * One scheduler region: Nomad's HTTP API over a simulated cluster on the
+ * virtual clock (model.ts: state and views; engine.ts: evaluations,
+ * placement, allocations, deployments; routes.ts: the endpoints). The
+ * service (index.ts) runs one per region, each on its own scope of the state.
+ */
+import { Hono, type Context } from "hono";
+import * as v from "valibot";
+import type { ServiceContext } from "../core/context.js";
+import type { SchedulerFixture } from "../fixtures/schema.js";
+import { action, ActionError } from "../http/actions.js";
+import { Leadership, type LeaderView } from "../http/leader.js";
+import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
+import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
+import { EventBroker, eventStreamHandler } from "./events.js";
+import { NomadRouter } from "./http.js";
+import { SchedulerState, type NodeRow } from "./model.js";
+import { registerRoutes } from "./routes.js";
+import { unemulatedSchedulerRoute } from "./catalog.js";
+import { schedulerActions } from "./actions.js";
+import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
+import { extractToken } from "../http/tokens.js";
+
+export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
+
+export type SchedulerAgentConfig = {
+  region: string;
+  datacenter: string;
+  agentName: string;
+  timing: Record<string, string>;
+  aclEnabled: boolean;
+};
+
+const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING }, aclEnabled: false };
+
+type FixtureNode = NonNullable<SchedulerFixture["nodes"]>[number];
+
+/** A node fault's body: Nomad's field names. */
+export const NODE_FAULT = v.object({
+  Status: v.optional(v.picklist(["ready", "down", "initializing", "disconnected"], "Status must be ready, down, initializing or disconnected")),
+  SchedulingEligibility: v.optional(v.picklist(["eligible", "ineligible"], "SchedulingEligibility must be eligible or ineligible")),
+  Drain: v.optional(v.boolean("Drain must be a boolean")),
+});
+
+/** An allocation fault's body: a client status or a health report. */
+export const ALLOC_FAULT = v.object({
+  ClientStatus: v.optional(v.picklist(["failed", "complete"], "ClientStatus must be failed or complete")),
+  Healthy: v.optional(v.boolean("Healthy must be a boolean")),
+});
+
+/** A region's fixture section: the scheduler section's own fields but the federation's. */
+export type RegionFixture = Omit<SchedulerFixture, "regions">;
+
+export interface SchedulerCluster extends ServiceInstance<RegionFixture> {
+  /** Answers a request routed to this region (the port's middleware has run). */
+  serve(c: Context): Response | Promise<Response>;
+  settings(): SchedulerAgentConfig;
+  /** Node fault (control API): by ID or name; throws ActionError. Runs its own write. */
+  nodeFault(idOrName: string, body: v.InferOutput<typeof NODE_FAULT>): unknown;
+  /** Allocation fault (control API); throws ActionError. Runs its own write. */
+  allocFault(id: string, body: v.InferOutput<typeof ALLOC_FAULT>): unknown;
+  eventStreams(): { Subscribers: number; BufferedBatches: number };
+  leader(): LeaderView;
+  /** Loses or restores the region's leader (runs its own write, or joins the open one). */
+  setLeader(known: boolean): LeaderView;
+}
+
+/**
+ * `peers`: every region's agent settings (this one's included), for
+ * `/v1/regions` and `/v1/agent/members`.
+ */
+export function createSchedulerCluster(serviceContext: ServiceContext, peers?: () => readonly SchedulerAgentConfig[]): SchedulerCluster {
+  // The event stream's broker sees every commit; the journal notes the scheduler records tell it what each write was.
+  const broker = new EventBroker(serviceContext);
+  const ctx = broker.context();
+  const settings = settingsRow(ctx.store.table<SchedulerAgentConfig>(SCHEDULER_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: RegionFixture) => ({
+    region: section.region ?? current.region,
+    datacenter: section.datacenter ?? current.datacenter,
+    agentName: section.agentName ?? current.agentName,
+    timing: { ...current.timing, ...section.timing },
+    aclEnabled: section.acl?.enabled ?? current.aclEnabled,
+  }));
+  const state = new SchedulerState(ctx);
+  broker.attach(state);
+  const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
+  const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
+  const leadership = new Leadership(ctx.store.table(SCHEDULER_CONFIG_TABLE), () => ctx.clock.now());
+  const router = new NomadRouter(
+    ctx.compatHeaders,
+    () => settings.current().region,
+    acl,
+    unemulatedSchedulerRoute,
+    answerCacheOf(ctx),
+    new StampedMemo(stampOf(ctx)),
+    () => leadership.view(),
+  );
+  registerRoutes(router, state, engine, ctx, settings.current, peers);
+  acl.register(router);
+
+  // Nomad's EventStream parses index and topic itself, before the common parameters.
+  const streamRoute = "/v1/event/stream";
+  const stream = eventStreamHandler(broker, ctx, () => settings.current().region, (request, topics, namespace) =>
+    guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
+  );
+  const app = new Hono();
+  app.all(streamRoute, stream);
+  app.all("*", (c) => router.dispatch(c));
+
+  const putNode = (node: FixtureNode) => {
+    const config = settings.current();
+    const now = ctx.clock.now();
+    const name = node.Name;
+    const existing = node.ID ? state.nodes.get(node.ID) : [...state.nodes.values()].find((n) => n.Name === name);
+    const id = node.ID ?? existing?.ID ?? ctx.ids.uuid();
+    const { ID: _id, Name: _name, Resources, Attributes, Meta, ...other } = node;
+    const row: Omit<NodeRow, "CreateIndex" | "ModifyIndex"> = {
+      ...other,
+      ID: id,
+      Name: name,
+      Datacenter: node.Datacenter ?? config.datacenter,
+      NodePool: node.NodePool ?? "default",
+      NodeClass: node.NodeClass ?? "",
+      HTTPAddr: node.HTTPAddr ?? "127.0.0.1:4646",
+      Status: node.Status ?? "ready",
+      StatusDescription: "",
+      SchedulingEligibility: (other.SchedulingEligibility as string | undefined) ?? "eligible",
+      Drain: false,
+      DrainStrategy: null,
+      Attributes: { "cpu.arch": "amd64", "kernel.name": "linux", "os.name": "ubuntu", "nomad.version": "1.9.0", "driver.docker": "1", "driver.exec": "1", "unique.hostname": name, ...Attributes },
+      Meta: { ...Meta },
+      Drivers: {
+        docker: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
+        exec: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },
+      },
+      ComputedClass: "",
+      TLSEnabled: false,
+      Links: null,
+      Events: null,
+      HostVolumes: null,
+      HostNetworks: null,
+      CSIControllerPlugins: null,
+      CSINodePlugins: null,
+      LastDrain: null,
+      CpuShares: Resources?.CPU ?? 8000,
+      MemoryMB: Resources?.MemoryMB ?? 16384,
+      StatusUpdatedAt: now,
+    };
+    state.nodes.putIndexed(id, row);
+  };
+
+  const faults = schedulerActions({ state, engine, ctx, region: () => settings.current().region });
+  const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
+
+  const applyEntities = (section: RegionFixture) => {
+    acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
+    for (const ns of section.namespaces ?? []) {
+      state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
+    }
+    for (const node of section.nodes ?? []) putNode(node);
+    if ((section.nodes ?? []).length > 0) engine.capacityChanged();
+    (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
+  };
+
+  return {
+    name: "scheduler",
+    app,
+    serve: (c) => (new URL(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c)),
+    settings: settings.current,
+    nodeFault: (idOrName, body) => ctx.store.write(() => faults.updateNode(faults.findNode(idOrName), body)),
+    allocFault: (id, body) => {
+      const alloc = state.allocs.get(id);
+      if (!alloc) throw new ActionError(404, `no allocation "${id}"`);
+      return ctx.store.write(() => faults.allocFault(alloc, body));
+    },
+    eventStreams: () => ({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }),
+    leader: () => leadership.view(),
+    setLeader: (known) => ctx.store.write(() => leadership.set(known).leader),
+    readKey: (request) => router.readKey(request),
+    compressThreshold: 0, // gorilla's CompressHandler compresses every response
+    actions: {
+      ...faults.actions,
+      "scheduler-leader": action({
+        summary: "the scheduler's servers lose their leader (known: false) or elect one again (known: true)",
+        args: v.strictObject({ known: v.boolean() }),
+        run: ({ known }) => leadership.set(known).leader,
+      }),
+    },
+    conditions: faults.conditions,
+    notFound: (c) => router.dispatch(c),
+    initialize(sections) {
+      settings.initialize(sections);
+      state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
+      const config = settings.current();
+      putNode({ Name: config.agentName, Datacenter: config.datacenter });
+      for (const section of sections) applyEntities(section);
+    },
+    applyFixture(section) {
+      settings.apply(section);
+      applyEntities(section);
+    },
+  };
+}
