@@ -12,6 +12,7 @@ import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
+import { TlsError, type TlsFiles } from "./tls.js";
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
@@ -44,6 +45,10 @@ export function buildProgram(): Command {
     .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*)")
     .option("--state-file <file>", "load state from it at start if it exists; write it atomically on exit")
     .option("--control-token <secret>", "require Authorization: Bearer <secret> on the control API")
+    .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem")
+    .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default a new directory under the OS temp dir, removed on exit); implies --tls")
+    .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM, chain allowed) instead of a generated one; needs --tls-key")
+    .option("--tls-key <file>", "the private key (PEM) of --tls-cert")
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
     .action(startCommand);
 
@@ -160,11 +165,16 @@ interface StartOptions {
   compatHeaders: boolean;
   stateFile?: string;
   controlToken?: string;
+  tls?: boolean;
+  tlsDir?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   logLevel: LogLevel;
 }
 
 async function startCommand(opts: StartOptions): Promise<void> {
   const log = logger(opts.logLevel);
+  const tls = await tlsSetting(opts);
   let running: RunningStandin;
   try {
     running = await startStandin({
@@ -176,12 +186,15 @@ async function startCommand(opts: StartOptions): Promise<void> {
       compatHeaders: opts.compatHeaders,
       stateFile: opts.stateFile,
       controlToken: opts.controlToken,
+      tls,
+      tlsDir: opts.tlsDir,
       onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),
       onRequest: opts.logLevel === "debug" ? (r) => log("debug", `${r.service} ${r.method} ${r.path} ${r.status}`) : undefined,
     });
   } catch (error) {
     if (error instanceof PortInUseError) throw new CliFailure(`standin: ${error.message}`);
     if (error instanceof FixtureError) throw new CliFailure(`standin: ${error.oneLine}`);
+    if (error instanceof TlsError) throw new CliFailure(`standin: ${error.message}`);
     throw new CliFailure(`standin: cannot start: ${(error as Error).message}`);
   }
 
@@ -212,8 +225,25 @@ async function startCommand(opts: StartOptions): Promise<void> {
   const clock = emu.clock.status();
   log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
   const width = Math.max(...SERVICE_NAMES.map((s) => s.length), "control".length);
+  // Before the URLs: a script that stops reading at the control URL has the CA's path already.
+  if (running.ca) log("info", `  ${"tls ca".padEnd(width)}  ${running.ca.path}`);
   for (const service of SERVICE_NAMES) log("info", `  ${service.padEnd(width)}  ${running.urls[service]}`);
   log("info", `  ${"control".padEnd(width)}  ${running.urls.control}`);
+}
+
+/** `--tls`, `--tls-dir` → a generated certificate; `--tls-cert` + `--tls-key` → the user's, read here. */
+async function tlsSetting(opts: StartOptions): Promise<TlsFiles | boolean> {
+  if (opts.tlsCert === undefined && opts.tlsKey === undefined) return Boolean(opts.tls || opts.tlsDir !== undefined);
+  if (opts.tlsCert === undefined || opts.tlsKey === undefined) throw new CliFailure("standin: --tls-cert and --tls-key go together");
+  if (opts.tlsDir !== undefined) throw new CliFailure("standin: --tls-dir is for a generated certificate, not with --tls-cert");
+  const read = async (flag: string, file: string) => {
+    try {
+      return await readFile(file);
+    } catch (error) {
+      throw new CliFailure(`standin: cannot read ${flag} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: await read("--tls-cert", opts.tlsCert), key: await read("--tls-key", opts.tlsKey) };
 }
 
 interface ClientOptions {

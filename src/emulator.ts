@@ -49,6 +49,11 @@ export interface CreateStandinOptions {
   compatHeaders?: boolean;
   /** Require `Authorization: Bearer <token>` on the control API. */
   controlToken?: string;
+  /**
+   * The ports serve HTTPS (startStandin sets it from its own `tls`). Not
+   * state: only what the echo service's /openapi.json declares follows it.
+   */
+  tls?: boolean;
   /** Request journal cap (default 10 000 entries); the event journal has the same cap. */
   journalCapacity?: number;
   /** Wall-time source (tests of realtime mode). */
@@ -76,6 +81,8 @@ export class Standin implements ControlTarget {
   readonly registry: Hono;
   readonly echo: Hono;
   readonly compatHeaders: boolean;
+  /** Served over HTTPS (transport, not state: no snapshot carries it). */
+  readonly tls: boolean;
   /** Which routes the run has hit (GET /_standin/coverage); not part of the state. */
   readonly coverage: CoverageTracker;
 
@@ -100,6 +107,7 @@ export class Standin implements ControlTarget {
     this.clockOverride = options.clock;
     this.startFixtures = fixtures;
     this.compatHeaders = options.compatHeaders ?? true;
+    this.tls = options.tls ?? false;
     const settings = this.startSettings(fixtures);
     this.currentSeed = settings.seed;
     this.ids = new Ids(settings.seed);
@@ -130,6 +138,7 @@ export class Standin implements ControlTarget {
       watchers: this.watchers,
       events: recorder,
       compatHeaders: this.compatHeaders,
+      tls: this.tls,
     };
     this.services = [createSchedulerService(ctx), createRegistryService(ctx), createEchoService(ctx)] as AnyService[];
     this.scenario = new Scenario({ store: this.store, clock: this.clock, ids: this.ids, record: (type, fields) => this.record(type, fields) }, this.services);
@@ -270,6 +279,8 @@ export class Standin implements ControlTarget {
       fixtures: this.startFixtures,
       clock: { startMs: nowMs, mode, speed },
       compatHeaders: this.compatHeaders,
+      // Only when on, so tapes recorded without TLS stay as they were.
+      ...(this.tls && { tls: true as const }),
       stateHash: () => (this.startHash ??= hashState(this.startSnapshot)),
     });
   }

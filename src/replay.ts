@@ -57,6 +57,7 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
     seed: tape.start.seed,
     clock: { start: tape.start.clock.startMs, mode: tape.start.clock.mode, speed: tape.start.clock.speed },
     compatHeaders: tape.start.compatHeaders,
+    tls: tape.start.tls === true,
     tape: false,
     // The tape holds every skip as a clock move.
     idleSkipping: false,

@@ -1,25 +1,36 @@
 /**
- * Puts an emulator's three apps on ports. `startStandin` resolves once every
- * port listens; if one cannot be bound, the others are closed again and a
- * PortInUseError says which.
+ * Puts an emulator's three apps on ports, over HTTP or HTTPS (tls.ts).
+ * `startStandin` resolves once every port listens; if one cannot be bound,
+ * the others are closed again and a PortInUseError says which.
  */
 import { existsSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
+import { prepareTls, type GeneratedCa, type PreparedTls, type TlsFiles } from "./tls.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
 import { FixtureError } from "./fixtures/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 
-export interface StartStandinOptions extends CreateStandinOptions {
+export interface StartStandinOptions extends Omit<CreateStandinOptions, "tls"> {
   /** Default 127.0.0.1 (loopback only unless asked). */
   host?: string;
   /** Per-service port; 0 = any free port. Defaults 4646, 8500, 8080. */
   ports?: Partial<Record<ServiceName, number>>;
   /** Load state from this file at start if it exists; `close()` writes it (atomically). */
   stateFile?: string;
+  /**
+   * Serve every port over HTTPS. `true`: a CA and a server certificate signed
+   * by it (for localhost, 127.0.0.1, ::1 and `host`) are made at start, the CA
+   * written to `<tlsDir>/ca.pem` (see `RunningStandin.ca`); `{ cert, key }`:
+   * the caller's own certificate and key (PEM).
+   */
+  tls?: boolean | TlsFiles;
+  /** With `tls: true`: the directory the CA certificate is written to (created if needed); default a new directory under the OS temp dir, removed by `close()`. */
+  tlsDir?: string;
   /** Called for each request once answered (e.g. debug logging). */
   onRequest?: (entry: { service: ServiceName; method: string; path: string; status: number }) => void;
 }
@@ -28,6 +39,8 @@ export interface RunningStandin {
   readonly emulator: Standin;
   readonly urls: Record<ServiceName, string> & { control: string };
   readonly ports: Record<ServiceName, number>;
+  /** With `tls: true`: the CA that signed the server certificate, for clients to trust (PEM, and the file it is in). */
+  readonly ca?: GeneratedCa;
   /** Stops listening, writes the state file if one was given, stops the clock. */
   close(): Promise<void>;
 }
@@ -44,7 +57,7 @@ export class PortInUseError extends Error {
 }
 
 export async function startStandin(options: StartStandinOptions = {}): Promise<RunningStandin> {
-  const emulator = await createStandin(options);
+  const emulator = await createStandin({ ...options, tls: Boolean(options.tls) });
   const host = options.host ?? "127.0.0.1";
   if (options.stateFile && existsSync(options.stateFile)) {
     await loadStateFile(emulator, options.stateFile);
@@ -58,7 +71,9 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
 
   const servers: Partial<Record<ServiceName, Server>> = {};
   const ports = {} as Record<ServiceName, number>;
+  let tls: PreparedTls | undefined;
   try {
+    if (options.tls) tls = await prepareTls(options.tls, host, options.tlsDir);
     for (const service of SERVICE_NAMES) {
       const app = emulator.app(service);
       const fetch = options.onRequest
@@ -68,7 +83,11 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
             return response;
           }
         : app.fetch;
-      const server = createAdaptorServer({ fetch, hostname: host }) as Server;
+      const server = (
+        tls
+          ? createAdaptorServer({ fetch, hostname: host, createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } })
+          : createAdaptorServer({ fetch, hostname: host })
+      ) as Server;
       const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
       await listen(server, service, host, port);
       servers[service] = server;
@@ -77,15 +96,17 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
   } catch (error) {
     await Promise.all(Object.values(servers).map(closeServer));
     emulator.close();
+    await tls?.cleanup();
     throw error;
   }
 
   const urlHost = host.includes(":") ? `[${host}]` : host;
+  const scheme = tls ? "https" : "http";
   const urls = {
-    scheduler: `http://${urlHost}:${ports.scheduler}`,
-    registry: `http://${urlHost}:${ports.registry}`,
-    echo: `http://${urlHost}:${ports.echo}`,
-    control: `http://${urlHost}:${ports.scheduler}/_standin`,
+    scheduler: `${scheme}://${urlHost}:${ports.scheduler}`,
+    registry: `${scheme}://${urlHost}:${ports.registry}`,
+    echo: `${scheme}://${urlHost}:${ports.echo}`,
+    control: `${scheme}://${urlHost}:${ports.scheduler}/_standin`,
   };
 
   let closing: Promise<void> | undefined;
@@ -93,10 +114,12 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
     emulator,
     urls,
     ports,
+    ...(tls?.ca && { ca: tls.ca }),
     close: () =>
       (closing ??= (async () => {
         emulator.close();
         await Promise.all(Object.values(servers).map(closeServer));
+        await tls?.cleanup();
         if (options.stateFile) await writeStateFile(emulator.snapshot(), options.stateFile);
       })()),
   };

@@ -64,6 +64,8 @@ export interface TapeStart {
   readonly fixtures: readonly unknown[];
   readonly clock: { readonly startMs: number; readonly mode: ClockMode; readonly speed: number };
   readonly compatHeaders: boolean;
+  /** Recorded over HTTPS (only present when true): the echo description declares the https scheme. */
+  readonly tls?: true;
   readonly stateHash: string;
 }
 

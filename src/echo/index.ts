@@ -19,6 +19,7 @@ import { authenticate, type Dialect } from "./auth.js";
 import { unemulatedEchoRoute } from "./catalog.js";
 import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
 import { publicJwk, signToken } from "./keys.js";
+import { echoDescription } from "./openapi.js";
 import {
   apiKeyInvalid,
   apiKeyMissing,
@@ -71,6 +72,8 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const url = new URL(c.req.url);
     const refuse = (error: ProxyError) => proxyErrorResponse(config.proxy, error, url);
     const method = c.req.method;
+    // standin's own addition, in front of the proxy: the service's description (openapi.ts).
+    if (method === "GET" && url.pathname === "/openapi.json") return c.json(echoDescription(config, ctx.tls ?? false));
     if (method === "OPTIONS" && config.proxy === "esp") return refuse(corsRefused);
     const unemulated = unemulatedEchoRoute(config.proxy, method, url);
     if (unemulated) return unemulated;
