@@ -8,7 +8,9 @@
  * bring the right clusters back; the cluster objects themselves are built
  * once per name and kept (their state is all in the store).
  */
+import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
+import type { ActionSpec, ConditionSpec } from "./actions.js";
 import { scopedContext, scopeName } from "../core/scope.js";
 import type { Table } from "../core/store.js";
 
@@ -52,4 +54,47 @@ export class Federation<C> {
     }
     return cluster;
   }
+}
+
+/**
+ * The home cluster's actions or conditions, each taking one more optional
+ * argument (`member`: `region`, `dc`) that runs it in that member's cluster
+ * instead: `{"at": "30s", "do": "node-down", "node": "w1", "region": "west"}`.
+ * `tableOf` throws the control API's 404 for an unknown member.
+ */
+export function federated<Spec extends ActionSpec<never> | ConditionSpec<never>>(
+  home: Readonly<Record<string, Spec>>,
+  member: string,
+  tableOf: (name: string | undefined) => Readonly<Record<string, ActionSpec<never> | ConditionSpec<never>>>,
+): Readonly<Record<string, Spec>> {
+  const out: Record<string, Spec> = {};
+  for (const [name, spec] of Object.entries(home)) {
+    const entries = (spec.args as unknown as { entries?: v.ObjectEntries }).entries;
+    if (!entries) {
+      out[name] = spec; // not an object schema: nothing to add an argument to
+      continue;
+    }
+    const args = v.strictObject({ ...entries, [member]: v.optional(v.pipe(v.string(), v.nonEmpty())) });
+    /** The same spec in the named member's cluster, and the arguments without the member's name. */
+    const target = (all: Record<string, unknown>) => {
+      const { [member]: named, ...rest } = all;
+      return { spec: tableOf(named as string | undefined)[name] as unknown as { run?(a: unknown): unknown; check?(a: unknown): unknown }, rest };
+    };
+    const wrapped =
+      "run" in spec
+        ? {
+            run: (all: Record<string, unknown>) => {
+              const { spec: inner, rest } = target(all);
+              return inner.run!(rest);
+            },
+          }
+        : {
+            check: (all: Record<string, unknown>) => {
+              const { spec: inner, rest } = target(all);
+              return inner.check!(rest);
+            },
+          };
+    out[name] = { ...spec, args, ...wrapped } as unknown as Spec;
+  }
+  return out;
 }

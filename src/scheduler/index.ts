@@ -13,9 +13,9 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { ActionError, type ActionSpec, type ActionTable, type ConditionSpec, type ConditionTable } from "../http/actions.js";
+import { ActionError } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
-import { Federation } from "../http/federation.js";
+import { federated, Federation } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
 import type { ServiceInstance } from "../http/service.js";
@@ -149,8 +149,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     control,
     readKey: (request) => home.readKey!(request),
     compressThreshold: home.compressThreshold,
-    actions: regional(home.actions ?? {}, inRegion, (cluster) => cluster.actions ?? {}),
-    conditions: regional(home.conditions ?? {}, inRegion, (cluster) => cluster.conditions ?? {}),
+    actions: federated(home.actions ?? {}, "region", (name) => inRegion(name).actions ?? {}),
+    conditions: federated(home.conditions ?? {}, "region", (name) => inRegion(name).conditions ?? {}),
     notFound: (c) => home.serve(c),
     initialize(sections) {
       home.initialize(sections.map(withoutRegions));
@@ -183,36 +183,4 @@ async function bodyRegion(c: Context): Promise<string | undefined> {
   if (typeof region === "string" && region !== "") return region;
   const jobRegion = field(field(body, "Job"), "Region");
   return typeof jobRegion === "string" && jobRegion !== "" ? jobRegion : undefined;
-}
-
-/**
- * The home cluster's actions or conditions, each taking an optional `region`
- * argument that runs it in that region's cluster instead.
- */
-function regional<Spec extends ActionSpec<never> | ConditionSpec<never>>(
-  table: Readonly<Record<string, Spec>>,
-  inRegion: (name: string | undefined) => SchedulerCluster,
-  specsOf: (cluster: SchedulerCluster) => ActionTable | ConditionTable,
-): Readonly<Record<string, Spec>> {
-  const out: Record<string, Spec> = {};
-  for (const [name, spec] of Object.entries(table)) {
-    const entries = (spec.args as unknown as { entries?: v.ObjectEntries }).entries;
-    if (!entries) {
-      out[name] = spec;
-      continue;
-    }
-    const args = v.strictObject({ ...entries, region: v.optional(v.string()) });
-    const pick = (all: Record<string, unknown>) => {
-      const { region, ...rest } = all as { region?: string };
-      return { target: specsOf(inRegion(region))[name] as unknown as Record<string, (args: unknown) => unknown>, rest };
-    };
-    out[name] = {
-      ...spec,
-      args,
-      ...("run" in spec
-        ? { run: (all: Record<string, unknown>) => { const { target, rest } = pick(all); return target.run!(rest); } }
-        : { check: (all: Record<string, unknown>) => { const { target, rest } = pick(all); return target.check!(rest); } }),
-    } as unknown as Spec;
-  }
-  return out;
 }
