@@ -81,7 +81,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
   const { state, ctx } = api;
 
   router.register("/v1/catalog/register", ["PUT"], async (rc) => {
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     const body = await decodeBody(rc, REGISTER_FIELDS, "structs.RegisterRequest");
     api.requireDatacenter((body.Datacenter as string) || rc.query.get("dc") || undefined);
     const node = (body.Node as string) ?? "";
@@ -105,7 +105,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
   });
 
   router.register("/v1/catalog/deregister", ["PUT"], async (rc) => {
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     const body = await decodeBody(rc, { Datacenter: "string", Node: "string", CheckID: "string", ServiceID: "string" }, "structs.DeregisterRequest");
     api.requireDatacenter((body.Datacenter as string) || rc.query.get("dc") || undefined);
     const node = (body.Node as string) ?? "";
@@ -120,7 +120,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
 
   router.register("/v1/catalog/nodes", ["GET"], (rc) => {
     const options = rc.parse();
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);
     return api.blockingRead(rc, options, [TABLES.nodes], () => {
@@ -133,7 +133,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
 
   router.register("/v1/health/node/", ["GET"], (rc) => {
     const options = rc.parse();
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     if (rc.rest === "") throw badRequest("Missing node name");
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);

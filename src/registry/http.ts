@@ -4,7 +4,8 @@
  *   patterns and `/…/` subtrees, the 301 to a subtree's slash, 405 with
  *   `Allow: OPTIONS,…`, OPTIONS answered with the methods);
  * - `parse()`: `dc`, token, consistency, `Cache-Control`, `wait`/`index`,
- *   each bad value a 400 with Consul's words; `ns`/`partition` refused (CE);
+ *   each bad value a 400 with Consul's words; `ns`/`partition` refused (CE)
+ *   or read (the enterprise edition, see api.ts `enterpriseMeta`);
  * - `wrap()`: JSON (Go encoding/json: HTML escaped, `?pretty` indented) or
  *   plain-text errors with no newline; `X-Consul-Default-Acl-Policy` and
  *   `Vary: Accept-Encoding` on every answer; query meta on reads.
@@ -58,6 +59,8 @@ export interface RequestContext {
   parse(): QueryOptions;
   /** Consul CE refuses namespaces and partitions (header or query). */
   refuseEnterpriseMeta(): void;
+  /** The namespace and partition the request names (the enterprise edition reads them; see api.ts). */
+  enterpriseMeta(): EnterpriseMetaInput;
   /**
    * Runs a GET's query, or takes the result another request with the same
    * key computed at this very state: parked queries woken by one write all
@@ -179,6 +182,7 @@ export class Router {
       token,
       parse: () => parseQueryOptions(url.searchParams, c.req.raw.headers, token),
       refuseEnterpriseMeta: () => refuseEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
+      enterpriseMeta: () => readEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
       shared: (run) => (cacheKey === undefined || !this.results ? run() : (this.results.get(cacheKey, run) as ReturnType<typeof run>)),
     };
   }
@@ -286,6 +290,27 @@ function refuseEnterpriseMeta(query: URLSearchParams, headers: Headers, names: H
   }
   if (query.get("ns")) throw badRequest('Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature');
   if (query.get("partition")) throw badRequest('Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature');
+}
+
+/** What a request names (empty counts as not given); undefined: not named at all. */
+export interface EnterpriseMetaInput {
+  namespace: string | undefined;
+  partition: string | undefined;
+}
+
+/**
+ * Consul Enterprise's `parseEntMeta`, as far as the CE source shows its
+ * shape (agent/http_ce.go checks the header, then the query): the header
+ * `X-Consul-Namespace` (with compat names, the specification's
+ * `X-Registry-Namespace` first, as for every header standin reads) and then
+ * `?ns=`, so the query wins over the header; the same for `?partition=` and
+ * the partition header. An empty value is no value.
+ */
+function readEnterpriseMeta(query: URLSearchParams, headers: Headers, names: HeaderNames): EnterpriseMetaInput {
+  return {
+    namespace: query.get("ns") || names.read(headers, "Namespace"),
+    partition: query.get("partition") || names.read(headers, "Partition"),
+  };
 }
 
 function canonicalHeader(name: string): string {

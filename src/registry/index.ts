@@ -42,6 +42,7 @@ const DEFAULT_CONFIG: RegistryConfig = {
   datacenter: "dc1",
   agentNode: "standin",
   defaultCheck: "agentHealth",
+  edition: "community",
   acl: { enabled: false, defaultPolicy: "allow", tokens: [] },
 };
 
@@ -51,12 +52,21 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     datacenter: section.datacenter ?? current.datacenter,
     agentNode: section.agentNode ?? current.agentNode,
     defaultCheck: section.defaultCheck ?? current.defaultCheck,
+    edition: editionFor(current, section),
     acl: {
       enabled: section.acl?.enabled ?? current.acl.enabled,
       defaultPolicy: section.acl?.defaultPolicy ?? current.acl.defaultPolicy,
       tokens: [...current.acl.tokens, ...(section.acl?.tokens ?? []).map((t) => normalizeToken(t, () => ctx.ids.uuid()))],
     },
   }));
+  /** A session row's shape follows the edition (Partition/Namespace or neither), so the edition is fixed while sessions exist. */
+  function editionFor(current: RegistryConfig, section: RegistryFixture): RegistryConfig["edition"] {
+    const edition = section.edition ?? current.edition;
+    if (edition !== current.edition && state.sessions.size > 0) {
+      throw new Error(`registry.edition: cannot change from "${current.edition}" to "${edition}" while sessions exist (set it in the start fixture, or reset with one that sets it)`);
+    }
+    return edition;
+  }
   const api = new RegistryApi(ctx, state, settings.current);
   const names = registryHeaderNames(ctx.compatHeaders);
   const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
@@ -84,6 +94,12 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
     (section.sessions ?? []).forEach((body, i) => {
       const { ID, ...rest } = body as { ID?: unknown };
+      // A fixture session may name its namespace (and partition) in the enterprise edition; the community
+      // edition would ignore them as Consul CE does, so a fixture that names one is a mistake worth saying.
+      if (!api.enterprise()) {
+        const named = Object.keys(rest).find((key) => /^(namespace|partition)$/i.test(key));
+        if (named) throw new Error(`registry.sessions[${i}].${named}: ${/^n/i.test(named) ? "namespaces" : "partitions"} need registry.edition "enterprise"`);
+      }
       try {
         createSession(api, rest, { id: typeof ID === "string" ? ID : undefined });
       } catch (error) {

@@ -33,7 +33,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
   function get(rc: RequestContext, key: string, dc: string | undefined) {
     const recurse = rc.query.has("recurse");
     if (!recurse && key === "") throw badRequest("Missing key name");
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     api.requireDatacenterForRead(dc);
     const authz = api.authorize(rc);
     if (!recurse) authz.require("key", key, "read");
@@ -54,7 +54,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
   }
 
   function getKeys(rc: RequestContext, prefix: string, dc: string | undefined) {
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     api.requireDatacenterForRead(dc);
     const separator = rc.query.has("separator") ? rc.query.get("separator")! : rc.query.has("seperator") ? rc.query.get("seperator")! : "";
     const authz = api.authorize(rc);
@@ -77,7 +77,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
   }
 
   async function put(rc: RequestContext, key: string) {
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     if (key === "") throw badRequest("Missing key name");
     conflictingFlags(rc, ["cas", "acquire", "release"]);
     const flags = rc.query.has("flags") ? parseUint(rc.query.get("flags")!) : 0;
@@ -99,6 +99,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     if (acquire !== undefined) {
       // A lock-delay after the holder's invalidation refuses the acquire (Consul's kvsPreApply).
       if (state.lockDelayed(key)) return false;
+      // Whatever its namespace (enterprise edition): KV is not namespaced here, and session IDs are unique.
       const session = state.findSession(acquire);
       if (!session) throw serverError(`apply failed: invalid session "${acquire}"`);
       if (existing?.Session !== undefined && sessionKey(existing.Session) !== sessionKey(acquire)) return false;
@@ -120,7 +121,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
   }
 
   function remove(rc: RequestContext, key: string) {
-    rc.refuseEnterpriseMeta();
+    api.acceptEnterpriseMeta(rc);
     conflictingFlags(rc, ["recurse", "cas"]);
     const recurse = rc.query.has("recurse");
     if (!recurse && key === "") throw badRequest("Missing key name");

@@ -1,13 +1,32 @@
 /**
  * The session endpoints (Consul agent/session_endpoint.go and the Session
  * RPC), with their parsing, fix-up rules, validation order and texts.
+ *
+ * Namespaces (the enterprise edition, `registry.edition: "enterprise"`): a
+ * session lives in one namespace (`default` unless the request names one);
+ * info, renew and destroy find a session only in the request's namespace;
+ * list and node answer the namespace's sessions, or every namespace's with
+ * `ns=*`. IDs stay unique across namespaces. The sessions table's index
+ * drives blocking as before, whatever the namespace. ACL rules are not
+ * namespaced (Consul Enterprise's namespace-scoped policies are out of
+ * scope): a token's session rules apply in every namespace.
  */
 import { formatGoDuration, parseGoDuration } from "../core/durations.js";
 import type { TimerRecord } from "../core/clock.js";
 import { DecodeError, decodeStruct, decodingRequest, parseGoJSON } from "./decode.js";
 import { badRequest, RegistryError, serverError, type Router } from "./http.js";
-import type { RegistryApi } from "./api.js";
-import { SESSION_TTL_MULTIPLIER, SESSION_TTL_TIMER, sessionKey, TABLES, type ServiceCheck, type SessionRow } from "./state.js";
+import { requireKnownPartition, type RegistryApi } from "./api.js";
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_PARTITION,
+  SESSION_TTL_MULTIPLIER,
+  SESSION_TTL_TIMER,
+  sessionKey,
+  TABLES,
+  WILDCARD_NAMESPACE,
+  type ServiceCheck,
+  type SessionRow,
+} from "./state.js";
 
 const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
 const TTL_MIN_NS = 10_000_000_000n;
@@ -25,6 +44,9 @@ const SESSION_FIELDS = {
   ServiceChecks: "[]object",
 } as const;
 
+/** Consul Enterprise's Session embeds acl.EnterpriseMeta, so a create body may name both (CE ignores them as unknown keys). */
+const ENTERPRISE_SESSION_FIELDS = { ...SESSION_FIELDS, Partition: "string", Namespace: "string" } as const;
+
 export function registerSessionRoutes(router: Router, api: RegistryApi): void {
   const { state, ctx } = api;
 
@@ -36,19 +58,19 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
   });
 
   router.register("/v1/session/create", ["PUT"], async (rc) => {
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, false);
     const text = await rc.c.req.text();
     // Consul reads the body only when it has content; an empty PUT takes every default.
     const body = text.length > 0 ? decodingRequest(() => parseGoJSON(text)) : undefined;
-    const id = createSession(api, body, { dc: rc.query.get("dc") || undefined, authorize: (node) => api.authorize(rc).require("session", node, "write") });
+    const id = createSession(api, body, { dc: rc.query.get("dc") || undefined, namespace, authorize: (node) => api.authorize(rc).require("session", node, "write") });
     return { ID: id };
   });
 
   router.register("/v1/session/destroy/", ["PUT"], (rc) => {
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, false);
     if (rc.rest === "") throw badRequest("Missing session");
     api.requireDatacenter(rc.query.get("dc") || undefined);
-    const session = state.findSession(rc.rest);
+    const session = state.findSession(rc.rest, namespace);
     // Destroying an unknown (or malformed) session succeeds: the call is idempotent.
     if (!session) return true;
     api.authorize(rc).require("session", session.Node, "write");
@@ -58,10 +80,10 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
 
   router.register("/v1/session/renew/", ["PUT"], (rc) => {
     rc.parse();
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, false);
     if (rc.rest === "") throw badRequest("Missing session");
     api.requireDatacenter(rc.query.get("dc") || undefined);
-    const session = state.findSession(rc.rest);
+    const session = state.findSession(rc.rest, namespace);
     if (!session) throw new RegistryError(404, `Session id '${rc.rest}' not found`);
     api.authorize(rc).require("session", session.Node, "write");
     // Not a write: the timer moves, no index does, and no blocking query wakes.
@@ -75,7 +97,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
 
   router.register("/v1/session/info/", ["GET"], async (rc) => {
     const options = rc.parse();
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, false);
     if (rc.rest === "") throw badRequest("Missing session");
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);
@@ -85,7 +107,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
       options,
       [TABLES.sessions],
       () => {
-        const session = state.findSession(rc.rest);
+        const session = state.findSession(rc.rest, namespace);
         const visible = session && authz.allowed("session", session.Node, "read") ? [session] : [];
         foundOnPass.push(visible.length > 0);
         return { value: visible, filtered: session !== undefined && visible.length === 0 };
@@ -98,20 +120,20 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
 
   router.register("/v1/session/node/", ["GET"], (rc) => {
     const options = rc.parse();
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, true);
     if (rc.rest === "") throw badRequest("Missing node name");
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);
     const node = rc.rest.toLowerCase();
-    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted().filter((s) => s.Node.toLowerCase() === node)));
+    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted(namespace).filter((s) => s.Node.toLowerCase() === node)));
   });
 
   router.register("/v1/session/list", ["GET"], (rc) => {
     const options = rc.parse();
-    rc.refuseEnterpriseMeta();
+    const namespace = api.sessionNamespace(rc, true);
     api.requireDatacenterForRead(options.dc);
     const authz = api.authorize(rc);
-    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted()));
+    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted(namespace)));
   });
 }
 
@@ -133,10 +155,15 @@ interface CreateRequest {
   NodeChecks: string[] | null;
   Checks: string[] | null;
   ServiceChecks: ServiceCheck[] | null;
+  /** Enterprise edition only: the body's EnterpriseMeta fields, when it names them. */
+  Partition?: string;
+  Namespace?: string;
 }
 
 export interface CreateOptions {
   dc?: string;
+  /** Enterprise edition: the namespace the request named (query or header); the body's `Namespace` overrides it. Undefined in the community edition. */
+  namespace?: string;
   /** Throws when the caller may not write sessions on the node. */
   authorize?: (node: string) => void;
   /** A fixed ID (fixtures); otherwise one is drawn from the seeded generator. */
@@ -150,7 +177,19 @@ export interface CreateOptions {
 export function createSession(api: RegistryApi, body: unknown, options: CreateOptions = {}): string {
   const { state, ctx } = api;
   const config = api.config();
-  const request = decodeCreateRequest(body, config.agentNode, config.defaultCheck);
+  const enterprise = api.enterprise();
+  const request = decodeCreateRequest(body, config.agentNode, config.defaultCheck, enterprise);
+  // The namespace: Consul's SessionCreate parses the query/header first (parseEntMetaNoWildcard)
+  // and then decodes the body into the same struct (hashicorp/consul agent/session_endpoint.go
+  // SessionCreate @ 8c46a5cb), so a body that names `Namespace` (even "") wins over ?ns= and the
+  // header; the Session RPC's ResolveTokenAndDefaultMeta then fills an empty one with `default`
+  // (and the partition with `default`, acl.EnterpriseMeta.Merge).
+  let namespace: string | undefined;
+  if (enterprise) {
+    requireKnownPartition(request.Partition);
+    namespace = (request.Namespace ?? options.namespace) || DEFAULT_NAMESPACE;
+    if (namespace === WILDCARD_NAMESPACE) throw badRequest("Cannot use a wildcard namespace with this endpoint");
+  }
   api.requireDatacenter(options.dc);
   if (request.Node === "") throw serverError("Must provide Node");
   options.authorize?.(request.Node);
@@ -178,6 +217,12 @@ export function createSession(api: RegistryApi, body: unknown, options: CreateOp
       NodeChecks: request.NodeChecks,
       ServiceChecks: request.ServiceChecks,
       ...(request.Checks && request.Checks.length > 0 ? { Checks: request.Checks } : {}),
+      // Consul Enterprise 1.11+ (admin partitions): acl.EnterpriseMeta is {Partition, Namespace} in
+      // that order, both omitempty and both filled by the RPC's defaulting, so the record reads
+      // …,"Checks"?,"Partition":"default","Namespace":"<ns>","CreateIndex":… (acl/enterprisemeta_ent.go
+      // as published in a public mirror, samkenxstream/SAMKenX_consul; structs.Session embeds it after
+      // Checks). Enterprise 1.7–1.10 had no Partition field; standin answers as 1.11+.
+      ...(namespace !== undefined ? { Partition: DEFAULT_PARTITION, Namespace: namespace } : {}),
     };
     state.sessions.putIndexed(sessionKey(id), row);
     if (ttlMs > 0) scheduleTTL(api, id, ttlMs);
@@ -187,7 +232,7 @@ export function createSession(api: RegistryApi, body: unknown, options: CreateOp
 }
 
 /** Defaults, then the body's fields, then Consul's Checks fix-up. */
-function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: string): CreateRequest {
+function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: string, enterprise: boolean): CreateRequest {
   const request: CreateRequest = {
     Name: "",
     Node: agentNode,
@@ -200,7 +245,7 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
   };
   if (body !== undefined) {
     const fields = decodingRequest(() => {
-      const decoded = decodeStruct(body, SESSION_FIELDS, "structs.Session");
+      const decoded = decodeStruct(body, enterprise ? ENTERPRISE_SESSION_FIELDS : SESSION_FIELDS, "structs.Session");
       if ("LockDelay" in decoded) request.LockDelay = lockDelayNanos(decoded.LockDelay);
       if ("ServiceChecks" in decoded) {
         request.ServiceChecks = (decoded.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
@@ -211,6 +256,7 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
       return decoded;
     });
     for (const key of ["Name", "Node", "Behavior", "TTL"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
+    for (const key of ["Partition", "Namespace"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
     if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[] | null;
     if ("Checks" in fields) request.Checks = fields.Checks as string[] | null;
   }

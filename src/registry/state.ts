@@ -57,7 +57,19 @@ export type ServiceCheck = {
   Namespace: string;
 };
 
-/** A session as Consul CE encodes it (field order matters on the wire). */
+/** Consul Enterprise's names (acl.DefaultNamespaceName, DefaultPartitionName, WildcardName). */
+export const DEFAULT_NAMESPACE = "default";
+export const DEFAULT_PARTITION = "default";
+export const WILDCARD_NAMESPACE = "*";
+
+/**
+ * A session as Consul encodes it (field order matters on the wire). In the
+ * enterprise edition the row also carries Consul Enterprise's embedded
+ * `acl.EnterpriseMeta` — `Partition` then `Namespace`, both
+ * `json:",omitempty"` — between `Checks` and the RaftIndex fields, as
+ * `structs.Session` embeds it; the community edition's rows have neither
+ * (CE's EnterpriseMeta is an empty struct).
+ */
 export type SessionRow = {
   ID: string;
   Name: string;
@@ -69,6 +81,8 @@ export type SessionRow = {
   NodeChecks: string[] | null;
   ServiceChecks: ServiceCheck[] | null;
   Checks?: string[];
+  Partition?: string;
+  Namespace?: string;
   CreateIndex: number;
   ModifyIndex: number;
 };
@@ -123,13 +137,20 @@ export class RegistryState {
     return this.checks.sorted().filter((c) => checkKey(c.Node, c.CheckID).startsWith(prefix));
   }
 
-  findSession(id: string): SessionRow | undefined {
-    return this.sessions.get(sessionKey(id));
+  /**
+   * A session by ID; with a namespace (enterprise edition), only when it lives
+   * there. IDs are unique across namespaces, so KV locks, TTL timers and the
+   * control actions find a session by ID alone.
+   */
+  findSession(id: string, namespace?: string): SessionRow | undefined {
+    const session = this.sessions.get(sessionKey(id));
+    return session && inNamespace(session, namespace) ? session : undefined;
   }
 
-  /** Sessions sorted by lowercase ID, as memdb's id index returns them. */
-  sessionsSorted(): SessionRow[] {
-    return this.sessions.sorted();
+  /** Sessions sorted by lowercase ID, as memdb's id index returns them; with a namespace (not `*`), that namespace's only. */
+  sessionsSorted(namespace?: string): SessionRow[] {
+    const all = this.sessions.sorted();
+    return namespace === undefined || namespace === WILDCARD_NAMESPACE ? all : all.filter((s) => inNamespace(s, namespace));
   }
 
   /** Registers or updates a check; a critical status invalidates the sessions bound to it. */
@@ -187,6 +208,12 @@ export class RegistryState {
   private invalidateWhere(matches: (session: SessionRow) => boolean, reason: string): void {
     for (const session of this.sessionsSorted()) if (matches(session)) this.destroySession(session, reason);
   }
+}
+
+/** Namespace names compare case-insensitively (Consul Enterprise's NamespaceOrDefault lowercases); a row without one is in `default`. */
+function inNamespace(session: SessionRow, namespace: string | undefined): boolean {
+  if (namespace === undefined || namespace === WILDCARD_NAMESPACE) return true;
+  return (session.Namespace ?? DEFAULT_NAMESPACE).toLowerCase() === namespace.toLowerCase();
 }
 
 function bound(session: SessionRow, node: string, checkId: string): boolean {
