@@ -6,6 +6,9 @@ import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../co
 import type { ServiceContext } from "../core/context.js";
 import { authorizerFor, type AclSettings, type Authorizer } from "./acl.js";
 import { badRequest, serverError, WithMeta, WithMetaError, type QueryOptions, type RequestContext } from "./http.js";
+import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
+
+const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
 import { DEFAULT_NAMESPACE, DEFAULT_PARTITION, WILDCARD_NAMESPACE, type RegistryState } from "./state.js";
 
 /**
@@ -39,6 +42,8 @@ export class RegistryApi {
     readonly ctx: ServiceContext,
     readonly state: RegistryState,
     readonly config: () => RegistryConfig,
+    /** Whether the datacenter's servers know their leader (http/leader); always, when absent. */
+    readonly leader: () => LeaderView = () => LEADER_KNOWN,
   ) {}
 
   authorize(rc: RequestContext): Authorizer {
@@ -82,14 +87,24 @@ export class RegistryApi {
     requireKnownPartition(rc.enterpriseMeta().partition);
   }
 
-  /** Writes: an unknown `?dc=` cannot be forwarded anywhere. */
-  requireDatacenter(dc: string | undefined): void {
+  /**
+   * Writes, as the RPC layer forwards them: an unknown `?dc=` cannot be
+   * forwarded anywhere, and a write needs the leader. `fixture`: a fixture's
+   * write, which no leader election stops.
+   */
+  requireDatacenter(dc: string | undefined, fixture = false): void {
     if (dc !== undefined && dc !== this.config().datacenter) throw serverError("No path to datacenter");
+    if (!fixture && !this.leader().known) throw serverError(NO_CLUSTER_LEADER);
   }
 
-  /** Reads: the same 500, with the meta headers Consul's deferred setMeta still adds. */
-  requireDatacenterForRead(dc: string | undefined): void {
-    if (dc !== undefined && dc !== this.config().datacenter) throw new WithMetaError(500, "No path to datacenter", { index: 0, knownLeader: false });
+  /**
+   * Reads: the same 500s, with the meta headers Consul's deferred setMeta
+   * still adds; a `stale` read is served by any server, leader or not (the
+   * default and `consistent` modes need the leader).
+   */
+  requireDatacenterForRead(options: Pick<QueryOptions, "dc" | "stale">): void {
+    if (options.dc !== undefined && options.dc !== this.config().datacenter) throw new WithMetaError(500, "No path to datacenter", { index: 0, knownLeader: false });
+    if (!options.stale && !this.leader().known) throw new WithMetaError(500, NO_CLUSTER_LEADER, { index: 0, knownLeader: false });
   }
 
   /**
@@ -122,7 +137,8 @@ export class RegistryApi {
     });
     // Consul only reveals ACL filtering to a caller that presented a token.
     const filtered = Boolean(last?.filtered) && this.authorize(rc).presented;
-    return new WithMeta(result.value, { index: result.index, knownLeader: true, filteredByACLs: filtered });
+    const leader = this.leader();
+    return new WithMeta(result.value, { index: result.index, knownLeader: leader.known, lastContactMs: leader.lastContactMs, filteredByACLs: filtered });
   }
 }
 

@@ -121,7 +121,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
   router.register("/v1/catalog/nodes", ["GET"], (rc) => {
     const options = rc.parse();
     api.acceptEnterpriseMeta(rc);
-    api.requireDatacenterForRead(options.dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     return api.blockingRead(rc, options, [TABLES.nodes], () => {
       const all = state.nodes.values();
@@ -135,7 +135,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     const options = rc.parse();
     api.acceptEnterpriseMeta(rc);
     if (rc.rest === "") throw badRequest("Missing node name");
-    api.requireDatacenterForRead(options.dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     return api.blockingRead(rc, options, [TABLES.checks], () => {
       const checks = state.checksOf(rc.rest);

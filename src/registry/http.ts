@@ -84,6 +84,8 @@ interface Route {
 export interface Meta {
   index: number;
   knownLeader: boolean;
+  /** `…-LastContact` (0 when absent): milliseconds since the serving server heard from a leader. */
+  lastContactMs?: number;
   filteredByACLs?: boolean;
 }
 
@@ -223,7 +225,7 @@ export class Router {
   /** Consul's setMeta, in its order; the index is never 0. */
   private withMeta(response: Response, meta: Meta): Response {
     const h = response.headers;
-    this.names.set(h, "LastContact", "0");
+    this.names.set(h, "LastContact", String(meta.lastContactMs ?? 0));
     this.names.set(h, "Index", String(Math.max(1, meta.index)));
     this.names.set(h, "KnownLeader", String(meta.knownLeader));
     this.names.set(h, "Query-Backend", "blocking-query");
@@ -233,7 +235,7 @@ export class Router {
 }
 
 function sameMeta(a: Meta, b: Meta): boolean {
-  return a.index === b.index && a.knownLeader === b.knownLeader && Boolean(a.filteredByACLs) === Boolean(b.filteredByACLs);
+  return a.index === b.index && a.knownLeader === b.knownLeader && (a.lastContactMs ?? 0) === (b.lastContactMs ?? 0) && Boolean(a.filteredByACLs) === Boolean(b.filteredByACLs);
 }
 
 /** An error that still carries query meta (Consul's deferred setMeta runs before the error is written). */

@@ -1,156 +1,143 @@
 /**
- * The registry service: Consul's session endpoints, with the catalog and KV
- * pieces sessions need (locks, health-driven invalidation), ACLs, blocking
- * queries and TTLs on the virtual clock.
+ * The registry service: one Consul datacenter per cluster (cluster.ts), the
+ * agent's own and any others the fixtures declare (`registry.datacenters`).
+ *
+ * As on a Consul agent, a request is served in the agent's datacenter
+ * unless `?dc=` names another (or, for a catalog registration, the body's
+ * `Datacenter`): it is then forwarded, and answered with that datacenter's
+ * catalog, sessions, KV and index. An unknown datacenter is the agent's own
+ * 500 `No path to datacenter` (its RPC forwarding says so, in order).
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
+import { ActionError } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
+import { federated, Federation } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
-import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
-import { settingsRow, type ServiceInstance } from "../http/service.js";
-import { normalizeToken } from "./acl.js";
-import { RegistryApi, type RegistryConfig } from "./api.js";
-import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
-import { registryHeaderNames, Router } from "./http.js";
-import { registerKVRoutes } from "./kv.js";
-import { unemulatedRegistryRoute } from "./route-catalog.js";
-import { registryActions } from "./actions.js";
-import { createSession, registerSessionRoutes } from "./sessions.js";
-import { nodeKey, RegistryState } from "./state.js";
+import type { ServiceInstance } from "../http/service.js";
+import { CHECK_FAULT, createRegistryCluster, type DatacenterFixture, type RegistryCluster } from "./cluster.js";
 
-export const REGISTRY_CONFIG_TABLE = "registry.config";
+export { REGISTRY_CONFIG_TABLE } from "./cluster.js";
 
-const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"] as const;
-const CHECK_STATUS_MESSAGE = `Status must be one of ${CHECK_STATUSES.join(", ")}`;
-
-/** `POST /_standin/registry/checks`'s body; the messages name the field as they always have. */
-const CHECK_FAULT = v.object(
-  {
-    Node: v.optional(v.pipe(v.string("Node must be a string"), v.description("the check's node (default: the agent node)"))),
-    CheckID: v.pipe(v.string("CheckID is required"), v.nonEmpty("CheckID is required")),
-    Status: v.picklist(CHECK_STATUSES, CHECK_STATUS_MESSAGE),
-    Output: v.optional(v.string("Output must be a string")),
-  },
-  // A missing key: the same messages as a bad one.
-  (issue) => (issue.expected === '"CheckID"' ? "CheckID is required" : issue.expected === '"Status"' ? CHECK_STATUS_MESSAGE : issue.message),
-);
-
-const DEFAULT_CONFIG: RegistryConfig = {
-  datacenter: "dc1",
-  agentNode: "standin",
-  defaultCheck: "agentHealth",
-  edition: "community",
-  acl: { enabled: false, defaultPolicy: "allow", tokens: [] },
-};
+/** Catalog writes, whose datacenter may come from the body (`structs.RegisterRequest.Datacenter`). */
+const CATALOG_WRITE = /^\/v1\/catalog\/(de)?register$/;
 
 export function createRegistryService(ctx: ServiceContext): ServiceInstance<RegistryFixture> {
-  const state = new RegistryState(ctx);
-  const settings = settingsRow(ctx.store.table<RegistryConfig>(REGISTRY_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: RegistryFixture) => ({
-    datacenter: section.datacenter ?? current.datacenter,
-    agentNode: section.agentNode ?? current.agentNode,
-    defaultCheck: section.defaultCheck ?? current.defaultCheck,
-    edition: editionFor(current, section),
-    acl: {
-      enabled: section.acl?.enabled ?? current.acl.enabled,
-      defaultPolicy: section.acl?.defaultPolicy ?? current.acl.defaultPolicy,
-      tokens: [...current.acl.tokens, ...(section.acl?.tokens ?? []).map((t) => normalizeToken(t, () => ctx.ids.uuid()))],
-    },
-  }));
-  /** A session row's shape follows the edition (Partition/Namespace or neither), so the edition is fixed while sessions exist. */
-  function editionFor(current: RegistryConfig, section: RegistryFixture): RegistryConfig["edition"] {
-    const edition = section.edition ?? current.edition;
-    if (edition !== current.edition && state.sessions.size > 0) {
-      throw new Error(`registry.edition: cannot change from "${current.edition}" to "${edition}" while sessions exist (set it in the start fixture, or reset with one that sets it)`);
-    }
-    return edition;
-  }
-  const api = new RegistryApi(ctx, state, settings.current);
-  const names = registryHeaderNames(ctx.compatHeaders);
-  const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
+  const names = () => [home.settings().datacenter, ...datacenters.names()];
+  const home = createRegistryCluster(ctx, names);
+  const datacenters = new Federation(ctx, "registry", (scoped) => createRegistryCluster(scoped, names));
 
-  router.register("/v1/status/leader", ["GET"], () => "127.0.0.1:8300");
-  registerSessionRoutes(router, api);
-  registerCatalogRoutes(router, api);
-  registerKVRoutes(router, api);
+  /** The cluster of a datacenter name; undefined when the federation has none such. */
+  const clusterNamed = (name: string): RegistryCluster | undefined => (name === home.settings().datacenter ? home : datacenters.get(name));
+
+  /** The cluster a request is for; an unknown datacenter goes home, whose checks answer `No path to datacenter`. */
+  const clusterFor = async (c: Context): Promise<RegistryCluster> => {
+    const url = c.req.url;
+    const method = c.req.method;
+    // The common case (no datacenter named anywhere) decides without parsing the URL.
+    if (!url.includes("dc=") && method === "GET") return home;
+    const parsed = new URL(url);
+    const named = parsed.searchParams.get("dc");
+    if (method === "PUT" && CATALOG_WRITE.test(parsed.pathname)) {
+      const dc = await bodyDatacenter(c);
+      if (dc) return clusterNamed(dc) ?? home;
+    }
+    return (named && clusterNamed(named)) || home;
+  };
 
   const app = new Hono();
-  app.all("*", (c) => router.dispatch(c));
+  app.all("*", async (c) => (await clusterFor(c)).serve(c));
 
-  /** A node with the agent's default check (passing), unless the node lists that check itself. */
-  const ensureNode = (node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> }, id: string) => {
-    const config = settings.current();
-    state.nodes.putIndexed(nodeKey(node.Node), nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
-    const checks = node.Checks ?? [];
-    if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
-      state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));
-    }
-    for (const check of checks) state.putCheck(checkRow({ ...(check as { CheckID: string }), Node: node.Node }));
+  /** The cluster a control request or timeline step names (the home one without); 404 for an unknown datacenter. */
+  const inDatacenter = (name: string | undefined): RegistryCluster => {
+    if (!name) return home;
+    const cluster = clusterNamed(name);
+    if (!cluster) throw new ActionError(404, `no datacenter "${name}" (datacenters: ${names().join(", ")})`);
+    return cluster;
   };
+  const controlled = (c: Context) => inDatacenter(c.req.query("dc"));
+  const dcQuery = v.looseObject({ dc: v.optional(v.pipe(v.string(), v.description("the datacenter (default: the agent's own)"))) });
 
-  const applyEntities = (section: RegistryFixture) => {
-    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
-    (section.sessions ?? []).forEach((body, i) => {
-      const { ID, ...rest } = body as { ID?: unknown };
-      // A fixture session may name its namespace (and partition) in the enterprise edition; the community
-      // edition would ignore them as Consul CE does, so a fixture that names one is a mistake worth saying.
-      if (!api.enterprise()) {
-        const named = Object.keys(rest).find((key) => /^(namespace|partition)$/i.test(key));
-        if (named) throw new Error(`registry.sessions[${i}].${named}: ${/^n/i.test(named) ? "namespaces" : "partitions"} need registry.edition "enterprise"`);
-      }
-      try {
-        createSession(api, rest, { id: typeof ID === "string" ? ID : undefined });
-      } catch (error) {
-        throw new Error(`registry.sessions[${i}]: ${(error as Error).message}`);
-      }
-    });
-    for (const [i, entry] of (section.kv ?? []).entries()) {
-      const session = entry.Session ? state.findSession(entry.Session) : undefined;
-      if (entry.Session && !session) throw new Error(`registry.kv[${i}].Session: no session "${entry.Session}" (list it in registry.sessions first)`);
-      const existing = state.kv.get(entry.Key);
-      state.kv.putIndexed(entry.Key, {
-        LockIndex: (existing?.LockIndex ?? 0) + (session ? 1 : 0),
-        Key: entry.Key,
-        Flags: typeof entry.Flags === "number" ? entry.Flags : 0,
-        Value: entry.Value === undefined || entry.Value === "" ? null : Buffer.from(entry.Value).toString("base64"),
-        ...(session ? { Session: session.ID } : {}),
-      });
-    }
-  };
-
-  const faults = registryActions(state, () => settings.current().agentNode);
   const control = new DocumentedRoutes("registry");
-  // Sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it.
   control.post(
     "/checks",
     {
       summary: "sets a health check's status (creating the check if needed); critical invalidates the sessions bound to it",
       body: CHECK_FAULT,
-      responses: { 200: "`{Node, CheckID, Status, invalidatedSessions}`", 400: "bad body", 404: "no such node in the catalog" },
+      query: dcQuery,
+      responses: { 200: "`{Node, CheckID, Status, invalidatedSessions}`", 400: "bad body", 404: "no such node in the catalog, or no such datacenter" },
     },
-    (c, { body }) => runFault(c, () => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output }))),
+    (c, { body }) => runFault(c, () => controlled(c).setCheck(body)),
   );
+  const leaderSpec = {
+    query: dcQuery,
+    responses: { 200: "`{known, lastContactMs}`: whether the datacenter knows its leader, and the virtual milliseconds since it last did", 400: "bad body", 404: "unknown datacenter" },
+  };
+  control.get("/leader", { summary: "whether the registry datacenter knows its leader", ...leaderSpec }, (c) => runFault(c, () => controlled(c).leader()));
+  control.post(
+    "/leader",
+    {
+      summary:
+        "leader-loss fault: `{known: false}` fails writes and default/consistent reads with 500 `No cluster leader` (stale reads still answer, sessions do not expire); `{known: true}` elects one again, restarting every session TTL",
+      body: v.strictObject({ known: v.boolean("known must be a boolean") }),
+      ...leaderSpec,
+    },
+    (c, { body }) => runFault(c, () => controlled(c).setLeader(body.known)),
+  );
+
+  const applyDatacenters = (section: RegistryFixture, isNew: (name: string) => boolean) => {
+    const homeDatacenter = home.settings().datacenter;
+    for (const [name, dcSection] of Object.entries(section.datacenters ?? {})) {
+      if (name === homeDatacenter) {
+        home.applyFixture(dcSection);
+        continue;
+      }
+      const fresh = isNew(name);
+      const cluster = datacenters.join(name);
+      // The edition is the cluster's; ACLs come from the primary datacenter (Consul replicates them) unless given.
+      const inherited: DatacenterFixture = { datacenter: name, edition: home.settings().edition, acl: section.acl };
+      if (fresh) cluster.initialize([inherited, { ...dcSection, datacenter: name }]);
+      else cluster.applyFixture({ ...dcSection, datacenter: name });
+    }
+  };
 
   return {
     name: "registry",
     app,
     control,
-    readKey: (request) => router.readKey(request),
-    compressThreshold: 1400, // Consul's gziphandler minimum size
-    actions: faults.actions,
-    conditions: faults.conditions,
-    notFound: (c) => router.dispatch(c),
+    readKey: (request) => home.readKey!(request),
+    compressThreshold: home.compressThreshold,
+    actions: federated(home.actions ?? {}, "dc", (name) => inDatacenter(name).actions ?? {}),
+    conditions: federated(home.conditions ?? {}, "dc", (name) => inDatacenter(name).conditions ?? {}),
+    notFound: (c) => home.serve(c),
     initialize(sections) {
-      settings.initialize(sections);
-      const config = settings.current();
-      ensureNode({ Node: config.agentNode }, ctx.ids.uuid());
-      for (const section of sections) applyEntities(section);
+      home.initialize(sections.map(withoutDatacenters));
+      const initialized = new Set<string>();
+      for (const section of sections) applyDatacenters(section, (name) => !initialized.has(name) && (initialized.add(name), true));
     },
     applyFixture(section) {
-      settings.apply(section);
-      applyEntities(section);
+      home.applyFixture(withoutDatacenters(section));
+      applyDatacenters(section, (name) => datacenters.get(name) === undefined);
     },
   };
+}
+
+function withoutDatacenters(section: RegistryFixture): DatacenterFixture {
+  const { datacenters: _datacenters, ...rest } = section;
+  return rest;
+}
+
+/** A catalog write's `Datacenter` field (matched case-insensitively, as Go's decoder does). */
+async function bodyDatacenter(c: Context): Promise<string | undefined> {
+  try {
+    const body = JSON.parse(await c.req.text()) as unknown;
+    if (body === null || typeof body !== "object") return undefined;
+    const key = Object.keys(body).find((k) => k.toLowerCase() === "datacenter");
+    const value = key === undefined ? undefined : (body as Record<string, unknown>)[key];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  } catch {
+    return undefined; // the cluster's own decoding answers the error
+  }
 }

@@ -6,7 +6,7 @@
  * base64 in JSON; a held key carries `Session`; acquiring bumps `LockIndex`;
  * a lock-delay after a session's invalidation refuses acquires.
  */
-import { badRequest, RegistryError, serverError, type RequestContext, type Router } from "./http.js";
+import { badRequest, RegistryError, serverError, type QueryOptions, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import { sessionKey, TABLES, type KVRow } from "./state.js";
 import { bufferedResponse } from "../http/respond.js";
@@ -22,7 +22,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     const key = rc.rest;
     switch (rc.c.req.method) {
       case "GET":
-        return rc.query.has("keys") ? getKeys(rc, key, options.dc) : get(rc, key, options.dc);
+        return rc.query.has("keys") ? getKeys(rc, key, options) : get(rc, key, options);
       case "PUT":
         return put(rc, key);
       default:
@@ -30,11 +30,11 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     }
   });
 
-  function get(rc: RequestContext, key: string, dc: string | undefined) {
+  function get(rc: RequestContext, key: string, options: QueryOptions) {
     const recurse = rc.query.has("recurse");
     if (!recurse && key === "") throw badRequest("Missing key name");
     api.acceptEnterpriseMeta(rc);
-    api.requireDatacenterForRead(dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     if (!recurse) authz.require("key", key, "read");
     return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {
@@ -53,9 +53,9 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     });
   }
 
-  function getKeys(rc: RequestContext, prefix: string, dc: string | undefined) {
+  function getKeys(rc: RequestContext, prefix: string, options: QueryOptions) {
     api.acceptEnterpriseMeta(rc);
-    api.requireDatacenterForRead(dc);
+    api.requireDatacenterForRead(options);
     const separator = rc.query.has("separator") ? rc.query.get("separator")! : rc.query.has("seperator") ? rc.query.get("seperator")! : "";
     const authz = api.authorize(rc);
     return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {

@@ -83,7 +83,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     e("PUT", "/v1/catalog/deregister"),
     e("GET", "/v1/catalog/nodes"),
     u("GET", "/v1/catalog/connect/:service*"),
-    u("GET", "/v1/catalog/datacenters"),
+    e("GET", "/v1/catalog/datacenters"),
     u("GET", "/v1/catalog/services"),
     u("GET", "/v1/catalog/service/:service*"),
     u("GET", "/v1/catalog/node/:node*"),

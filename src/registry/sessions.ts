@@ -53,6 +53,8 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
   ctx.clock.handle(SESSION_TTL_TIMER, (timer: TimerRecord) => {
     const session = state.findSession(timer.subject);
     if (!session) return { session: timer.subject, expired: false };
+    // Only the leader reaps sessions; a new leader restarts every TTL (resetSessionTimers).
+    if (!api.leader().known) return { session: session.ID, expired: false, reason: "no cluster leader" };
     ctx.store.write(() => state.destroySession(session, "ttl"));
     return { session: session.ID, expired: true };
   });
@@ -99,7 +101,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
     const options = rc.parse();
     const namespace = api.sessionNamespace(rc, false);
     if (rc.rest === "") throw badRequest("Missing session");
-    api.requireDatacenterForRead(options.dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     const foundOnPass: boolean[] = [];
     return api.blockingRead(
@@ -122,7 +124,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
     const options = rc.parse();
     const namespace = api.sessionNamespace(rc, true);
     if (rc.rest === "") throw badRequest("Missing node name");
-    api.requireDatacenterForRead(options.dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     const node = rc.rest.toLowerCase();
     return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted(namespace).filter((s) => s.Node.toLowerCase() === node)));
@@ -131,7 +133,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
   router.register("/v1/session/list", ["GET"], (rc) => {
     const options = rc.parse();
     const namespace = api.sessionNamespace(rc, true);
-    api.requireDatacenterForRead(options.dc);
+    api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted(namespace)));
   });
@@ -140,6 +142,23 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
 function filterRead(authz: ReturnType<RegistryApi["authorize"]>, sessions: SessionRow[]): { value: SessionRow[]; filtered: boolean } {
   const value = sessions.filter((s) => authz.allowed("session", s.Node, "read"));
   return { value, filtered: value.length < sessions.length };
+}
+
+/**
+ * A newly elected leader restarts every session's TTL timer from now
+ * (Consul's `initializeSessionTimers` on establishing leadership): a session
+ * whose TTL passed while no leader was known lives on for another 2×TTL.
+ */
+export function resetSessionTimers(api: RegistryApi): number {
+  let count = 0;
+  for (const session of api.state.sessions.values()) {
+    const ttlMs = ttlMillis(session.TTL);
+    if (ttlMs <= 0) continue;
+    api.ctx.clock.cancelFor(SESSION_TTL_TIMER, sessionKey(session.ID));
+    scheduleTTL(api, session.ID, ttlMs);
+    count++;
+  }
+  return count;
 }
 
 function scheduleTTL(api: RegistryApi, id: string, ttlMs: number): void {
@@ -168,6 +187,8 @@ export interface CreateOptions {
   authorize?: (node: string) => void;
   /** A fixed ID (fixtures); otherwise one is drawn from the seeded generator. */
   id?: string;
+  /** A fixture's session: created whether or not a leader is known. */
+  fixture?: boolean;
 }
 
 /**
@@ -190,7 +211,7 @@ export function createSession(api: RegistryApi, body: unknown, options: CreateOp
     namespace = (request.Namespace ?? options.namespace) || DEFAULT_NAMESPACE;
     if (namespace === WILDCARD_NAMESPACE) throw badRequest("Cannot use a wildcard namespace with this endpoint");
   }
-  api.requireDatacenter(options.dc);
+  api.requireDatacenter(options.dc, options.fixture);
   if (request.Node === "") throw serverError("Must provide Node");
   options.authorize?.(request.Node);
   const behavior = request.Behavior === "" ? "release" : request.Behavior;

@@ -1,0 +1,182 @@
+/**
+ * One registry datacenter: Consul's session endpoints, with the catalog and
+ * KV pieces sessions need (locks, health-driven invalidation), ACLs,
+ * blocking queries and TTLs on the virtual clock. The service (index.ts)
+ * runs one per datacenter, each on its own scope of the state.
+ */
+import { Hono, type Context } from "hono";
+import * as v from "valibot";
+import type { ServiceContext } from "../core/context.js";
+import type { RegistryFixture } from "../fixtures/schema.js";
+import { action } from "../http/actions.js";
+import { Leadership, type LeaderView } from "../http/leader.js";
+import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
+import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { normalizeToken } from "./acl.js";
+import { RegistryApi, type RegistryConfig } from "./api.js";
+import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
+import { registryHeaderNames, Router } from "./http.js";
+import { registerKVRoutes } from "./kv.js";
+import { unemulatedRegistryRoute } from "./route-catalog.js";
+import { registryActions } from "./actions.js";
+import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
+import { nodeKey, RegistryState } from "./state.js";
+
+export const REGISTRY_CONFIG_TABLE = "registry.config";
+
+const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"] as const;
+const CHECK_STATUS_MESSAGE = `Status must be one of ${CHECK_STATUSES.join(", ")}`;
+
+/** `POST /_standin/registry/checks`'s body; the messages name the field as they always have. */
+export const CHECK_FAULT = v.object(
+  {
+    Node: v.optional(v.pipe(v.string("Node must be a string"), v.description("the check's node (default: the agent node)"))),
+    CheckID: v.pipe(v.string("CheckID is required"), v.nonEmpty("CheckID is required")),
+    Status: v.picklist(CHECK_STATUSES, CHECK_STATUS_MESSAGE),
+    Output: v.optional(v.string("Output must be a string")),
+  },
+  // A missing key: the same messages as a bad one.
+  (issue) => (issue.expected === '"CheckID"' ? "CheckID is required" : issue.expected === '"Status"' ? CHECK_STATUS_MESSAGE : issue.message),
+);
+
+const DEFAULT_CONFIG: RegistryConfig = {
+  datacenter: "dc1",
+  agentNode: "standin",
+  defaultCheck: "agentHealth",
+  edition: "community",
+  acl: { enabled: false, defaultPolicy: "allow", tokens: [] },
+};
+
+/** A datacenter's fixture section: the registry section's own fields but the federation's. */
+export type DatacenterFixture = Omit<RegistryFixture, "datacenters">;
+
+export interface RegistryCluster extends ServiceInstance<DatacenterFixture> {
+  /** Answers a request routed to this datacenter (the port's middleware has run). */
+  serve(c: Context): Response | Promise<Response>;
+  settings(): RegistryConfig;
+  /** The check fault (control API); runs its own write; throws ActionError. */
+  setCheck(body: v.InferOutput<typeof CHECK_FAULT>): unknown;
+  leader(): LeaderView;
+  /** Loses or restores the datacenter's leader (runs its own write, or joins the open one). */
+  setLeader(known: boolean): LeaderView;
+}
+
+/** `peers`: every datacenter's name, the agent's own first (for `/v1/catalog/datacenters`). */
+export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly string[] = () => []): RegistryCluster {
+  const state = new RegistryState(ctx);
+  const settings = settingsRow(ctx.store.table<RegistryConfig>(REGISTRY_CONFIG_TABLE), "agent", DEFAULT_CONFIG, (current, section: DatacenterFixture) => ({
+    datacenter: section.datacenter ?? current.datacenter,
+    agentNode: section.agentNode ?? current.agentNode,
+    defaultCheck: section.defaultCheck ?? current.defaultCheck,
+    edition: editionFor(current, section),
+    acl: {
+      enabled: section.acl?.enabled ?? current.acl.enabled,
+      defaultPolicy: section.acl?.defaultPolicy ?? current.acl.defaultPolicy,
+      tokens: [...current.acl.tokens, ...(section.acl?.tokens ?? []).map((t) => normalizeToken(t, () => ctx.ids.uuid()))],
+    },
+  }));
+  /** A session row's shape follows the edition (Partition/Namespace or neither), so the edition is fixed while sessions exist. */
+  function editionFor(current: RegistryConfig, section: DatacenterFixture): RegistryConfig["edition"] {
+    const edition = section.edition ?? current.edition;
+    if (edition !== current.edition && state.sessions.size > 0) {
+      throw new Error(`registry.edition: cannot change from "${current.edition}" to "${edition}" while sessions exist (set it in the start fixture, or reset with one that sets it)`);
+    }
+    return edition;
+  }
+  const leadership = new Leadership(ctx.store.table(REGISTRY_CONFIG_TABLE), () => ctx.clock.now());
+  const api = new RegistryApi(ctx, state, settings.current, () => leadership.view());
+  /** A new leader restarts every session's TTL (see resetSessionTimers). */
+  const setLeader = (known: boolean) => {
+    const { changed, leader } = leadership.set(known);
+    if (changed && known) resetSessionTimers(api);
+    return leader;
+  };
+  const names = registryHeaderNames(ctx.compatHeaders);
+  const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
+
+  // The leader's RPC address; an empty string while none is known.
+  router.register("/v1/status/leader", ["GET"], () => (leadership.view().known ? "127.0.0.1:8300" : ""));
+  // Every known datacenter, the agent's own first (Consul sorts them by round-trip time from here).
+  router.register("/v1/catalog/datacenters", ["GET"], () => [settings.current().datacenter, ...peers().filter((dc) => dc !== settings.current().datacenter)]);
+  registerSessionRoutes(router, api);
+  registerCatalogRoutes(router, api);
+  registerKVRoutes(router, api);
+
+  const app = new Hono();
+  app.all("*", (c) => router.dispatch(c));
+
+  /** A node with the agent's default check (passing), unless the node lists that check itself. */
+  const ensureNode = (node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> }, id: string) => {
+    const config = settings.current();
+    state.nodes.putIndexed(nodeKey(node.Node), nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
+    const checks = node.Checks ?? [];
+    if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
+      state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));
+    }
+    for (const check of checks) state.putCheck(checkRow({ ...(check as { CheckID: string }), Node: node.Node }));
+  };
+
+  const applyEntities = (section: DatacenterFixture) => {
+    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    (section.sessions ?? []).forEach((body, i) => {
+      const { ID, ...rest } = body as { ID?: unknown };
+      // A fixture session may name its namespace (and partition) in the enterprise edition; the community
+      // edition would ignore them as Consul CE does, so a fixture that names one is a mistake worth saying.
+      if (!api.enterprise()) {
+        const named = Object.keys(rest).find((key) => /^(namespace|partition)$/i.test(key));
+        if (named) throw new Error(`registry.sessions[${i}].${named}: ${/^n/i.test(named) ? "namespaces" : "partitions"} need registry.edition "enterprise"`);
+      }
+      try {
+        createSession(api, rest, { id: typeof ID === "string" ? ID : undefined, fixture: true });
+      } catch (error) {
+        throw new Error(`registry.sessions[${i}]: ${(error as Error).message}`);
+      }
+    });
+    for (const [i, entry] of (section.kv ?? []).entries()) {
+      const session = entry.Session ? state.findSession(entry.Session) : undefined;
+      if (entry.Session && !session) throw new Error(`registry.kv[${i}].Session: no session "${entry.Session}" (list it in registry.sessions first)`);
+      const existing = state.kv.get(entry.Key);
+      state.kv.putIndexed(entry.Key, {
+        LockIndex: (existing?.LockIndex ?? 0) + (session ? 1 : 0),
+        Key: entry.Key,
+        Flags: typeof entry.Flags === "number" ? entry.Flags : 0,
+        Value: entry.Value === undefined || entry.Value === "" ? null : Buffer.from(entry.Value).toString("base64"),
+        ...(session ? { Session: session.ID } : {}),
+      });
+    }
+  };
+
+  const faults = registryActions(state, () => settings.current().agentNode);
+
+  return {
+    name: "registry",
+    app,
+    serve: (c) => router.dispatch(c),
+    settings: settings.current,
+    setCheck: (body) => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output })),
+    leader: () => leadership.view(),
+    setLeader: (known) => ctx.store.write(() => setLeader(known)),
+    readKey: (request) => router.readKey(request),
+    compressThreshold: 1400, // Consul's gziphandler minimum size
+    actions: {
+      ...faults.actions,
+      "registry-leader": action({
+        summary: "the registry's servers lose their leader (known: false) or elect one again (known: true, which restarts every session TTL)",
+        args: v.strictObject({ known: v.boolean() }),
+        run: ({ known }) => setLeader(known),
+      }),
+    },
+    conditions: faults.conditions,
+    notFound: (c) => router.dispatch(c),
+    initialize(sections) {
+      settings.initialize(sections);
+      const config = settings.current();
+      ensureNode({ Node: config.agentNode }, ctx.ids.uuid());
+      for (const section of sections) applyEntities(section);
+    },
+    applyFixture(section) {
+      settings.apply(section);
+      applyEntities(section);
+    },
+  };
+}
