@@ -4,7 +4,9 @@
  * filters, prefixes, ?pretty and Accept-Encoding), every GET answer, whether
  * routed, taken from the cache or replayed at the port, must be what an
  * emulator restored from the same state (whose caches are empty) answers to
- * the same request: same status, same body bytes, same index headers.
+ * the same request: same status, same body bytes, same index and leader
+ * headers. Other regions and datacenters, and the leader-loss faults, are in
+ * the mix: their answers live in the same caches.
  */
 import fc from "fast-check";
 import { gunzipSync } from "node:zlib";
@@ -34,6 +36,7 @@ const FIXTURE = {
     namespaces: [{ Name: "prod" }],
     jobs: [job("a", "default", 1), job("b", "prod", 2)],
     acl: SCHEDULER_ACL,
+    regions: { west: { jobs: [job("w", "default", 1)] } },
   },
   registry: {
     nodes: [
@@ -41,6 +44,7 @@ const FIXTURE = {
       { Node: "n2", Address: "10.0.0.2" },
     ],
     sessions: [{ Node: "n1", Name: "s1", TTL: "30s" }],
+    datacenters: { dc2: { nodes: [{ Node: "n1", Address: "10.0.2.1" }], sessions: [{ Node: "n1", Name: "s2", TTL: "20s" }] } },
     acl: {
       enabled: true,
       defaultPolicy: "deny",
@@ -55,7 +59,8 @@ const FIXTURE = {
 type Step =
   | { kind: "read"; service: Service; path: string; headers: Record<string, string> }
   | { kind: "write"; service: Service; method: string; path: string; headers: Record<string, string>; body: string }
-  | { kind: "advance"; by: string };
+  | { kind: "advance"; by: string }
+  | { kind: "leader"; service: Service; known: boolean; member: string };
 
 const schedulerToken = fc.constantFrom<Record<string, string>>({ "X-Nomad-Token": MGMT }, { "X-Nomad-Token": READER }, { Authorization: `Bearer ${MGMT}` }, {});
 const registryToken = fc.constantFrom<Record<string, string>>({ "X-Consul-Token": "s-all" }, { "X-Consul-Token": "s-n1" }, {});
@@ -78,6 +83,11 @@ const schedulerRead = fc
       "/v1/evaluations",
       "/v1/deployments?namespace=*",
       "/v1/nodes",
+      "/v1/jobs?stale",
+      "/v1/jobs?region=west",
+      "/v1/jobs?region=west&stale",
+      "/v1/job/w?region=west",
+      "/v1/status/leader",
     ),
     token: schedulerToken,
     encoding,
@@ -86,7 +96,19 @@ const schedulerRead = fc
 
 const registryRead = fc
   .record({
-    path: fc.constantFrom("/v1/session/list", "/v1/session/list?pretty", "/v1/session/node/n1", "/v1/kv/?recurse", "/v1/kv/k", "/v1/catalog/nodes", "/v1/session/list?token=s-n1"),
+    path: fc.constantFrom(
+      "/v1/session/list",
+      "/v1/session/list?pretty",
+      "/v1/session/node/n1",
+      "/v1/kv/?recurse",
+      "/v1/kv/k",
+      "/v1/catalog/nodes",
+      "/v1/session/list?token=s-n1",
+      "/v1/session/list?stale",
+      "/v1/session/list?dc=dc2",
+      "/v1/session/list?dc=dc2&stale",
+      "/v1/kv/k?dc=dc2",
+    ),
     token: registryToken,
     encoding,
   })
@@ -103,15 +125,23 @@ const write = fc.oneof(
     .record({ node: fc.constantFrom("n1", "n2"), ttl: fc.constantFrom("10s", "20s"), token: registryToken })
     .map(({ node, ttl, token }): Step => ({ kind: "write", service: "registry", method: "PUT", path: "/v1/session/create", headers: token, body: JSON.stringify({ Node: node, TTL: ttl }) })),
   fc
-    .record({ value: fc.constantFrom("x", "y"), token: registryToken })
-    .map(({ value, token }): Step => ({ kind: "write", service: "registry", method: "PUT", path: "/v1/kv/k", headers: token, body: value })),
+    .record({ value: fc.constantFrom("x", "y"), token: registryToken, dc: fc.constantFrom("", "?dc=dc2") })
+    .map(({ value, token, dc }): Step => ({ kind: "write", service: "registry", method: "PUT", path: `/v1/kv/k${dc}`, headers: token, body: value })),
+  fc
+    .record({ id: fc.constantFrom("w", "x"), token: schedulerToken })
+    .map(({ id, token }): Step => ({ kind: "write", service: "scheduler", method: "PUT", path: "/v1/jobs?region=west", headers: token, body: JSON.stringify({ Job: job(id, "default", 1) }) })),
 );
+
+const leaderFault = fc
+  .record({ service: fc.constantFrom<Service>("scheduler", "registry"), known: fc.boolean(), other: fc.boolean() })
+  .map(({ service, known, other }): Step => ({ kind: "leader", service, known, member: other ? (service === "scheduler" ? "west" : "dc2") : "" }));
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: schedulerRead },
   { weight: 4, arbitrary: registryRead },
   { weight: 3, arbitrary: write },
   { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: "advance", by: "1s" }, { kind: "advance", by: "15s" }, { kind: "advance", by: "1m" }) },
+  { weight: 1, arbitrary: leaderFault },
 );
 
 interface Seen {
@@ -119,13 +149,16 @@ interface Seen {
   body: string;
   index: string | null;
   nextToken: string | null;
+  knownLeader: string | null;
+  lastContact: string | null;
 }
 
 async function seen(response: Response): Promise<Seen> {
   const bytes = Buffer.from(await response.arrayBuffer());
   const body = response.headers.get("content-encoding") === "gzip" ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
   const index = response.headers.get("x-nomad-index") ?? response.headers.get("x-consul-index");
-  return { status: response.status, body, index, nextToken: response.headers.get("x-nomad-nexttoken") };
+  const header = (name: string) => response.headers.get(`x-nomad-${name}`) ?? response.headers.get(`x-consul-${name}`);
+  return { status: response.status, body, index, nextToken: response.headers.get("x-nomad-nexttoken"), knownLeader: header("knownleader"), lastContact: header("lastcontact") };
 }
 
 function app(emu: Standin, service: Service) {
@@ -164,7 +197,11 @@ describe("the read-answer cache and the port's replay", () => {
               continue;
             }
             if (s.kind === "advance") emu.clock.advance(s.by);
-            else await (await app(emu, s.service).request(s.path, { method: s.method, headers: s.headers, body: s.body === "" ? undefined : s.body })).arrayBuffer();
+            else if (s.kind === "leader") {
+              const member = s.member === "" ? "" : s.service === "scheduler" ? `?region=${s.member}` : `?dc=${s.member}`;
+              const res = await app(emu, s.service).request(`/_standin/${s.service}/leader${member}`, { method: "POST", body: JSON.stringify({ known: s.known }) });
+              if (res.status !== 200) throw new Error(`leader fault answered ${res.status}: ${await res.text()}`);
+            } else await (await app(emu, s.service).request(s.path, { method: s.method, headers: s.headers, body: s.body === "" ? undefined : s.body })).arrayBuffer();
             await check(asked.values());
           }
         }),
