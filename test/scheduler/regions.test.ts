@@ -167,6 +167,26 @@ describe("scheduler regions", () => {
     expect(Number(answered!.headers.get("X-Nomad-Index"))).toBeGreaterThan(Number(index));
   });
 
+  it("streams a region's own events with region= on the event stream", async () => {
+    const emu = await createStandin({ fixture: TWO_REGIONS });
+    const res = await emu.scheduler.request("/v1/event/stream?region=west&index=1&topic=Job");
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = "";
+    for (let i = 0; i < 5 && !text.includes("west-job"); i++) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toContain('"Key":"west-job"');
+    expect(text).not.toContain("home-job");
+    const unknown = await emu.scheduler.request("/v1/event/stream?region=mars");
+    expect([unknown.status, await unknown.text()]).toEqual([500, "No path to region"]);
+  });
+
+  it("applies a regions entry named after the agent's own region to the agent's cluster", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { regions: { global: { jobs: [job("same")] } } } } });
+    expect((await call(emu, "GET", "/v1/regions")).text).toBe('["global"]');
+    expect((await call(emu, "GET", "/v1/jobs")).body.map((j: Json) => j.ID)).toEqual(["same"]);
+  });
+
   it("rejects a region name that could not name a scope", async () => {
     await expect(createStandin({ fixture: { scheduler: { regions: { "a/b": {} } } } })).rejects.toThrow(/regions/);
   });
