@@ -17,6 +17,7 @@ import { isIP } from "node:net";
 import { join, resolve } from "node:path";
 import { KeyObject, webcrypto } from "node:crypto";
 import { createSecureContext } from "node:tls";
+import { wallNow } from "./core/clock.js";
 
 /** The caller's own certificate (chain) and private key, PEM. */
 export interface TlsFiles {
@@ -111,7 +112,8 @@ export function certificateNames(host: string): SubjectName[] {
 async function generateCertificates(names: SubjectName[]): Promise<{ caPem: string; certPem: string; keyPem: string }> {
   const x509 = await loadX509();
   const crypto = webcrypto as unknown as Crypto;
-  const now = Date.now();
+  // Wall time through core/clock, the one place that reads it: certificates are checked against real time.
+  const now = wallNow();
   // An hour back: a client whose clock runs a little behind still accepts the certificate.
   const notBefore = new Date(now - HOUR_MS);
   const notAfter = new Date(now + VALIDITY_MS);
