@@ -7,21 +7,12 @@
 import Consul from "consul";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { call as callApp } from "../support/call.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
 
 type Json = Record<string, any>;
 
-async function call(emu: Standin, method: string, path: string, body?: unknown) {
-  const res = await emu.registry.request(path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed, headers: res.headers };
-}
+const call = (emu: Standin, method: string, path: string, body?: unknown) => callApp(emu.registry, method, path, body);
 
 const TWO_DCS = {
   registry: {

@@ -5,20 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { call as callApp } from "../support/call.js";
 
 type Json = Record<string, any>;
 
-async function call(emu: Standin, method: string, path: string, body?: unknown) {
-  const res = await emu.scheduler.request(path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed, headers: res.headers };
-}
+const call = (emu: Standin, method: string, path: string, body?: unknown) => callApp(emu.scheduler, method, path, body);
 
 function job(id: string, extra: Json = {}): Json {
   return {
