@@ -10,6 +10,8 @@
  * the server last heard from a leader: here, on the virtual clock, since the
  * leader was lost.
  */
+import type { TimerHandler } from "../core/clock.js";
+import type { ServiceClock } from "../core/context.js";
 import type { Table } from "../core/store.js";
 
 export interface LeaderRow {
@@ -60,4 +62,73 @@ export class Leadership {
     }
     return { changed: known !== wasKnown, leader: this.view() };
   }
+}
+
+/** A timer that came due while no leader was known, kept for the next leader. */
+interface DeferredTimer {
+  readonly [key: string]: unknown;
+  readonly id: number;
+  readonly at: number;
+  /** The kind as the service registered it (a scope's prefix not included). */
+  readonly kind: string;
+  readonly subject: string;
+  readonly data: unknown;
+}
+
+/**
+ * A clock whose timers only a leader acts on: a timer that comes due while
+ * no leader is known is set aside (in the state, so snapshots keep it) and
+ * acted on, in order, when a leader is elected again (`release`). So a
+ * cluster's own work — evaluations, deployments, periodic launches — waits
+ * out a leader election, as the real servers' does. `release` runs inside
+ * a store write, once a leader is known.
+ */
+export function leaderGatedClock(
+  clock: ServiceClock,
+  leadership: Leadership,
+  deferred: Table<DeferredTimer>,
+  write: <R>(fn: () => R) => R,
+): { clock: ServiceClock; release(): number } {
+  const handlers = new Map<string, TimerHandler>();
+  // Keys sort as the timers came due: by the id the clock gave them (zero-padded).
+  const keyOf = (id: number) => String(id).padStart(16, "0");
+  const gated: ServiceClock = {
+    now: () => clock.now(),
+    get wallTime() {
+      return clock.wallTime;
+    },
+    schedule: (spec) => clock.schedule(spec),
+    cancel: (id) => clock.cancel(id),
+    timersFor: (kind, subject) => clock.timersFor(kind, subject),
+    scheduleEphemeral: (at, fire) => clock.scheduleEphemeral(at, fire),
+    onRestore: (listener) => clock.onRestore(listener),
+    cancelFor: (kind, subject) => {
+      let count = clock.cancelFor(kind, subject);
+      for (const key of [...deferred.ids()]) {
+        const row = deferred.get(key)!;
+        if (row.kind === kind && row.subject === subject && deferred.delete(key)) count++;
+      }
+      return count;
+    },
+    handle: (kind, handler) => {
+      handlers.set(kind, handler);
+      clock.handle(kind, (timer) => {
+        if (leadership.known) return handler(timer);
+        write(() => deferred.put(keyOf(timer.id), { id: timer.id, at: timer.at, kind, subject: timer.subject, data: timer.data }));
+        return { deferred: NO_CLUSTER_LEADER };
+      });
+    },
+  };
+  return {
+    clock: gated,
+    release() {
+      const keys = [...deferred.ids()].sort();
+      for (const key of keys) {
+        const row = deferred.get(key)!;
+        deferred.delete(key);
+        handlers.get(row.kind)?.({ id: row.id as number, at: row.at, kind: row.kind, subject: row.subject, data: row.data });
+      }
+      return keys.length;
+    },
+  };
 }

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
 import { action, ActionError } from "../http/actions.js";
-import { Leadership, type LeaderView } from "../http/leader.js";
+import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
@@ -23,6 +23,8 @@ import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
+/** Timers that came due while no leader was known (http/leader `leaderGatedClock`). */
+const DEFERRED_TIMERS_TABLE = "scheduler.deferred-timers";
 
 export type SchedulerAgentConfig = {
   region: string;
@@ -83,9 +85,17 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   }));
   const state = new SchedulerState(ctx);
   broker.attach(state);
-  const engine = new SchedulerEngine(state, ctx, () => settings.current().timing);
-  const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
   const leadership = new Leadership(ctx.store.table(SCHEDULER_CONFIG_TABLE), () => ctx.clock.now());
+  // The cluster's own work (evaluations, allocation updates, deployments, launches) waits while no leader is known.
+  const gate = leaderGatedClock(ctx.clock, leadership, ctx.store.table(DEFERRED_TIMERS_TABLE), (fn) => ctx.store.write(fn));
+  const engine = new SchedulerEngine(state, { ...ctx, clock: gate.clock }, () => settings.current().timing);
+  /** Loses or elects the leader; a new leader takes up the work set aside meanwhile. */
+  const setLeader = (known: boolean) => {
+    const { changed, leader } = leadership.set(known);
+    if (changed && known) gate.release();
+    return leader;
+  };
+  const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
   const router = new NomadRouter(
     ctx.compatHeaders,
     () => settings.current().region,
@@ -175,7 +185,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     },
     eventStreams: () => ({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }),
     leader: () => leadership.view(),
-    setLeader: (known) => ctx.store.write(() => leadership.set(known).leader),
+    setLeader: (known) => ctx.store.write(() => setLeader(known)),
     readKey: (request) => router.readKey(request),
     compressThreshold: 0, // gorilla's CompressHandler compresses every response
     actions: {
@@ -183,7 +193,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       "scheduler-leader": action({
         summary: "the scheduler's servers lose their leader (known: false) or elect one again (known: true)",
         args: v.strictObject({ known: v.boolean() }),
-        run: ({ known }) => leadership.set(known).leader,
+        run: ({ known }) => setLeader(known),
       }),
     },
     conditions: faults.conditions,

@@ -260,6 +260,28 @@ describe("scheduler leader loss", () => {
     expect((await call(emu, "GET", "/v1/jobs")).status).toBe(200);
   });
 
+  it("holds the cluster's own work while no leader is known and takes it up at the election", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("web")] } } });
+    await emu.scheduler.request("/_standin/scheduler/leader", { method: "POST", body: JSON.stringify({ known: false }) });
+    const fired = emu.clock.advance("1m");
+    expect(fired.map((f) => f.detail)).toContainEqual({ deferred: "No cluster leader" });
+    // Nothing was scheduled: the evaluation is still pending, no allocation exists.
+    const stale = await call(emu, "GET", "/v1/job/web/evaluations?stale");
+    expect(stale.body.map((e: Json) => e.Status)).toEqual(["pending"]);
+    expect((await call(emu, "GET", "/v1/job/web/allocations?stale")).body).toEqual([]);
+    const hash = emu.stateHash();
+    // The set-aside work is state: a snapshot restored elsewhere carries it.
+    const other = await createStandin();
+    other.restore(structuredClone(emu.snapshot()));
+    expect(other.stateHash()).toBe(hash);
+    for (const target of [emu, other]) {
+      target.act("scheduler-leader", { known: true });
+      expect((await call(target, "GET", "/v1/job/web/evaluations")).body.map((e: Json) => e.Status)).toEqual(["complete"]);
+      target.clock.advance("30s");
+      expect((await call(target, "GET", "/v1/job/web/allocations")).body.map((a: Json) => a.ClientStatus)).toEqual(["running"]);
+    }
+  });
+
   it("rejects a bad fault body with 400 and leaves the leader as it was", async () => {
     const emu = await createStandin();
     const res = await emu.scheduler.request("/_standin/scheduler/leader", { method: "POST", body: JSON.stringify({ known: "no" }) });
