@@ -10,50 +10,146 @@
  */
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
-import type { ActionSpec, ConditionSpec } from "./actions.js";
 import { scopedContext, scopeName } from "../core/scope.js";
 import type { Table } from "../core/store.js";
+import { ActionError, type ActionSpec, type ConditionSpec } from "./actions.js";
+import type { DocumentedRoutes } from "./documented-routes.js";
+import type { LeaderView } from "./leader.js";
+import { runFault } from "./routing.js";
 
-export class Federation<C> {
+/** What the federation needs of a member cluster. */
+export interface MemberCluster<Section> {
+  initialize(sections: readonly Section[]): void;
+  applyFixture(section: Section): void;
+  leader(): LeaderView;
+  setLeader(known: boolean): LeaderView;
+}
+
+export interface FederationOptions<C> {
+  /** The service (names the scopes: `<service>@<member>`). */
+  readonly service: string;
+  /** What a member is called (`region`, `datacenter`): in errors and in the control API's documentation. */
+  readonly noun: string;
+  /** The agent's own cluster (unscoped) and its member name now. */
+  readonly home: C;
+  readonly homeName: () => string;
+  /** Builds the cluster of another member on its scoped context. */
+  readonly build: (ctx: ServiceContext, name: string) => C;
+}
+
+export class Federation<C extends MemberCluster<Section>, Section> {
+  readonly home: C;
   private readonly built = new Map<string, C>();
   private readonly members: Table<{ Name: string }>;
 
   constructor(
     private readonly ctx: ServiceContext,
-    private readonly service: string,
-    private readonly build: (ctx: ServiceContext, name: string) => C,
+    private readonly options: FederationOptions<C>,
   ) {
-    this.members = ctx.store.table(`${service}.federation`);
+    this.home = options.home;
+    this.members = ctx.store.table(`${options.service}.federation`);
     // A restored state may name members this process has not built yet: their timers need their handlers.
     ctx.store.onRestore(() => {
       for (const name of this.members.ids()) this.cluster(name);
     });
   }
 
-  /** Member names, sorted. */
-  names(): string[] {
-    return [...this.members.ids()].sort();
+  /** Every cluster, the home one first, then the others by name. */
+  all(): C[] {
+    return [this.home, ...[...this.members.ids()].sort().map((name) => this.cluster(name))];
   }
 
-  /** A member's cluster; undefined for a name that is not a member. */
-  get(name: string): C | undefined {
+  /** Every member's name, the home one first. */
+  names(): string[] {
+    return [this.options.homeName(), ...[...this.members.ids()].sort()];
+  }
+
+  /** The cluster of a member name (the home one's included); undefined for a name that is none. */
+  named(name: string): C | undefined {
+    if (name === this.options.homeName()) return this.home;
     return this.members.has(name) ? this.cluster(name) : undefined;
   }
 
-  /** Makes `name` a member (inside a store write) and returns its cluster. */
-  join(name: string): C {
-    if (!this.members.has(name)) this.members.put(name, { Name: name });
-    return this.cluster(name);
+  /** The cluster a control request or a timeline step names (the home one without); the control API's 404 for an unknown one. */
+  pick(name: string | undefined): C {
+    if (!name) return this.home;
+    const cluster = this.named(name);
+    if (!cluster) throw new ActionError(404, `no ${this.options.noun} "${name}" (${this.options.noun}s: ${[...this.names()].sort().join(", ")})`);
+    return cluster;
+  }
+
+  /**
+   * Builds the state from the start fixtures: the home cluster from each
+   * section without its members, then each member from the sections that
+   * name it (`inherited` first: what a member takes from the home section).
+   */
+  initialize<Full>(sections: readonly Full[], parts: FixtureParts<Full, Section>): void {
+    this.home.initialize(sections.map(parts.homePart));
+    const started = new Set<string>();
+    for (const section of sections) this.applyMembers(section, parts, (name) => !started.has(name) && (started.add(name), true));
+  }
+
+  /** Adds a fixture section to the running state (new members start as at initialization). */
+  applyFixture<Full>(section: Full, parts: FixtureParts<Full, Section>): void {
+    this.home.applyFixture(parts.homePart(section));
+    this.applyMembers(section, parts, (name) => !this.members.has(name));
+  }
+
+  private applyMembers<Full>(section: Full, parts: FixtureParts<Full, Section>, isNew: (name: string) => boolean): void {
+    for (const [name, memberSection] of Object.entries(parts.members(section) ?? {})) {
+      if (name === this.options.homeName()) {
+        this.home.applyFixture(memberSection);
+        continue;
+      }
+      const fresh = isNew(name);
+      if (!this.members.has(name)) this.members.put(name, { Name: name });
+      const cluster = this.cluster(name);
+      if (fresh) cluster.initialize([parts.inherited(section, name), parts.named(memberSection, name)]);
+      else cluster.applyFixture(parts.named(memberSection, name));
+    }
+  }
+
+  /**
+   * `GET`/`POST <prefix>/leader` on a service's control routes: the
+   * leader-loss fault of the member that `?<query>=` names.
+   */
+  leaderRoutes(control: DocumentedRoutes, query: string, summary: string): void {
+    const noun = this.options.noun;
+    const spec = {
+      query: memberQuery(query, noun),
+      responses: { 200: `\`{known, lastContactMs}\`: whether the ${noun} knows its leader, and the virtual milliseconds since it last did`, 400: "bad body", 404: `unknown ${noun}` },
+    };
+    control.get("/leader", { summary: `whether the ${noun}'s servers know their leader`, ...spec }, (c) => runFault(c, () => this.pick(c.req.query(query)).leader()));
+    control.post("/leader", { summary, body: v.strictObject({ known: v.boolean("known must be a boolean") }), ...spec }, (c, { body }) =>
+      runFault(c, () => this.pick(c.req.query(query)).setLeader(body.known)),
+    );
   }
 
   private cluster(name: string): C {
     let cluster = this.built.get(name);
     if (!cluster) {
-      cluster = this.build(scopedContext(this.ctx, scopeName(this.service, name)), name);
+      cluster = this.options.build(scopedContext(this.ctx, scopeName(this.options.service, name)), name);
       this.built.set(name, cluster);
     }
     return cluster;
   }
+}
+
+/** How a service's fixture section splits into the home cluster's part and its members' sections. */
+export interface FixtureParts<Full, Section> {
+  /** The section without its members. */
+  homePart(section: Full): Section;
+  /** The members' sections by name (`regions`, `datacenters`). */
+  members(section: Full): Readonly<Record<string, Section>> | undefined;
+  /** What a new member takes from the home section it is declared in. */
+  inherited(section: Full, name: string): Section;
+  /** A member's section with its own name set (`region`, `datacenter`). */
+  named(section: Section, name: string): Section;
+}
+
+/** The control API's query schema naming a member (`?region=`, `?dc=`). */
+export function memberQuery(query: string, noun: string) {
+  return v.looseObject({ [query]: v.optional(v.pipe(v.string(), v.description(`the ${noun} (default: the agent's own)`))) });
 }
 
 /**

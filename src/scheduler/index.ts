@@ -10,12 +10,10 @@
  * the agent's own 500 `No path to region` (its query parsing says so).
  */
 import { Hono, type Context } from "hono";
-import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { ActionError } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
-import { federated, Federation } from "../http/federation.js";
+import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
 import type { ServiceInstance } from "../http/service.js";
@@ -28,29 +26,33 @@ export { SCHEDULER_CONFIG_TABLE, type SchedulerAgentConfig } from "./cluster.js"
 const JOB_REGISTRATION = /^\/v1\/(jobs|job\/[^/]+(\/plan)?)$/;
 
 export function createSchedulerService(ctx: ServiceContext): ServiceInstance<SchedulerFixture> {
-  const peers = () => [home, ...regions.names().map((name) => regions.get(name)!)].map((cluster) => cluster.settings());
+  const peers = () => regions.all().map((cluster) => cluster.settings());
   const home = createSchedulerCluster(ctx, peers);
-  const regions = new Federation(ctx, "scheduler", (scoped) => createSchedulerCluster(scoped, peers));
-
-  /** The cluster of a region name; undefined when the federation has no such region. */
-  const clusterNamed = (name: string): SchedulerCluster | undefined => (name === home.settings().region ? home : regions.get(name));
+  const regions: Federation<SchedulerCluster, RegionFixture> = new Federation(ctx, {
+    service: "scheduler",
+    noun: "region",
+    home,
+    homeName: () => home.settings().region,
+    build: (scoped) => createSchedulerCluster(scoped, peers),
+  });
 
   /**
    * The cluster a request is for. A `region=` nobody knows goes to the home
    * cluster, whose query parsing answers `No path to region` in its turn
-   * (after the 404 of an unknown path, as Nomad's order has it).
+   * (after the 404 of an unknown path, as Nomad's order has it); only a
+   * body's unknown region is undefined here.
    */
   const clusterFor = async (c: Context): Promise<SchedulerCluster | undefined> => {
     const url = c.req.url;
-    // The common case (no region anywhere) decides without parsing the URL.
-    if (!url.includes("region=") && c.req.method === "GET") return home;
-    const query = new URL(url).searchParams;
-    const named = query.get("region");
-    if (named) return clusterNamed(named) ?? home;
     const method = c.req.method;
-    if ((method === "PUT" || method === "POST") && JOB_REGISTRATION.test(new URL(url).pathname)) {
+    // The common case (no region anywhere) decides without parsing the URL.
+    if (!url.includes("region=") && method === "GET") return home;
+    const parsed = new URL(url);
+    const named = parsed.searchParams.get("region");
+    if (named) return regions.named(named) ?? home;
+    if ((method === "PUT" || method === "POST") && JOB_REGISTRATION.test(parsed.pathname)) {
       const region = await bodyRegion(c);
-      if (region) return clusterNamed(region);
+      if (region) return regions.named(region);
     }
     return home;
   };
@@ -58,20 +60,12 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   const app = new Hono();
   app.all("*", async (c) => {
     const cluster = await clusterFor(c);
-    // Only a body's region can be unknown here (Nomad's forwarding fails the same way).
+    // Nomad's forwarding fails the same way for a body's unknown region.
     return cluster ? cluster.serve(c) : textResponse(500, "No path to region");
   });
 
-  /** The cluster a control request or a timeline step names (the home one without); 404 for an unknown region. */
-  const inRegion = (name: string | undefined): SchedulerCluster => {
-    if (!name) return home;
-    const cluster = clusterNamed(name);
-    if (!cluster) throw new ActionError(404, `no region "${name}" (regions: ${peers().map((p) => p.region).sort().join(", ")})`);
-    return cluster;
-  };
-  const controlled = (c: Context) => inRegion(c.req.query("region"));
-
-  const regionQuery = v.looseObject({ region: v.optional(v.pipe(v.string(), v.description("the region (default: the agent's own)"))) });
+  const controlled = (c: Context) => regions.pick(c.req.query("region"));
+  const regionQuery = memberQuery("region", "region");
   const control = new DocumentedRoutes("scheduler");
   control.get(
     "/event-streams",
@@ -110,37 +104,18 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     },
     (c, { body }) => runFault(c, () => controlled(c).allocFault(c.req.param("id"), body)),
   );
-
-  const LEADER_BODY = v.strictObject({ known: v.boolean("known must be a boolean") });
-  const leaderSpec = {
-    query: regionQuery,
-    responses: { 200: "`{known, lastContactMs}`: whether the region knows its leader, and the virtual milliseconds since it last did", 400: "bad body", 404: "unknown region" },
-  };
-  control.get("/leader", { summary: "whether the scheduler region knows its leader", ...leaderSpec }, (c) => runFault(c, () => controlled(c).leader()));
-  control.post(
-    "/leader",
-    {
-      summary: "leader-loss fault: `{known: false}` fails writes and default reads with 500 `No cluster leader` (stale reads still answer); `{known: true}` elects one again",
-      body: LEADER_BODY,
-      ...leaderSpec,
-    },
-    (c, { body }) => runFault(c, () => controlled(c).setLeader(body.known)),
+  regions.leaderRoutes(
+    control,
+    "region",
+    "leader-loss fault: `{known: false}` fails writes and default reads with 500 `No cluster leader` (stale reads still answer; the cluster's own work waits); `{known: true}` elects one again",
   );
 
-  const applyRegions = (section: SchedulerFixture, isNew: (name: string) => boolean) => {
-    const homeRegion = home.settings().region;
-    for (const [name, regionSection] of Object.entries(section.regions ?? {})) {
-      if (name === homeRegion) {
-        home.applyFixture(regionSection);
-        continue;
-      }
-      const fresh = isNew(name);
-      const cluster = regions.join(name);
-      // Namespaces, ACL policies and tokens, and timing come from the agent's region unless given (Nomad replicates the first two).
-      const inherited: RegionFixture = { region: name, namespaces: section.namespaces, acl: section.acl, timing: section.timing };
-      if (fresh) cluster.initialize([inherited, { ...regionSection, region: name }]);
-      else cluster.applyFixture({ ...regionSection, region: name });
-    }
+  const parts: FixtureParts<SchedulerFixture, RegionFixture> = {
+    homePart: ({ regions: _regions, ...rest }) => rest,
+    members: (section) => section.regions,
+    // Namespaces, ACL policies and tokens, and timing come from the agent's region (Nomad replicates the first two).
+    inherited: (section, name) => ({ region: name, namespaces: section.namespaces, acl: section.acl, timing: section.timing }),
+    named: (section, name) => ({ ...section, region: name }),
   };
 
   return {
@@ -149,26 +124,12 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     control,
     readKey: (request) => home.readKey!(request),
     compressThreshold: home.compressThreshold,
-    actions: federated(home.actions ?? {}, "region", (name) => inRegion(name).actions ?? {}),
-    conditions: federated(home.conditions ?? {}, "region", (name) => inRegion(name).conditions ?? {}),
+    actions: federated(home.actions ?? {}, "region", (name) => regions.pick(name).actions ?? {}),
+    conditions: federated(home.conditions ?? {}, "region", (name) => regions.pick(name).conditions ?? {}),
     notFound: (c) => home.serve(c),
-    initialize(sections) {
-      home.initialize(sections.map(withoutRegions));
-      const initialized = new Set<string>();
-      for (const section of sections) {
-        applyRegions(section, (name) => !initialized.has(name) && (initialized.add(name), true));
-      }
-    },
-    applyFixture(section) {
-      home.applyFixture(withoutRegions(section));
-      applyRegions(section, (name) => regions.get(name) === undefined);
-    },
+    initialize: (sections) => regions.initialize(sections, parts),
+    applyFixture: (section) => regions.applyFixture(section, parts),
   };
-}
-
-function withoutRegions(section: SchedulerFixture): RegionFixture {
-  const { regions: _regions, ...rest } = section;
-  return rest;
 }
 
 /** `Region` of a job registration's body (the request's, else the job's), as Go's decoder finds fields. */
