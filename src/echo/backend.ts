@@ -4,9 +4,10 @@
  * answers — compact JSON with a weak ETag and `X-Powered-By: Express`, and
  * finalhandler's HTML page for body-parser's errors.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { bufferedResponse } from "../http/respond.js";
+import { noteResponseHeaders } from "../http/known-bodies.js";
 
 /** body-parser's default `limit: "100kb"`. */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -24,19 +25,21 @@ export function expressJson(value: unknown, request: Request): Response {
     throw error;
   }
   const etag = weakEtag(body);
-  const headers = new Headers({ "X-Powered-By": "Express", "Content-Type": "application/json; charset=utf-8", ETag: etag });
   const method = request.method;
   if ((method === "GET" || method === "HEAD") && request.headers.get("If-None-Match")?.split(/\s*,\s*/).includes(etag)) {
     return bufferedResponse(null, { status: 304, headers: new Headers({ "X-Powered-By": "Express", ETag: etag }) });
   }
-  return bufferedResponse(body, { status: 200, headers });
+  // One final record, lower case in the order a Headers object lists them (what goes on the wire either way):
+  // no Headers object is built on the way, and the port's observers read the record.
+  const headers = { "content-type": "application/json; charset=utf-8", etag, "x-powered-by": "Express" };
+  return noteResponseHeaders(bufferedResponse(body, { status: 200, headers: { ...headers } }), headers);
 }
 
 /** The `etag` package's weak tag: byte length in hex and the first 27 characters of the base64 SHA-1. */
 function weakEtag(body: string): string {
   const bytes = Buffer.byteLength(body, "utf8");
-  const hash = createHash("sha1").update(body, "utf8").digest("base64").slice(0, 27);
-  return `W/"${bytes.toString(16)}-${hash}"`;
+  const digest = hash("sha1", body, "base64").slice(0, 27);
+  return `W/"${bytes.toString(16)}-${digest}"`;
 }
 
 /** finalhandler's production error page. */

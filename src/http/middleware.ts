@@ -11,7 +11,7 @@ import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
 import { parseAccept } from "hono/utils/accept";
-import { knownResponseBody, knownResponseHeaders, noteRequestBody } from "./known-bodies.js";
+import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 
@@ -87,10 +87,11 @@ export function gzipKnownBody(request: Request, res: Response, threshold: number
 function compressKnown(method: string, res: Response, threshold: number, accepted: string): Response {
   const body = knownResponseBody(res);
   if (body === undefined || body === null) return res;
+  // The size first: a small answer is left alone without a look at its headers (asking for them may build a Headers object).
+  if (byteLength(body) < threshold) return res;
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   const headers = res.headers;
   if (res.status === 206 || headers.has("Content-Encoding") || headers.has("Transfer-Encoding") || method === "HEAD") return res;
-  if (bytes.byteLength < threshold) return res;
   const type = headers.get("Content-Type");
   if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return res;
   const cacheControl = headers.get("Cache-Control");
@@ -104,6 +105,10 @@ function compressKnown(method: string, res: Response, threshold: number, accepte
   const etag = out.get("ETag");
   if (etag && !etag.startsWith("W/")) out.set("ETag", `W/${etag}`);
   return bufferedResponse(gzipSync(bytes), { status: res.status, statusText: res.statusText, headers: out });
+}
+
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength;
 }
 
 /** Whether Accept-Encoding gives gzip (or `*`) a q-value above zero, as compress decides. */
@@ -131,6 +136,9 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   // A final record that already varies on the encoding (the scheduler's reads): nothing to add, and no Headers to build.
   const known = knownResponseHeaders(res);
   if (known && known.vary !== undefined && (known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
+  // A final record with a body in hand too small to compress: nothing to add either (the record stays final).
+  const body = knownResponseBody(res);
+  if (known && body !== undefined && (body === null || byteLength(body) < threshold)) return;
   const headers = res.headers;
   // Already varying on it (the registry's answers, the scheduler's reads): nothing to add, whatever the rest says.
   const current = headers.get("Vary");
@@ -148,6 +156,14 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   } catch {
     c.header("Vary", value); // immutable headers (a fetched response): let Hono copy it
   }
+  // A final record read by the observers must say what is sent.
+  if (known) noteResponseHeaders(c.res, withHeader(known, "vary", value));
+}
+
+/** A lower-case header record with one more header, in the order a Headers object lists them. */
+function withHeader(record: Readonly<Record<string, string>>, name: string, value: string): Record<string, string> {
+  const entries = Object.entries({ ...record, [name]: value }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries);
 }
 
 const UTF8 = new TextDecoder();
