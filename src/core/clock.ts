@@ -147,7 +147,13 @@ export class Clock {
   private readonly queue = new MinHeap<QueueEntry>(fireOrder);
   private readonly live = new Map<number, QueueEntry>();
   /** Pending persistent timer ids by kind and subject, so a service can find "the TTL timer of session X" without storing its id. */
-  private readonly bySubject = new Map<string, Set<number>>();
+  /**
+   * Pending persistent timers by kind, then subject: the timer's id, or a set
+   * of ids when a subject has several. Nested maps and a bare id for the
+   * common single timer, because a state with 100k session TTLs holds 100k of
+   * these: a joined key string and a one-element Set each cost ~170 bytes.
+   */
+  private readonly bySubject = new Map<string, Map<string, number | Set<number>>>();
   private readonly liveEphemeral = new Map<number, QueueEntry>();
   private cancelledInQueue = 0;
   private readonly handlers = new Map<string, TimerHandler>();
@@ -226,9 +232,10 @@ export class Clock {
 
   /** Pending persistent timers of `kind` for `subject`, in firing order. */
   timersFor(kind: string, subject: string): TimerRecord[] {
-    const ids = this.bySubject.get(subjectKey(kind, subject));
-    if (!ids) return [];
-    return [...ids].map((id) => this.live.get(id)!.record!).sort((a, b) => a.at - b.at || a.id - b.id);
+    const ids = this.bySubject.get(kind)?.get(subject);
+    if (ids === undefined) return [];
+    const list = typeof ids === "number" ? [ids] : [...ids];
+    return list.map((id) => this.live.get(id)!.record!).sort((a, b) => a.at - b.at || a.id - b.id);
   }
 
   /** Cancels every pending timer of `kind` for `subject`; returns how many. */
@@ -463,10 +470,12 @@ export class Clock {
   private enqueue(record: TimerRecord): void {
     const entry: QueueEntry = { id: record.id, at: record.at, ephemeral: false, record, cancelled: false };
     this.live.set(record.id, entry);
-    const key = subjectKey(record.kind, record.subject);
-    let ids = this.bySubject.get(key);
-    if (!ids) this.bySubject.set(key, (ids = new Set()));
-    ids.add(record.id);
+    let subjects = this.bySubject.get(record.kind);
+    if (!subjects) this.bySubject.set(record.kind, (subjects = new Map()));
+    const ids = subjects.get(record.subject);
+    if (ids === undefined) subjects.set(record.subject, record.id);
+    else if (typeof ids === "number") subjects.set(record.subject, new Set([ids, record.id]));
+    else ids.add(record.id);
     this.queue.push(entry);
     this.armRealTimer();
   }
@@ -485,9 +494,12 @@ export class Clock {
   }
 
   private forgetSubject(record: TimerRecord): void {
-    const key = subjectKey(record.kind, record.subject);
-    const ids = this.bySubject.get(key);
-    if (ids?.delete(record.id) && ids.size === 0) this.bySubject.delete(key);
+    const subjects = this.bySubject.get(record.kind);
+    const ids = subjects?.get(record.subject);
+    if (ids === undefined) return;
+    if (ids === record.id) subjects!.delete(record.subject);
+    else if (typeof ids !== "number" && ids.delete(record.id) && ids.size === 0) subjects!.delete(record.subject);
+    if (subjects!.size === 0) this.bySubject.delete(record.kind);
   }
 
   /** The instant of the next pending timer of either kind (where idle skipping jumps), or null. */
@@ -564,9 +576,6 @@ export class Clock {
   }
 }
 
-function subjectKey(kind: string, subject: string): string {
-  return `${kind}\u0000${subject}`;
-}
 
 function assertInstant(ms: number): void {
   if (!Number.isSafeInteger(ms)) throw new ClockError(`virtual instants are integer milliseconds, got ${ms}`, "invalid");

@@ -19,7 +19,7 @@ async function lastTapeResponse(emu: Standin): Promise<{ status: number; headers
 describe("echo answer headers", () => {
   it("sends express's headers and no Vary on a small answer, with or without Accept-Encoding", async () => {
     const emu = await createStandin();
-    for (const headers of [{}, { "accept-encoding": "gzip" }]) {
+    for (const headers of [{}, { "accept-encoding": "gzip" }] as Record<string, string>[]) {
       const res = await echo(emu, "hi", headers);
       expect([...res.headers]).toEqual([
         ["content-type", "application/json; charset=utf-8"],
