@@ -866,6 +866,24 @@ describe("timers by kind and subject", () => {
     clock.restore(snapshot);
     expect(clock.timersFor("ttl", "a").map((t) => t.at)).toEqual([5, 10]);
   });
+
+  it("keeps a subject's other timers as each one fires or is cancelled (one, several, none)", () => {
+    const clock = new Clock({ startMs: 0 });
+    const fired: number[] = [];
+    clock.handle("ttl", (t) => void fired.push(t.at));
+    const ids = [30, 10, 20].map((at) => clock.schedule({ at, kind: "ttl", subject: "s" }));
+    expect(clock.timersFor("ttl", "s").map((t) => t.at)).toEqual([10, 20, 30]);
+    clock.advance(10);
+    expect(clock.timersFor("ttl", "s").map((t) => t.at)).toEqual([20, 30]);
+    expect(clock.cancel(ids[0]!)).toBe(true); // the one at 30
+    expect(clock.timersFor("ttl", "s").map((t) => t.at)).toEqual([20]);
+    clock.schedule({ at: 25, kind: "ttl", subject: "s" });
+    expect(clock.timersFor("ttl", "s").map((t) => t.at)).toEqual([20, 25]);
+    clock.advance(20);
+    expect(fired).toEqual([10, 20, 25]);
+    expect(clock.timersFor("ttl", "s")).toEqual([]);
+    expect(clock.cancelFor("ttl", "s")).toBe(0);
+  });
 });
 
 describe("realtime sync while wall time keeps moving", () => {
