@@ -12,7 +12,7 @@ import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
-import { TlsError, type TlsFiles } from "./tls.js";
+import type { TlsFiles } from "./tls.js";
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
@@ -194,7 +194,8 @@ async function startCommand(opts: StartOptions): Promise<void> {
   } catch (error) {
     if (error instanceof PortInUseError) throw new CliFailure(`standin: ${error.message}`);
     if (error instanceof FixtureError) throw new CliFailure(`standin: ${error.oneLine}`);
-    if (error instanceof TlsError) throw new CliFailure(`standin: ${error.message}`);
+    // By name: tls.ts (and node:tls with it) is loaded only when TLS is asked for, which keeps it off the start-up path.
+    if (error instanceof Error && error.name === "TlsError") throw new CliFailure(`standin: ${error.message}`);
     throw new CliFailure(`standin: cannot start: ${(error as Error).message}`);
   }
 

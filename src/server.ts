@@ -7,10 +7,9 @@ import { existsSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
 import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
-import { prepareTls, type GeneratedCa, type PreparedTls, type TlsFiles } from "./tls.js";
+import type { GeneratedCa, PreparedTls, TlsFiles } from "./tls.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
 import { FixtureError } from "./fixtures/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
@@ -73,7 +72,9 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
   const ports = {} as Record<ServiceName, number>;
   let tls: PreparedTls | undefined;
   try {
-    if (options.tls) tls = await prepareTls(options.tls, host, options.tlsDir);
+    // Loaded only when asked for: node:tls, node:https and the certificate code stay off a plain start-up.
+    const https = options.tls ? await import("node:https") : undefined;
+    if (options.tls) tls = await (await import("./tls.js")).prepareTls(options.tls, host, options.tlsDir);
     for (const service of SERVICE_NAMES) {
       const app = emulator.app(service);
       const fetch = options.onRequest
@@ -84,8 +85,8 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
           }
         : app.fetch;
       const server = (
-        tls
-          ? createAdaptorServer({ fetch, hostname: host, createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } })
+        tls && https
+          ? createAdaptorServer({ fetch, hostname: host, createServer: https.createServer, serverOptions: { key: tls.key, cert: tls.cert } })
           : createAdaptorServer({ fetch, hostname: host })
       ) as Server;
       const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
