@@ -76,12 +76,14 @@ const RICH_FIXTURE = {
     jobs: [job("api", { Namespace: "prod", Meta: { a: "b" } })],
     timing: { allocStart: "1s", batchRun: "10s" },
     acl: { enabled: false, policies: [{ Name: "p", Rules: 'namespace "default" { policy = "read" }' }], tokens: [{ Name: "t", Type: "client", Policies: ["p"] }] },
+    regions: { west: { datacenter: "w1", nodes: [{ Name: "w-node", Datacenter: "w1" }], jobs: [job("west-api", { Datacenters: ["w1"] })], timing: { allocStart: "2s" } } },
   },
   registry: {
     nodes: [{ Node: "node-b", Address: "10.0.0.2", Checks: [{ CheckID: "disk", Status: "warning", Name: "disk" }] }],
     sessions: [{ ID: "bbbbbbbb-1111-2222-3333-444444444444", Node: "node-b", TTL: "30s", LockDelay: "5s", Behavior: "delete" }],
     kv: [{ Key: "k", Value: "v", Session: "bbbbbbbb-1111-2222-3333-444444444444" }],
     acl: { enabled: false, defaultPolicy: "allow", tokens: [{ SecretID: "x", Rules: { key_prefix: { "": { policy: "read" } } } }] },
+    datacenters: { dc2: { nodes: [{ Node: "node-c", Address: "10.0.2.1" }], sessions: [{ Node: "node-c", TTL: "20s" }], kv: [{ Key: "k2", Value: "v" }] } },
   },
   echo: { serviceName: "echo.fuzz.test", apiKeys: ["k1"], schemes: { provider_jwt: { issuer: "iss.test", audiences: ["aud"] } } },
   timeline: [{ at: "30s", do: "check-critical", node: "node-b", check: "disk" }, { at: "2m", do: "api-key-add", key: "k2" }],
@@ -163,6 +165,13 @@ function arbitraries(snapshot: unknown) {
     send(post, fc.oneof(fc.constantFrom("client-1", "standin", "nope"), pathSegment).map((id) => `/_standin/scheduler/nodes/${id}`), jsonBody({ Status: "down", SchedulingEligibility: "ineligible", Drain: true })),
     send(post, pathSegment.map((id) => `/_standin/scheduler/allocations/${id}`), jsonBody({ ClientStatus: "failed", Healthy: false })),
     send(post, fc.constant("/_standin/registry/checks"), jsonBody({ Node: "node-a", CheckID: "web", Status: "critical", Output: "x" })),
+    // Leader loss, and faults in another region or datacenter (named right, wrong, or weirdly).
+    send(
+      fc.oneof({ weight: 4, arbitrary: post }, { weight: 1, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
+      fc.tuple(fc.constantFrom("scheduler", "registry"), fc.constantFrom("", "?region=west", "?dc=dc2", "?region=mars", "?dc=", "?region=%2F")).map(([service, query]) => `/_standin/${service}/leader${query}`),
+      jsonBody({ known: false }),
+    ),
+    send(post, fc.constantFrom("/_standin/scheduler/nodes/w-node?region=west", "/_standin/scheduler/nodes/w-node?region=nope", "/_standin/registry/checks?dc=dc2", "/_standin/registry/checks?dc=nope"), jsonBody({ Node: "node-c", CheckID: "agentHealth", Status: "critical", SchedulingEligibility: "ineligible" })),
   );
   const reads = send(
     fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
