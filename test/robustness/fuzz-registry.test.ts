@@ -94,6 +94,8 @@ const REGISTRY = {
     { Key: "service/config", Value: "{}" },
     { Key: "plain", Value: "x" },
   ],
+  // A second datacenter, so `dc=dc2` requests reach a cluster of their own (with the same nodes and keys, other sessions).
+  datacenters: { dc2: { nodes: [{ Node: "node-a", Address: "10.0.2.1" }], sessions: [{ Name: "dc2", Node: "node-a", TTL: "15s" }], kv: [{ Key: "plain", Value: "y" }] } },
 };
 
 const FIXTURE = { registry: REGISTRY };

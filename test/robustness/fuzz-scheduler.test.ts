@@ -125,6 +125,8 @@ const FIXTURE = {
       { ...serviceJob("nightly", { Type: "batch", Update: null }), Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", TimeZone: "UTC", ProhibitOverlap: true } },
       { ...serviceJob("report", { Type: "batch", Update: null }), ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["format"] } },
     ],
+    // A second region, so `region=eu` requests reach a cluster of their own.
+    regions: { eu: { nodes: [{ Name: "eu-1" }], jobs: [serviceJob("web")] } },
   },
 };
 
@@ -201,7 +203,7 @@ const JOB_TEMPLATES = [RICH_JOB, PERIODIC_JOB, PARAM_JOB, SYSTEM_JOB];
 
 const NOMAD_QUERY: QueryShape = {
   ...COMMON_QUERY,
-  // Any other region is Nomad's 500 before anything else: mostly the agent's own, so the rest of the request is reached.
+  // Mostly the agent's own region, so the rest of the request is reached; `eu` is a second region; any other is Nomad's 500.
   region: fc.constantFrom("global", "", "", "global", "GLOBAL", "eu"),
   namespace: fc.constantFrom("default", "prod", "*", "", "nope", "%", "DEFAULT", "a/b"),
   prefix: weirdString,
