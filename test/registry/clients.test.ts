@@ -385,6 +385,25 @@ describe("python3-consul 0.7.1 (Debian, /usr/bin/python3): sessions and KV", () 
     expect((await py(srv, "list")).sessions).toEqual([]);
   });
 
+  it.skipIf(!pythonConsul)(`dc= and consistency=stale: another datacenter's sessions, and No cluster leader as a ConsulException${SKIP_NOTE}`, async () => {
+    await srv.close();
+    srv = await startStandin({
+      ports: anyPorts,
+      fixture: { registry: { sessions: [{ Name: "home" }], datacenters: { dc2: { nodes: [{ Node: "n2", Address: "10.0.2.1" }], sessions: [{ Name: "far", Node: "n2" }] } } } },
+    });
+    const created = await py(srv, "create-in", "py-far", "n2", "dc2");
+    expect(created.id).toMatch(UUID);
+    const far = await py(srv, "list-in", "dc2", "default");
+    expect(far.sessions!.map((s) => s.Name).sort()).toEqual(["far", "py-far"]);
+    expect((await py(srv, "list-in", "", "default")).sessions!.map((s) => s.Name)).toEqual(["home"]);
+    await fetch(`${srv.urls.registry}/_standin/registry/leader`, { method: "POST", body: JSON.stringify({ known: false }) });
+    const refused = await py(srv, "list-in", "", "default");
+    expect([refused.error, refused.message]).toEqual(["ConsulException", "500 No cluster leader"]);
+    expect((await py(srv, "list-in", "", "stale")).sessions!.map((s) => s.Name)).toEqual(["home"]);
+    // dc2 keeps its leader.
+    expect((await py(srv, "list-in", "dc2", "consistent")).sessions).toHaveLength(2);
+  });
+
   it.skipIf(!pythonConsul)(`renew of an unknown session raises consul.NotFound${SKIP_NOTE}`, async () => {
     const unknown = "0c2d4e6f-1a3b-5c7d-9e0f-123456789abc";
     const result = await py(srv, "renew", unknown);

@@ -37,6 +37,14 @@ def run(c, command, args):
     if command == "list":
         index, sessions = c.session.list()
         return {"index": index, "sessions": sessions}
+    if command == "list-in":
+        # dc, consistency ("default", "stale", "consistent"): the client's per-call options
+        dc, consistency = args
+        index, sessions = c.session.list(dc=dc or None, consistency=consistency)
+        return {"index": index, "sessions": sessions}
+    if command == "create-in":
+        name, node, dc = args
+        return {"id": c.session.create(name=name, node=node, dc=dc)}
     if command == "node":
         index, sessions = c.session.node(args[0])
         return {"index": index, "sessions": sessions}
