@@ -57,7 +57,8 @@ export function buildProgram(): Command {
       .command(name)
       .description(description)
       .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
-      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN);
+      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN)
+      .option("--ca <file>", "trust this CA certificate for an https --url (the `tls ca` file of `start --tls`; or STANDIN_CA)", process.env.STANDIN_CA);
 
   client("clock", "print the virtual clock").action(async (opts: ClientOptions) => print(await control(opts, "GET", "/clock")));
 
@@ -92,6 +93,7 @@ export function buildProgram(): Command {
       .argument("<file>")
       .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
       .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN)
+      .option("--ca <file>", "trust this CA certificate for an https --url (or STANDIN_CA)", process.env.STANDIN_CA)
       .action(async (file: string, opts: ClientOptions) => {
         if (name === "save") {
           const state = await control(opts, "GET", "/snapshot");
@@ -250,6 +252,8 @@ async function tlsSetting(opts: StartOptions): Promise<TlsFiles | boolean> {
 interface ClientOptions {
   url: string;
   controlToken?: string;
+  /** A CA certificate file to trust for an https URL. */
+  ca?: string;
 }
 
 interface AdvanceResult {
@@ -263,13 +267,14 @@ async function control(opts: ClientOptions, method: string, path: string, body?:
   const headers: Record<string, string> = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (opts.controlToken) headers.Authorization = `Bearer ${opts.controlToken}`;
-  let response: Response;
+  let response: { ok: boolean; status: number; text: string };
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await send(url, method, headers, body === undefined ? undefined : JSON.stringify(body), opts.ca);
   } catch (error) {
+    if (error instanceof CliFailure) throw error;
     throw new CliFailure(`standin: cannot reach ${base.origin}: ${((error as Error).cause as Error)?.message ?? (error as Error).message}`);
   }
-  const text = await response.text();
+  const text = response.text;
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
@@ -281,6 +286,34 @@ async function control(opts: ClientOptions, method: string, path: string, body?:
     throw new CliFailure(`standin: ${method} ${url.pathname} failed (${response.status}): ${message}`);
   }
   return parsed;
+}
+
+/**
+ * One request: fetch, or with a CA file node:https trusting it (Node's fetch
+ * takes no CA; NODE_EXTRA_CA_CERTS works too, but only from the start).
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, caFile: string | undefined): Promise<{ ok: boolean; status: number; text: string }> {
+  if (!caFile || url.protocol !== "https:") {
+    const response = await fetch(url, { method, headers, body });
+    return { ok: response.ok, status: response.status, text: await response.text() };
+  }
+  let ca: string;
+  try {
+    ca = readFileSync(caFile, "utf8");
+  } catch (error) {
+    throw new CliFailure(`standin: cannot read --ca ${caFile}: ${(error as Error).message}`);
+  }
+  const { request } = await import("node:https");
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, ca }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ ok: res.statusCode! >= 200 && res.statusCode! < 300, status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 function print(value: unknown): void {

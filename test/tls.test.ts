@@ -261,6 +261,23 @@ describe("standin start with TLS (the CLI)", () => {
     expect(existsSync(join(tlsDir, "ca.pem"))).toBe(true);
   });
 
+  it("client commands reach an https emulator with --ca (or STANDIN_CA), and say why without it", async () => {
+    const tlsDir = join(dir, "cli-client-tls");
+    const s = await startCli(["--tls-dir", tlsDir], children);
+    const ca = join(tlsDir, "ca.pem");
+    const clock = await cli(["clock", "--url", s.urls.scheduler!, "--ca", ca]);
+    expect([clock.code, JSON.parse(clock.stdout).now]).toEqual([0, "2026-01-01T00:00:00Z"]);
+    const advanced = await cli(["advance", "90s", "--url", s.urls.registry!, "--ca", ca]);
+    expect([advanced.code, advanced.stdout.split("\n")[0]]).toEqual([0, "now 2026-01-01T00:01:30Z"]);
+    const viaEnv = await run(process.execPath, [BIN, "clock", "--url", s.urls.echo!], { env: { ...process.env, STANDIN_CA: ca } });
+    expect(JSON.parse(viaEnv.stdout).now).toBe("2026-01-01T00:01:30Z");
+    const untrusted = await cli(["clock", "--url", s.urls.scheduler!]);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toMatch(/^standin: cannot reach https:\/\/127\.0\.0\.1:\d+: .*(verify|certificate)/);
+    const missing = await cli(["clock", "--url", s.urls.scheduler!, "--ca", join(tlsDir, "nope.pem")]);
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^standin: cannot read --ca .*nope\.pem: ENOENT/)]);
+  });
+
   it("--tls-cert/--tls-key serve the user's certificate (no CA line)", async () => {
     const own = await ownCertificate();
     writeFileSync(join(dir, "own.pem"), own.cert);
