@@ -4,7 +4,7 @@
  * answers — compact JSON with a weak ETag and `X-Powered-By: Express`, and
  * finalhandler's HTML page for body-parser's errors.
  */
-import { hash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { bufferedResponse } from "../http/respond.js";
 import { noteResponseHeaders } from "../http/known-bodies.js";
@@ -38,9 +38,15 @@ export function expressJson(value: unknown, request: Request): Response {
 /** The `etag` package's weak tag: byte length in hex and the first 27 characters of the base64 SHA-1. */
 function weakEtag(body: string): string {
   const bytes = Buffer.byteLength(body, "utf8");
-  const digest = hash("sha1", body, "base64").slice(0, 27);
+  const digest = sha1Base64(body).slice(0, 27);
   return `W/"${bytes.toString(16)}-${digest}"`;
 }
+
+/** Node's one-shot `crypto.hash` (20.12+) where there is one: it spares a Hash object per answer. */
+const sha1Base64: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === "function"
+    ? (text) => (crypto as unknown as { hash(algorithm: string, data: string, encoding: string): string }).hash("sha1", text, "base64")
+    : (text) => crypto.createHash("sha1").update(text, "utf8").digest("base64");
 
 /** finalhandler's production error page. */
 export function expressErrorPage(status: 400 | 413 | 415 | 500): Response {
