@@ -104,6 +104,7 @@ export function leaderGatedClock(
     onRestore: (listener) => clock.onRestore(listener),
     cancelFor: (kind, subject) => {
       let count = clock.cancelFor(kind, subject);
+      if (deferred.size === 0) return count; // the usual case: a leader is known and nothing waits
       for (const key of [...deferred.ids()]) {
         const row = deferred.get(key)!;
         if (row.kind === kind && row.subject === subject && deferred.delete(key)) count++;
