@@ -10,9 +10,11 @@
  * the server last heard from a leader: here, on the virtual clock, since the
  * leader was lost.
  */
+import * as v from "valibot";
 import type { TimerHandler } from "../core/clock.js";
 import type { ServiceClock } from "../core/context.js";
 import type { Table } from "../core/store.js";
+import { action, type ActionSpec } from "./actions.js";
 
 export interface LeaderRow {
   readonly [key: string]: unknown;
@@ -34,9 +36,12 @@ const ROW_ID = "leader";
 const KNOWN: LeaderView = Object.freeze({ known: true, lastContactMs: 0 });
 
 export class Leadership {
+  private readonly electedListeners: Array<() => void> = [];
+
   constructor(
     private readonly table: Table,
     private readonly now: () => number,
+    private readonly write: <R>(fn: () => R) => R,
   ) {}
 
   view(): LeaderView {
@@ -49,18 +54,34 @@ export class Leadership {
     return this.view().known;
   }
 
+  /** What a newly elected leader does first (inside the election's write): restart TTLs, take up work set aside. */
+  onElected(listener: () => void): void {
+    this.electedListeners.push(listener);
+  }
+
   /**
-   * Loses or restores the leader (inside a store write); returns the view
-   * after it and whether anything changed. Losing it again keeps the instant
-   * it was first lost (the last contact does not move).
+   * Loses or elects the leader inside the open store write; returns the view
+   * after it. Losing it again keeps the instant it was first lost (the last
+   * contact does not move); electing it when known changes nothing.
    */
-  set(known: boolean): { changed: boolean; leader: LeaderView } {
-    const wasKnown = this.known;
-    if (known !== wasKnown) {
-      if (known) this.table.delete(ROW_ID);
-      else this.table.put(ROW_ID, { known: false, lostAt: this.now() } satisfies LeaderRow);
+  change(known: boolean): LeaderView {
+    if (known !== this.known) {
+      if (known) {
+        this.table.delete(ROW_ID);
+        for (const listener of this.electedListeners) listener();
+      } else this.table.put(ROW_ID, { known: false, lostAt: this.now() } satisfies LeaderRow);
     }
-    return { changed: known !== wasKnown, leader: this.view() };
+    return this.view();
+  }
+
+  /** The same in a store write of its own (the control API's fault). */
+  set(known: boolean): LeaderView {
+    return this.write(() => this.change(known));
+  }
+
+  /** The fault as a timeline action (`{"do": <name>, "known": false}`). */
+  action(summary: string): ActionSpec<never> {
+    return action({ summary, args: v.strictObject({ known: v.boolean() }), run: ({ known }) => this.change(known) });
   }
 }
 

@@ -8,7 +8,6 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
-import { action } from "../http/actions.js";
 import { Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
@@ -83,14 +82,10 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     }
     return edition;
   }
-  const leadership = new Leadership(ctx.store.table(REGISTRY_CONFIG_TABLE), () => ctx.clock.now());
+  const leadership = new Leadership(ctx.store.table(REGISTRY_CONFIG_TABLE), () => ctx.clock.now(), (fn) => ctx.store.write(fn));
   const api = new RegistryApi(ctx, state, settings.current, () => leadership.view());
-  /** A new leader restarts every session's TTL (see resetSessionTimers). */
-  const setLeader = (known: boolean) => {
-    const { changed, leader } = leadership.set(known);
-    if (changed && known) resetSessionTimers(api);
-    return leader;
-  };
+  // A new leader restarts every session's TTL (see resetSessionTimers).
+  leadership.onElected(() => resetSessionTimers(api));
   const names = registryHeaderNames(ctx.compatHeaders);
   const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
 
@@ -155,16 +150,12 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     settings: settings.current,
     setCheck: (body) => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output })),
     leader: () => leadership.view(),
-    setLeader: (known) => ctx.store.write(() => setLeader(known)),
+    setLeader: (known) => leadership.set(known),
     readKey: (request) => router.readKey(request),
     compressThreshold: 1400, // Consul's gziphandler minimum size
     actions: {
       ...faults.actions,
-      "registry-leader": action({
-        summary: "the registry's servers lose their leader (known: false) or elect one again (known: true, which restarts every session TTL)",
-        args: v.strictObject({ known: v.boolean() }),
-        run: ({ known }) => setLeader(known),
-      }),
+      "registry-leader": leadership.action("the registry's servers lose their leader (known: false) or elect one again (known: true, which restarts every session TTL)"),
     },
     conditions: faults.conditions,
     notFound: (c) => router.dispatch(c),

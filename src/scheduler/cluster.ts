@@ -8,7 +8,7 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
-import { action, ActionError } from "../http/actions.js";
+import { ActionError } from "../http/actions.js";
 import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
@@ -85,16 +85,12 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   }));
   const state = new SchedulerState(ctx);
   broker.attach(state);
-  const leadership = new Leadership(ctx.store.table(SCHEDULER_CONFIG_TABLE), () => ctx.clock.now());
-  // The cluster's own work (evaluations, allocation updates, deployments, launches) waits while no leader is known.
+  const leadership = new Leadership(ctx.store.table(SCHEDULER_CONFIG_TABLE), () => ctx.clock.now(), (fn) => ctx.store.write(fn));
+  // The cluster's own work (evaluations, allocation updates, deployments, launches) waits while no leader is known;
+  // a new leader takes it up.
   const gate = leaderGatedClock(ctx.clock, leadership, ctx.store.table(DEFERRED_TIMERS_TABLE), (fn) => ctx.store.write(fn));
+  leadership.onElected(() => gate.release());
   const engine = new SchedulerEngine(state, { ...ctx, clock: gate.clock }, () => settings.current().timing);
-  /** Loses or elects the leader; a new leader takes up the work set aside meanwhile. */
-  const setLeader = (known: boolean) => {
-    const { changed, leader } = leadership.set(known);
-    if (changed && known) gate.release();
-    return leader;
-  };
   const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
   const router = new NomadRouter(
     ctx.compatHeaders,
@@ -185,16 +181,12 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     },
     eventStreams: () => ({ Subscribers: broker.subscriberCount, BufferedBatches: broker.batches().length }),
     leader: () => leadership.view(),
-    setLeader: (known) => ctx.store.write(() => setLeader(known)),
+    setLeader: (known) => leadership.set(known),
     readKey: (request) => router.readKey(request),
     compressThreshold: 0, // gorilla's CompressHandler compresses every response
     actions: {
       ...faults.actions,
-      "scheduler-leader": action({
-        summary: "the scheduler's servers lose their leader (known: false) or elect one again (known: true)",
-        args: v.strictObject({ known: v.boolean() }),
-        run: ({ known }) => setLeader(known),
-      }),
+      "scheduler-leader": leadership.action("the scheduler's servers lose their leader (known: false) or elect one again (known: true)"),
     },
     conditions: faults.conditions,
     notFound: (c) => router.dispatch(c),
