@@ -3,16 +3,14 @@
  * (`npm test` builds first). Every server is started on ports 0 so tests
  * never collide with each other or with a standin already running.
  */
-import { execFile, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, startCli, type StartedCli } from "./support/cli.js";
+import { runCli, startCli, type StartedCli } from "./support/cli.js";
 
-const run = promisify(execFile);
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), "standin-cli-"));
 
@@ -23,15 +21,7 @@ afterEach(() => {
 
 const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args);
 
 async function json(url: string, init?: RequestInit) {
   const res = await fetch(url, init);

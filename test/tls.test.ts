@@ -6,23 +6,21 @@
  * proves the verification is real.
  */
 import "reflect-metadata";
-import { execFile, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type PeerCertificate } from "node:tls";
-import { promisify } from "node:util";
 import { X509CertificateGenerator, SubjectAlternativeNameExtension } from "@peculiar/x509";
 import Consul from "consul";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../src/server.js";
 import { certificateNames, TlsError } from "../src/tls.js";
-import { BIN, FREE_PORTS, startCli } from "./support/cli.js";
+import { FREE_PORTS, runCli, startCli } from "./support/cli.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 const dir = mkdtempSync(join(tmpdir(), "standin-tls-test-"));
-const run = promisify(execFile);
 const children: ChildProcess[] = [];
 const running: RunningStandin[] = [];
 
@@ -224,15 +222,7 @@ describe("startStandin({ tls: { cert, key } })", () => {
 });
 
 describe("standin start with TLS (the CLI)", () => {
-  async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  const cli = (args: string[]) => runCli(args);
 
   it("--tls prints the CA's path and https URLs; a client trusting that file gets through; the file goes on exit", async () => {
     const s = await startCli(["--tls"], children);
@@ -269,7 +259,7 @@ describe("standin start with TLS (the CLI)", () => {
     expect([clock.code, JSON.parse(clock.stdout).now]).toEqual([0, "2026-01-01T00:00:00Z"]);
     const advanced = await cli(["advance", "90s", "--url", s.urls.registry!, "--ca", ca]);
     expect([advanced.code, advanced.stdout.split("\n")[0]]).toEqual([0, "now 2026-01-01T00:01:30Z"]);
-    const viaEnv = await run(process.execPath, [BIN, "clock", "--url", s.urls.echo!], { env: { ...process.env, STANDIN_CA: ca } });
+    const viaEnv = await runCli(["clock", "--url", s.urls.echo!], { ...process.env, STANDIN_CA: ca });
     expect(JSON.parse(viaEnv.stdout).now).toBe("2026-01-01T00:01:30Z");
     const untrusted = await cli(["clock", "--url", s.urls.scheduler!]);
     expect(untrusted.code).toBe(1);

@@ -8,16 +8,13 @@
  */
 import Consul from "consul";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { send, type SendInit, type TextAnswer } from "../support/call.js";
 import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
 
 // ---- helpers ---------------------------------------------------------------
 
-interface Res {
-  status: number;
-  text: string;
-  headers: Headers;
-}
+type Res = TextAnswer;
 
 type Session = { ID: string; Name: string; Node: string; Namespace?: string; Partition?: string; CreateIndex: number; ModifyIndex: number };
 type KV = { Key: string; Session?: string; LockIndex: number };
@@ -32,13 +29,7 @@ async function standin(registry: Record<string, unknown> = {}, options: Omit<Cre
 
 const enterprise = (registry: Record<string, unknown> = {}, options: Omit<CreateStandinOptions, "fixture"> = {}) => standin({ edition: "enterprise", ...registry }, options);
 
-async function req(emu: Standin, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Res> {
-  const requestInit: RequestInit = { method: init.method ?? "GET" };
-  if (init.body !== undefined) requestInit.body = init.body;
-  if (init.headers) requestInit.headers = init.headers;
-  const res = await emu.registry.request(path, requestInit);
-  return { status: res.status, text: await res.text(), headers: res.headers };
-}
+const req = (emu: Standin, path: string, init: SendInit = {}): Promise<Res> => send(emu.registry, path, init);
 
 const put = (emu: Standin, path: string, body?: string, headers?: Record<string, string>) => req(emu, path, { method: "PUT", body, headers });
 

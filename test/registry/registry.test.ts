@@ -5,21 +5,14 @@
  * the virtual clock.
  */
 import { describe, expect, it } from "vitest";
+import { send, type SendInit, type TextAnswer } from "../support/call.js";
 import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
 
 // ---- helpers ---------------------------------------------------------------
 
-interface Res {
-  status: number;
-  text: string;
-  headers: Headers;
-}
+type Res = TextAnswer;
 
-interface Init {
-  method?: string;
-  body?: string;
-  headers?: Record<string, string>;
-}
+type Init = SendInit;
 
 type Session = {
   ID: string;
@@ -45,13 +38,7 @@ async function standin(registry: Record<string, unknown> = {}, options: Omit<Cre
   return createStandin({ ...options, fixture: { registry } as CreateStandinOptions["fixture"] });
 }
 
-async function req(emu: Standin, path: string, init: Init = {}): Promise<Res> {
-  const requestInit: RequestInit = { method: init.method ?? "GET" };
-  if (init.body !== undefined) requestInit.body = init.body;
-  if (init.headers) requestInit.headers = init.headers;
-  const res = await emu.registry.request(path, requestInit);
-  return { status: res.status, text: await res.text(), headers: res.headers };
-}
+const req = (emu: Standin, path: string, init: SendInit = {}): Promise<Res> => send(emu.registry, path, init);
 
 const put = (emu: Standin, path: string, body?: string, headers?: Record<string, string>) => req(emu, path, { method: "PUT", body, headers });
 

@@ -3,27 +3,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { call as callApp, type Answer } from "../support/call.js";
 
 type Json = Record<string, any>;
 
-interface Answer {
-  status: number;
-  text: string;
-  body: any;
-  headers: Headers;
-}
-
-async function call(emu: Standin, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await emu.scheduler.request(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed, headers: res.headers };
-}
+const call = (emu: Standin, method: string, path: string, body?: unknown): Promise<Answer> => callApp(emu.scheduler, method, path, body);
 
 const get = (emu: Standin, path: string) => call(emu, "GET", path);
 

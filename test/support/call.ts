@@ -20,3 +20,25 @@ export async function call(app: { request(path: string, init?: RequestInit): Res
   }
   return { status: res.status, text, body: parsed, headers: res.headers };
 }
+
+/** What `send` gives back: the answer as text, not parsed. */
+export interface TextAnswer {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+export interface SendInit {
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** One request with the body sent as given (GET when no method). */
+export async function send(app: { request(path: string, init?: RequestInit): Response | Promise<Response> }, path: string, init: SendInit = {}): Promise<TextAnswer> {
+  const requestInit: RequestInit = { method: init.method ?? "GET" };
+  if (init.body !== undefined) requestInit.body = init.body;
+  if (init.headers) requestInit.headers = init.headers;
+  const res = await app.request(path, requestInit);
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}

@@ -3,7 +3,8 @@
  * started on free ports, resolved once its banner lists every URL (read from
  * stdout, as scripts do). The caller keeps the children to kill after each test.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
 import { join } from "node:path";
 
 export const BIN = join(process.cwd(), "bin/standin");
@@ -39,4 +40,15 @@ export function startCli(args: string[], children: ChildProcess[]): Promise<Star
       reject(new Error(`exited ${code} before ready; stderr: ${err}`));
     });
   });
+}
+
+/** Runs the CLI to its end: exit code and output (a failure is a result here, not an error). */
+export async function runCli(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], env ? { env } : {});
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }
