@@ -44,7 +44,7 @@ export function registryActions(state: RegistryState, agentNode: () => string) {
     "kv-delete": action({
       summary: "deletes a key",
       args: v.strictObject({ key: v.string() }),
-      run: (a) => ({ deleted: state.kv.delete(a.key) }),
+      run: (a) => ({ deleted: state.deleteKey(a.key) }),
     }),
   };
 

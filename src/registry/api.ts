@@ -35,6 +35,8 @@ export interface ReadResult<T> {
   value: T;
   /** ACL filtering removed something. */
   filtered?: boolean;
+  /** The answer's own index (a KV entry's ModifyIndex, say); the tables' max index when absent. */
+  index?: number;
 }
 
 export class RegistryApi {
@@ -129,7 +131,10 @@ export class RegistryApi {
       signal: () => rc.c.req.raw.signal,
       run: () => {
         // The read and its index together, so requests sharing it (RequestContext.shared) share both.
-        const shared = rc.shared(() => ({ read: read(), index: indexOf() }));
+        const shared = rc.shared(() => {
+          const result = read();
+          return { read: result, index: result.index ?? indexOf() };
+        });
         last = shared.read;
         return { index: shared.index, value: last.value };
       },

@@ -16,6 +16,7 @@ import { RegistryApi, type RegistryConfig } from "./api.js";
 import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
+import { uint64FromJSON } from "../core/uint64.js";
 import { unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
@@ -131,10 +132,12 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
       const session = entry.Session ? state.findSession(entry.Session) : undefined;
       if (entry.Session && !session) throw new Error(`registry.kv[${i}].Session: no session "${entry.Session}" (list it in registry.sessions first)`);
       const existing = state.kv.get(entry.Key);
-      state.kv.putIndexed(entry.Key, {
+      const flags = entry.Flags === undefined ? 0 : uint64FromJSON(entry.Flags);
+      if (flags === undefined) throw new Error(`registry.kv[${i}].Flags: must be a uint64: an integer up to 2^53, or a string of decimal digits up to 18446744073709551615`);
+      state.setKey({
         LockIndex: (existing?.LockIndex ?? 0) + (session ? 1 : 0),
         Key: entry.Key,
-        Flags: typeof entry.Flags === "number" ? entry.Flags : 0,
+        Flags: flags,
         Value: entry.Value === undefined || entry.Value === "" ? null : Buffer.from(entry.Value).toString("base64"),
         ...(session ? { Session: session.ID } : {}),
       });

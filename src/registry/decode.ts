@@ -20,12 +20,19 @@ export function decodingRequest<T>(decode: () => T): T {
 }
 
 import { RegistryError } from "./http.js";
+import { excessiveNesting } from "../core/json.js";
+
+/** Go's encoding/json scanner refuses a document nested past this many arrays and objects (maxNestingDepth). */
+export const GO_MAX_NESTING_DEPTH = 10_000;
 
 export type FieldType = "string" | "[]string" | "uint64" | "bool" | "map[string]string" | "any" | "object" | "[]object";
 
 /** Parses the body text as Go's json.Decoder would see it. */
 export function parseGoJSON(text: string): unknown {
   if (text.trim() === "") throw new DecodeError("EOF");
+  // Go's scanner stops at the first bracket past its depth limit, before anything is decoded.
+  const tooDeep = excessiveNesting(text, GO_MAX_NESTING_DEPTH);
+  if (tooDeep >= 0) throw new DecodeError(`invalid character ${goQuoteRune(text[tooDeep]!)} exceeded max depth`);
   try {
     return JSON.parse(text);
   } catch (error) {

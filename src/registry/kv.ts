@@ -10,6 +10,10 @@ import { badRequest, RegistryError, serverError, type QueryOptions, type Request
 import type { RegistryApi } from "./api.js";
 import { sessionKey, TABLES, type KVRow } from "./state.js";
 import { bufferedResponse } from "../http/respond.js";
+import { parseUint64, uint64Wire, type Uint64 } from "../core/uint64.js";
+
+/** The tables a KV read watches: a delete also moves the graveyard. */
+const KV_TABLES = [TABLES.kv, TABLES.tombstones];
 
 /** Consul's default kv_max_value_size. */
 export const KV_MAX_VALUE_SIZE = 512 * 1024;
@@ -37,12 +41,18 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     if (!recurse) authz.require("key", key, "read");
-    return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {
-      const entries = recurse ? state.kv.sorted().filter((e) => e.Key.startsWith(key)) : [state.kv.get(key)].filter((e): e is KVRow => e !== undefined);
-      const value = entries.filter((e) => authz.allowed("key", e.Key, "read"));
-      return { value, filtered: value.length < entries.length };
+    return api.blockingRead(rc, rc.parse(), KV_TABLES, () => {
+      if (!recurse) {
+        // One key answers with its own ModifyIndex, so its readers sleep through other keys'
+        // writes; a missing one with the KV tables' index (Consul's KVS.Get).
+        const entry = state.kv.get(key);
+        return entry ? { value: [toWire(entry)], index: entry.ModifyIndex } : { value: [], index: kvTablesIndex() };
+      }
+      const entries = state.kv.sorted().filter((e) => e.Key.startsWith(key));
+      const value = entries.filter((e) => authz.allowed("key", e.Key, "read")).map(toWire);
+      return { value, filtered: value.length < entries.length, index: listIndex(key, entries) };
     }).then((answer) => {
-      const entries = answer.value as KVRow[];
+      const entries = answer.value as WireKVRow[];
       // Not found: 404 with an empty body, after the meta headers.
       if (entries.length === 0) return answer.with(bufferedResponse(null, { status: 404 }));
       if (rc.query.has("raw") && !recurse) {
@@ -58,11 +68,11 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     api.requireDatacenterForRead(options);
     const separator = rc.query.has("separator") ? rc.query.get("separator")! : rc.query.has("seperator") ? rc.query.get("seperator")! : "";
     const authz = api.authorize(rc);
-    return api.blockingRead(rc, rc.parse(), [TABLES.kv], () => {
+    return api.blockingRead(rc, rc.parse(), KV_TABLES, () => {
       const keys: string[] = [];
       let filtered = false;
-      for (const entry of state.kv.sorted()) {
-        if (!entry.Key.startsWith(prefix)) continue;
+      const entries = state.kv.sorted().filter((e) => e.Key.startsWith(prefix));
+      for (const entry of entries) {
         if (!authz.allowed("key", entry.Key, "read")) {
           filtered = true;
           continue;
@@ -72,7 +82,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
         const listed = cut >= 0 ? prefix + after.slice(0, cut + separator.length) : entry.Key;
         if (keys[keys.length - 1] !== listed) keys.push(listed);
       }
-      return { value: keys, filtered };
+      return { value: keys, filtered, index: listIndex(prefix, entries) };
     }).then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(bufferedResponse(null, { status: 404 })) : answer));
   }
 
@@ -81,7 +91,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     if (key === "") throw badRequest("Missing key name");
     conflictingFlags(rc, ["cas", "acquire", "release"]);
     const flags = rc.query.has("flags") ? parseUint(rc.query.get("flags")!) : 0;
-    const cas = rc.query.has("cas") ? parseUint(rc.query.get("cas")!) : undefined;
+    const cas = rc.query.has("cas") ? casIndex(parseUint(rc.query.get("cas")!)) : undefined;
     const acquire = rc.query.has("acquire") ? rc.query.get("acquire")! : undefined;
     const release = rc.query.has("release") ? rc.query.get("release")! : undefined;
     const body = Buffer.from(await rc.c.req.arrayBuffer());
@@ -104,19 +114,18 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
       if (!session) throw serverError(`apply failed: invalid session "${acquire}"`);
       if (existing?.Session !== undefined && sessionKey(existing.Session) !== sessionKey(acquire)) return false;
       const reacquire = existing?.Session !== undefined;
-      ctx.store.write(() => state.kv.putIndexed(key, { LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }));
+      ctx.store.write(() => state.setKey({ LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }));
       return true;
     }
     if (release !== undefined) {
       if (!existing || existing.Session === undefined || sessionKey(existing.Session) !== sessionKey(release)) return false;
-      ctx.store.write(() => state.kv.putIndexed(key, { LockIndex: existing.LockIndex, Key: key, Flags: flags, Value: value }));
+      ctx.store.write(() => state.setKey({ LockIndex: existing.LockIndex, Key: key, Flags: flags, Value: value }));
       return true;
     }
     if (cas !== undefined && (cas === 0 ? existing !== undefined : existing?.ModifyIndex !== cas)) return false;
-    // A plain set keeps the lock and its holder.
-    ctx.store.write(() =>
-      state.kv.putIndexed(key, { LockIndex: existing?.LockIndex ?? 0, Key: key, Flags: flags, Value: value, ...(existing?.Session !== undefined ? { Session: existing.Session } : {}) }),
-    );
+    // A plain set keeps the holder but not the lock count: Consul's kvsSetTxn takes LockIndex
+    // from the request, which a plain PUT leaves at 0.
+    ctx.store.write(() => state.setKey({ LockIndex: 0, Key: key, Flags: flags, Value: value, ...(existing?.Session !== undefined ? { Session: existing.Session } : {}) }));
     return true;
   }
 
@@ -125,20 +134,47 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     conflictingFlags(rc, ["recurse", "cas"]);
     const recurse = rc.query.has("recurse");
     if (!recurse && key === "") throw badRequest("Missing key name");
-    const cas = rc.query.has("cas") ? parseUint(rc.query.get("cas")!) : undefined;
+    const cas = rc.query.has("cas") ? casIndex(parseUint(rc.query.get("cas")!)) : undefined;
     api.requireDatacenter(rc.query.get("dc") || undefined);
     api.authorize(rc).require("key", key, "write");
     if (recurse) {
-      ctx.store.write(() => {
-        for (const entry of state.kv.sorted()) if (entry.Key.startsWith(key)) state.kv.delete(entry.Key);
-      });
+      ctx.store.write(() => state.deleteTree(key));
       return true;
     }
     const existing = state.kv.get(key);
     if (cas !== undefined && (!existing || existing.ModifyIndex !== cas)) return cas === 0 && !existing;
-    ctx.store.write(() => state.kv.delete(key));
+    ctx.store.write(() => state.deleteKey(key));
     return true;
   }
+
+  /** Consul's kvsMaxIndex: the KV table's and the graveyard's index. */
+  function kvTablesIndex(): number {
+    return Math.max(ctx.store.tableIndex(TABLES.kv), ctx.store.tableIndex(TABLES.tombstones));
+  }
+
+  /**
+   * Consul's kvsListTxn: the highest ModifyIndex of the entries under the
+   * prefix (before ACL filtering) or of a tombstone there, else (nothing
+   * there, or the empty prefix) the KV tables' index.
+   */
+  function listIndex(prefix: string, entries: readonly KVRow[]): number {
+    if (prefix === "") return kvTablesIndex();
+    let index = state.tombstoneIndexUnder(prefix);
+    for (const entry of entries) if (entry.ModifyIndex > index) index = entry.ModifyIndex;
+    return index !== 0 ? index : kvTablesIndex();
+  }
+}
+
+type WireKVRow = Omit<KVRow, "Flags"> & { Flags: number | bigint };
+
+/** A KV entry as Consul encodes it: Flags as the exact uint64 integer. */
+function toWire(entry: KVRow): WireKVRow {
+  return typeof entry.Flags === "number" ? (entry as WireKVRow) : { ...entry, Flags: uint64Wire(entry.Flags) };
+}
+
+/** A `?cas=` index: one past 2^53 can match no entry's ModifyIndex, so any such value stands for "no match". */
+function casIndex(value: Uint64): number {
+  return typeof value === "number" ? value : Number.POSITIVE_INFINITY;
 }
 
 /** Consul writes the whole encoded query back, keys sorted (Go's url.Values.Encode), plus a newline. */
@@ -154,8 +190,8 @@ function goQueryEscape(value: string): string {
 }
 
 /** strconv.ParseUint(v, 10, 64); its error is a plain 500 in Consul. */
-function parseUint(value: string): number {
-  if (!/^\d+$/.test(value)) throw serverError(`strconv.ParseUint: parsing "${value}": invalid syntax`);
-  if (BigInt(value) > 0xffff_ffff_ffff_ffffn) throw serverError(`strconv.ParseUint: parsing "${value}": value out of range`);
-  return Number(value);
+function parseUint(value: string): Uint64 {
+  const parsed = parseUint64(value);
+  if ("error" in parsed) throw serverError(`strconv.ParseUint: parsing "${value}": ${parsed.error}`);
+  return parsed.value;
 }

@@ -7,6 +7,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import type { Table } from "../core/store.js";
+import { uint64Equal, type Uint64 } from "../core/uint64.js";
 
 export const TABLES = {
   nodes: "registry.nodes",
@@ -14,7 +15,17 @@ export const TABLES = {
   sessions: "registry.sessions",
   kv: "registry.kv",
   lockDelay: "registry.lockdelay",
+  tombstones: "registry.kv-tombstones",
 } as const;
+
+/**
+ * How long a deleted key's tombstone is kept (Consul's default
+ * `tombstone_ttl`, 15 m). Consul's leader reaps expired tombstones on a
+ * timer; here they go at the first KV write after they expire (no timer
+ * shows up in the clock's fired list), which keeps their number bounded by
+ * the keys deleted within the last 15 virtual minutes.
+ */
+export const TOMBSTONE_TTL_MS = 15 * 60_000;
 
 export const SESSION_TTL_TIMER = "registry.session-ttl";
 /** Consul's structs.SessionTTLMultiplier: a session lives up to 2×TTL after creation or its last renew. */
@@ -90,12 +101,24 @@ export type SessionRow = {
 export type KVRow = {
   LockIndex: number;
   Key: string;
-  Flags: number;
+  /** Any uint64 a client sets (core/uint64: digits beyond 2^53). */
+  Flags: Uint64;
   /** base64, or null for no value. */
   Value: string | null;
   Session?: string;
   CreateIndex: number;
   ModifyIndex: number;
+};
+
+/**
+ * Consul's graveyard: the index at which a key (or, for a recursive delete,
+ * a prefix) was deleted, so a list under a prefix still reports, and wakes
+ * on, a delete there. `at`: the virtual instant of the delete, for reaping.
+ */
+export type TombstoneRow = {
+  Key: string;
+  Index: number;
+  at: number;
 };
 
 export type LockDelayRow = {
@@ -118,6 +141,9 @@ export class RegistryState {
   readonly sessions: Table<SessionRow>;
   readonly kv: Table<KVRow>;
   readonly lockDelays: Table<LockDelayRow>;
+  readonly tombstones: Table<TombstoneRow>;
+  /** The earliest instant a tombstone expires; 0 = unknown (look at them all). */
+  private nextReapAt = 0;
 
   constructor(private readonly ctx: ServiceContext) {
     const store = ctx.store;
@@ -126,6 +152,63 @@ export class RegistryState {
     this.sessions = store.table(TABLES.sessions);
     this.kv = store.table(TABLES.kv);
     this.lockDelays = store.table(TABLES.lockDelay);
+    this.tombstones = store.table(TABLES.tombstones);
+    store.onRestore(() => (this.nextReapAt = 0));
+  }
+
+  /**
+   * Consul's kvsSetTxn: writes the entry unless it equals the stored one
+   * (LockIndex, Flags, Value and Session alike), in which case nothing is
+   * written and the key's ModifyIndex stays, so its blocking readers sleep
+   * on. Runs inside the caller's write.
+   */
+  setKey(entry: Omit<KVRow, "CreateIndex" | "ModifyIndex">): void {
+    this.reapTombstones();
+    const existing = this.kv.get(entry.Key);
+    if (existing && sameEntry(existing, entry)) return;
+    this.kv.putIndexed(entry.Key, entry);
+  }
+
+  /** Consul's kvsDeleteTxn: removes the key and leaves a tombstone at this write's index. */
+  deleteKey(key: string): boolean {
+    this.reapTombstones();
+    if (!this.kv.delete(key)) return false;
+    this.bury(key);
+    return true;
+  }
+
+  /** Consul's kvsDeleteTreeTxn: removes every key under the prefix and leaves one tombstone, for the prefix. */
+  deleteTree(prefix: string): void {
+    this.reapTombstones();
+    let deleted = false;
+    for (const entry of this.kv.sorted()) if (entry.Key.startsWith(prefix) && this.kv.delete(entry.Key)) deleted = true;
+    if (deleted) this.bury(prefix);
+  }
+
+  /** The highest delete index under a prefix (Consul's Graveyard.GetMaxIndexTxn), 0 when none. */
+  tombstoneIndexUnder(prefix: string): number {
+    let max = 0;
+    for (const stone of this.tombstones.values()) if (stone.Key.startsWith(prefix) && stone.Index > max) max = stone.Index;
+    return max;
+  }
+
+  private bury(key: string): void {
+    const at = this.ctx.clock.now();
+    this.tombstones.put(key, { Key: key, Index: this.ctx.store.writeIndex(), at });
+    if (this.nextReapAt === 0 || at + TOMBSTONE_TTL_MS < this.nextReapAt) this.nextReapAt = at + TOMBSTONE_TTL_MS;
+  }
+
+  private reapTombstones(): void {
+    if (this.tombstones.size === 0) return;
+    const now = this.ctx.clock.now();
+    if (this.nextReapAt !== 0 && now < this.nextReapAt) return;
+    let next = 0;
+    for (const stone of [...this.tombstones.values()]) {
+      const expires = stone.at + TOMBSTONE_TTL_MS;
+      if (expires <= now) this.tombstones.delete(stone.Key);
+      else if (next === 0 || expires < next) next = expires;
+    }
+    this.nextReapAt = next;
   }
 
   findNode(name: string): NodeRow | undefined {
@@ -189,10 +272,10 @@ export class RegistryState {
       const holder = entry.Session as string | undefined;
       if (holder === undefined || sessionKey(holder) !== id) continue;
       if (session.Behavior === "delete") {
-        this.kv.delete(entry.Key);
+        this.deleteKey(entry.Key);
       } else {
         const { Session: _released, CreateIndex: _c, ModifyIndex: _m, ...rest } = entry;
-        this.kv.putIndexed(entry.Key, rest as Omit<KVRow, "CreateIndex" | "ModifyIndex">);
+        this.setKey(rest as Omit<KVRow, "CreateIndex" | "ModifyIndex">);
       }
       if (delayMs > 0) this.lockDelays.put(entry.Key, { until: this.ctx.clock.now() + delayMs });
     }
@@ -214,6 +297,10 @@ export class RegistryState {
 function inNamespace(session: SessionRow, namespace: string | undefined): boolean {
   if (namespace === undefined || namespace === WILDCARD_NAMESPACE) return true;
   return (session.Namespace ?? DEFAULT_NAMESPACE).toLowerCase() === namespace.toLowerCase();
+}
+
+function sameEntry(a: Omit<KVRow, "CreateIndex" | "ModifyIndex">, b: Omit<KVRow, "CreateIndex" | "ModifyIndex">): boolean {
+  return a.LockIndex === b.LockIndex && a.Key === b.Key && uint64Equal(a.Flags, b.Flags) && a.Value === b.Value && (a.Session ?? "") === (b.Session ?? "");
 }
 
 function bound(session: SessionRow, node: string, checkId: string): boolean {
