@@ -1,0 +1,94 @@
+/**
+ * Conformance: HashiCorp's official Go clients (github.com/hashicorp/consul/api
+ * and github.com/hashicorp/nomad/api, from ../shared/go-clients) driving a
+ * standin started here, one test per named check of test/conformance/go.
+ * Needs Go ≥ 1.21 (.ci/run installs Debian's golang-1.23-go from backports);
+ * STANDIN_SKIP_GO=1 skips the suite on a machine without it.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStandin, type RunningStandin } from "../../src/server.js";
+
+const run = promisify(execFile);
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const SOURCES = resolve(ROOT, "test/conformance/go");
+const GO_CLIENTS = resolve(ROOT, "../shared/go-clients/gopath");
+const BINARY = resolve(ROOT, "node_modules/.cache/standin-conformance/conformance");
+const GO = process.env.GO ?? ["/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"].find((path) => existsSync(path));
+const SKIP = process.env.STANDIN_SKIP_GO === "1";
+
+/** Every check the program runs, in its order: a check missing from its output fails. */
+const CHECKS = {
+  consul: [
+    "consul/session-lifecycle",
+    "consul/session-renew-periodic",
+    "consul/session-ttl-expiry-on-virtual-clock",
+    "consul/kv-cas",
+    "consul/kv-acquire-release",
+    "consul/lock-flags-exact-and-destroy",
+    "consul/lock-handover-by-destroy",
+    "consul/lock-handover-by-ttl-expiry",
+    "consul/semaphore-limit",
+    "consul/blocking-kv-loop-request-count",
+    "consul/blocking-list-wakes-on-delete",
+  ],
+  nomad: [] as string[],
+} as const;
+
+type Result = { check: string; ok: boolean; error?: string };
+
+async function build(): Promise<void> {
+  if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite: apt-get install golang-1.23-go from bookworm-backports (see .ci/run), set GO=/path/to/go, or STANDIN_SKIP_GO=1 to skip it");
+  if (!existsSync(GO_CLIENTS)) throw new Error(`the Go clients are not at ${GO_CLIENTS} (shared/ beside the project)`);
+  mkdirSync(dirname(BINARY), { recursive: true });
+  const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${GO_CLIENTS}:/usr/share/gocode` };
+  await run(GO, ["build", "-o", BINARY, "."], { cwd: SOURCES, env, timeout: 600_000 });
+}
+
+async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promise<Map<string, Result>> {
+  const env = {
+    ...process.env,
+    CONSUL_HTTP_ADDR: srv.urls.registry.replace(/^https?:\/\//, ""),
+    NOMAD_ADDR: srv.urls.scheduler,
+    STANDIN_CONTROL_URL: srv.urls.scheduler,
+  };
+  const { stdout } = await run(BINARY, [suite], { env, timeout: 900_000, maxBuffer: 16 << 20 });
+  const results = new Map<string, Result>();
+  for (const line of stdout.split("\n")) if (line.trim() !== "") results.set((JSON.parse(line) as Result).check, JSON.parse(line) as Result);
+  return results;
+}
+
+describe.skipIf(SKIP)("official Go clients", () => {
+  beforeAll(build, 600_000);
+
+  for (const suite of ["consul", "nomad"] as const) {
+    if (CHECKS[suite].length === 0) continue;
+    describe(suite, () => {
+      let srv: RunningStandin;
+      let results: Map<string, Result>;
+      beforeAll(async () => {
+        srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
+        results = await runSuite(suite, srv);
+      }, 900_000);
+      afterAll(async () => {
+        await srv?.close();
+      });
+
+      it("runs exactly the checks listed here", () => {
+        expect([...results.keys()]).toEqual([...CHECKS[suite]]);
+      });
+      for (const check of CHECKS[suite]) {
+        it(check, () => {
+          const result = results.get(check);
+          expect(result, `${check} did not run`).toBeDefined();
+          expect(result!.error ?? "", check).toBe("");
+          expect(result!.ok).toBe(true);
+        });
+      }
+    });
+  }
+});

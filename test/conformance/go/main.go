@@ -1,0 +1,25 @@
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// Usage: conformance consul|nomad  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// standin's control API from STANDIN_CONTROL_URL)
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|nomad")
+		os.Exit(2)
+	}
+	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
+	switch os.Args[1] {
+	case "consul":
+		Run(consulChecks(control))
+	case "nomad":
+		Run(nomadChecks(control))
+	default:
+		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
+		os.Exit(2)
+	}
+}
