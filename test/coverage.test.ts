@@ -75,8 +75,8 @@ describe("unemulated routes answer 501 naming the route", () => {
 
   it("registry: Consul's plain text, with the headers every Consul answer carries", async () => {
     const emu = await createStandin();
-    const self = await call(emu, "registry", "GET", "/v1/agent/self");
-    expect(self).toMatchObject({ status: 501, text: `standin does not emulate GET /v1/agent/self (Consul): ${POINTER}` });
+    const self = await call(emu, "registry", "GET", "/v1/agent/host");
+    expect(self).toMatchObject({ status: 501, text: `standin does not emulate GET /v1/agent/host (Consul): ${POINTER}` });
     expect(self.headers.get("content-type")).toBe(TEXT_PLAIN);
     expect(self.headers.get("x-consul-default-acl-policy")).toBe("allow");
     expect(self.headers.get("vary")).toBe("Accept-Encoding");
@@ -175,7 +175,7 @@ describe("GET /_standin/coverage", () => {
     await call(emu, "scheduler", "HEAD", "/v1/jobs"); // no such operation on an emulated path: unknown
     await call(emu, "registry", "GET", "/v1/status/leader");
     await call(emu, "registry", "GET", "/v1/kv/a/b/c");
-    await call(emu, "registry", "GET", "/v1/agent/self");
+    await call(emu, "registry", "GET", "/v1/agent/host");
     await call(emu, "echo", "POST", "/echo?key=test-api-key", { message: "hi" });
     await emu.registry.request("/_standin/ready");
     await emu.echo.request("/_standin/clock");
@@ -202,7 +202,7 @@ describe("GET /_standin/coverage", () => {
       { method: "GET", route: "/v1/kv/:key*", count: 1 },
       { method: "GET", route: "/v1/status/leader", count: 1 },
     ]);
-    expect(report.registry.unemulated).toEqual([{ method: "GET", route: "/v1/agent/self", count: 1 }]);
+    expect(report.registry.unemulated).toEqual([{ method: "GET", route: "/v1/agent/host", count: 1 }]);
     expect(report.echo.hit).toEqual([{ method: "POST", route: "/echo", count: 1 }]);
 
     const emulatedCount = SCHEDULER_ROUTES.routes.filter((r) => r.emulated).length;

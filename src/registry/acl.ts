@@ -9,7 +9,7 @@
 import { RegistryError } from "./http.js";
 
 export type Access = "read" | "write";
-export type Resource = "session" | "key" | "node";
+export type Resource = "session" | "key" | "node" | "agent";
 type Level = "deny" | "read" | "write";
 
 export interface AclSettings {

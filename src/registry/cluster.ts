@@ -16,11 +16,12 @@ import { RegistryApi, type RegistryConfig } from "./api.js";
 import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
+import { registerAgentRoutes } from "./agent.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
-import { nodeKey, RegistryState } from "./state.js";
+import { nodeKey, RegistryState, SERF_HEALTH_CHECK } from "./state.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
@@ -97,6 +98,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   registerSessionRoutes(router, api);
   registerCatalogRoutes(router, api);
   registerKVRoutes(router, api);
+  registerAgentRoutes(router, api, peers);
 
   const app = new Hono();
   app.all("*", (c) => router.dispatch(c));
@@ -108,6 +110,9 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     const checks = node.Checks ?? [];
     if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
       state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));
+    }
+    if (!checks.some((c) => c.CheckID === SERF_HEALTH_CHECK) && state.checksOf(node.Node).every((c) => c.CheckID !== SERF_HEALTH_CHECK)) {
+      state.putCheck(checkRow({ Node: node.Node, CheckID: SERF_HEALTH_CHECK, Name: "Serf Health Status", Status: "passing", Output: "Agent alive and reachable" }));
     }
     for (const check of checks) state.putCheck(checkRow({ ...(check as { CheckID: string }), Node: node.Node }));
   };

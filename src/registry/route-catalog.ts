@@ -48,7 +48,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
 
     // Agent.
     u("PUT", "/v1/agent/token/:token_type*"),
-    u("GET", "/v1/agent/self"),
+    e("GET", "/v1/agent/self"),
     u("GET", "/v1/agent/host"),
     u("GET", "/v1/agent/version"),
     u("PUT", "/v1/agent/maintenance"),
@@ -59,7 +59,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     u("GET", "/v1/agent/services"),
     u("GET", "/v1/agent/service/:service_id*"),
     u("GET", "/v1/agent/checks"),
-    u("GET", "/v1/agent/members"),
+    e("GET", "/v1/agent/members"),
     u("PUT", "/v1/agent/join/:address*"),
     u("PUT", "/v1/agent/leave"),
     u("PUT", "/v1/agent/force-leave/:node*"),
@@ -169,7 +169,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
 
     // Status.
     e("GET", "/v1/status/leader"),
-    u("GET", "/v1/status/peers"),
+    e("GET", "/v1/status/peers"),
   ],
 };
 

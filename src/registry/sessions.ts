@@ -21,6 +21,7 @@ import {
   DEFAULT_PARTITION,
   SESSION_TTL_MULTIPLIER,
   SESSION_TTL_TIMER,
+  SERF_HEALTH_CHECK,
   sessionKey,
   TABLES,
   WILDCARD_NAMESPACE,
@@ -280,6 +281,9 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
     for (const key of ["Partition", "Namespace"] as const) if (typeof fields[key] === "string") request[key] = fields[key] as string;
     if ("NodeChecks" in fields) request.NodeChecks = fields.NodeChecks as string[] | null;
     if ("Checks" in fields) request.Checks = fields.Checks as string[] | null;
+    // Consul's own default node check is serfHealth: a client naming it alone (the official Go
+    // client's and python-consul's habit) gets what Consul gives it, the default binding to it.
+    if (!("NodeChecks" in fields) && request.Checks?.length === 1 && request.Checks[0] === SERF_HEALTH_CHECK) request.NodeChecks = [SERF_HEALTH_CHECK];
   }
   fixupChecks(request, defaultCheck);
   return request;
@@ -290,7 +294,7 @@ function fixupChecks(request: CreateRequest, defaultCheck: string): void {
   if (!request.Checks || request.Checks.length === 0) {
     request.NodeChecks = [];
     request.Checks = null;
-  } else if (request.Checks.length === 1 && request.Checks[0] === defaultCheck) {
+  } else if (request.Checks.length === 1 && (request.Checks[0] === defaultCheck || request.Checks[0] === SERF_HEALTH_CHECK)) {
     request.Checks = null;
   } else if (!request.NodeChecks || request.NodeChecks.length === 0) {
     request.Checks = null;

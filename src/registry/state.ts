@@ -28,6 +28,12 @@ export const TABLES = {
 export const TOMBSTONE_TTL_MS = 15 * 60_000;
 
 export const SESSION_TTL_TIMER = "registry.session-ttl";
+/**
+ * Consul's own name for an agent's node check (structs.SerfCheckID). The
+ * specification names the default check `agentHealth`; agents carry both, so
+ * clients written for Consul (`checks: ["serfHealth"]`) work unchanged.
+ */
+export const SERF_HEALTH_CHECK = "serfHealth";
 /** Consul's structs.SessionTTLMultiplier: a session lives up to 2×TTL after creation or its last renew. */
 export const SESSION_TTL_MULTIPLIER = 2;
 /** structs.MaxLockDelay. */

@@ -24,6 +24,8 @@ const SKIP = process.env.STANDIN_SKIP_GO === "1";
 /** Every check the program runs, in its order: a check missing from its output fails. */
 const CHECKS = {
   consul: [
+    "consul/agent-self-members-peers",
+    "consul/session-on-serfHealth",
     "consul/session-lifecycle",
     "consul/session-renew-periodic",
     "consul/session-ttl-expiry-on-virtual-clock",

@@ -296,7 +296,7 @@ describe("registry edition: enterprise, sessions per namespace", () => {
     const nodes = JSON.parse((await req(emu, "/v1/catalog/nodes?ns=other")).text) as { Node: string }[];
     expect(nodes.map((n) => n.Node)).toEqual(["node-9", "standin"]);
     const checks = JSON.parse((await req(emu, "/v1/health/node/standin?ns=team-a")).text) as { CheckID: string }[];
-    expect(checks.map((c) => c.CheckID)).toEqual(["agentHealth"]);
+    expect(checks.map((c) => c.CheckID)).toEqual(["agentHealth", "serfHealth"]);
   });
 
   it("KV acquire and release find a namespaced session by ID; destroying it in its namespace releases the lock", async () => {

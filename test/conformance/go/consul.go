@@ -21,6 +21,34 @@ func consulChecks(control Control) []Check {
 	c := consulClient()
 	kv := c.KV()
 	return []Check{
+		{"consul/agent-self-members-peers", func() error {
+			name, err := c.Agent().NodeName()
+			if err := First(err, Expect(name == "standin", "NodeName: %q", name)); err != nil {
+				return err
+			}
+			self, err := c.Agent().Self()
+			if err := First(err, Expect(self["Config"]["Datacenter"] == "dc1" && self["Member"]["Addr"] == "127.0.0.1", "self: %v", self["Config"])); err != nil {
+				return err
+			}
+			members, err := c.Agent().Members(false)
+			if err := First(err, Expect(len(members) == 1 && members[0].Name == "standin" && members[0].Status == 1 && members[0].Tags["role"] == "consul", "members: %+v", members)); err != nil {
+				return err
+			}
+			peers, err := c.Status().Peers()
+			if err := First(err, Expect(len(peers) == 1 && peers[0] == "127.0.0.1:8300", "peers: %v", peers)); err != nil {
+				return err
+			}
+			leader, err := c.Status().Leader()
+			return First(err, Expect(leader == "127.0.0.1:8300", "leader: %q", leader))
+		}},
+		{"consul/session-on-serfHealth", func() error {
+			id, _, err := c.Session().Create(&consul.SessionEntry{Checks: []string{"serfHealth"}, TTL: "30s"}, nil)
+			if err != nil {
+				return err
+			}
+			info, _, err := c.Session().Info(id, nil)
+			return First(err, Expect(info != nil && len(info.NodeChecks) == 1 && info.NodeChecks[0] == "serfHealth", "session: %+v", info))
+		}},
 		{"consul/session-lifecycle", func() error {
 			id, _, err := c.Session().Create(&consul.SessionEntry{Name: "conformance", TTL: "15s", Behavior: consul.SessionBehaviorRelease}, nil)
 			if err != nil {
