@@ -18,8 +18,11 @@ import { formatMultierror, specChanged } from "./jobspec.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {
   jobKey,
+  nanos,
+  TRACKED_SCALING_EVENTS,
   TRACKED_VERSIONS,
   versionKey,
+  type ScalingEvent,
   type AllocRow,
   type DeploymentRow,
   type EvalRow,
@@ -142,6 +145,7 @@ export class SchedulerEngine {
         state.jobs.delete(jobKey(namespace, id));
         for (const version of state.jobVersions(namespace, id)) state.versions.delete(versionKey(namespace, id, version.Version));
         state.summaries.delete(jobKey(namespace, id));
+        state.scalingEvents.delete(jobKey(namespace, id));
         job = existing;
       } else {
         job = { ...existing, Stop: true, Version: existing.Version + 1, SubmitTime: ctx.clock.now(), ModifyIndex: index, JobModifyIndex: index, Stable: false };
@@ -329,8 +333,14 @@ export class SchedulerEngine {
   private updateInPlace(alloc: AllocRow, job: JobRow, deployment: DeploymentRow | undefined): void {
     const { state, ctx } = this;
     const index = ctx.store.writeIndex();
-    const healthy = (alloc.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true;
-    state.allocs.put(alloc.ID, { ...alloc, JobVersion: job.Version, DeploymentID: deployment?.ID ?? alloc.DeploymentID, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+    const status = alloc.DeploymentStatus as { Healthy?: boolean; Canary?: boolean } | null;
+    const healthy = status?.Healthy === true;
+    // Joining another deployment clears the canary mark (Nomad's scheduler resets DeploymentStatus
+    // then), so a promoted canary counts as an ordinary allocation of the new version. Its health
+    // is kept (Nomad's client re-checks it; the allocation is already running and healthy here).
+    const moved = deployment !== undefined && deployment.ID !== alloc.DeploymentID;
+    const deploymentStatus = moved && status?.Canary ? { ...status, Canary: false } : alloc.DeploymentStatus;
+    state.allocs.put(alloc.ID, { ...alloc, JobVersion: job.Version, DeploymentID: deployment?.ID ?? alloc.DeploymentID, DeploymentStatus: deploymentStatus, ModifyIndex: index, ModifyTime: ctx.clock.now() });
     if (deployment) {
       this.updateDeploymentGroup(deployment.ID, alloc.TaskGroup, (g) => ({ ...g, PlacedAllocs: g.PlacedAllocs + 1, HealthyAllocs: g.HealthyAllocs + (healthy ? 1 : 0) }));
     }
@@ -1053,15 +1063,41 @@ export class SchedulerEngine {
   }
 
   /** Job.Scale: sets a group's count (a new version and an eval), refused during an active deployment. */
-  scale(namespace: string, id: string, request: { group: string; count: number | undefined; jobModifyIndex: number }) {
-    const { state } = this;
+  /**
+   * `PUT /v1/job/:id/scale` (Nomad's Job.Scale): with a Count, the group is
+   * re-registered at it and a `job-scaling` evaluation made; either way a
+   * scaling event is recorded (newest first, 20 per group) and returned by
+   * scale status. Without a Count (an autoscaler reporting, say, an error)
+   * only the event is recorded.
+   */
+  scale(
+    namespace: string,
+    id: string,
+    request: { group: string; count: number | undefined; jobModifyIndex: number; message: string; error: boolean; meta: Record<string, unknown> | null },
+  ) {
+    const { state, ctx } = this;
     const job = state.job(namespace, id);
     if (!job) throw new CodedError(404, `job "${id}" not found`);
     if (job.Type === "system" && (request.count ?? 0) > 1) throw new CodedError(400, 'jobs of type "system" can only be scaled to 1 or 0');
     const groups = job.TaskGroups as unknown as Array<Group & { Scaling?: { Min?: number; Max?: number } | null }>;
     const group = groups.find((g) => g.Name === request.group);
     if (!group) throw new CodedError(400, `task group "${request.group}" specified for scaling does not exist in job`);
-    if (request.count === undefined) return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: job.ModifyIndex, Index: job.ModifyIndex };
+    const event = (evalId: string): ScalingEvent => ({
+      Count: request.count ?? null,
+      CreateIndex: ctx.store.writeIndex(),
+      Error: request.error,
+      EvalID: evalId === "" ? null : evalId,
+      Message: request.message,
+      Meta: request.meta,
+      PreviousCount: group.Count,
+      Time: nanos(ctx.clock.now()),
+    });
+    if (request.count === undefined) {
+      return ctx.store.write(() => {
+        this.recordScalingEvent(namespace, id, request.group, event(""));
+        return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: job.JobModifyIndex, Index: ctx.store.writeIndex() };
+      });
+    }
     if (group.Scaling) {
       if (request.count < Number(group.Scaling.Min ?? 0)) throw new CodedError(400, `group count was less than scaling policy minimum: ${request.count} < ${group.Scaling.Min}`);
       if (Number(group.Scaling.Max ?? Infinity) < request.count) throw new CodedError(400, `group count was greater than scaling policy maximum: ${request.count} > ${group.Scaling.Max}`);
@@ -1072,7 +1108,18 @@ export class SchedulerEngine {
       throw new Error(`Enforcing job modify index ${request.jobModifyIndex}: job exists with conflicting job modify index: ${job.JobModifyIndex}`);
     }
     const scaled = { ...job, TaskGroups: groups.map((g) => (g.Name === request.group ? { ...g, Count: request.count } : g)) };
-    return this.register(scaled, () => true, "job-scaling");
+    return ctx.store.write(() => {
+      const result = this.register(scaled, () => true, "job-scaling");
+      this.recordScalingEvent(namespace, id, request.group, event(result.EvalID));
+      return { ...result, Index: ctx.store.writeIndex() };
+    });
+  }
+
+  private recordScalingEvent(namespace: string, jobId: string, group: string, event: ScalingEvent): void {
+    const key = jobKey(namespace, jobId);
+    const existing = this.state.scalingEvents.get(key);
+    const events = [event, ...(existing?.ScalingEvents[group] ?? [])].slice(0, TRACKED_SCALING_EVENTS);
+    this.state.scalingEvents.putIndexed(key, { Namespace: namespace, JobID: jobId, ScalingEvents: { ...existing?.ScalingEvents, [group]: events } });
   }
 
   /** Scale status (`GET /v1/job/:id/scale`): desired/placed/running/healthy per group, canaries left out. */
@@ -1080,8 +1127,9 @@ export class SchedulerEngine {
     const { state } = this;
     const job = state.job(namespace, id);
     if (!job) return undefined;
-    const groups: Record<string, { Desired: number; Events: null; Healthy: number; Placed: number; Running: number; Unhealthy: number }> = {};
-    for (const g of job.TaskGroups as unknown as Group[]) groups[g.Name] = { Desired: g.Count, Events: null, Healthy: 0, Placed: 0, Running: 0, Unhealthy: 0 };
+    const events = state.scalingEvents.get(jobKey(namespace, id))?.ScalingEvents ?? {};
+    const groups: Record<string, { Desired: number; Events: ScalingEvent[] | null; Healthy: number; Placed: number; Running: number; Unhealthy: number }> = {};
+    for (const g of job.TaskGroups as unknown as Group[]) groups[g.Name] = { Desired: g.Count, Events: events[g.Name] ?? null, Healthy: 0, Placed: 0, Running: 0, Unhealthy: 0 };
     for (const alloc of state.allocsOfJob(namespace, id)) {
       const status = alloc.DeploymentStatus as { Canary?: boolean; Healthy?: boolean | null } | null;
       if (status?.Canary || alloc.DesiredStatus !== "run" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) continue;

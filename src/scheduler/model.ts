@@ -20,7 +20,33 @@ export const TABLES = {
   evals: "scheduler.evals",
   allocs: "scheduler.allocs",
   deployments: "scheduler.deployments",
+  scalingEvents: "scheduler.scaling-events",
 } as const;
+
+/** Nomad keeps this many scaling events per task group (structs.JobTrackedScalingEvents). */
+export const TRACKED_SCALING_EVENTS = 20;
+
+/** A structs.ScalingEvent (the encoder sorts its keys). */
+export type ScalingEvent = {
+  Count: number | null;
+  CreateIndex: number;
+  Error: boolean;
+  EvalID: string | null;
+  Message: string;
+  Meta: Record<string, unknown> | null;
+  PreviousCount: number;
+  /** Unix nanoseconds. */
+  Time: bigint | number;
+};
+
+/** A job's scaling events per group, newest first (structs.JobScalingEvents). */
+export type ScalingEventsRow = {
+  Namespace: string;
+  JobID: string;
+  ScalingEvents: Record<string, ScalingEvent[]>;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
 
 /** Nomad keeps this many versions of a job (JobTrackedVersions). */
 export const TRACKED_VERSIONS = 6;
@@ -175,6 +201,7 @@ export class SchedulerState {
   readonly evals: Table<EvalRow>;
   readonly allocs: Table<AllocRow>;
   readonly deployments: Table<DeploymentRow>;
+  readonly scalingEvents: Table<ScalingEventsRow>;
   // Rows by job (and allocations by node): registering a job looks these up, and a scan of the whole table each
   // time made registering N jobs take O(N²).
   private readonly versionsByJob: (key: string) => JobRow[];
@@ -193,6 +220,7 @@ export class SchedulerState {
     this.evals = s.table(TABLES.evals);
     this.allocs = s.table(TABLES.allocs);
     this.deployments = s.table(TABLES.deployments);
+    this.scalingEvents = s.table(TABLES.scalingEvents);
     this.versionsByJob = this.versions.groupBy((v) => jobKey(v.Namespace, v.ID));
     this.evalsByJob = this.evals.groupBy((e) => jobKey(e.Namespace, e.JobID));
     this.allocsByJob = this.allocs.groupBy((a) => jobKey(a.Namespace, a.JobID));

@@ -289,9 +289,20 @@ export function registerRoutes(
         const target = typedField(body, "ScalingRequest", "Target", "map[string]string");
         const count = typedField(body, "ScalingRequest", "Count", "int64");
         const jobModifyIndex = typedField(body, "ScalingRequest", "JobModifyIndex", "uint64") ?? 0;
+        const message = typedField(body, "ScalingRequest", "Message", "string") ?? "";
+        const error = typedField(body, "ScalingRequest", "Error", "bool") ?? false;
+        const meta = field(body, "Meta") ?? null;
+        if (meta !== null && (typeof meta !== "object" || Array.isArray(meta))) {
+          throw badRequest(`json: cannot unmarshal ${Array.isArray(meta) ? "array" : typeof meta === "boolean" ? "bool" : typeof meta} into Go struct field ScalingRequest.Meta of type map[string]interface {}`);
+        }
+        // The HTTP layer's check, then Job.Scale's own, in Nomad's order.
+        if (target?.Job && target.Job !== id) throw badRequest("job ID in payload did not match URL");
+        if (target?.Namespace && target.Namespace !== ns) throw badRequest("namespace in payload did not match header");
         const group = target?.Group ?? "";
-        if (group === "") throw badRequest("missing task group name");
-        const result = rpc(() => engine.scale(ns, id, { group, count, jobModifyIndex }));
+        if (group === "") throw badRequest("missing task group name for scaling action");
+        if (count !== undefined && count < 0) throw badRequest("scaling action count can't be negative");
+        if (count !== undefined && error) throw badRequest("scaling action should not contain count if error is true");
+        const result = rpc(() => engine.scale(ns, id, { group, count, jobModifyIndex, message, error, meta: meta as Record<string, unknown> | null }));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       default:

@@ -622,7 +622,9 @@ describe("dispatch, periodic force and scale", () => {
     advance(emu, "100ms");
     advance(emu, "11s");
     const status = (await get(emu, "/v1/job/web/scale")).body;
-    expect(status).toMatchObject({ JobID: "web", JobStopped: false, TaskGroups: { web: { Desired: 3, Placed: 3, Running: 3, Healthy: 3, Unhealthy: 0, Events: null } } });
+    expect(status).toMatchObject({ JobID: "web", JobStopped: false, TaskGroups: { web: { Desired: 3, Placed: 3, Running: 3, Healthy: 3, Unhealthy: 0 } } });
+    // The scale request is recorded as a scaling event (the refused one changed nothing).
+    expect(status.TaskGroups.web.Events).toMatchObject([{ Count: 3, PreviousCount: 1, Message: "more", Error: false, EvalID: scaled.body.EvalID, Meta: null }]);
     expect((await call(emu, "PUT", "/v1/job/web/scale", { Count: 2, Target: { Group: "db" } })).text).toBe('task group "db" specified for scaling does not exist in job');
     const missing = await call(emu, "PUT", "/v1/job/ghost/scale", { Count: 2, Target: { Group: "web" } });
     expect(missing.status).toBe(404);
