@@ -35,7 +35,7 @@ describe("unemulated routes answer 501 naming the route", () => {
     const roles = await call(emu, "scheduler", "GET", "/v1/acl/roles");
     expect(roles).toMatchObject({ status: 501, text: `standin does not emulate GET /v1/acl/roles (Nomad): ${POINTER}` });
     expect(roles.headers.get("content-type")).toBe(TEXT_PLAIN);
-    expect((await call(emu, "scheduler", "PUT", "/v1/node/abc/drain", {})).text).toBe(`standin does not emulate PUT /v1/node/:node_id/drain (Nomad): ${POINTER}`);
+    expect((await call(emu, "scheduler", "PUT", "/v1/node/abc/evaluate", {})).text).toBe(`standin does not emulate PUT /v1/node/:node_id/evaluate (Nomad): ${POINTER}`);
     // Job IDs may hold slashes (Nomad matches the suffix).
     expect((await call(emu, "scheduler", "GET", "/v1/job/web/periodic-1/services")).text).toBe(`standin does not emulate GET /v1/job/:job_id+/services (Nomad): ${POINTER}`);
     expect((await call(emu, "scheduler", "GET", "/v1/client/fs/logs/0b1c")).text).toBe(`standin does not emulate GET /v1/client/fs/logs/:alloc_id (Nomad): ${POINTER}`);
@@ -49,7 +49,7 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect((await call(emu, "scheduler", "GET", "/v1/node/pool/default/nodes")).text).toContain("GET /v1/node/pool/:pool_name/nodes");
     expect((await call(emu, "scheduler", "PUT", "/v1/acl/token/onetime", {})).text).toContain("PUT /v1/acl/token/onetime (Nomad)");
     expect((await call(emu, "scheduler", "GET", "/v1/job/web/actions")).text).toContain("GET /v1/job/:job_id+/actions (Nomad)");
-    expect((await call(emu, "scheduler", "POST", "/v1/allocation/0b1c/stop", {})).text).toContain("POST /v1/allocation/:alloc_id/stop (Nomad)");
+    expect((await call(emu, "scheduler", "GET", "/v1/allocation/0b1c/services")).text).toContain("GET /v1/allocation/:alloc_id/services (Nomad)");
     // The emulated neighbours still answer.
     expect(await call(emu, "scheduler", "GET", "/v1/node/nope")).toMatchObject({ status: 404, text: "node not found" });
     expect((await call(emu, "scheduler", "GET", "/v1/acl/token/self")).status).toBe(400); // ACLs off: "ACL support disabled"

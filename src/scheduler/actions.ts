@@ -7,7 +7,9 @@
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
-import type { SchedulerEngine } from "./engine.js";
+import { CodedError, type SchedulerEngine } from "./engine.js";
+import type { NodeOperations } from "./node-ops.js";
+import { parseGoDuration } from "../core/durations.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
@@ -29,11 +31,12 @@ type AllocSelection = { alloc?: string; job?: string; namespace?: string; group?
 export interface SchedulerActionsDeps {
   readonly state: SchedulerState;
   readonly engine: SchedulerEngine;
+  readonly nodeOps: NodeOperations;
   readonly ctx: ServiceContext;
   readonly region: () => string;
 }
 
-export function schedulerActions({ state, engine, ctx, region }: SchedulerActionsDeps) {
+export function schedulerActions({ state, engine, nodeOps, ctx, region }: SchedulerActionsDeps) {
   const findNode = (idOrName: string): NodeRow => {
     const node = state.nodes.get(idOrName) ?? [...state.nodes.values()].find((n) => n.Name === idOrName);
     if (!node) throw new ActionError(404, `no node "${idOrName}"`);
@@ -125,9 +128,26 @@ export function schedulerActions({ state, engine, ctx, region }: SchedulerAction
       run: (a) => updateNode(findNode(a.node), { Status: a.status }),
     }),
     "node-drain": action({
-      summary: "drains a node (ineligible) or ends the drain",
-      args: v.strictObject({ ...nodeArg, drain: v.optional(v.boolean(), true) }),
-      run: (a) => updateNode(findNode(a.node), { Drain: a.drain }),
+      summary: "drains a node as `PUT /v1/node/:id/drain` does (allocations migrate per their group's migrate block; deadline: a Go duration, -1s forces at once, 0 or none waits as long as it takes) or, with drain: false, cancels the drain",
+      args: v.strictObject({ ...nodeArg, drain: v.optional(v.boolean(), true), deadline: v.optional(v.string()), ignoreSystemJobs: v.optional(v.boolean(), false) }),
+      run: (a) => {
+        const node = findNode(a.node);
+        let deadline = 0;
+        try {
+          if (a.deadline !== undefined) deadline = Number(parseGoDuration(a.deadline));
+        } catch (error) {
+          throw new ActionError(400, `deadline: ${(error as Error).message}`);
+        }
+        try {
+          // Ending a drain marks the node eligible again, as the CLI's `node drain -disable` does (without -keep-ineligible).
+          const answer = nodeOps.updateDrain(node.ID, a.drain ? { Deadline: deadline, IgnoreSystemJobs: a.ignoreSystemJobs } : null, !a.drain, null);
+          const now = state.nodes.get(node.ID)!;
+          return { ID: now.ID, Name: now.Name, Status: now.Status, SchedulingEligibility: now.SchedulingEligibility, Drain: now.Drain, EvalIDs: answer.EvalIDs };
+        } catch (error) {
+          if (error instanceof CodedError) throw new ActionError(409, error.message);
+          throw error;
+        }
+      },
     }),
     "node-eligibility": action({
       summary: "marks a node eligible or ineligible for placements",

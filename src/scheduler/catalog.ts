@@ -71,7 +71,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     // Allocations.
     e("GET", "/v1/allocations"),
     e("GET", "/v1/allocation/:alloc_id"),
-    u("PUT POST", "/v1/allocation/:alloc_id/stop"),
+    e("PUT POST", "/v1/allocation/:alloc_id/stop"),
     u("GET", "/v1/allocation/:alloc_id/services"),
 
     // Deployments.
@@ -89,9 +89,9 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     e("GET", "/v1/node/:node_id"),
     e("GET", "/v1/node/:node_id/allocations"),
     u("PUT POST", "/v1/node/:node_id/evaluate"),
-    u("PUT POST", "/v1/node/:node_id/drain"),
-    u("PUT POST", "/v1/node/:node_id/eligibility"),
-    u("PUT POST", "/v1/node/:node_id/purge"),
+    e("PUT POST", "/v1/node/:node_id/drain"),
+    e("PUT POST", "/v1/node/:node_id/eligibility"),
+    e("PUT POST", "/v1/node/:node_id/purge"),
     u("GET", "/v1/node/pools"),
     u("PUT POST", "/v1/node/pools"),
     u("GET", "/v1/node/pool/:pool_name"),

@@ -13,6 +13,7 @@ import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
+import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
@@ -91,6 +92,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   const gate = leaderGatedClock(ctx.clock, leadership, ctx.store.table(DEFERRED_TIMERS_TABLE), (fn) => ctx.store.write(fn));
   leadership.onElected(() => gate.release());
   const engine = new SchedulerEngine(state, { ...ctx, clock: gate.clock }, () => settings.current().timing);
+  const nodeOps = new NodeOperations(state, { ...ctx, clock: gate.clock }, engine, () => engine.startupMs());
   const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
   const router = new NomadRouter(
     ctx.compatHeaders,
@@ -101,7 +103,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     new StampedMemo(stampOf(ctx)),
     () => leadership.view(),
   );
-  registerRoutes(router, state, engine, ctx, settings.current, peers);
+  registerRoutes(router, state, engine, ctx, settings.current, peers, nodeOps);
   acl.register(router);
 
   // Nomad's EventStream parses index and topic itself, before the common parameters.
@@ -155,7 +157,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     state.nodes.putIndexed(id, row);
   };
 
-  const faults = schedulerActions({ state, engine, ctx, region: () => settings.current().region });
+  const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region });
   const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
 
   const applyEntities = (section: RegionFixture) => {

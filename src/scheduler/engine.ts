@@ -61,7 +61,7 @@ export const DEPLOYMENT_DESCRIPTIONS = {
 } as const;
 
 const ACTIVE_DEPLOYMENT = new Set(["running", "paused"]);
-const NON_TERMINAL_CLIENT = new Set(["pending", "running"]);
+export const NON_TERMINAL_CLIENT = new Set(["pending", "running"]);
 
 export interface RegisterResult {
   EvalID: string;
@@ -502,6 +502,14 @@ export class SchedulerEngine {
       CreateIndex: index,
       ModifyIndex: index,
     };
+    // A replacement of a migrated allocation (drain, alloc stop) is linked to it both ways.
+    const previous = state
+      .allocsOfJob(job.Namespace, job.ID)
+      .find((a) => a.TaskGroup === group.Name && a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation);
+    if (previous) {
+      alloc.PreviousAllocation = previous.ID;
+      state.allocs.put(previous.ID, { ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
+    }
     state.allocs.put(alloc.ID, alloc);
     this.bumpSummary(job.Namespace, job.ID, group.Name, (s) => ({ ...s, Starting: s.Starting + 1, Queued: Math.max(0, s.Queued - 1) }));
     if (deployment) {
@@ -668,6 +676,17 @@ export class SchedulerEngine {
     });
   }
 
+  /** An allocation whose node is gone: lost, and none of its timers may touch it again. */
+  loseAlloc(alloc: AllocRow, description: string): void {
+    this.transitionAlloc(alloc, "lost", description, { DesiredStatus: "stop", DesiredDescription: description });
+    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) this.ctx.clock.cancelFor(kind, alloc.ID);
+  }
+
+  /** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */
+  startupMs(): number {
+    return this.duration("evalProcess") + this.duration("allocStart");
+  }
+
   /** Fault: a node goes down: its allocations are lost and replacements are scheduled elsewhere. */
   nodeDown(node: NodeRow): void {
     const { state, ctx } = this;
@@ -675,8 +694,7 @@ export class SchedulerEngine {
       const jobs = new Set<string>();
       for (const alloc of state.allocsOnNode(node.ID)) {
         if (alloc.DesiredStatus !== "run" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) continue;
-        this.transitionAlloc(alloc, "lost", "alloc is lost since its node is down", { DesiredStatus: "stop", DesiredDescription: "alloc is lost since its node is down" });
-        for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) ctx.clock.cancelFor(kind, alloc.ID);
+        this.loseAlloc(alloc, "alloc is lost since its node is down");
         jobs.add(jobKey(alloc.Namespace, alloc.JobID));
       }
       for (const key of [...jobs].sort()) {
@@ -768,8 +786,11 @@ export class SchedulerEngine {
       return;
     }
     if (this.succeedIfComplete(deploymentId)) return;
-    const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
-    if (oldLive) this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
+    const live = state.allocsOfJob(job.Namespace, job.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    const oldLive = live.some((a) => a.JobVersion !== job.Version);
+    // A group still short of its count (a rolling update that also scaled up) needs the next batch too.
+    const short = Object.entries(deployment.TaskGroups).some(([name, g]) => live.filter((a) => a.TaskGroup === name && a.JobVersion === job.Version).length < g.DesiredTotal);
+    if (oldLive || short) this.createEval(job, "deployment-watcher", { DeploymentID: deploymentId });
   }
 
   /** Marks a running deployment successful (and its version stable) once every group is healthy and no older allocation runs. */

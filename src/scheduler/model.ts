@@ -328,7 +328,7 @@ export function allocStub(a: AllocRow): Json {
     DesiredDescription: a.DesiredDescription,
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
-    DesiredTransition: { ForceReschedule: null, Migrate: null, NoShutdownDelay: null, Reschedule: null },
+    DesiredTransition: { ForceReschedule: null, Migrate: null, NoShutdownDelay: null, Reschedule: null, ...(a.DesiredTransition as Json | null | undefined) },
     TaskStates: taskStatesView(a.TaskStates as TaskStatesRow | null),
     DeploymentStatus: deploymentStatusView(a.DeploymentStatus),
     FollowupEvalID: a.FollowupEvalID ?? "",

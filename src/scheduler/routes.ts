@@ -14,6 +14,7 @@ import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
 import { permissionDenied } from "./acl-routes.js";
+import type { NodeOperations } from "./node-ops.js";
 import {
   allocStub,
   allocView,
@@ -58,6 +59,7 @@ export function registerRoutes(
   ctx: ServiceContext,
   settings: () => SchedulerSettings,
   peers: () => readonly SchedulerSettings[] = () => [settings()],
+  nodeOps?: NodeOperations,
 ): void {
   /** Runs `run` now, or again after each change of `tables` while `?index=` is not yet passed (until the wait ends). */
   const block = <T>(rc: RequestContext, tables: string[], run: () => { index: number; value: T }) =>
@@ -395,6 +397,15 @@ export function registerRoutes(
   });
 
   router.prefix("/v1/allocation/", (rc) => {
+    const [allocId, action] = rc.rest.split("/", 2) as [string, string | undefined];
+    if (nodeOps && action === "stop") {
+      only(rc, "PUT", "POST");
+      const alloc = state.allocs.get(allocId);
+      if (!alloc) throw new NomadError(404, "allocation not found");
+      if (!rc.acl.allowNamespace(alloc.Namespace, "alloc-lifecycle")) throw permissionDenied();
+      const result = nodeOps.stopAllocation(alloc);
+      return new Write(result, result.Index);
+    }
     only(rc, "GET");
     return read(rc, [TABLES.allocs], () => {
       const alloc = state.allocs.get(rc.rest);
@@ -508,8 +519,28 @@ export function registerRoutes(
     return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), nodeStub, nodeView);
   });
 
-  router.prefix("/v1/node/", (rc) => {
+  router.prefix("/v1/node/", async (rc) => {
     const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
+    if (nodeOps && (sub === "eligibility" || sub === "drain" || sub === "purge")) {
+      only(rc, "PUT", "POST");
+      if (sub === "purge") {
+        const result = rpc(() => nodeOps.purge(id));
+        return new Write({ ...result, Features: 0, HeartbeatTTL: 0, KnownLeader: false, LastContact: 0, LeaderRPCAddr: "", NextToken: "", NumNodes: 0, SchedulingEligibility: "", Servers: null }, result.Index);
+      }
+      const body = await jsonBody(rc);
+      if (sub === "eligibility") {
+        const eligibility = typedField(body, "NodeUpdateEligibilityRequest", "Eligibility", "string") ?? "";
+        const result = rpc(() => nodeOps.setEligibility(id, eligibility));
+        return new Write(result, result.Index);
+      }
+      const spec = field(body, "DrainSpec");
+      if (spec !== undefined && spec !== null && (typeof spec !== "object" || Array.isArray(spec))) throw badRequest(`json: cannot unmarshal ${Array.isArray(spec) ? "array" : typeof spec} into Go struct field NodeUpdateDrainRequest.DrainSpec of type api.DrainSpec`);
+      const drain = spec ? { Deadline: typedField(spec, "DrainSpec", "Deadline", "int64") ?? 0, IgnoreSystemJobs: typedField(spec, "DrainSpec", "IgnoreSystemJobs", "bool") ?? false } : null;
+      const markEligible = typedField(body, "NodeUpdateDrainRequest", "MarkEligible", "bool") ?? false;
+      const meta = typedField(body, "NodeUpdateDrainRequest", "Meta", "map[string]string") ?? null;
+      const result = rpc(() => nodeOps.updateDrain(id, drain, markEligible, meta));
+      return new Write(result, result.Index);
+    }
     only(rc, "GET");
     // Only the allocations in namespaces the token may read (Nomad's Node.GetAllocs filters).
     if (sub === "allocations") {
