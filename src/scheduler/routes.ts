@@ -17,9 +17,11 @@ import { permissionDenied } from "./acl-routes.js";
 import {
   allocStub,
   allocView,
+  allocWire,
   byCreateIndex,
   deploymentView,
   evalView,
+  evalWire,
   jobStub,
   jobView,
   namespaceView,
@@ -188,7 +190,7 @@ export function registerRoutes(
         return read(rc, [TABLES.allocs], () => state.allocsOfJob(ns, id).map(allocStub));
       case "evaluations":
         only(rc, "GET");
-        return read(rc, [TABLES.evals], () => state.evalsOfJob(ns, id).map(evalView));
+        return read(rc, [TABLES.evals], () => state.evalsOfJob(ns, id).map(evalWire));
       case "deployments":
         only(rc, "GET");
         return read(rc, [TABLES.deployments], () => state.deploymentsOfJob(ns, id).map(deploymentView));
@@ -349,7 +351,8 @@ export function registerRoutes(
       [TABLES.evals],
       () => byPrefixOrCreate(rc, [...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && (job === "" || e.JobID === job) && (status === "" || e.Status === status))),
       createListTokenizer(rc),
-      evalView,
+      evalWire,
+      evalView, // the filter sees every field, as go-bexpr does over the Go struct
     );
   });
 
@@ -365,7 +368,7 @@ export function registerRoutes(
         if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
         // Checked in the evaluation's own namespace, whatever the request's (Nomad's GetEval re-checks).
         if (!rc.acl.allowNamespace(evaluation.Namespace, "read-job")) throw permissionDenied();
-        return evalView(evaluation);
+        return evalWire(evaluation);
       },
       objectIndex(TABLES.evals, () => state.evals.get(id)),
     );
@@ -390,7 +393,7 @@ export function registerRoutes(
       if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
       // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
       if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
-      return allocView(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
+      return allocWire(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
     }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
   });
 
@@ -506,7 +509,7 @@ export function registerRoutes(
         state
           .allocsOnNode(id)
           .filter((a) => rc.acl.allowNamespace(a.Namespace, "read-job"))
-          .map((a) => allocView(a, state.job(a.Namespace, a.JobID))),
+          .map((a) => allocWire(a, state.job(a.Namespace, a.JobID))),
       );
     }
     if (sub !== undefined) return notYet(`/v1/node/:id/${sub}`);
