@@ -497,7 +497,10 @@ export function registerRoutes(
 
   router.exact("/v1/nodes", (rc) => {
     only(rc, "GET");
-    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), nodeStub, nodeView);
+    // ?resources=true adds the node's NodeResources and ReservedResources to each stub (NodeStubFields.Resources).
+    const resources = boolParam(rc.query, "resources");
+    const stub = resources ? (n: NodeRow) => ({ ...nodeStub(n), ...pick(nodeView(n), "NodeResources", "ReservedResources") }) : nodeStub;
+    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), stub, nodeView);
   });
 
   router.prefix("/v1/node/", (rc) => {
@@ -731,4 +734,8 @@ function rpc<T>(operation: () => T): T {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function pick(o: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
 }

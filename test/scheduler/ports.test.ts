@@ -59,6 +59,13 @@ describe("node networks", () => {
     ]);
     expect(node.NodeResources).toMatchObject({ MinDynamicPort: 20000, MaxDynamicPort: 32000 });
     expect(node.ReservedResources.Networks).toEqual({ ReservedHostPorts: "" });
+
+    // The list shows them with ?resources=true, as NodeStubFields.Resources does.
+    const [withResources] = (await call(emu.scheduler, "GET", "/v1/nodes?resources=true")).body as Json[];
+    expect(withResources.NodeResources).toEqual(node.NodeResources);
+    expect(withResources.ReservedResources).toEqual(node.ReservedResources);
+    expect((await call(emu.scheduler, "GET", "/v1/nodes?resources=false")).body[0]).not.toHaveProperty("NodeResources");
+    expect((await call(emu.scheduler, "GET", "/v1/nodes?resources=maybe")).status).toBe(500);
   });
 
   it("a fixture describes a node's networks, range and reserved ports the Nomad way", async () => {
