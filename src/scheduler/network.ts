@@ -154,7 +154,8 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
     for (const p of alloc.SharedPorts ?? []) {
       const set = usedAt(String(p.HostIP ?? ""));
       const value = Number(p.Value ?? 0);
-      if (set.has(value)) return { dimension: "network: port collision" };
+      // A port that may collide (ignore_collision) never counts as one (AddReservedPorts).
+      if (set.has(value) && !p.IgnoreCollision) return { dimension: "network: port collision" };
       set.add(value);
     }
   }

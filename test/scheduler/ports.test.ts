@@ -243,3 +243,20 @@ describe("placing group network ports", () => {
     expect(evaluation.FailedTGAllocs.web.DimensionExhausted).toEqual({ "network: reserved port collision http=8080": 1 });
   });
 });
+
+describe("ignore_collision", () => {
+  it("a static port with IgnoreCollision is placed beside another allocation holding it", async () => {
+    const emu = await createStandin();
+    const shared = { Mode: "host", ReservedPorts: [{ Label: "dns", Value: 53, IgnoreCollision: true }] };
+    const evaluation = await run(emu, job("dns", shared, { count: 2 }));
+    expect(evaluation).not.toHaveProperty("FailedTGAllocs");
+    const allocs = await allocsOf(emu, "dns");
+    expect(allocs.map((a) => a.AllocatedResources.Shared.Ports)).toEqual([
+      [{ HostIP: "127.0.0.1", IgnoreCollision: true, Label: "dns", Value: 53 }],
+      [{ HostIP: "127.0.0.1", IgnoreCollision: true, Label: "dns", Value: 53 }],
+    ]);
+    // A port that does not ignore collisions is still refused there.
+    const strict = await run(emu, job("strict", httpStatic(53)));
+    expect(strict.FailedTGAllocs.web.DimensionExhausted).toEqual({ "network: reserved port collision http=53": 1 });
+  });
+});
