@@ -1326,7 +1326,7 @@ function allocMetric(nodesAvailable: number, unplaced: number, dimensions: Recor
     DimensionExhausted: Object.keys(dimensions).length > 0 ? dimensions : { "cpu or memory": nodesAvailable },
     NodesAvailable: {},
     NodesEvaluated: nodesAvailable,
-    NodesExhausted: nodesAvailable,
+    NodesExhausted: Object.keys(dimensions).length > 0 ? Object.values(dimensions).reduce((sum, n) => sum + n, 0) : nodesAvailable,
     NodesFiltered: 0,
     NodesInPool: nodesAvailable,
     QuotaExhausted: null,

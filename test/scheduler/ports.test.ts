@@ -241,6 +241,7 @@ describe("placing group network ports", () => {
     const evaluation = await run(emu, job("sys", httpStatic(8080), { type: "system" }));
     expect((await allocsOf(emu, "sys")).length).toBe(1);
     expect(evaluation.FailedTGAllocs.web.DimensionExhausted).toEqual({ "network: reserved port collision http=8080": 1 });
+    expect(evaluation.FailedTGAllocs.web.NodesExhausted).toBe(1); // the one node that refused, not both
   });
 });
 
