@@ -17,6 +17,7 @@ import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
+import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
 import { registerRoutes } from "./routes.js";
 import { unemulatedSchedulerRoute } from "./catalog.js";
 import { schedulerActions } from "./actions.js";
@@ -121,7 +122,8 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     const name = node.Name;
     const existing = node.ID ? state.nodes.get(node.ID) : [...state.nodes.values()].find((n) => n.Name === name);
     const id = node.ID ?? existing?.ID ?? ctx.ids.uuid();
-    const { ID: _id, Name: _name, Resources, Attributes, Meta, ...other } = node;
+    const { ID: _id, Name: _name, Resources, Attributes, Meta, NodeResources, ReservedResources, ...other } = node;
+    const httpAddr = node.HTTPAddr ?? "127.0.0.1:4646";
     const row: Omit<NodeRow, "CreateIndex" | "ModifyIndex"> = {
       ...other,
       ID: id,
@@ -129,7 +131,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       Datacenter: node.Datacenter ?? config.datacenter,
       NodePool: node.NodePool ?? "default",
       NodeClass: node.NodeClass ?? "",
-      HTTPAddr: node.HTTPAddr ?? "127.0.0.1:4646",
+      HTTPAddr: httpAddr,
       Status: node.Status ?? "ready",
       StatusDescription: "",
       SchedulingEligibility: (other.SchedulingEligibility as string | undefined) ?? "eligible",
@@ -152,6 +154,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       LastDrain: null,
       CpuShares: Resources?.CPU ?? 8000,
       MemoryMB: Resources?.MemoryMB ?? 16384,
+      ...nodeNetworkFields(httpAddr.split(":")[0] ?? "", { NodeResources, ReservedResources } as NodeNetworkFixture),
       StatusUpdatedAt: now,
     };
     state.nodes.putIndexed(id, row);

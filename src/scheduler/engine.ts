@@ -15,6 +15,7 @@ import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
 import { formatMultierror, specChanged } from "./jobspec.js";
+import { assignGroupPorts } from "./network.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {
   jobKey,
@@ -70,7 +71,7 @@ export interface RegisterResult {
   Index: number;
 }
 
-type Group = { Name: string; Count: number; Update: Record<string, unknown> | null; Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }> };
+type Group = { Name: string; Count: number; Update: Record<string, unknown> | null; Networks?: Json[] | null; Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }> };
 
 export class SchedulerEngine {
   constructor(
@@ -309,7 +310,7 @@ export class SchedulerEngine {
       outcome.queued[group.Name] = unplaced;
       if (unplaced > 0) {
         outcome.failed ??= {};
-        outcome.failed[group.Name] = allocMetric(state.nodes.size, unplaced);
+        outcome.failed[group.Name] = allocMetric(state.nodes.size, unplaced, this.exhaustedDimensions(job, group));
       }
     }
     if (deployment) {
@@ -408,9 +409,12 @@ export class SchedulerEngine {
       );
       const need = group as Group;
       let unplaced = 0;
+      const exhausted: Record<string, number> = {};
       for (const node of this.state.nodes.sorted()) {
         if (!feasible.has(node.ID) || covered.has(node.ID)) continue;
-        if (!this.fits(node, need)) {
+        const dimension = this.exhaustion(node, need);
+        if (dimension !== undefined) {
+          exhausted[dimension] = (exhausted[dimension] ?? 0) + 1;
           unplaced++;
           continue;
         }
@@ -420,7 +424,7 @@ export class SchedulerEngine {
       outcome.queued[group.Name] = unplaced;
       if (unplaced > 0) {
         outcome.failed ??= {};
-        outcome.failed[group.Name] = allocMetric(this.state.nodes.size, unplaced);
+        outcome.failed[group.Name] = allocMetric(this.state.nodes.size, unplaced, exhausted);
       }
     }
     return outcome;
@@ -442,9 +446,27 @@ export class SchedulerEngine {
   }
 
   private fits(node: NodeRow, group: Group): boolean {
+    return this.exhaustion(node, group) === undefined;
+  }
+
+  /** Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first. */
+  private exhaustion(node: NodeRow, group: Group): string | undefined {
     const need = groupResources(group);
     const used = this.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
-    return used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
+    const ports = assignGroupPorts(node, group.Networks, used);
+    if ("dimension" in ports) return ports.dimension;
+    const fitsCapacity = used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
+    return fitsCapacity ? undefined : "cpu or memory";
+  }
+
+  /** Each dimension that exhausted a feasible node, counted (AllocMetric.DimensionExhausted). */
+  private exhaustedDimensions(job: JobRow, group: Group): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const node of this.feasibleNodes(job, group)) {
+      const dimension = this.exhaustion(node, group);
+      if (dimension !== undefined) counts[dimension] = (counts[dimension] ?? 0) + 1;
+    }
+    return counts;
   }
 
   /** Capacity changed (a node appeared, came back or became eligible): blocked evals run again, system jobs re-evaluate. */
@@ -473,6 +495,9 @@ export class SchedulerEngine {
     const { state, ctx } = this;
     const now = ctx.clock.now();
     const need = groupResources(group);
+    const live = state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    const ports = assignGroupPorts(node, group.Networks, live);
+    const offer = "offer" in ports ? ports.offer : undefined;
     const index = ctx.store.writeIndex();
     const alloc: AllocRow = {
       ID: ctx.ids.uuid(),
@@ -497,6 +522,7 @@ export class SchedulerEngine {
       PreviousAllocation: "",
       Cpu: need.cpu,
       MemoryMB: need.memoryMB,
+      ...(offer ? { SharedPorts: offer.ports, SharedNetworks: offer.networks } : {}),
       CreateTime: now,
       ModifyTime: now,
       CreateIndex: index,
@@ -1358,17 +1384,18 @@ function safeRegex(source: string): RegExp {
   }
 }
 
-function allocMetric(nodesAvailable: number, unplaced: number): Record<string, unknown> {
+/** `dimensions`: what exhausted the feasible nodes; none counted (no feasible node) keeps the capacity text. */
+function allocMetric(nodesAvailable: number, unplaced: number, dimensions: Record<string, number>): Record<string, unknown> {
   return {
     AllocationTime: 0,
     ClassExhausted: null,
     ClassFiltered: null,
     CoalescedFailures: Math.max(0, unplaced - 1),
     ConstraintFiltered: null,
-    DimensionExhausted: { "cpu or memory": nodesAvailable },
+    DimensionExhausted: Object.keys(dimensions).length > 0 ? dimensions : { "cpu or memory": nodesAvailable },
     NodesAvailable: {},
     NodesEvaluated: nodesAvailable,
-    NodesExhausted: nodesAvailable,
+    NodesExhausted: Object.keys(dimensions).length > 0 ? Object.values(dimensions).reduce((sum, n) => sum + n, 0) : nodesAvailable,
     NodesFiltered: 0,
     NodesInPool: nodesAvailable,
     QuotaExhausted: null,

@@ -24,7 +24,7 @@ import type { Commit } from "../core/store.js";
 import { textResponse } from "../http/respond.js";
 import { NomadError, parseQueryOptions } from "./http.js";
 import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl.js";
-import { allocView, deploymentView, evalView, jobView, nodeView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
+import { allocWire, deploymentView, evalWire, jobView, nodeView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
 
 /** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
 export const EVENT_BUFFER_SIZE = 100;
@@ -312,7 +312,7 @@ function toEvent(table: string, type: string, row: Row, index: number): StreamEv
         Namespace: ns,
         FilterKeys: [String(row.JobID ?? ""), String(row.DeploymentID ?? "")],
         Index: index,
-        payload: () => ({ Evaluation: evalView(row as never) }),
+        payload: () => ({ Evaluation: evalWire(row as never) }),
       };
     case TABLES.allocs:
       return {
@@ -323,7 +323,7 @@ function toEvent(table: string, type: string, row: Row, index: number): StreamEv
         FilterKeys: [String(row.JobID ?? ""), String(row.DeploymentID ?? "")],
         Index: index,
         // The embedded job is removed to keep the event small.
-        payload: () => ({ Allocation: allocView(row as never, undefined) }),
+        payload: () => ({ Allocation: allocWire(row as never, undefined) }),
       };
     case TABLES.deployments:
       return {

@@ -9,6 +9,8 @@
 import type { ServiceContext } from "../core/context.js";
 import { formatInstant } from "../core/instant.js";
 import type { Table } from "../core/store.js";
+import { omitEmpty } from "./encode.js";
+import { networksOf } from "./network.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";
 
 export const TABLES = {
@@ -115,6 +117,10 @@ export type AllocRow = Json & {
   DeploymentStatus: Json | null;
   /** Requested resources of the group's tasks, summed (placement). */
   Cpu: number;
+  /** The group network's ports as placed (AllocatedPortMapping, zero fields left out); absent when the group asks none. */
+  SharedPorts?: Json[];
+  /** The group network with its dynamic ports filled in (NetworkResource, zero fields left out). */
+  SharedNetworks?: Json[];
   MemoryMB: number;
   CreateTime: number;
   ModifyTime: number;
@@ -299,6 +305,11 @@ export function evalView(e: EvalRow): Json {
   return { ...e, CreateTime: nanos(e.CreateTime), ModifyTime: nanos(e.ModifyTime) };
 }
 
+/** The evaluation as Nomad's encoder writes it: Evaluation has a struct-level omitempty (see encode.ts). */
+export function evalWire(e: EvalRow): Json {
+  return omitEmpty(evalView(e));
+}
+
 export function deploymentView(d: DeploymentRow): Json {
   const groups: Record<string, Json> = {};
   for (const [name, state] of Object.entries(d.TaskGroups)) {
@@ -343,17 +354,28 @@ export function allocStub(a: AllocRow): Json {
   };
 }
 
-/** The full allocation: the stub's fields plus the job it runs and its resources. */
+/**
+ * The full allocation (every field, as filters see it): the stub's fields plus
+ * the job it runs and its resources, with the group network's ports.
+ */
 export function allocView(a: AllocRow, job: JobRow | undefined): Json {
-  const { Cpu, MemoryMB, DeploymentID, ...rest } = a;
+  const { Cpu, MemoryMB, DeploymentID, SharedPorts, SharedNetworks, ...rest } = a;
+  const shared: Json = { DiskMB: 300 };
+  if (SharedNetworks && SharedNetworks.length > 0) shared.Networks = SharedNetworks;
+  if (SharedPorts && SharedPorts.length > 0) shared.Ports = SharedPorts;
   return {
     ...allocStub(a),
     ...Object.fromEntries(Object.entries(rest).filter(([k]) => !(k in allocStub(a)))),
     DeploymentID,
     Job: job ? jobView(job) : null,
-    AllocatedResources: { Shared: { DiskMB: 300 }, Tasks: {}, TaskLifecycles: null },
+    AllocatedResources: { Shared: shared, Tasks: {}, TaskLifecycles: null },
     Resources: { CPU: Cpu, MemoryMB, DiskMB: 300 },
   };
+}
+
+/** The allocation as Nomad's encoder writes it: Allocation has a struct-level omitempty (see encode.ts). */
+export function allocWire(a: AllocRow, job: JobRow | undefined): Json {
+  return omitEmpty(allocView(a, job));
 }
 
 export function nodeStub(n: NodeRow): Json {
@@ -378,12 +400,22 @@ export function nodeStub(n: NodeRow): Json {
 }
 
 export function nodeView(n: NodeRow): Json {
-  const { CpuShares, MemoryMB, StatusUpdatedAt, ...rest } = n;
+  const { CpuShares, MemoryMB, StatusUpdatedAt, NodeNetworks: _nn, TaskNetworks: _tn, MinDynamicPort: _min, MaxDynamicPort: _max, ReservedHostPorts: _rhp, ...rest } = n;
+  const networks = networksOf(n);
   return {
     ...rest,
     SecretID: "",
-    NodeResources: { Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null }, Memory: { MemoryMB }, Disk: { DiskMB: 100000 }, Networks: null, Devices: null, MinDynamicPort: 20000, MaxDynamicPort: 32000 },
-    ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: "" } },
+    NodeResources: {
+      Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null },
+      Memory: { MemoryMB },
+      Disk: { DiskMB: 100000 },
+      Networks: networks.TaskNetworks,
+      NodeNetworks: networks.NodeNetworks,
+      Devices: null,
+      MinDynamicPort: networks.MinDynamicPort,
+      MaxDynamicPort: networks.MaxDynamicPort,
+    },
+    ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: networks.ReservedHostPorts } },
     Resources: { CPU: CpuShares, MemoryMB, DiskMB: 100000 },
     StatusUpdatedAt: Math.floor(StatusUpdatedAt / 1000),
   };

@@ -18,9 +18,11 @@ import type { NodeOperations } from "./node-ops.js";
 import {
   allocStub,
   allocView,
+  allocWire,
   byCreateIndex,
   deploymentView,
   evalView,
+  evalWire,
   jobStub,
   jobView,
   namespaceView,
@@ -190,7 +192,7 @@ export function registerRoutes(
         return read(rc, [TABLES.allocs], () => state.allocsOfJob(ns, id).map(allocStub));
       case "evaluations":
         only(rc, "GET");
-        return read(rc, [TABLES.evals], () => state.evalsOfJob(ns, id).map(evalView));
+        return read(rc, [TABLES.evals], () => state.evalsOfJob(ns, id).map(evalWire));
       case "deployments":
         only(rc, "GET");
         return read(rc, [TABLES.deployments], () => state.deploymentsOfJob(ns, id).map(deploymentView));
@@ -362,7 +364,8 @@ export function registerRoutes(
       [TABLES.evals],
       () => byPrefixOrCreate(rc, [...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && (job === "" || e.JobID === job) && (status === "" || e.Status === status))),
       createListTokenizer(rc),
-      evalView,
+      evalWire,
+      evalView, // the filter sees every field, as go-bexpr does over the Go struct
     );
   });
 
@@ -378,7 +381,7 @@ export function registerRoutes(
         if (!evaluation || sub !== undefined) throw new ReadError(404, "eval not found", state.index(TABLES.evals));
         // Checked in the evaluation's own namespace, whatever the request's (Nomad's GetEval re-checks).
         if (!rc.acl.allowNamespace(evaluation.Namespace, "read-job")) throw permissionDenied();
-        return evalView(evaluation);
+        return evalWire(evaluation);
       },
       objectIndex(TABLES.evals, () => state.evals.get(id)),
     );
@@ -412,7 +415,7 @@ export function registerRoutes(
       if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
       // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
       if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
-      return allocView(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
+      return allocWire(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
     }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
   });
 
@@ -516,7 +519,10 @@ export function registerRoutes(
 
   router.exact("/v1/nodes", (rc) => {
     only(rc, "GET");
-    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), nodeStub, nodeView);
+    // ?resources=true adds the node's NodeResources and ReservedResources to each stub (NodeStubFields.Resources).
+    const resources = boolParam(rc.query, "resources");
+    const stub = resources ? (n: NodeRow) => ({ ...nodeStub(n), ...pick(nodeView(n), "NodeResources", "ReservedResources") }) : nodeStub;
+    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), stub, nodeView);
   });
 
   router.prefix("/v1/node/", async (rc) => {
@@ -548,7 +554,7 @@ export function registerRoutes(
         state
           .allocsOnNode(id)
           .filter((a) => rc.acl.allowNamespace(a.Namespace, "read-job"))
-          .map((a) => allocView(a, state.job(a.Namespace, a.JobID))),
+          .map((a) => allocWire(a, state.job(a.Namespace, a.JobID))),
       );
     }
     if (sub !== undefined) return notYet(`/v1/node/:id/${sub}`);
@@ -770,4 +776,8 @@ function rpc<T>(operation: () => T): T {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function pick(o: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
 }
