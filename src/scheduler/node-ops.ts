@@ -170,10 +170,11 @@ export class NodeOperations {
         nextPassMs = Math.max(nextPassMs, this.startupMs() + minHealthyMs);
       }
       const drainEvals = this.evalsFor([...jobs.values()], node, "node-drain");
-      // Done with everything but batch (left to finish) and system allocations: system ones go last.
+      // Done with everything but batch (left to finish) and system allocations, once a pass finds
+      // nothing more to migrate: system ones go last.
       const remaining = this.liveAllocs(node.ID);
       const blocking = remaining.filter((a) => !this.isSystem(a));
-      if (blocking.length === 0) {
+      if (blocking.length === 0 && migrated.length === 0) {
         const system = strategy.IgnoreSystemJobs ? [] : remaining.filter((a) => this.isSystem(a));
         for (const alloc of system) this.migrate(alloc);
         this.complete(node, false);
