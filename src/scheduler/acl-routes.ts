@@ -268,7 +268,10 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       try {
         // A fixture may fix the token's IDs (the API generates them) and leave Type to default to client.
         const row = tokenFrom({ ...body, Type: body.Type ?? "client" }, undefined, { AccessorID: str(body.AccessorID) || undefined, SecretID: str(body.SecretID) || undefined });
-        tokens.putIndexed(row.AccessorID, row);
+        const stored = tokens.putIndexed(row.AccessorID, row);
+        // A cluster seeded with a management token has been bootstrapped, at the index the fixture
+        // wrote it: an anonymous bootstrap gets Nomad's "already done", never a second management token.
+        if (stored.Type === "management" && !bootstrap.get("state")) bootstrap.putIndexed("state", { Index: stored.CreateIndex });
       } catch (error) {
         throw new Error(`${where}.tokens[${i}]: ${(error as Error).message.trim()}`);
       }

@@ -136,7 +136,22 @@ describe("node, agent and namespace rules", () => {
 });
 
 describe("ACL endpoints", () => {
+  /** ACLs on, no token seeded: a cluster nobody has bootstrapped yet. */
+  const unbootstrapped = async () => {
+    emu = await createStandin({ fixture: { scheduler: { namespaces: [{ Name: "prod" }, { Name: "dev-a" }], jobs: [job("web"), job("api", "prod"), job("tool", "dev-a")], acl: { enabled: true } } } });
+  };
+
+  it("a cluster seeded with a management token is bootstrapped: anonymous bootstrap is refused with the index the fixture wrote it at", async () => {
+    const token = (await call(`/v1/acl/token/self`, { token: MGMT })).body;
+    const hash = emu.stateHash();
+    const res = await call("/v1/acl/bootstrap", { method: "POST" });
+    expect(res).toMatchObject({ status: 400, text: `ACL bootstrap already done (reset index: ${token.CreateIndex})` });
+    expect(emu.stateHash()).toBe(hash);
+    expect((await call("/v1/acl/tokens", { token: MGMT })).body.filter((t: Json) => t.Type === "management")).toHaveLength(1);
+  });
+
   it("bootstrap once: a management token, then 400 with the reset index", async () => {
+    await unbootstrapped();
     const first = await call("/v1/acl/bootstrap", { method: "POST" });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ Name: "Bootstrap Token", Type: "management", Global: true, Policies: null });
@@ -147,6 +162,7 @@ describe("ACL endpoints", () => {
   });
 
   it("bootstrap ignores whatever token the caller sends; a BootstrapSecret must be a UUID", async () => {
+    await unbootstrapped();
     expect(await call("/v1/acl/bootstrap", { method: "POST", body: { BootstrapSecret: "not-a-uuid" } })).toMatchObject({ status: 400, text: "invalid acl token" });
     const chosen = "77777777-7777-7777-7777-777777777777";
     const first = await call("/v1/acl/bootstrap", { method: "POST", token: "stale-token-from-the-environment", body: { BootstrapSecret: chosen } });
