@@ -38,7 +38,21 @@ const CHECKS = {
     "consul/blocking-kv-loop-request-count",
     "consul/blocking-list-wakes-on-delete",
   ],
-  nomad: [] as string[],
+  nomad: [
+    "nomad/register-and-run",
+    "nomad/canary-and-promotion",
+    "nomad/plan-with-diff",
+    "nomad/revert",
+    "nomad/dispatch",
+    "nomad/periodic-force",
+    "nomad/scale-and-status",
+    "nomad/scale-events",
+    "nomad/filter-and-pagination",
+    "nomad/blocking-query",
+    "nomad/event-stream",
+    "nomad/node-eligibility",
+    "nomad/node-drain",
+  ],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
