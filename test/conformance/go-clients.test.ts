@@ -82,7 +82,6 @@ describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
   for (const suite of ["consul", "nomad"] as const) {
-    if (CHECKS[suite].length === 0) continue;
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;
