@@ -14,6 +14,7 @@
 import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
+import { RE2JS } from "re2js";
 import { formatMultierror, specChanged } from "./jobspec.js";
 import { assignGroupPorts } from "./network.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
@@ -1351,7 +1352,7 @@ function constraintsMet(job: JobRow, group: Group & { Constraints?: unknown }, n
       case "not":
         return left !== right;
       case "regexp":
-        return left !== undefined && safeRegex(right ?? "").test(left);
+        return left !== undefined && regexpMatches(right ?? "", left);
       case "set_contains":
         return left !== undefined && (right ?? "").split(",").every((v) => left.split(",").map((s) => s.trim()).includes(v.trim()));
       case "is_set":
@@ -1376,12 +1377,24 @@ function resolveTarget(target: string, node: NodeRow): string | undefined {
   return fields[name!];
 }
 
-function safeRegex(source: string): RegExp {
-  try {
-    return new RegExp(source);
-  } catch {
-    return /$^/;
+/**
+ * Nomad's checkRegexpMatch: Go's regexp (RE2 syntax and semantics, so `(?i)`
+ * works and look-arounds do not), unanchored; a pattern that does not compile
+ * makes the node infeasible. Compiled patterns are kept (as Nomad caches them).
+ */
+const compiledConstraints = new Map<string, RE2JS | null>();
+function regexpMatches(pattern: string, value: string): boolean {
+  let re = compiledConstraints.get(pattern);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      re = null;
+    }
+    if (compiledConstraints.size >= 1024) compiledConstraints.clear();
+    compiledConstraints.set(pattern, re);
   }
+  return re !== null && re.matcher(value).find();
 }
 
 /** `dimensions`: what exhausted the feasible nodes; none counted (no feasible node) keeps the capacity text. */
