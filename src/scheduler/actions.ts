@@ -10,7 +10,8 @@ import { ActionError, action, condition, type ActionTable, type ConditionTable }
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import type { NodeOperations } from "./node-ops.js";
 import { parseGoDuration } from "../core/durations.js";
-import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
+import { formatMultierror, specChanged } from "./jobspec.js";
+import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
@@ -102,15 +103,15 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
   /** Registers a job document as `PUT /v1/jobs` takes its `Job` (canonicalized and validated the same way). */
   const registerJob = (document: Record<string, unknown>, where: string) => {
     const namespace = (document.Namespace as string | undefined) || "default";
-    let job: Record<string, unknown>;
+    let admitted: AdmittedJob;
     try {
-      job = canonicalizeJob(document, { region: (document.Region as string | undefined) || region(), namespace });
+      admitted = admitJob(document, { region: (document.Region as string | undefined) || region(), namespace });
     } catch (error) {
       // A field of the wrong type: the 400 PUT /v1/jobs gives, naming the step.
       if (error instanceof JobDecodeError) throw new ActionError(400, `${where}: ${error.message}`);
       throw error;
     }
-    const errors = validateJob(job);
+    const { job, errors } = admitted;
     if (errors.length) throw new ActionError(400, `${where}: ${formatMultierror(errors).trim()}`);
     if (!state.namespaces.get(namespace)) throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
     const result = engine.register(job, (previous) => specChanged(previous, job));

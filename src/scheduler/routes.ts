@@ -12,7 +12,8 @@ import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
-import { canonicalizeJob, formatMultierror, JobDecodeError, specChanged, validateJob } from "./jobspec.js";
+import { formatMultierror, specChanged } from "./jobspec.js";
+import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";
 import { permissionDenied } from "./acl-routes.js";
 import type { NodeOperations } from "./node-ops.js";
 import {
@@ -148,8 +149,7 @@ export function registerRoutes(
     const body = await jsonBody(rc);
     const apiJob = field(body, "Job");
     if (apiJob === undefined || apiJob === null) throw badRequest("Job must be specified");
-    const job = decodeJob(apiJob, settings().region, rc.options.namespace);
-    const errors = validateJob(job);
+    const { errors } = admit(apiJob, settings().region, rc.options.namespace);
     return { DriverConfigValidated: true, ValidationErrors: errors.length ? errors : null, Error: errors.length ? formatMultierror(errors) : "", Warnings: "" };
   });
 
@@ -245,8 +245,7 @@ export function registerRoutes(
         if (jobId !== id) throw badRequest("Job ID does not match");
         const region = rc.query.get("region") || str(field(body, "Region")) || str(field(apiJob, "Region")) || settings().region;
         const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
-        const job = decodeJob(apiJob, region, namespace);
-        const errors = validateJob(job);
+        const { job, errors } = admit(apiJob, region, namespace);
         if (errors.length) throw serverError(formatMultierror(errors));
         const existing = state.job(namespace, id);
         const updates = engine.planUpdates(job);
@@ -324,10 +323,7 @@ export function registerRoutes(
     // Precedence: query parameter > request body > job field > agent default.
     const region = rc.query.get("region") || str(field(body, "Region")) || str(field(apiJob, "Region")) || settings().region;
     const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
-    const job = decodeJob(apiJob, region, namespace);
-    const errors = validateJob(job);
-    const cron = cronProblem(job);
-    if (cron) errors.push(cron);
+    const { job, errors } = admit(apiJob, region, namespace);
     if (errors.length) throw serverError(formatMultierror(errors));
     if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
     if (typedField(body, "JobRegisterRequest", "EnforceIndex", "bool") === true) {
@@ -728,9 +724,10 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function decodeJob(apiJob: unknown, region: string, namespace: string): Record<string, unknown> {
+/** The one admission path (admission.ts); a decode error is the HTTP layer's 400. */
+function admit(apiJob: unknown, region: string, namespace: string): AdmittedJob {
   try {
-    return canonicalizeJob(apiJob, { region, namespace });
+    return admitJob(apiJob, { region, namespace });
   } catch (error) {
     if (error instanceof JobDecodeError) throw badRequest(error.message);
     throw error;
@@ -747,20 +744,6 @@ function nextPeriodic(job: Record<string, unknown>, now: number): number | null 
   } catch (error) {
     throw serverError(`Failed to parse cron expression: ${(error as Error).message}`);
   }
-}
-
-/** A periodic job's cron spec that does not parse (Nomad's validation rejects the job). */
-function cronProblem(job: Record<string, unknown>): string | undefined {
-  const periodic = job.Periodic as PeriodicConfig | null | undefined;
-  if (!periodic) return undefined;
-  for (const spec of [...(periodic.Specs ?? []), ...(periodic.Spec ? [periodic.Spec] : [])]) {
-    try {
-      nextLaunch({ ...periodic, Enabled: true, Spec: spec, Specs: null }, 0);
-    } catch (error) {
-      return `Periodic validation failed: Invalid cron spec "${spec}": ${(error as Error).message}`;
-    }
-  }
-  return undefined;
 }
 
 /** Runs an engine operation; its errors are the RPC layer's plain 500s. */
