@@ -64,6 +64,10 @@ const NOMAD_500: ReadonlyArray<string | RegExp> = [
   "can't set health of allocations for a terminal deployment",
   "no canaries to promote",
   /^Deployment "[\s\S]*" does not contain allocation "[\s\S]*"$/,
+  // scheduler-breadth §5.2, §5.3, §5.5 Node.UpdateEligibility, Node.UpdateDrain, Node.Deregister
+  "node not found",
+  /^invalid scheduling eligibility "[\s\S]*"$/,
+  "can not set node's scheduling eligibility to eligible while it is draining",
   // §1.8 Job.Revert, Job.Stable, Job.Evaluate, Job.Deregister
   /^job "[\s\S]*" not found$/,
   "can't revert to current version",
@@ -301,6 +305,19 @@ function arbitraries(refs: Refs) {
       ),
     );
 
+  // Node operations and allocation stop (issue 16): eligibility, drain specs, purge, stop.
+  const nodeAction = fc.oneof(
+    fc.tuple(ref(refs.nodes), fc.constantFrom<[string, unknown]>(
+      ["eligibility", { Eligibility: "ineligible", NodeID: "" }],
+      ["eligibility", { Eligibility: "eligible" }],
+      ["drain", { DrainSpec: { Deadline: 3_600_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false, Meta: { reason: "k" } }],
+      ["drain", { DrainSpec: { Deadline: -1, IgnoreSystemJobs: true } }],
+      ["drain", { DrainSpec: null, MarkEligible: true }],
+      ["purge", {}],
+    )).chain(([id, [suffix, template]]) => request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/node/${id}/${suffix}`), jsonBody(template))),
+    alloc.chain((id) => request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/allocation/${id}/stop`), fc.constant(undefined))),
+  );
+
   const namespaceWrite = fc.oneof(
     request(writeMethod, fc.constant("/v1/namespace"), jsonBody({ Name: "team", Description: "d", Quota: "", Meta: { a: "b" } })),
     pathSegment.chain((name) => request(fc.oneof(writeMethod, method), fc.constant(`/v1/namespace/${name}`), jsonBody({ Name: decodeURIComponentSafe(name), Description: "d", Meta: { a: "b" } }))),
@@ -341,12 +358,13 @@ function arbitraries(refs: Refs) {
     { weight: 3, arbitrary: jobAction },
     { weight: 1, arbitrary: validate },
     { weight: 2, arbitrary: deploymentAction },
+    { weight: 1, arbitrary: nodeAction },
     { weight: 1, arbitrary: namespaceWrite },
     { weight: 4, arbitrary: read },
     { weight: 2, arbitrary: filtered },
     { weight: 1, arbitrary: deregister },
   );
-  return { register, jobAction, deploymentAction, read: fc.oneof(read, filtered), any };
+  return { register, jobAction, deploymentAction, nodeAction, read: fc.oneof(read, filtered), any };
 }
 
 function decodeURIComponentSafe(text: string): string {
@@ -436,7 +454,7 @@ describe("scheduler: bad input (fuzz)", () => {
     "job actions, plan, validate and deployment updates with bad bodies and IDs",
     () =>
       fuzz(
-        fc.asyncProperty(fc.oneof(arbs.jobAction, arbs.deploymentAction), async (req) => {
+        fc.asyncProperty(fc.oneof(arbs.jobAction, arbs.deploymentAction, arbs.nodeAction), async (req) => {
           await h.reset();
           await h.send("scheduler", req, NOMAD);
         }),
