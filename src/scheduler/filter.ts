@@ -107,6 +107,28 @@ export const MAP_FIELDS: Set<string> = new Set([
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */
 const FREEFORM_MAP_FIELDS: ReadonlySet<string> = new Set(['Config']);
 
+/**
+ * Struct fields Nomad declares `uint64` (raft indexes, job versions, a task's
+ * restart count): go-bexpr coerces a literal compared with one of them with
+ * `strconv.ParseUint(raw, 0, 64)`, so `-1` or `1.5` is an error there and
+ * `18446744073709551615` a valid value; every other integer field is a signed
+ * `int`/`int64` (ParseInt).
+ */
+const UNSIGNED_FIELDS: ReadonlySet<string> = new Set([
+  'CreateIndex',
+  'ModifyIndex',
+  'JobModifyIndex',
+  'AllocModifyIndex',
+  'NodeModifyIndex',
+  'SnapshotIndex',
+  'JobSpecModifyIndex',
+  'JobCreateIndex',
+  'EvalCreateIndex',
+  'JobVersion',
+  'Version',
+  'Restarts',
+]);
+
 /** Rule nesting refused beyond this depth (about 150 levels of parentheses, or 600 chained `and`s): about half of what a cold V8 stack holds. */
 const MAX_RULE_DEPTH = 600;
 /** Parsing steps refused beyond this count (go-bexpr v0.1.15's default for pigeon's MaxExpressions). */
@@ -933,6 +955,17 @@ function goParseInt(s0: string): Coerced {
   return { ok: true, v: neg ? -n : n };
 }
 
+/** strconv.ParseUint(s, 0, 64), as a BigInt: no sign allowed, the whole 64 bits */
+function goParseUint(s: string): Coerced {
+  if (s === '' || s[0] === '+' || s[0] === '-') return numError('ParseUint', s, true);
+  const parsed = goParseInt(s);
+  if (parsed.ok) return parsed;
+  // ParseInt refused it as out of range for int64: ParseUint takes up to 2^64 - 1.
+  const digits = /^(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO]?[0-7_]+|[1-9][0-9_]*)$/.test(s) ? BigInt(s.replace(/_/g, '').replace(/^0([0-7])/, '0o$1')) : undefined;
+  if (digits !== undefined && digits <= (1n << 64n) - 1n) return { ok: true, v: digits };
+  return numError('ParseUint', s, digits === undefined);
+}
+
 /** strconv.ParseFloat(s, 64) (decimal, hexadecimal mantissa with p exponent, inf/infinity/nan) */
 function goParseFloat(s: string): Coerced {
   const special = /^([+-]?)(inf|infinity)$/i.exec(s);
@@ -962,7 +995,7 @@ function goParseFloat(s: string): Coerced {
 // ---------------------------------------------------------------------------------------------------
 // Values: JSON data seen through Go's reflect kinds
 
-type Kind = 'string' | 'bool' | 'int' | 'float' | 'nil' | 'slice' | 'map' | 'struct';
+type Kind = 'string' | 'bool' | 'int' | 'uint' | 'float' | 'nil' | 'slice' | 'map' | 'struct';
 
 interface GoValue {
   kind: Kind;
@@ -985,9 +1018,11 @@ function classify(value: unknown, parent: Parent): GoValue {
     case 'boolean':
       return { kind: 'bool', v: raw, free };
     case 'number':
-      return { kind: Number.isInteger(raw) ? 'int' : 'float', v: raw, free };
+      // Numbers in a free-form map (a task's Config) were decoded by Nomad as float64.
+      if (free || !Number.isInteger(raw)) return { kind: 'float', v: raw, free };
+      return { kind: unsigned(parent) ? 'uint' : 'int', v: raw, free };
     case 'bigint':
-      return { kind: 'int', v: raw, free };
+      return { kind: unsigned(parent) ? 'uint' : 'int', v: raw, free };
     case 'object':
       if (Array.isArray(raw)) return { kind: 'slice', v: raw, free: free || freeField };
       if (mapField || free) return { kind: 'map', v: raw, free: free || freeField };
@@ -995,6 +1030,10 @@ function classify(value: unknown, parent: Parent): GoValue {
     default:
       return { kind: 'nil', v: null, free };
   }
+}
+
+function unsigned(parent: Parent): boolean {
+  return parent.of === 'struct' && UNSIGNED_FIELDS.has(parent.key);
 }
 
 function rootValue(datum: unknown): GoValue {
@@ -1011,6 +1050,8 @@ function typeName(g: GoValue): string {
       return '<nil>';
     case 'float':
       return 'float64';
+    case 'uint':
+      return 'uint64';
     case 'slice':
       return '[]interface {}';
     case 'map':
@@ -1167,7 +1208,7 @@ function evaluateMatch(m: MatchExpr, datum: GoValue, locals: LocalVariable[]): b
 }
 
 function isPrimitive(k: Kind): boolean {
-  return k === 'string' || k === 'bool' || k === 'int' || k === 'float';
+  return k === 'string' || k === 'bool' || k === 'int' || k === 'uint' || k === 'float';
 }
 
 /** getMatchExprValue: the raw value coerced to the kind of the field */
@@ -1177,6 +1218,8 @@ function coerce(raw: string, kind: Kind): Coerced {
       return goParseBool(raw);
     case 'int':
       return goParseInt(raw);
+    case 'uint':
+      return goParseUint(raw);
     case 'float':
       return goParseFloat(raw);
     default:
@@ -1187,6 +1230,7 @@ function coerce(raw: string, kind: Kind): Coerced {
 function primitiveEqual(matchValue: unknown, value: GoValue): boolean {
   switch (value.kind) {
     case 'int':
+    case 'uint':
       return (matchValue as bigint) === BigInt(value.v as number | bigint);
     case 'float':
       return (matchValue as number) === Number(value.v);

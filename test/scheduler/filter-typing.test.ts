@@ -1,0 +1,62 @@
+/**
+ * Filters see Nomad's Go types: uint64 fields (indexes, versions) coerce a
+ * literal with strconv.ParseUint (so `-1` is an error and the max uint64 a
+ * valid value); int64 nanosecond times compare exactly; numbers in a task's
+ * free-form Config were decoded as float64, so `"8080.0"` equals 8080.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { call } from "../support/call.js";
+
+let emu: Standin;
+
+beforeAll(async () => {
+  // 2023-11-14T22:13:20.001Z: SubmitTime 1700000000001000000 ns, past 2^53.
+  emu = await createStandin({ fixture: { clock: { start: "2023-11-14T22:13:20.001Z" } } as never });
+  const job = {
+    ID: "web",
+    Type: "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "nginx", port: 8080, ratio: 0.5 } }] }],
+  };
+  expect((await call(emu.scheduler, "PUT", "/v1/jobs", { Job: job })).status).toBe(200);
+});
+
+const jobs = async (filter: string) => call(emu.scheduler, "GET", `/v1/jobs?filter=${encodeURIComponent(filter)}`);
+const ids = async (filter: string) => {
+  const res = await jobs(filter);
+  expect(res.status, res.text).toBe(200);
+  return (res.body as { ID: string }[]).map((j) => j.ID);
+};
+
+describe("integer fields by Go type", () => {
+  it("an int64 nanosecond time compares exactly, past 2^53", async () => {
+    expect(await ids("SubmitTime == 1700000000001000000")).toEqual(["web"]);
+    expect(await ids("SubmitTime == 1700000000001000001")).toEqual([]);
+  });
+
+  it.each([
+    ["Version == -1", 'strconv.ParseUint: parsing "-1": invalid syntax'],
+    ["Version == 1.5", 'strconv.ParseUint: parsing "1.5": invalid syntax'],
+    ["ModifyIndex == 18446744073709551616", 'strconv.ParseUint: parsing "18446744073709551616": value out of range'],
+    ["Priority == 18446744073709551615", 'strconv.ParseInt: parsing "18446744073709551615": value out of range'],
+  ])("%s is a 400 with Go's error", async (filter, message) => {
+    const res = await jobs(filter);
+    expect(res.status).toBe(400);
+    expect(res.text).toBe(`failed to read result page: error getting match value in expression: ${message}`);
+  });
+
+  it("the max uint64 is a valid literal on a uint64 field; a negative one is valid on a signed field", async () => {
+    expect(await ids("Version == 18446744073709551615")).toEqual([]);
+    expect(await ids("Version == 0")).toEqual(["web"]);
+    expect(await ids("Priority == -1")).toEqual([]);
+  });
+});
+
+describe("a task's free-form Config", () => {
+  it("holds float64 numbers, as Nomad decodes them", async () => {
+    expect(await ids('TaskGroups.0.Tasks.0.Config.port == "8080.0"')).toEqual(["web"]);
+    expect(await ids("TaskGroups.0.Tasks.0.Config.port == 8080")).toEqual(["web"]);
+    expect(await ids("TaskGroups.0.Tasks.0.Config.ratio == 0.5")).toEqual(["web"]);
+  });
+});
