@@ -45,8 +45,11 @@
  *
  * Where go-bexpr v0.1.13 panics (the Nomad server would fail) this port raises a FilterEvaluationError:
  * `is empty` on a non-collection uses v0.1.16's wording, and `matches` on a nil value reports type `<nil>`.
- * On `null` (nil pointer or nil slice in Go, which JSON cannot tell apart) `is empty` is true, `in` /
- * `contains` find nothing and `any`/`all` see an empty collection. Go type names in messages are
+ * On `null` in a field Nomad declares as a pointer to a struct ({@link STRUCT_POINTER_FIELDS}) `in` /
+ * `contains` are go-bexpr's invalid-type error and `is empty`, `any`, `all` (a panic in go-bexpr) a
+ * FilterEvaluationError saying so; on any other `null` (a nil slice or map) `is empty` is true, `in` /
+ * `contains` find nothing and `any`/`all` see an empty collection. Integer fields Nomad declares
+ * `uint64` ({@link UNSIGNED_FIELDS}) coerce with ParseUint; numbers below `Config` are float64. Go type names in messages are
  * approximations (`int`, `float64`, `[]interface {}`, `map[string]interface {}`, `struct`).
  */
 import { RE2JS } from 're2js';
@@ -114,6 +117,36 @@ const FREEFORM_MAP_FIELDS: ReadonlySet<string> = new Set(['Config']);
  * `18446744073709551615` a valid value; every other integer field is a signed
  * `int`/`int64` (ParseInt).
  */
+/**
+ * Struct fields Nomad declares as a pointer to a struct (`*PeriodicConfig`,
+ * `*ParameterizedJobConfig`, a group's `*RestartPolicy`, …): `null` there is a
+ * nil struct pointer, not a nil slice or map. go-bexpr treats one as an
+ * invalid value: `in`/`contains` fail with "Cannot perform in/contains
+ * operations on type invalid", and `is empty`, `any` and `all` panic (Nomad
+ * then fails the request), which this port answers with a 400 saying so.
+ */
+const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
+  'ParameterizedJob',
+  'Periodic',
+  'Multiregion',
+  'DispatchPayload',
+  'EphemeralDisk',
+  'RestartPolicy',
+  'ReschedulePolicy',
+  'Migrate',
+  'Scaling',
+  'Lifecycle',
+  'LogConfig',
+  'Vault',
+  'Consul',
+  'Disconnect',
+  'DeploymentStatus',
+  'RescheduleTracker',
+  'DrainStrategy',
+  'LastDrain',
+  'Identity',
+]);
+
 const UNSIGNED_FIELDS: ReadonlySet<string> = new Set([
   'CreateIndex',
   'ModifyIndex',
@@ -1000,6 +1033,8 @@ type Kind = 'string' | 'bool' | 'int' | 'uint' | 'float' | 'nil' | 'slice' | 'ma
 interface GoValue {
   kind: Kind;
   v: unknown;
+  /** a nil pointer to a struct (see STRUCT_POINTER_FIELDS), not a nil slice or map */
+  nilStruct?: boolean;
   /** below a free-form map (`Config`): nested objects are maps */
   free: boolean;
 }
@@ -1011,7 +1046,10 @@ function classify(value: unknown, parent: Parent): GoValue {
   const free = parent.of === 'map' || parent.of === 'slice' ? parent.free : false;
   const mapField = parent.of === 'struct' && MAP_FIELDS.has(parent.key);
   const freeField = parent.of === 'struct' && FREEFORM_MAP_FIELDS.has(parent.key);
-  if (raw === null || raw === undefined) return mapField ? { kind: 'map', v: {}, free: freeField } : { kind: 'nil', v: null, free };
+  if (raw === null || raw === undefined) {
+    if (mapField) return { kind: 'map', v: {}, free: freeField };
+    return parent.of === 'struct' && STRUCT_POINTER_FIELDS.has(parent.key) ? { kind: 'nil', v: null, free, nilStruct: true } : { kind: 'nil', v: null, free };
+  }
   switch (typeof raw) {
     case 'string':
       return { kind: 'string', v: raw, free };
@@ -1293,7 +1331,9 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
     case 'string':
       return (value.v as string).includes(raw);
     case 'nil':
-      return false;
+      // A nil struct pointer is an invalid value to go-bexpr; a nil slice or map holds nothing.
+      if (!value.nilStruct) return false;
+      return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
     default:
       return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
   }
@@ -1308,10 +1348,16 @@ function doMatchIsEmpty(m: MatchExpr, value: GoValue): boolean {
     case 'map':
       return ownKeys(value.v).length === 0;
     case 'nil':
+      if (value.nilStruct) return nilStructPanic('is empty', m.sel);
       return true;
     default:
       return evalError(`cannot perform is-empty operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
   }
+}
+
+/** go-bexpr calls Len() on the invalid value of a nil struct pointer and panics; Nomad fails the request. Here: a 400 that says so. */
+function nilStructPanic(operation: string, sel: Selector): never {
+  return evalError(`${operation} over ${goQuote(selectorString(sel))}, a nil struct pointer: go-bexpr panics on it (Nomad fails the request)`);
 }
 
 /** Go's regexp/syntax error text; re2js words it the same way, except for an empty expression part. */
@@ -1346,6 +1392,7 @@ function evaluateCollection(c: CollExpr, datum: GoValue, locals: LocalVariable[]
   } else if (v.kind === 'map') {
     entries = ownKeys(v.v).map((k) => ({ key: { kind: 'string', v: k, free: false }, path: [...c.sel.path, k] }));
   } else if (v.kind === 'nil') {
+    if (v.nilStruct) return nilStructPanic(all ? 'all' : 'any', c.sel);
     entries = [];
   } else {
     return evalError(`${selectorString(c.sel)} is not a list or a map`);

@@ -60,3 +60,26 @@ describe("a task's free-form Config", () => {
     expect(await ids("TaskGroups.0.Tasks.0.Config.ratio == 0.5")).toEqual(["web"]);
   });
 });
+
+describe("nil struct pointers (ParameterizedJob, Periodic, …)", () => {
+  it("in/contains on one is go-bexpr's error for an invalid value", async () => {
+    const res = await jobs('"x" in ParameterizedJob');
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('failed to read result page: Cannot perform in/contains operations on type invalid for selector: "ParameterizedJob"');
+    expect((await jobs('Periodic contains "x"')).status).toBe(400);
+  });
+
+  it("is empty and any/all, where go-bexpr panics, are a 400 that says so", async () => {
+    const empty = await jobs("ParameterizedJob is empty");
+    expect(empty.status).toBe(400);
+    expect(empty.text).toBe('failed to read result page: is empty over "ParameterizedJob", a nil struct pointer: go-bexpr panics on it (Nomad fails the request)');
+    expect((await jobs("Periodic is not empty")).status).toBe(400);
+    expect((await jobs('any Periodic as p { p == "x" }')).text).toContain("a nil struct pointer: go-bexpr panics on it");
+  });
+
+  it("a nil slice or map is still just empty", async () => {
+    expect(await ids("Meta is empty")).toEqual(["web"]);
+    expect(await ids('"x" in Meta')).toEqual([]);
+    expect(await ids("Datacenters is not empty")).toEqual(["web"]);
+  });
+});
