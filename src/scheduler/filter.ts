@@ -105,6 +105,10 @@ export const MAP_FIELDS: Set<string> = new Set([
   'CSIControllerPlugins',
   'CSINodePlugins',
   'HostNetworks',
+  // AllocatedResources: per-task resources and lifecycles are maps by task name (a task group's
+  // Tasks is a JSON array, which stays a slice whatever its name)
+  'Tasks',
+  'TaskLifecycles',
 ]);
 
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */

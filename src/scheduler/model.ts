@@ -368,9 +368,34 @@ export function allocView(a: AllocRow, job: JobRow | undefined): Json {
     ...Object.fromEntries(Object.entries(rest).filter(([k]) => !(k in allocStub(a)))),
     DeploymentID,
     Job: job ? jobView(job) : null,
-    AllocatedResources: { Shared: shared, Tasks: {}, TaskLifecycles: null },
+    AllocatedResources: { Shared: shared, ...allocatedTasks(job, a.TaskGroup) },
     Resources: { CPU: Cpu, MemoryMB, DiskMB: 300 },
   };
+}
+
+/**
+ * AllocatedResources' per-task maps, keyed by task name as Nomad's are: each
+ * task's CPU and memory ask (AllocatedTaskResources) and its lifecycle block
+ * (null for a main task).
+ */
+function allocatedTasks(job: JobRow | undefined, groupName: string): { Tasks: Json; TaskLifecycles: Json | null } {
+  const group = (job?.TaskGroups as Json[] | undefined)?.find((g) => g.Name === groupName);
+  const tasks = (group?.Tasks as Json[] | undefined) ?? [];
+  if (tasks.length === 0) return { Tasks: {}, TaskLifecycles: null };
+  const resources: Json = {};
+  const lifecycles: Json = {};
+  for (const task of tasks) {
+    const name = String(task.Name);
+    const ask = (task.Resources as Json | null | undefined) ?? {};
+    resources[name] = {
+      Cpu: { CpuShares: Number(ask.CPU ?? 100), ReservedCores: null },
+      Devices: null,
+      Memory: { MemoryMB: Number(ask.MemoryMB ?? 300), MemoryMaxMB: Number(ask.MemoryMaxMB ?? 0) },
+      Networks: null,
+    };
+    lifecycles[name] = (task.Lifecycle as Json | null | undefined) ?? null;
+  }
+  return { Tasks: resources, TaskLifecycles: lifecycles };
 }
 
 /** The allocation as Nomad's encoder writes it: Allocation has a struct-level omitempty (see encode.ts). */

@@ -83,3 +83,21 @@ describe("nil struct pointers (ParameterizedJob, Periodic, …)", () => {
     expect(await ids("Datacenters is not empty")).toEqual(["web"]);
   });
 });
+
+describe("allocation maps by task name", () => {
+  it("AllocatedResources.Tasks and TaskLifecycles are maps keyed by task, as in Nomad", async () => {
+    const local = await createStandin();
+    const job = { ID: "w", Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "main", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 250, MemoryMB: 128 } }] }] };
+    expect((await call(local.scheduler, "PUT", "/v1/jobs", { Job: job })).status).toBe(200);
+    local.clock.advance("1m");
+    const allocs = async (filter: string) => {
+      const res = await call(local.scheduler, "GET", `/v1/allocations?filter=${encodeURIComponent(filter)}`);
+      expect(res.status, res.text).toBe(200);
+      return (res.body as unknown[]).length;
+    };
+    expect(await allocs('"main" in AllocatedResources.Tasks')).toBe(1);
+    expect(await allocs('"other" in AllocatedResources.Tasks')).toBe(0);
+    expect(await allocs("AllocatedResources.Tasks.main.Cpu.CpuShares == 250")).toBe(1);
+    expect(await allocs('"main" in AllocatedResources.TaskLifecycles')).toBe(1);
+  });
+});
