@@ -151,6 +151,14 @@ const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
   'Identity',
 ]);
 
+/**
+ * `[]byte` struct fields (a dispatched job's `Payload`): base64 in the JSON,
+ * bytes to go-bexpr, which sees a slice of uint8: `is empty` is its length,
+ * `in`/`contains` compare a byte (ParseUint), `matches` runs over the raw
+ * bytes, and `==` has no comparison for a slice.
+ */
+const BYTES_FIELDS: ReadonlySet<string> = new Set(['Payload']);
+
 const UNSIGNED_FIELDS: ReadonlySet<string> = new Set([
   'CreateIndex',
   'ModifyIndex',
@@ -1039,6 +1047,8 @@ interface GoValue {
   v: unknown;
   /** a nil pointer to a struct (see STRUCT_POINTER_FIELDS), not a nil slice or map */
   nilStruct?: boolean;
+  /** a []byte field (see BYTES_FIELDS): `v` holds the bytes as numbers */
+  bytes?: boolean;
   /** below a free-form map (`Config`): nested objects are maps */
   free: boolean;
 }
@@ -1056,6 +1066,7 @@ function classify(value: unknown, parent: Parent): GoValue {
   }
   switch (typeof raw) {
     case 'string':
+      if (parent.of === 'struct' && BYTES_FIELDS.has(parent.key)) return { kind: 'slice', v: [...Buffer.from(raw, 'base64')], free: false, bytes: true };
       return { kind: 'string', v: raw, free };
     case 'boolean':
       return { kind: 'bool', v: raw, free };
@@ -1095,7 +1106,7 @@ function typeName(g: GoValue): string {
     case 'uint':
       return 'uint64';
     case 'slice':
-      return '[]interface {}';
+      return g.bytes ? '[]uint8' : '[]interface {}';
     case 'map':
       return 'map[string]interface {}';
     default:
@@ -1307,6 +1318,12 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
     case 'map':
       return hasOwn(value.v, raw);
     case 'slice': {
+      if (value.bytes) {
+        // []uint8: the value is coerced to the element type, a byte
+        const ev = goParseUint(raw);
+        if (!ev.ok) evalError(`error getting match value in expression: ${ev.msg}`);
+        return (value.v as number[]).some((b) => BigInt(b) === ev.v);
+      }
       const items = (value.v as unknown[]).map((x) => classify(x, { of: 'slice', free: value.free }));
       if (items.length === 0) return false;
       const kind = elementKind(items);
@@ -1371,7 +1388,7 @@ function goRegexpError(e: unknown): string {
 }
 
 function doMatchMatches(m: MatchExpr, value: GoValue): boolean {
-  if (value.kind !== 'string') evalError(`Value of type ${typeName(value)} is not convertible to []byte`);
+  if (value.kind !== 'string' && !value.bytes) evalError(`Value of type ${typeName(value)} is not convertible to []byte`);
   const mv = m.value!;
   let re = mv.re;
   if (!re) {
@@ -1382,7 +1399,8 @@ function doMatchMatches(m: MatchExpr, value: GoValue): boolean {
     }
     mv.re = re;
   }
-  return re.test(value.v as string);
+  // []byte: Go's regexp matches the raw bytes; Latin-1 keeps one character per byte.
+  return re.test(value.bytes ? Buffer.from(value.v as number[]).toString('latin1') : (value.v as string));
 }
 
 function evaluateCollection(c: CollExpr, datum: GoValue, locals: LocalVariable[]): boolean {

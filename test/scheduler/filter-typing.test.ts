@@ -101,3 +101,30 @@ describe("allocation maps by task name", () => {
     expect(await allocs('"main" in AllocatedResources.TaskLifecycles')).toBe(1);
   });
 });
+
+describe("a []byte Payload", () => {
+  it("is bytes to the filter: length, byte membership, regexp over the bytes, no equality", async () => {
+    const local = await createStandin();
+    const job = {
+      ID: "report",
+      Type: "batch",
+      Datacenters: ["dc1"],
+      ParameterizedJob: { Payload: "optional" },
+      TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
+    };
+    expect((await call(local.scheduler, "PUT", "/v1/jobs", { Job: job })).status).toBe(200);
+    const dispatched = await call(local.scheduler, "PUT", "/v1/job/report/dispatch", { Payload: Buffer.from("hello").toString("base64") });
+    expect(dispatched.status, dispatched.text).toBe(200);
+    const children = async (filter: string) => call(local.scheduler, "GET", `/v1/jobs?prefix=report/&filter=${encodeURIComponent(filter)}`);
+    expect(((await children("Payload is not empty")).body as unknown[]).length).toBe(1);
+    expect(((await children("104 in Payload")).body as unknown[]).length).toBe(1); // 'h'
+    expect(((await children("7 in Payload")).body as unknown[]).length).toBe(0);
+    expect(((await children('Payload matches "^hel+o$"')).body as unknown[]).length).toBe(1);
+    const equal = await children('Payload == "hello"');
+    expect(equal.status).toBe(400);
+    expect(equal.text).toBe("failed to read result page: unable to find suitable primitive comparison function for matching");
+    const notByte = await children('"h" in Payload');
+    expect(notByte.status).toBe(400);
+    expect(notByte.text).toBe('failed to read result page: error getting match value in expression: strconv.ParseUint: parsing "h": invalid syntax');
+  });
+});
