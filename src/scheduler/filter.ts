@@ -159,6 +159,47 @@ const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
  */
 const BYTES_FIELDS: ReadonlySet<string> = new Set(['Payload']);
 
+/** int64 struct fields (Unix-nanosecond times, durations): their reflect kind is int64, not int. */
+const INT64_FIELDS: ReadonlySet<string> = new Set([
+  'SubmitTime',
+  'CreateTime',
+  'ModifyTime',
+  'StatusUpdatedAt',
+  'Wait',
+  'KillTimeout',
+  'ShutdownDelay',
+  'MinHealthyTime',
+  'HealthyDeadline',
+  'ProgressDeadline',
+  'Stagger',
+  'Interval',
+  'Delay',
+  'MaxDelay',
+]);
+
+/**
+ * The Go types of the struct fields people filter on most, as go-bexpr names
+ * them in `Value of type … is not convertible to []byte` (Nomad's structs);
+ * anything else gets the JSON-derived approximation.
+ */
+const GO_TYPE_NAMES: Readonly<Record<string, string>> = {
+  TaskGroups: '[]*structs.TaskGroup',
+  Tasks: '[]*structs.Task',
+  Datacenters: '[]string',
+  Constraints: '[]*structs.Constraint',
+  Affinities: '[]*structs.Affinity',
+  Spreads: '[]*structs.Spread',
+  Services: '[]*structs.Service',
+  Networks: '[]*structs.NetworkResource',
+  Meta: 'map[string]string',
+  Attributes: 'map[string]string',
+  Update: 'structs.UpdateStrategy',
+  Periodic: '*structs.PeriodicConfig',
+  ParameterizedJob: '*structs.ParameterizedJobConfig',
+  DeploymentStatus: '*structs.AllocDeploymentStatus',
+  TaskStates: 'map[string]*structs.TaskState',
+};
+
 const UNSIGNED_FIELDS: ReadonlySet<string> = new Set([
   'CreateIndex',
   'ModifyIndex',
@@ -1049,6 +1090,8 @@ interface GoValue {
   nilStruct?: boolean;
   /** a []byte field (see BYTES_FIELDS): `v` holds the bytes as numbers */
   bytes?: boolean;
+  /** the struct field that holds it, for its Go type name */
+  field?: string;
   /** below a free-form map (`Config`): nested objects are maps */
   free: boolean;
 }
@@ -1056,6 +1099,12 @@ interface GoValue {
 type Parent = { of: 'root' } | { of: 'struct'; key: string } | { of: 'map' | 'slice'; free: boolean };
 
 function classify(value: unknown, parent: Parent): GoValue {
+  const classified = classifyValue(value, parent);
+  if (parent.of === 'struct') classified.field = parent.key;
+  return classified;
+}
+
+function classifyValue(value: unknown, parent: Parent): GoValue {
   const raw = jsonView(value);
   const free = parent.of === 'map' || parent.of === 'slice' ? parent.free : false;
   const mapField = parent.of === 'struct' && MAP_FIELDS.has(parent.key);
@@ -1093,11 +1142,17 @@ function rootValue(datum: unknown): GoValue {
   return classify(datum, { of: 'root' });
 }
 
-function kindName(k: Kind): string {
-  return k === 'nil' ? 'invalid' : k === 'float' ? 'float64' : k;
+/** reflect.Kind's name for the value (an int64 field is int64, a uint64 one uint64). */
+function kindName(k: Kind, field?: string): string {
+  if (k === 'int' && field !== undefined && INT64_FIELDS.has(field)) return 'int64';
+  return k === 'nil' ? 'invalid' : k === 'float' ? 'float64' : k === 'uint' ? 'uint64' : k;
 }
 
 function typeName(g: GoValue): string {
+  const known = g.field !== undefined ? GO_TYPE_NAMES[g.field] : undefined;
+  // Only where the shape agrees (a field name may mean a slice in one struct and a map in another).
+  if (known !== undefined && (known.startsWith('[]') ? g.kind === 'slice' : known.startsWith('map') ? g.kind === 'map' : g.kind === 'struct')) return known;
+  if (g.kind === 'int' && g.field !== undefined && INT64_FIELDS.has(g.field)) return 'int64';
   switch (g.kind) {
     case 'nil':
       return '<nil>';
@@ -1354,9 +1409,9 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
     case 'nil':
       // A nil struct pointer is an invalid value to go-bexpr; a nil slice or map holds nothing.
       if (!value.nilStruct) return false;
-      return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
+      return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind, value.field)} for selector: ${goQuote(selectorString(m.sel))}`);
     default:
-      return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
+      return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind, value.field)} for selector: ${goQuote(selectorString(m.sel))}`);
   }
 }
 
@@ -1372,7 +1427,7 @@ function doMatchIsEmpty(m: MatchExpr, value: GoValue): boolean {
       if (value.nilStruct) return nilStructPanic('is empty', m.sel);
       return true;
     default:
-      return evalError(`cannot perform is-empty operations on type ${kindName(value.kind)} for selector: ${goQuote(selectorString(m.sel))}`);
+      return evalError(`cannot perform is-empty operations on type ${kindName(value.kind, value.field)} for selector: ${goQuote(selectorString(m.sel))}`);
   }
 }
 

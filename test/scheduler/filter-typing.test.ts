@@ -128,3 +128,18 @@ describe("a []byte Payload", () => {
     expect(notByte.text).toBe('failed to read result page: error getting match value in expression: strconv.ParseUint: parsing "h": invalid syntax');
   });
 });
+
+describe("Go's type names in errors", () => {
+  it.each([
+    ['TaskGroups matches "x"', "failed to read result page: Value of type []*structs.TaskGroup is not convertible to []byte"],
+    ['Datacenters matches "x"', "failed to read result page: Value of type []string is not convertible to []byte"],
+    ['Version matches "x"', "failed to read result page: Value of type uint64 is not convertible to []byte"],
+    ['SubmitTime matches "x"', "failed to read result page: Value of type int64 is not convertible to []byte"],
+    ["1 in Version", 'failed to read result page: Cannot perform in/contains operations on type uint64 for selector: "Version"'],
+    ["1 in SubmitTime", 'failed to read result page: Cannot perform in/contains operations on type int64 for selector: "SubmitTime"'],
+  ])("%s", async (filter, text) => {
+    const res = await jobs(filter);
+    expect(res.status).toBe(400);
+    expect(res.text).toBe(text);
+  });
+});
