@@ -53,9 +53,14 @@ const CHECKS = {
     "nomad/node-eligibility",
     "nomad/node-drain",
   ],
+  "nomad-acl": ["nomad-acl/bootstrapped-by-fixture", "nomad-acl/anonymous-denied", "nomad-acl/policy-and-token", "nomad-acl/token-capabilities"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
+
+/** The nomad-acl suite's cluster: ACLs on, a management token seeded (so already bootstrapped). */
+const MANAGEMENT_SECRET = "6a1f6a6e-3d0e-4c55-9d0b-2f9c1c9e0001";
+const ACL_FIXTURE = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MANAGEMENT_SECRET, Name: "root", Type: "management" }] } } };
 
 async function build(): Promise<void> {
   if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite: apt-get install golang-1.23-go from bookworm-backports (see .ci/run), set GO=/path/to/go, or STANDIN_SKIP_GO=1 to skip it");
@@ -70,6 +75,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
     ...process.env,
     CONSUL_HTTP_ADDR: srv.urls.registry.replace(/^https?:\/\//, ""),
     NOMAD_ADDR: srv.urls.scheduler,
+    NOMAD_TOKEN: MANAGEMENT_SECRET,
     STANDIN_CONTROL_URL: srv.urls.scheduler,
   };
   const { stdout } = await run(BINARY, [suite], { env, timeout: 900_000, maxBuffer: 16 << 20 });
@@ -81,12 +87,12 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "nomad"] as const) {
+  for (const suite of ["consul", "nomad", "nomad-acl"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;
       beforeAll(async () => {
-        srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
+        srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 }, ...(suite === "nomad-acl" ? { fixture: ACL_FIXTURE } : {}) });
         results = await runSuite(suite, srv);
       }, 900_000);
       afterAll(async () => {

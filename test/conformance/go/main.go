@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|nomad  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|nomad")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|nomad|nomad-acl")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
@@ -18,6 +18,8 @@ func main() {
 		Run(consulChecks(control))
 	case "nomad":
 		Run(nomadChecks(control))
+	case "nomad-acl":
+		Run(nomadACLChecks())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
 		os.Exit(2)
