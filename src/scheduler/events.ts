@@ -90,6 +90,8 @@ const NOTE_TYPES = new Set([
   "deployment.failed",
   "deployment.cancelled",
   "node.updated",
+  "node.purged",
+  "alloc.desired-transition",
 ]);
 
 interface Subscriber {
@@ -195,6 +197,14 @@ export class EventBroker {
       }
     }
     for (const row of nodes) this.nodesSeen.set(row.ID, row as NodeRow);
+    // A purged node's deregistration carries the node as it was (Nomad's NodeDeregistration).
+    if (notes.includes("node.purged")) {
+      for (const [id, row] of [...this.nodesSeen]) {
+        if (state.nodes.get(id)) continue;
+        events.push(toEvent(TABLES.nodes, "NodeDeregistration", row as unknown as Row, commit.index));
+        this.nodesSeen.delete(id);
+      }
+    }
     const aclChanged = commit.tables.has(ACL_TABLES.tokens) || commit.tables.has(ACL_TABLES.policies);
     if (aclChanged) {
       // Bootstrapping is its own raft message, which Nomad maps to no event.
@@ -267,6 +277,8 @@ function changedRows(state: SchedulerState, table: string, index: number): Row[]
 function eventType(notes: readonly string[], table: string): string {
   const has = (...types: string[]) => types.some((t) => notes.includes(t));
   if (has("job.stopped", "job.purged")) return "JobDeregistered";
+  // An allocation stop (Alloc.Stop's desired-transition update and its eval): one transaction in Nomad.
+  if (has("alloc.desired-transition")) return "AllocationUpdateDesiredStatus";
   if (has("job.registered", "job.periodic-launch")) return "JobRegistered";
   if (has("deployment.promoted")) return "DeploymentPromotion";
   // A health report's transaction carries the allocations, the deployment (failed when one is unhealthy) and its eval.

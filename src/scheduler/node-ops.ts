@@ -132,6 +132,7 @@ export class NodeOperations {
   stopAllocation(alloc: AllocRow): { EvalID: string; Index: number } {
     return this.ctx.store.write(() => {
       const job = this.state.job(alloc.Namespace, alloc.JobID);
+      this.ctx.events.record("alloc.desired-transition", { service: "scheduler", subject: alloc.ID, detail: { migrate: true } });
       this.migrate(alloc);
       const evaluation = job ? this.engine.createEval(job, "alloc-stop") : undefined;
       return { EvalID: evaluation?.ID ?? "", Index: this.ctx.store.writeIndex() };

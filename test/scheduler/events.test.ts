@@ -457,3 +457,23 @@ describe("GET /v1/event/stream over a real socket", () => {
     expect(rest.filter((f) => f.Events).length).toBe(registered);
   });
 });
+
+describe("node and allocation operations on the stream", () => {
+  it("a purge sends NodeDeregistration with the node; an allocation stop sends AllocationUpdateDesiredStatus", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "spare" }] } } as never });
+    await register(emu, job("web", { count: 1 }));
+    emu.clock.advance("1m");
+    const nodes = (await (await emu.scheduler.request("/v1/nodes")).json()) as Json[];
+    const allocs = (await (await emu.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    const spare = nodes.find((n) => !allocs.some((a) => a.NodeID === n.ID))!;
+    const { frames } = await record(emu, "?topic=Node&topic=Allocation", async () => {
+      expect((await emu.scheduler.request(`/v1/node/${spare.ID}/purge`, { method: "PUT" })).status).toBe(200);
+      expect((await emu.scheduler.request(`/v1/allocation/${allocs[0]!.ID}/stop`, { method: "PUT" })).status).toBe(200);
+    });
+    const events = frames.flatMap((f) => (f.Events as Json[] | undefined) ?? []);
+    const deregistration = events.find((e) => e.Type === "NodeDeregistration");
+    expect(deregistration).toMatchObject({ Topic: "Node", Key: spare.ID, Payload: { Node: { ID: spare.ID, Name: "spare" } } });
+    const stopped = events.filter((e) => e.Topic === "Allocation" && e.Key === allocs[0]!.ID).at(-1);
+    expect(stopped).toMatchObject({ Type: "AllocationUpdateDesiredStatus", Payload: { Allocation: { DesiredTransition: { Migrate: true } } } });
+  });
+});
