@@ -4,7 +4,7 @@
  * the others are closed again and a PortInUseError says which.
  */
 import { existsSync } from "node:fs";
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
@@ -58,6 +58,8 @@ export class PortInUseError extends Error {
 export async function startStandin(options: StartStandinOptions = {}): Promise<RunningStandin> {
   const emulator = await createStandin({ ...options, tls: Boolean(options.tls) });
   const host = options.host ?? "127.0.0.1";
+  // A state file that cannot be written would lose every write at shutdown: refuse to start instead.
+  if (options.stateFile) await checkStateFileWritable(options.stateFile);
   if (options.stateFile && existsSync(options.stateFile)) {
     await loadStateFile(emulator, options.stateFile);
     // The state file carries the clock settings it was saved with; settings given explicitly win.
@@ -163,6 +165,20 @@ async function loadStateFile(emulator: Standin, path: string): Promise<void> {
   } catch (error) {
     if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
     throw error;
+  }
+}
+
+/** Whether the state file can be written where it is asked for: its directory exists and takes a new file, and it is not a directory. */
+async function checkStateFileWritable(path: string): Promise<void> {
+  const probe = `${path}.tmp-${process.pid}`;
+  try {
+    if (existsSync(path) && (await stat(path)).isDirectory()) throw Object.assign(new Error("it is a directory"), { code: "EISDIR" });
+    await writeFile(probe, "");
+    await unlink(probe);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
+    throw new FixtureError(path, [`cannot write state file: ${reason}`], "state file");
   }
 }
 

@@ -6,7 +6,7 @@
  * file stops `start` with one clean line naming the file.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
@@ -244,5 +244,29 @@ describe("a corrupt state file", () => {
     }
     expect(results.find((r) => r.name === "truncated.json")!.stderr).toContain("cannot read state file: ");
     expect(results.find((r) => r.name === "garbage.json")!.stderr).toContain("\\u001b");
+  });
+});
+
+describe("a state file that cannot be written", () => {
+  it("makes start exit 1 with one line before any port is bound: a missing directory, a directory, a read-only directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "standin-unwritable-"));
+    const asDirectory = join(dir, "state-dir");
+    mkdirSync(asDirectory);
+    const readOnly = join(dir, "read-only");
+    mkdirSync(readOnly);
+    chmodSync(readOnly, 0o500);
+    const cases: Array<[string, string]> = [
+      [join(dir, "missing", "state.json"), "its directory does not exist"],
+      [asDirectory, "it is a directory"],
+    ];
+    // root writes anywhere: the read-only case only means something for other users.
+    if (process.getuid?.() !== 0) cases.push([join(readOnly, "state.json"), "permission denied"]);
+    for (const [file, reason] of cases) {
+      const r = await startFailing(["--state-file", file]);
+      expect(r.code, file).toBe(1);
+      expect(r.stdout, file).not.toContain("standin ready");
+      expect(r.stderr, file).toBe(`standin: ${file}: cannot write state file: ${reason}\n`);
+    }
+    chmodSync(readOnly, 0o700);
   });
 });
