@@ -154,6 +154,10 @@ export function parseJSONText(text: string): Checked<unknown> {
 function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): Checked<T> {
   const arrays = arraysForObjects(schema, value, []);
   if (arrays.length > 0) return { ok: false, error: `invalid ${where}: ${arrays.join("; ")}` };
+  // A misspelt key would otherwise be dropped and the request "succeed" doing nothing
+  // (`{"status":"down"}` on a node fault): every key of a body must be one the route knows.
+  const unknown = where === "body" ? unknownKeys(schema, value, []) : [];
+  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${unknown.join("; ")}` };
   const result = v.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
@@ -184,6 +188,31 @@ function arraysForObjects(schema: v.GenericSchema, value: unknown, path: Propert
   }
   const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
   return Object.keys(shape).flatMap((key) => (Object.hasOwn(entries, key) ? arraysForObjects(shape[key]!, entries[key], [...path, key]) : []));
+}
+
+/**
+ * Keys a plain `object` schema does not name, at any depth (loose and
+ * strict objects, records and rest objects say for themselves what they take).
+ */
+function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
+  let inner = schema as v.GenericSchema & { pipe?: readonly [v.GenericSchema, ...unknown[]]; wrapped?: v.GenericSchema };
+  for (;;) {
+    if (inner.pipe) inner = inner.pipe[0] as typeof inner;
+    else if (WRAPPERS.has(inner.type) && inner.wrapped) inner = inner.wrapped as typeof inner;
+    else break;
+  }
+  if (value === null || typeof value !== "object") return [];
+  if (inner.type === "array" && Array.isArray(value)) {
+    const item = (inner as unknown as { item: v.GenericSchema }).item;
+    return value.flatMap((element, i) => unknownKeys(item, element, [...path, i]));
+  }
+  if (inner.type !== "object" || Array.isArray(value)) return [];
+  const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
+  const entries = value as Record<string, unknown>;
+  return Object.keys(entries).flatMap((key) => {
+    if (!Object.hasOwn(shape, key)) return [`${formatPath([...path, key])}: unknown key (this body takes ${Object.keys(shape).join(", ")})`];
+    return unknownKeys(shape[key]!, entries[key], [...path, key]);
+  });
 }
 
 function joinPath(prefix: string, path: string): string {
