@@ -102,6 +102,9 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
       const presented = bearerToken(c.req.header("Authorization"));
       // Compared in constant time (digests of equal length), so response timing says nothing about the token.
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+        // The readiness probe stays public (orchestrators and CI scripts wait on it without the
+        // secret), and without the token says nothing but whether standin is ready.
+        if (c.req.method === "GET" && c.req.path === `${CONTROL_PREFIX}/ready`) return target.isReady ? c.json({ ready: true }) : c.json({ ready: false }, 503);
         return c.json({ error: "the control API needs Authorization: Bearer <control token>" }, 401, { "WWW-Authenticate": "Bearer" });
       }
       await next();
@@ -116,7 +119,10 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
 
   routes.get(
     "/ready",
-    { summary: "whether the emulator is ready (fixtures loaded)", responses: { 200: "`{ready: true, seed, now, index, stateHash}`", 503: "`{ready: false}`: loading or shutting down" } },
+    {
+      summary: "whether the emulator is ready (fixtures loaded); public even with a control token, then `{ready}` alone without it",
+      responses: { 200: "`{ready: true, seed, now, index, stateHash}` (without the control token when one is set: `{ready: true}`)", 503: "`{ready: false}`: loading or shutting down" },
+    },
     (c) => {
       if (!target.isReady) return c.json({ ready: false }, 503);
       return c.json({ ready: true, seed: target.seed, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
