@@ -173,12 +173,7 @@ const WRAPPERS = new Set(["optional", "exact_optional", "nullable", "nullish", "
  * keeping the route to what the document promises.
  */
 function arraysForObjects(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
-  let inner = schema as v.GenericSchema & { pipe?: readonly [v.GenericSchema, ...unknown[]]; wrapped?: v.GenericSchema };
-  for (;;) {
-    if (inner.pipe) inner = inner.pipe[0] as typeof inner;
-    else if (WRAPPERS.has(inner.type) && inner.wrapped) inner = inner.wrapped as typeof inner;
-    else break;
-  }
+  const inner = unwrap(schema);
   if (!OBJECT_SCHEMAS.has(inner.type) || value === null || typeof value !== "object") return [];
   if (Array.isArray(value)) return [`${formatPath(path) || "(root)"}: Invalid type: Expected Object but received Array`];
   const entries = value as Record<string, unknown>;
@@ -190,17 +185,22 @@ function arraysForObjects(schema: v.GenericSchema, value: unknown, path: Propert
   return Object.keys(shape).flatMap((key) => (Object.hasOwn(entries, key) ? arraysForObjects(shape[key]!, entries[key], [...path, key]) : []));
 }
 
+/** The schema under its pipe and its optional/nullable wrappers. */
+function unwrap(schema: v.GenericSchema): v.GenericSchema {
+  let inner = schema as v.GenericSchema & { pipe?: readonly [v.GenericSchema, ...unknown[]]; wrapped?: v.GenericSchema };
+  for (;;) {
+    if (inner.pipe) inner = inner.pipe[0] as typeof inner;
+    else if (WRAPPERS.has(inner.type) && inner.wrapped) inner = inner.wrapped as typeof inner;
+    else return inner;
+  }
+}
+
 /**
  * Keys a plain `object` schema does not name, at any depth (loose and
  * strict objects, records and rest objects say for themselves what they take).
  */
 function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
-  let inner = schema as v.GenericSchema & { pipe?: readonly [v.GenericSchema, ...unknown[]]; wrapped?: v.GenericSchema };
-  for (;;) {
-    if (inner.pipe) inner = inner.pipe[0] as typeof inner;
-    else if (WRAPPERS.has(inner.type) && inner.wrapped) inner = inner.wrapped as typeof inner;
-    else break;
-  }
+  const inner = unwrap(schema);
   if (value === null || typeof value !== "object") return [];
   if (inner.type === "array" && Array.isArray(value)) {
     const item = (inner as unknown as { item: v.GenericSchema }).item;
