@@ -25,6 +25,7 @@ import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
 import { gzip, gzipKnownBody, journalEntry, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
+import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance, ServiceName } from "./http/service.js";
 import { createRegistryService } from "./registry/index.js";
@@ -62,6 +63,8 @@ export interface CreateStandinOptions {
   onError?: (error: unknown) => void;
   /** Record the tape (`GET /_standin/tape`); default true. */
   tape?: boolean;
+  /** Control request bodies over this many bytes get 413 (default 64 MiB). */
+  controlBodyLimit?: number;
   /** Idle skipping in the auto clock mode; default true (a replay turns it off: the tape holds the skips). */
   idleSkipping?: boolean;
 }
@@ -100,11 +103,13 @@ export class Standin implements ControlTarget {
   private ready = false;
   private readonly seedOverride: number | undefined;
   private readonly clockOverride: CreateStandinOptions["clock"];
+  private readonly controlBodyLimit: number;
 
   /** Use `createStandin`: fixtures must be loaded (asynchronously) first. */
   constructor(fixtures: Fixture[], options: CreateStandinOptions) {
     this.seedOverride = options.seed;
     this.clockOverride = options.clock;
+    this.controlBodyLimit = options.controlBodyLimit ?? DEFAULT_CONTROL_BODY_LIMIT;
     this.startFixtures = fixtures;
     this.compatHeaders = options.compatHeaders ?? true;
     this.tls = options.tls ?? false;
@@ -396,6 +401,7 @@ export class Standin implements ControlTarget {
         this.requests.append(journalEntry(service.name, at, request, null, answer.status, this.store.index));
         return answer;
       },
+      this.controlBodyLimit,
     );
   }
 

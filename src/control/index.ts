@@ -15,6 +15,7 @@ import { SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { FixtureError } from "../fixtures/load.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { bearerToken } from "../http/tokens.js";
+import { BodyTooLargeError } from "../http/body-cap.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
@@ -365,5 +366,6 @@ export function controlErrorResponse(c: Context, error: unknown): Response {
   if (error instanceof DurationError || error instanceof InstantError) return c.json({ error: error.message }, 400);
   if (error instanceof FixtureError) return c.json({ error: error.oneLine, problems: error.problems }, 400);
   if (error instanceof SnapshotError) return c.json({ error: error.message, problems: error.problems }, 400);
+  if (error instanceof BodyTooLargeError) return c.json({ error: error.message }, 413, { Connection: "close" });
   return c.json({ error: `internal error: ${(error as Error)?.message ?? String(error)}` }, 500);
 }

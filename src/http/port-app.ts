@@ -8,6 +8,7 @@
  * It is still a Hono app: `request()` and `fetch()` work as on any other.
  */
 import { Hono } from "hono";
+import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
 
 export class PortApp extends Hono {
   constructor(
@@ -25,12 +26,20 @@ export class PortApp extends Hono {
     private readonly observe: (request: Request, control: boolean) => (response: Response | undefined) => Response | Promise<Response> | void = () => () => {},
     /** A service request's remembered answer (http/answer-replay), tried before routing; undefined to route it. */
     private readonly replay: (request: Request) => Response | undefined = () => undefined,
+    /** Control bodies past this many bytes are refused with 413 (service routes have their own limit). */
+    private readonly controlBodyLimit = DEFAULT_CONTROL_BODY_LIMIT,
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
     this.fetch = (request, ...rest) => {
       this.beforeEach();
       const control = isUnder(pathOf(request.url), this.controlPrefix);
+      if (control) {
+        // Refused before it is read (it changes nothing, so nothing observes it).
+        const capped = capBody(request, this.controlBodyLimit);
+        if (capped instanceof Response) return capped;
+        request = capped;
+      }
       const done = this.observe(request, control);
       let answer: Response | Promise<Response>;
       try {
