@@ -49,6 +49,11 @@ export function buildProgram(): Command {
     .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default a new directory under the OS temp dir, removed on exit); implies --tls")
     .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM, chain allowed) instead of a generated one; needs --tls-key")
     .option("--tls-key <file>", "the private key (PEM) of --tls-cert")
+    .option("--no-tape", "do not record the tape (GET /_standin/tape answers 409)")
+    .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default 64m)", byteSize)
+    .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default 10000)", positiveInteger)
+    .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default 16m)", byteSize)
+    .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default 64m)", byteSize)
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
     .action(startCommand);
 
@@ -171,6 +176,11 @@ interface StartOptions {
   tlsDir?: string;
   tlsCert?: string;
   tlsKey?: string;
+  tape?: boolean;
+  tapeBytes?: number;
+  journalEntries?: number;
+  journalBytes?: number;
+  controlBodyLimit?: number;
   logLevel: LogLevel;
 }
 
@@ -188,6 +198,12 @@ async function startCommand(opts: StartOptions): Promise<void> {
       compatHeaders: opts.compatHeaders,
       stateFile: opts.stateFile,
       controlToken: opts.controlToken,
+      // Commander's --no-tape: `tape` is true unless given (then the fixture's recording.tape decides).
+      tape: opts.tape === false ? false : undefined,
+      tapeBytes: opts.tapeBytes,
+      journalCapacity: opts.journalEntries,
+      journalBytes: opts.journalBytes,
+      controlBodyLimit: opts.controlBodyLimit,
       tls,
       tlsDir: opts.tlsDir,
       onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),
@@ -336,6 +352,22 @@ function collect(value: string, previous: string[]): string[] {
 function integer(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError("expected a non-negative integer");
+  return n;
+}
+
+function positiveInteger(value: string): number {
+  const n = integer(value);
+  if (n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size in bytes: `1048576`, `512k`, `64m`, `1g` (binary units). */
+function byteSize(value: string): number {
+  const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
+  const n = match ? Number(match[1]) * SIZE_UNITS[match[2]!.toLowerCase()]! : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a size in bytes, e.g. 1048576, 512k, 64m or 1g");
   return n;
 }
 

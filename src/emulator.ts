@@ -16,14 +16,14 @@ import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
 import { createCoverageTracker } from "./control/coverage.js";
 import { IdleSkipper } from "./control/idle-skip.js";
-import { TapeRecorder, type Tape } from "./control/tape.js";
+import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
 import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
-import { gzip, gzipKnownBody, journalEntry, journalRequests, limitBody } from "./http/middleware.js";
+import { gzip, gzipKnownBody, journalEntry, journalEntrySize, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
 import { textResponse } from "./http/respond.js";
@@ -55,13 +55,17 @@ export interface CreateStandinOptions {
    * state: only what the echo service's /openapi.json declares follows it.
    */
   tls?: boolean;
-  /** Request journal cap (default 10 000 entries); the event journal has the same cap. */
+  /** Request journal cap (default 10 000 entries); the event journal has the same cap. Overrides the fixture's `recording.journalEntries`. */
   journalCapacity?: number;
+  /** Request journal byte budget (default 16 MiB); the oldest entries go first. Overrides the fixture's `recording.journalBytes`. */
+  journalBytes?: number;
+  /** Tape byte budget (default 64 MiB); past it the tape stops and says where. Overrides the fixture's `recording.tapeBytes`. */
+  tapeBytes?: number;
   /** Wall-time source (tests of realtime mode). */
   wall?: WallTime;
   /** Where unexpected errors are reported (default: stderr). */
   onError?: (error: unknown) => void;
-  /** Record the tape (`GET /_standin/tape`); default true. */
+  /** Record the tape (`GET /_standin/tape`); default true (or the fixture's `recording.tape`). */
   tape?: boolean;
   /** Control request bodies over this many bytes get 413 (default 64 MiB). */
   controlBodyLimit?: number;
@@ -104,12 +108,14 @@ export class Standin implements ControlTarget {
   private readonly seedOverride: number | undefined;
   private readonly clockOverride: CreateStandinOptions["clock"];
   private readonly controlBodyLimit: number;
+  private readonly recordingOptions: CreateStandinOptions;
 
   /** Use `createStandin`: fixtures must be loaded (asynchronously) first. */
   constructor(fixtures: Fixture[], options: CreateStandinOptions) {
     this.seedOverride = options.seed;
     this.clockOverride = options.clock;
     this.controlBodyLimit = options.controlBodyLimit ?? DEFAULT_CONTROL_BODY_LIMIT;
+    this.recordingOptions = options;
     this.startFixtures = fixtures;
     this.compatHeaders = options.compatHeaders ?? true;
     this.tls = options.tls ?? false;
@@ -127,12 +133,12 @@ export class Standin implements ControlTarget {
       onBackgroundError: onError,
     });
     this.watchers = new Watchers(this.store, this.clock);
-    this.tape = new TapeRecorder(options.tape ?? true);
+    const recording = recordingSettings(fixtures, options);
+    this.tape = new TapeRecorder(recording.tape, recording.tapeBytes);
     this.clock.onOperation((operation) => this.tape.clock(operation));
     this.idle = new IdleSkipper(options.idleSkipping ?? true, this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
-    const capacity = options.journalCapacity ?? 10_000;
-    this.requests = new CappedLog(capacity);
-    this.events = new CappedLog(capacity);
+    this.requests = new CappedLog(recording.journalEntries, recording.journalBytes, journalEntrySize);
+    this.events = new CappedLog(recording.journalEntries);
     this.clock.onFired((f) => this.record("timer.fired", { subject: f.subject, detail: { kind: f.kind, detail: f.detail } }));
 
     const recorder: EventRecorder = { record: (type, fields) => this.record(type, fields ?? {}) };
@@ -218,6 +224,8 @@ export class Standin implements ControlTarget {
       const replacement = await resolveFixtures([fixture as FixtureSource]);
       const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
       this.startFixtures = replacement;
+      // Before the start state is built: its tape begins under the new fixture's budgets.
+      this.setRecording(recordingSettings(replacement, this.recordingOptions));
       try {
         this.buildStartState();
       } catch (error) {
@@ -242,8 +250,8 @@ export class Standin implements ControlTarget {
   /** Adds a fixture to the current state. Seed and clock settings belong to start fixtures only. */
   async applyFixture(fixture: unknown): Promise<void> {
     const [doc] = await resolveFixtures([fixture as FixtureSource]);
-    if (doc!.seed !== undefined || doc!.clock !== undefined) {
-      throw new FixtureError("fixture", ["seed and clock can only be set by a start fixture (use reset with a fixture)"]);
+    if (doc!.seed !== undefined || doc!.clock !== undefined || doc!.recording !== undefined) {
+      throw new FixtureError("fixture", ["seed, clock and recording can only be set by a start fixture (use reset with a fixture)"]);
     }
     // The store rolls a failed write back; the generator's draws must go back with it.
     const rng = this.ids.state();
@@ -269,6 +277,34 @@ export class Standin implements ControlTarget {
     const outcome = this.scenario.run(name, args);
     this.tape.action(name, args);
     return outcome;
+  }
+
+  get tapeEnabled(): boolean {
+    return this.tape.enabled;
+  }
+
+  /** What the run records and how much (`GET /_standin/recording`). */
+  recording(): RecordingStatus {
+    return {
+      tape: { enabled: this.tape.enabled, budget: this.tape.budget, bytes: this.tape.bytes, entries: this.tape.length, truncated: this.tape.truncated },
+      journal: { capacity: this.requests.capacity, budget: this.requests.budget, bytes: this.requests.bytes, entries: this.requests.size, dropped: this.requests.droppedCount },
+    };
+  }
+
+  /**
+   * New recording settings (`POST /_standin/recording`): the journals keep
+   * their newest entries within the new caps; the tape's budget applies to
+   * what it records next (turning the tape on begins a new one at the next reset).
+   */
+  setRecording(settings: Partial<RecordingSettings>): RecordingStatus {
+    if (settings.journalEntries !== undefined || settings.journalBytes !== undefined) {
+      const entries = settings.journalEntries ?? this.requests.capacity;
+      this.requests.setCaps(entries, settings.journalBytes ?? this.requests.budget);
+      this.events.setCaps(entries, Infinity);
+    }
+    if (settings.tapeBytes !== undefined) this.tape.budget = settings.tapeBytes;
+    if (settings.tape !== undefined) this.tape.turn(settings.tape);
+    return this.recording();
   }
 
   /** The tape since the last reset (`GET /_standin/tape`). */
@@ -405,6 +441,28 @@ export class Standin implements ControlTarget {
     );
   }
 
+}
+
+export const DEFAULT_JOURNAL_ENTRIES = 10_000;
+export const DEFAULT_JOURNAL_BYTES = 16 * 1024 * 1024;
+
+/** What the run records and how much of it: the start fixtures' `recording` sections in order, then the options. */
+export type RecordingSettings = Required<NonNullable<Fixture["recording"]>>;
+
+export interface RecordingStatus {
+  tape: { enabled: boolean; budget: number; bytes: number; entries: number; truncated: boolean };
+  journal: { capacity: number; budget: number; bytes: number; entries: number; dropped: number };
+}
+
+function recordingSettings(fixtures: readonly Fixture[], options: CreateStandinOptions): RecordingSettings {
+  const settings = { tape: true, tapeBytes: DEFAULT_TAPE_BYTES, journalEntries: DEFAULT_JOURNAL_ENTRIES, journalBytes: DEFAULT_JOURNAL_BYTES };
+  for (const f of fixtures) Object.assign(settings, f.recording);
+  return {
+    tape: options.tape ?? settings.tape,
+    tapeBytes: options.tapeBytes ?? settings.tapeBytes,
+    journalEntries: options.journalCapacity ?? settings.journalEntries,
+    journalBytes: options.journalBytes ?? settings.journalBytes,
+  };
 }
 
 /** Creates an emulator in process (no sockets). */

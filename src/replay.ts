@@ -23,6 +23,10 @@ export interface ReplayReport {
   readonly requests: number;
   readonly divergences: readonly Divergence[];
   readonly stateHash: { readonly expected: string; readonly actual: string };
+  /** Where the tape stopped recording (its budget reached): the entries before it were compared, the final state was not. */
+  readonly truncatedAt?: number;
+  /** Rejected requests whose body the tape kept as a hash only: not sent again (a rejected request changes nothing). */
+  readonly skipped: number;
   readonly ok: boolean;
 }
 
@@ -39,6 +43,7 @@ const tapeShape = v.looseObject({
   }),
   entries: v.array(v.looseObject({ kind: v.picklist(["request", "clock", "action", "fixture", "restore"]), seq: v.number() })),
   truncated: v.boolean(),
+  truncation: v.optional(v.looseObject({ seq: v.number(), reason: v.string(), limit: v.number() })),
   end: v.looseObject({ stateHash: v.string(), index: v.number() }),
 });
 
@@ -49,7 +54,6 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
   const parsed = v.safeParse(tapeShape, document);
   if (!parsed.success) throw new TapeError(`not a standin tape: ${describeIssues(parsed.issues).join("; ")}`);
   const tape = document as Tape;
-  if (tape.truncated) throw new TapeError("the tape is truncated (the run went past its capacity): it cannot be replayed exactly");
   if (tape.start.clock.mode === "realtime") throw new TapeError("the tape was recorded with the realtime clock, which no replay can repeat: record with the manual or auto clock");
 
   const emu = await createStandin({
@@ -67,11 +71,16 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
 
   const open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
   let requests = 0;
+  let skipped = 0;
   try {
     for (const entry of tape.entries) {
       try {
         if (entry.kind === "request") {
           requests++;
+          if (entry.body?.sha256 !== undefined && entry.response !== undefined && entry.response.status >= 400) {
+            skipped++;
+            continue;
+          }
           const controller = new AbortController();
           const answer = send(emu, entry, controller.signal);
           if (entry.awaited) divergences.push(...(await compare(entry, await answer)));
@@ -98,8 +107,10 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
     emu.close();
   }
   const actual = emu.stateHash();
-  if (actual !== tape.end.stateHash) divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
-  return { entries: tape.entries.length, requests, divergences, stateHash: { expected: tape.end.stateHash, actual }, ok: divergences.length === 0 };
+  // A truncated tape holds the run up to where it stopped: the run's final state is not what those entries make.
+  const truncatedAt = tape.truncated ? (tape.truncation?.seq ?? (tape.entries.at(-1)?.seq ?? 0) + 1) : undefined;
+  if (truncatedAt === undefined && actual !== tape.end.stateHash) divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
+  return { entries: tape.entries.length, requests, divergences, stateHash: { expected: tape.end.stateHash, actual }, ...(truncatedAt !== undefined && { truncatedAt }), skipped, ok: divergences.length === 0 };
 }
 
 function applyEntry(emu: Standin, entry: Exclude<TapeEntry, TapeRequestEntry>, divergences: Divergence[]): void {
@@ -176,8 +187,9 @@ async function settle(turns = SETTLE_TURNS): Promise<void> {
 
 /** The report as `standin replay` prints it. */
 export function formatReport(report: ReplayReport): string {
-  const lines = [`replayed ${report.entries} entries (${report.requests} requests)`];
-  if (report.ok) lines.push(`0 divergences; state hash ${report.stateHash.actual} matches`);
+  const lines = [`replayed ${report.entries} entries (${report.requests} requests${report.skipped ? `, ${report.skipped} rejected ones kept as a hash not sent` : ""})`];
+  if (report.truncatedAt !== undefined) lines.push(`the tape was truncated at entry #${report.truncatedAt} (its budget reached): the entries before it were compared, the final state was not`);
+  if (report.ok) lines.push(report.truncatedAt !== undefined ? "0 divergences" : `0 divergences; state hash ${report.stateHash.actual} matches`);
   else {
     const first = report.divergences[0]!;
     lines.push(`${report.divergences.length} divergence${report.divergences.length === 1 ? "" : "s"}; the first:`, `  #${first.seq} ${first.entry}: ${first.what}`);

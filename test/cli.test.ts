@@ -67,6 +67,22 @@ describe("standin start", () => {
     expect(res.stderr).toBe(`standin: ${file}: scheduler.nodez: unknown key\n`);
   });
 
+  it("takes the recording budgets and the control body limit as flags (sizes with k/m/g suffixes)", async () => {
+    const s = await start(["--no-tape", "--tape-bytes", "2m", "--journal-entries", "5", "--journal-bytes", "512k", "--control-body-limit", "1k"]);
+    const recording = await json(`${s.urls.control}/recording`);
+    expect(recording.body).toMatchObject({ tape: { enabled: false, budget: 2 * 1024 * 1024 }, journal: { capacity: 5, budget: 512 * 1024 } });
+    expect((await json(`${s.urls.control}/tape`)).status).toBe(409);
+    const refused = await json(`${s.urls.control}/fixtures`, { method: "POST", body: JSON.stringify({ description: "x".repeat(2000) }) });
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toBe("request body too large: the control API takes at most 1024 bytes (--control-body-limit)");
+  });
+
+  it("refuses a malformed size in one line", async () => {
+    const res = await cli(["start", "--tape-bytes", "12x", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("expected a size in bytes, e.g. 1048576, 512k, 64m or 1g");
+  });
+
   it("applies --seed, --start-time and --clock over the fixture", async () => {
     const s = await start(["--seed", "77", "--start-time", "2031-03-04T05:06:07Z", "--clock", "realtime", "--speed", "2"]);
     const ready = await json(`${s.urls.scheduler}/_standin/ready`);

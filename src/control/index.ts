@@ -21,6 +21,7 @@ import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
 import type { IdleSkipper } from "./idle-skip.js";
 import { buildOpenApiDocument, fixtureDocument } from "./openapi.js";
+import { recordingSection as recordingBody } from "../fixtures/schema.js";
 import { DEFAULT_AWAIT_WITHIN, type Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
@@ -50,6 +51,11 @@ export interface ControlTarget {
   act(name: string, args: Record<string, unknown>): unknown;
   /** The tape since the last reset. */
   exportTape(): Promise<unknown>;
+  /** Whether the tape records (`--no-tape` turns it off). */
+  readonly tapeEnabled: boolean;
+  /** What the run records and how much. */
+  recording(): unknown;
+  setRecording(settings: v.InferOutput<typeof recordingBody>): unknown;
 }
 
 export class ControlError extends Error {
@@ -279,8 +285,26 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     },
   );
 
-  routes.get("/tape", { tag: "tape", summary: "the tape since the last reset, for `standin replay`", responses: { 200: "the tape document" } }, async (c) =>
-    c.json((await target.exportTape()) as object),
+  routes.get("/tape", { tag: "tape", summary: "the tape since the last reset, for `standin replay`", responses: { 200: "the tape document", 409: "the tape is off (`--no-tape`)" } }, async (c) => {
+    if (!target.tapeEnabled) throw new ControlError(409, "the tape is off (--no-tape, or recording.tape false): nothing was recorded");
+    return c.json((await target.exportTape()) as object);
+  });
+
+  journal.get(
+    "/recording",
+    { summary: "what the run records and how much: the tape's and the request journal's budgets and use", responses: { 200: "`{tape: {enabled, budget, bytes, entries, truncated}, journal: {capacity, budget, bytes, entries, dropped}}`" } },
+    (c) => c.json(target.recording() as object),
+  );
+
+  journal.post(
+    "/recording",
+    {
+      summary: "changes the recording budgets (the fixture's `recording` section, at run time)",
+      description: "`journalEntries`/`journalBytes` trim the journal to its newest entries at once; `tapeBytes` applies to what the tape records next; `tape` turns the tape on or off.",
+      body: recordingBody,
+      responses: { 200: "the recording status, as GET", 400: "bad body" },
+    },
+    (c, { body }) => c.json(target.setRecording(body) as object),
   );
 
   scenario.get("/actions", { summary: "every service's named actions and await conditions", responses: { 200: "`{actions, conditions}`: `{name, service, summary}` each" } }, (c) =>

@@ -18,13 +18,19 @@
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
 import { pathAndQuery } from "../http/routing.js";
+// A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
+import { REJECTED_BODY_BYTES } from "../http/middleware.js";
 import { knownRequestBody, knownResponseBody, knownResponseHeaders } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
 export const TAPE_CAPACITY = 200_000;
+/** What a tape holds at most, in bytes of bodies, paths and headers (`--tape-bytes`); past it, it records nothing more and says where it stopped. */
+export const DEFAULT_TAPE_BYTES = 64 * 1024 * 1024;
 /** Bodies above this are kept as a hash and a length only. */
 const MAX_BODY_BYTES = 1 << 20;
+/** What an entry costs besides its strings and bodies (the object, its sequence number, the answer's record). */
+const ENTRY_OVERHEAD = 200;
 
 /** Request headers that describe the connection, not the request. */
 const SKIPPED_REQUEST_HEADERS = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "user-agent", "accept"]);
@@ -69,11 +75,22 @@ export interface TapeStart {
   readonly stateHash: string;
 }
 
+/** Where and why a tape stopped recording. */
+export interface TapeTruncation {
+  /** The first sequence number not on the tape. */
+  readonly seq: number;
+  readonly reason: "entries" | "bytes";
+  /** The cap that was reached (entries, or bytes). */
+  readonly limit: number;
+}
+
 export interface Tape {
   readonly standinTape: number;
   readonly start: TapeStart;
   readonly entries: readonly TapeEntry[];
   readonly truncated: boolean;
+  /** Present when truncated. */
+  readonly truncation?: TapeTruncation;
   readonly end: { readonly stateHash: string; readonly index: number };
 }
 
@@ -94,18 +111,59 @@ export class TapeRecorder {
   private entries: Entry[] = [];
   private pending: Promise<unknown>[] = [];
   private nextSeq = 1;
-  private truncated = false;
+  private truncation: TapeTruncation | undefined;
   private paused = 0;
+  /** Bytes held (see ENTRY_OVERHEAD, `charge`). */
+  private held = 0;
+  /** The last response body held: an answer sent again is the same string, held once. */
+  private lastResponse: string | Uint8Array | undefined;
 
-  constructor(readonly enabled: boolean) {}
+  constructor(
+    private enabledNow: boolean,
+    /** The byte budget (`--tape-bytes`). */
+    public budget = DEFAULT_TAPE_BYTES,
+  ) {}
+
+  get enabled(): boolean {
+    return this.enabledNow;
+  }
+
+  private set enabled(on: boolean) {
+    this.enabledNow = on;
+  }
+
+  /** Bytes held by the tape so far. */
+  get bytes(): number {
+    return this.held;
+  }
+
+  get truncated(): boolean {
+    return this.truncation !== undefined;
+  }
+
+  /**
+   * Turns recording on or off. Off takes effect at once; on, at the next
+   * tape (the next reset): a tape begun mid-run could not be replayed.
+   */
+  turn(on: boolean): void {
+    if (!on) this.enabled = false;
+    this.onAtNextBegin = on;
+  }
+
+  private onAtNextBegin = false;
 
   /** A new tape (start, or reset): what the run starts from. */
   begin(start: Omit<TapeStart, "stateHash"> & { stateHash: () => string }): void {
+    if (this.onAtNextBegin) this.enabled = true;
+    this.onAtNextBegin = false;
     this.start = start;
     this.entries = [];
     this.pending = [];
     this.nextSeq = 1;
-    this.truncated = false;
+    this.truncation = undefined;
+    this.held = 0;
+    this.lastResponse = undefined;
+    this.lastHeaders.request = this.lastHeaders.response = undefined;
   }
 
   /** Runs `fn` without recording what it does (the tape's own bookkeeping, replays). */
@@ -123,14 +181,17 @@ export class TapeRecorder {
   }
 
   action(name: string, args: Record<string, unknown>): void {
-    this.append({ kind: "action", seq: 0, do: name, args: structuredClone(args) });
+    this.append({ kind: "action", seq: 0, do: name, args: structuredClone(args) }, JSON.stringify(args).length);
   }
 
   fixture(document: unknown): void {
-    this.append({ kind: "fixture", seq: 0, fixture: structuredClone(document) });
+    this.append({ kind: "fixture", seq: 0, fixture: structuredClone(document) }, JSON.stringify(document)?.length ?? 0);
   }
 
-  /** `owned`: the emulator's own copy of the document (its rows frozen), kept as it is instead of copied again. */
+  /**
+   * `owned`: the emulator's own copy of the document (its rows frozen), kept as it is instead of copied again.
+   * Not charged to the budget: the document's rows are the state's own until the state changes them.
+   */
   restore(snapshot: unknown, owned = false): void {
     this.append({ kind: "restore", seq: 0, snapshot: owned ? snapshot : structuredClone(snapshot) });
   }
@@ -146,14 +207,15 @@ export class TapeRecorder {
     request.headers.forEach((value, name) => {
       if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = value;
     });
+    const last = this.lastHeaders.request;
     const headers = this.sameAsLast(fresh, "request");
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: pathAndQuery(request.url), headers, awaited: false };
-    if (!this.append(entry)) return undefined;
+    if (!this.append(entry, entry.path.length + (headers === last ? 0 : recordSize(headers)))) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
     return (response) => {
       // Answered before anything else reached the tape: replayed to completion before going on.
       entry.awaited = this.nextSeq === entry.seq + 1;
-      if (bodyNoted) this.keepNotedBody(entry, request);
+      if (bodyNoted) this.keepNotedBody(entry, request, response?.status ?? 500);
       if (!response) return undefined;
       let responseHeaders: Record<string, string>;
       const knownHeaders = knownResponseHeaders(response);
@@ -174,7 +236,7 @@ export class TapeRecorder {
       const known = knownResponseBody(response);
       if (known !== undefined) {
         entry.response = { status: response.status, headers: responseHeaders };
-        if (known !== null) (entry as Holding)[HELD_RESPONSE] = known;
+        if (known !== null) this.holdResponse(entry, known);
         return undefined;
       }
       // An event stream never ends: keep its status and headers only.
@@ -186,7 +248,8 @@ export class TapeRecorder {
       const { status, statusText, headers } = response;
       const sent = response.arrayBuffer().then((buffer) => {
         const bytes = new Uint8Array(buffer);
-        entry.response = { ...entry.response!, body: keptBody(bytes) };
+        const body = this.charge(bytes.length) ? keptBody(bytes) : digestOf(bytes);
+        entry.response = { ...entry.response!, body };
         return new Response(bytes, { status, statusText, headers });
       });
       this.track(sent);
@@ -204,13 +267,45 @@ export class TapeRecorder {
   private readRequestBody(entry: TapeRequestEntry, request: Request, journaled: boolean): boolean {
     if (request.method === "GET" || request.method === "HEAD") return false;
     if (journaled && request.headers.get("content-length") !== null) return true;
-    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body)));
+    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body.sha256 !== undefined || this.charge(body.bytes) ? body : { sha256: sha256Of(bodyBytes(body)!), bytes: body.bytes })));
     return false;
   }
 
-  private keepNotedBody(entry: TapeRequestEntry, request: Request): void {
+  /**
+   * A request body read by the journal: held as it is while the budget
+   * allows; one too large to keep (or a large rejected one) as its hash.
+   */
+  private keepNotedBody(entry: TapeRequestEntry, request: Request, status: number): void {
     const bytes = knownRequestBody(request);
-    if (bytes !== undefined && bytes.length > 0) (entry as Holding)[HELD_REQUEST] = bytes;
+    if (bytes === undefined || bytes.length === 0) return;
+    const tooLarge = bytes.length > MAX_BODY_BYTES || (status >= 400 && bytes.length > REJECTED_BODY_BYTES);
+    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = bytes;
+    else entry.body = digestOf(bytes);
+  }
+
+  /** An answer's body in hand: held while the budget allows (the same body as the last answer's costs nothing more), else its hash. */
+  private holdResponse(entry: TapeRequestEntry, body: string | Uint8Array): void {
+    if (body === this.lastResponse || this.charge(body.length)) {
+      (entry as Holding)[HELD_RESPONSE] = body;
+      this.lastResponse = body;
+    } else entry.response = { ...entry.response!, body: digestOf(body) };
+  }
+
+  /**
+   * Takes `bytes` from the budget; false (and the tape ends after the
+   * entries it has) when they do not fit.
+   */
+  private charge(bytes: number): boolean {
+    if (this.held + bytes > this.budget) {
+      this.truncate("bytes");
+      return false;
+    }
+    this.held += bytes;
+    return true;
+  }
+
+  private truncate(reason: TapeTruncation["reason"]): void {
+    this.truncation ??= { seq: this.nextSeq, reason, limit: reason === "bytes" ? this.budget : TAPE_CAPACITY };
   }
 
 
@@ -243,19 +338,23 @@ export class TapeRecorder {
         ...(entry.response ? { response: { ...entry.response, headers: { ...entry.response.headers }, ...(response !== undefined ? { body: once(response) } : {}) } } : {}),
       };
     });
-    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: this.truncated, end };
+    const truncation = this.truncation;
+    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: truncation !== undefined, ...(truncation && { truncation: { ...truncation } }), end };
   }
 
   get length(): number {
     return this.entries.length;
   }
 
-  private append(entry: Entry): boolean {
+  /** Appends an entry costing `bytes` (besides ENTRY_OVERHEAD); false when the tape is off, paused or full. */
+  private append(entry: Entry, bytes = 0): boolean {
     if (!this.enabled || this.paused > 0 || !this.start) return false;
+    if (this.truncation) return false;
     if (this.entries.length >= TAPE_CAPACITY) {
-      this.truncated = true;
+      this.truncate("entries");
       return false;
     }
+    if (!this.charge(ENTRY_OVERHEAD + bytes)) return false;
     (entry as { seq: number }).seq = this.nextSeq++;
     this.entries.push(entry);
     return true;
@@ -278,6 +377,18 @@ export class TapeRecorder {
   private track(promise: Promise<unknown>): void {
     this.pending.push(promise.catch(() => undefined));
   }
+}
+
+function recordSize(record: Record<string, string>): number {
+  let size = 0;
+  for (const name in record) size += name.length + record[name]!.length + 16;
+  return size;
+}
+
+/** A body kept as its hash and length only. */
+function digestOf(body: string | Uint8Array): TapeBody {
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  return { sha256: sha256Of(bytes), bytes: bytes.length };
 }
 
 function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -10,6 +10,7 @@ import type { Clock } from "../core/clock.js";
 import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
+import { createHash } from "node:crypto";
 import { parseAccept } from "hono/utils/accept";
 import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
@@ -18,6 +19,8 @@ import { pathAndQuery } from "./routing.js";
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Request bodies longer than this are journaled truncated. */
 export const JOURNAL_BODY_BYTES = 64 * 1024;
+/** A rejected request's body (answered 4xx or 5xx) longer than this is kept by the journal and the tape as its hash only. */
+export const REJECTED_BODY_BYTES = 4 * 1024;
 
 /** 413 for bodies over 16 MiB, in Go's words for an over-long body. */
 export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
@@ -179,34 +182,40 @@ function pathAndSearch(url: string): { path: string; query: string } {
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
-    let body: string | null = null;
+    let body: Uint8Array | null = null;
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
     // spares building the full web Request that `raw.body` asks for. In process, `raw.body` says.
     if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) {
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      noteRequestBody(c.req.raw, bytes);
-      body = UTF8.decode(bytes);
+      body = new Uint8Array(await c.req.arrayBuffer());
+      noteRequestBody(c.req.raw, body);
     }
     await next();
     journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index));
   };
 }
 
-/** What the journal keeps of one answered request (`body` as read, null when it had none). */
-export function journalEntry(service: string, at: number, request: Request, body: string | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
+/**
+ * What the journal keeps of one answered request (`body` as read, null when
+ * it had none). The body is decoded from at most its first
+ * JOURNAL_BODY_BYTES bytes, so the entry holds a string of its own, never a
+ * slice that would keep the whole body alive; a rejected request's body
+ * (4xx, 5xx) over REJECTED_BODY_BYTES is kept as its SHA-256 alone (the small
+ * ones, the ones worth reading while debugging a refusal, are kept whole).
+ */
+export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = value));
-  const truncated = body !== null && body.length > JOURNAL_BODY_BYTES;
-  return {
-    at,
-    service,
-    method: request.method,
-    ...pathAndSearch(request.url),
-    headers,
-    body: truncated ? body!.slice(0, JOURNAL_BODY_BYTES) : body,
-    bodyTruncated: truncated,
-    status,
-    index,
-  };
+  const entry: Omit<RecordedRequest, "seq"> = { at, service, method: request.method, ...pathAndSearch(request.url), headers, body: null, bodyTruncated: false, status, index };
+  if (body === null) return entry;
+  if (status >= 400 && body.length > REJECTED_BODY_BYTES) return { ...entry, bodyBytes: body.length, bodyDigest: `sha256:${createHash("sha256").update(body).digest("hex")}` };
+  const truncated = body.length > JOURNAL_BODY_BYTES;
+  return { ...entry, body: UTF8.decode(truncated ? body.subarray(0, JOURNAL_BODY_BYTES) : body), bodyTruncated: truncated, bodyBytes: body.length };
+}
+
+/** What a journal entry holds, roughly, in bytes: its strings (a character a byte, as V8 keeps ASCII) and a fixed overhead. */
+export function journalEntrySize(entry: RecordedRequest): number {
+  let size = 160 + entry.path.length + entry.query.length + (entry.body?.length ?? 0);
+  for (const name in entry.headers) size += name.length + entry.headers[name]!.length + 16;
+  return size;
 }
