@@ -39,6 +39,8 @@ const SETTINGS = {
     blocking: [100, 1_000, 10_000],
     snapshotJobs: 10_000,
     memory: { jobs: 10_000, sessions: 100_000 },
+    // Issue 17's long-run targets: 100k writes of 500 KB on a 256 MB heap complete; RSS after 1M small requests.
+    longRun: { kvWrites: 100_000, requests: 1_000_000, limitSeconds: 400 },
     caseLimitSeconds: 45,
   },
 };

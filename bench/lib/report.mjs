@@ -245,6 +245,21 @@ function scaleRows(scale, settings) {
     rows.push(row(memoryLabel, { unit: "MB", standin: memory.rssBytes / 2 ** 20, baseline: empty.rssBytes / 2 ** 20, target: { atMost: 300 } }));
     rows.push(row("memory: JS heap used, same process", { unit: "MB", standin: memory.heapUsedBytes / 2 ** 20, baseline: empty.heapUsedBytes / 2 ** 20 }));
   }
+  const heavy = scale.kvHeavy;
+  const heavyLabel = `long run: ${short(settings.scale.longRun.kvWrites)} KV writes of 500 KB on a 256 MB heap (peak RSS)`;
+  if (!heavy || heavy.timedOut || heavy.failed) {
+    rows.push(row(heavyLabel, { unit: "MB", standin: null, target: { text: "completes" }, cells: { standin: heavy?.timedOut ? `> ${heavy.limitSeconds} s (stopped)` : `died: ${heavy?.failed ?? "not run"}` } }));
+  } else {
+    rows.push(row(heavyLabel, { unit: "MB", standin: heavy.peakRssBytes / 2 ** 20, target: { atMost: Infinity, text: "completes" }, extra: { writeMs: heavy.writeMs } }));
+  }
+  const requests = scale.requests;
+  const requestsLabel = `long run: RSS growth from 10k to ${short(settings.scale.longRun.requests)} small requests (after GC)`;
+  if (!requests || requests.timedOut || requests.failed) {
+    rows.push(row(requestsLabel, { unit: "MB", standin: null, target: { atMost: 50 }, cells: { standin: requests?.timedOut ? `> ${requests.limitSeconds} s (stopped)` : `failed: ${requests?.failed ?? "not run"}` } }));
+  } else {
+    const growth = (requests.rssBytes - requests.early.rssBytes) / 2 ** 20;
+    rows.push(row(requestsLabel, { unit: "MB", standin: growth, baseline: requests.early.rssBytes / 2 ** 20, ratio: null, target: { atMost: 50 }, extra: { finalRssBytes: requests.rssBytes, ms: requests.ms } }));
+  }
   return rows;
 }
 

@@ -184,6 +184,44 @@ const cases = {
     return { jobs: extra, sessions: n, loadMs, ...settledMemory(), kept: emu.index };
   },
 
+  /**
+   * N writes of 500 KB to four keys (PUT /v1/kv/key-<i % 4>), with the body's length stated as a
+   * client sends it; run on a 256 MB heap (`--max-old-space-size=256`): completing is the target.
+   */
+  async "kv-heavy"() {
+    const emu = await createStandin({ fixture: {} });
+    const value = new Uint8Array(500 * 1024).fill(97);
+    const t0 = performance.now();
+    let peakRss = 0;
+    for (let i = 0; i < n; i++) {
+      const res = await emu.registry.request(`/v1/kv/key-${i % 4}`, { method: "PUT", body: value, headers: { "content-length": String(value.length) } });
+      if (res.status !== 200) throw new Error(`PUT answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+      if (i % 1000 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+    const writeMs = since(t0);
+    return { writes: n, writeMs, peakRssBytes: peakRss, heapLimitMb: 256, ...settledMemory() };
+  },
+
+  /**
+   * N small requests (a KV write, a KV read, a job list in turn); RSS after a forced GC once 10,000 are
+   * done and again after all N: the difference is what a long run keeps.
+   */
+  async requests() {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: Array.from({ length: 5 }, (_, i) => benchJob(i)) } } });
+    const t0 = performance.now();
+    let early;
+    for (let i = 0; i < n; i++) {
+      const res = i % 3 === 0
+        ? await emu.registry.request(`/v1/kv/app/key-${i % 100}`, { method: "PUT", body: `value-${i}`, headers: { "content-length": String(`value-${i}`.length) } })
+        : i % 3 === 1 ? await emu.registry.request(`/v1/kv/app/key-${(i - 1) % 100}`) : await emu.scheduler.request("/v1/jobs");
+      if (res.status !== 200) throw new Error(`request ${i} answered ${res.status}`);
+      await res.arrayBuffer();
+      if (i + 1 === 10_000) early = settledMemory();
+    }
+    return { requests: n, ms: since(t0), early, ...settledMemory() };
+  },
+
   async "memory-empty"() {
     const emu = await createStandin({ fixture: {} });
     return { loadMs: 0, ...settledMemory(), kept: emu.index };

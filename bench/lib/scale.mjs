@@ -11,8 +11,8 @@ const CASE_SCRIPT = fileURLToPath(new URL("./scale-case.mjs", import.meta.url));
 const RESULT_LINE = /^RESULT (.*)$/m;
 
 /** Runs one case; resolves with its JSON, or `{timedOut: true, limitSeconds}` when it ran past the limit. */
-export async function runCase(caseName, n, limitSeconds, extraArgs = []) {
-  const child = spawnNode(["--expose-gc", CASE_SCRIPT, caseName, String(n), ...extraArgs.map(String)], { cwd: PROJECT_ROOT });
+export async function runCase(caseName, n, limitSeconds, extraArgs = [], nodeArgs = []) {
+  const child = spawnNode(["--expose-gc", ...nodeArgs, CASE_SCRIPT, caseName, String(n), ...extraArgs.map(String)], { cwd: PROJECT_ROOT });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -28,10 +28,19 @@ export async function runCase(caseName, n, limitSeconds, extraArgs = []) {
   return { ...JSON.parse(match[1]), wallMs };
 }
 
+/** A case whose dying (out of memory) is a result to report, not a failure of the bench. */
+async function runCaseOrFailure(...args) {
+  try {
+    return await runCase(...args);
+  } catch (error) {
+    return { case: args[0], n: args[1], failed: String(error.message).split("\n").slice(0, 3).join(" ") };
+  }
+}
+
 /** Every scale case of `settings`, one after the other (never two at once: they would share 2 cores). */
 export async function measureScale(settings, progress = () => {}) {
   const limit = settings.caseLimitSeconds;
-  const out = { jobs: [], sessions: [], blocking: [], snapshot: null, memory: null, memoryEmpty: null };
+  const out = { jobs: [], sessions: [], blocking: [], snapshot: null, memory: null, memoryEmpty: null, kvHeavy: null, requests: null };
   for (const n of settings.jobs) {
     progress(`  ${n.toLocaleString("en-US")} jobs: seed, then list + filter + page`);
     out.jobs.push(await runCase("jobs", n, limit));
@@ -49,5 +58,10 @@ export async function measureScale(settings, progress = () => {}) {
   progress(`  memory: ${settings.memory.jobs.toLocaleString("en-US")} jobs + ${settings.memory.sessions.toLocaleString("en-US")} sessions (fresh process), and an empty emulator`);
   out.memory = await runCase("memory", settings.memory.sessions, limit, [settings.memory.jobs]);
   out.memoryEmpty = await runCase("memory-empty", 0, limit);
+  const heavy = settings.longRun;
+  progress(`  long run: ${heavy.kvWrites.toLocaleString("en-US")} KV writes of 500 KB on a 256 MB heap`);
+  out.kvHeavy = await runCaseOrFailure("kv-heavy", heavy.kvWrites, heavy.limitSeconds, [], ["--max-old-space-size=256"]);
+  progress(`  long run: ${heavy.requests.toLocaleString("en-US")} small requests, RSS after 10k and after all`);
+  out.requests = await runCaseOrFailure("requests", heavy.requests, heavy.limitSeconds);
   return out;
 }

@@ -26,11 +26,11 @@ export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
 export const TAPE_CAPACITY = 200_000;
 /** What a tape holds at most, in bytes of bodies, paths and headers (`--tape-bytes`); past it, it records nothing more and says where it stopped. */
-export const DEFAULT_TAPE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_TAPE_BYTES = 32 * 1024 * 1024;
 /** Bodies above this are kept as a hash and a length only. */
 const MAX_BODY_BYTES = 1 << 20;
-/** What an entry costs besides its strings and bodies (the object, its sequence number, the answer's record). */
-const ENTRY_OVERHEAD = 200;
+/** What an entry costs besides its strings and bodies (its objects and the answer's record; measured: ~450 bytes of heap per small request). */
+const ENTRY_OVERHEAD = 450;
 
 /** Request headers that describe the connection, not the request. */
 const SKIPPED_REQUEST_HEADERS = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "user-agent", "accept"]);
@@ -279,15 +279,17 @@ export class TapeRecorder {
     const bytes = knownRequestBody(request);
     if (bytes === undefined || bytes.length === 0) return;
     const tooLarge = bytes.length > MAX_BODY_BYTES || (status >= 400 && bytes.length > REJECTED_BODY_BYTES);
-    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = bytes;
+    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = ownBytes(bytes);
     else entry.body = digestOf(bytes);
   }
 
   /** An answer's body in hand: held while the budget allows (the same body as the last answer's costs nothing more), else its hash. */
   private holdResponse(entry: TapeRequestEntry, body: string | Uint8Array): void {
-    if (body === this.lastResponse || this.charge(body.length)) {
-      (entry as Holding)[HELD_RESPONSE] = body;
-      this.lastResponse = body;
+    if (body === this.lastResponse) (entry as Holding)[HELD_RESPONSE] = body;
+    else if (this.charge(body.length)) {
+      const held = ownBytes(body);
+      (entry as Holding)[HELD_RESPONSE] = held;
+      this.lastResponse = held;
     } else entry.response = { ...entry.response!, body: digestOf(body) };
   }
 
@@ -383,6 +385,17 @@ function recordSize(record: Record<string, string>): number {
   let size = 0;
   for (const name in record) size += name.length + record[name]!.length + 16;
   return size;
+}
+
+/**
+ * Bytes that hold no more memory than their length: a small Buffer is a view
+ * into an 8 KiB pool slab (and a body may be a view into a larger read), which
+ * holding it would keep alive whole.
+ */
+function ownBytes<B extends string | Uint8Array>(body: B): B {
+  if (typeof body === "string" || body.byteLength === body.buffer.byteLength) return body;
+  // Not `slice()`: on a Buffer that is a view too.
+  return new Uint8Array(body) as B;
 }
 
 /** A body kept as its hash and length only. */
