@@ -123,6 +123,7 @@ export class StateFileWriter {
   private writing: Promise<void> | undefined;
   private missedLook = false;
   private failing = false;
+  private done = 0;
   private readonly report: (message: string) => void;
 
   constructor(
@@ -138,6 +139,18 @@ export class StateFileWriter {
     if (this.options.intervalMs <= 0 || this.timer) return;
     this.timer = setInterval(() => this.look(), this.options.intervalMs);
     this.timer.unref();
+  }
+
+  /** How many writes have succeeded. */
+  get writes(): number {
+    return this.done;
+  }
+
+  /** Looks now (after a write under way, never beside it): writes if the state changed since the last write. */
+  async check(): Promise<void> {
+    while (this.writing) await this.writing;
+    this.look();
+    await this.writing;
   }
 
   /** Stops looking and waits for a write under way. */
@@ -169,6 +182,7 @@ export class StateFileWriter {
       // The snapshot and its key are taken in the same turn: nothing commits in between.
       await writeStateFile(this.emulator.snapshot(), this.path);
       this.written = key;
+      this.done++;
       if (this.failing) {
         this.failing = false;
         this.report(`standin: state file ${this.path} written again`);
