@@ -43,7 +43,8 @@ export function buildProgram(): Command {
     .option("--registry-port <n>", "registry port; 0 = any free port", port, 8500)
     .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
     .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*)")
-    .option("--state-file <file>", "load state from it at start if it exists; write it atomically on exit")
+    .option("--state-file <file>", "load state from it at start if it exists; write it atomically while running (when changed) and on exit")
+    .option("--state-file-interval <ms>", "with --state-file: write the changed state at most this often, so a crash loses at most about this much; 0 = only on exit", integer, 1000)
     .option("--control-token <secret>", "require Authorization: Bearer <secret> on the control API")
     .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem")
     .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default a new directory under the OS temp dir, removed on exit); implies --tls")
@@ -171,6 +172,7 @@ interface StartOptions {
   echoPort: number;
   compatHeaders: boolean;
   stateFile?: string;
+  stateFileInterval: number;
   controlToken?: string;
   tls?: boolean;
   tlsDir?: string;
@@ -197,6 +199,7 @@ async function startCommand(opts: StartOptions): Promise<void> {
       ports: { scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort },
       compatHeaders: opts.compatHeaders,
       stateFile: opts.stateFile,
+      stateFileIntervalMs: opts.stateFileInterval,
       controlToken: opts.controlToken,
       // Commander's --no-tape: `tape` is true unless given (then the fixture's recording.tape decides).
       tape: opts.tape === false ? false : undefined,

@@ -4,23 +4,29 @@
  * the others are closed again and a PortInUseError says which.
  */
 import { existsSync } from "node:fs";
-import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
 import type { GeneratedCa, PreparedTls, TlsFiles } from "./tls.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
-import { FixtureError } from "./fixtures/load.js";
-import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
+import { checkStateFileWritable, DEFAULT_STATE_FILE_INTERVAL_MS, loadStateFile, removeStaleTemporaries, StateFileWriter, writeStateFile } from "./state-file.js";
+
+export { writeStateFile } from "./state-file.js";
 
 export interface StartStandinOptions extends Omit<CreateStandinOptions, "tls"> {
   /** Default 127.0.0.1 (loopback only unless asked). */
   host?: string;
   /** Per-service port; 0 = any free port. Defaults 4646, 8500, 8080. */
   ports?: Partial<Record<ServiceName, number>>;
-  /** Load state from this file at start if it exists; `close()` writes it (atomically). */
+  /**
+   * Load state from this file at start if it exists; while running, write it
+   * behind (atomically, when the state changed, at most once per
+   * `stateFileIntervalMs`), and once more at `close()`.
+   */
   stateFile?: string;
+  /** With `stateFile`: how often the state is written behind, in ms (default 1000; 0 = only at `close()`). A crash loses at most about this much. */
+  stateFileIntervalMs?: number;
   /**
    * Serve every port over HTTPS. `true`: a CA and a server certificate signed
    * by it (for localhost, 127.0.0.1, ::1 and `host`) are made at start, the CA
@@ -60,7 +66,8 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
   const host = options.host ?? "127.0.0.1";
   // A state file that cannot be written would lose every write at shutdown: refuse to start instead.
   if (options.stateFile) await checkStateFileWritable(options.stateFile);
-  if (options.stateFile && existsSync(options.stateFile)) {
+  const stateFileLoaded = Boolean(options.stateFile && existsSync(options.stateFile));
+  if (options.stateFile && stateFileLoaded) {
     await loadStateFile(emulator, options.stateFile);
     // The state file carries the clock settings it was saved with; settings given explicitly win.
     const { mode, speed } = options.clock ?? {};
@@ -68,6 +75,19 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
       const current = emulator.clock.status();
       emulator.clock.setMode(mode ?? current.mode, speed ?? current.speed);
     }
+  }
+
+  // Write-behind: a crash (SIGKILL, out of memory) loses at most the last interval's writes.
+  // Made before any port listens, so its idea of what is on disk is taken before any request.
+  let writer: StateFileWriter | undefined;
+  if (options.stateFile) {
+    await removeStaleTemporaries(options.stateFile);
+    // Clock settings given over the loaded file's make the file out of date, as a missing file is.
+    const overridden = options.clock?.mode !== undefined || options.clock?.speed !== undefined;
+    writer = new StateFileWriter(emulator, options.stateFile, {
+      intervalMs: options.stateFileIntervalMs ?? DEFAULT_STATE_FILE_INTERVAL_MS,
+      upToDate: stateFileLoaded && !overridden,
+    });
   }
 
   const servers: Partial<Record<ServiceName, Server>> = {};
@@ -112,6 +132,8 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
     control: `${scheme}://${urlHost}:${ports.scheduler}/_standin`,
   };
 
+  writer?.start();
+
   let closing: Promise<void> | undefined;
   return {
     emulator,
@@ -120,6 +142,7 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
     ...(tls?.ca && { ca: tls.ca }),
     close: () =>
       (closing ??= (async () => {
+        await writer?.stop();
         emulator.close();
         await Promise.all(Object.values(servers).map(closeServer));
         await tls?.cleanup();
@@ -150,41 +173,4 @@ function closeServer(server: Server): Promise<void> {
     // Parked long-polls and idle keep-alive sockets must not hold the shutdown.
     server.closeAllConnections?.();
   });
-}
-
-async function loadStateFile(emulator: Standin, path: string): Promise<void> {
-  let document: unknown;
-  try {
-    document = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new FixtureError(path, [`cannot read state file: ${(error as Error).message}`], "state file");
-  }
-  try {
-    // Parsed here for this restore alone: the state can keep its objects instead of copying them.
-    emulator.restore(document, { adopt: true });
-  } catch (error) {
-    if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
-    throw error;
-  }
-}
-
-/** Whether the state file can be written where it is asked for: its directory exists and takes a new file, and it is not a directory. */
-async function checkStateFileWritable(path: string): Promise<void> {
-  const probe = `${path}.tmp-${process.pid}`;
-  try {
-    if (existsSync(path) && (await stat(path)).isDirectory()) throw Object.assign(new Error("it is a directory"), { code: "EISDIR" });
-    await writeFile(probe, "");
-    await unlink(probe);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
-    throw new FixtureError(path, [`cannot write state file: ${reason}`], "state file");
-  }
-}
-
-/** Writes to a temporary file beside the target, then renames: a crash mid-write never leaves half a state file. */
-export async function writeStateFile(snapshot: StateSnapshot, path: string): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}`;
-  await writeFile(temporary, JSON.stringify(snapshot) + "\n");
-  await rename(temporary, path);
 }

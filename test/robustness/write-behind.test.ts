@@ -1,0 +1,127 @@
+/**
+ * The state file's write-behind with the built CLI in a child process (`npm
+ * test` builds first): under a stream of acknowledged KV writes the file on
+ * disk is always whole JSON, it catches up with the last acknowledged write
+ * without any signal, and after a SIGKILL (no shutdown code runs) a fresh
+ * start restores every acknowledged write. Nothing here asserts on time: the
+ * waits are on content, with generous limits.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setImmediate as turn } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { startCli, type StartedCli } from "../support/cli.js";
+
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+/** The state file's KV values (decoded), or undefined while there is no whole file. */
+function kvOnDisk(path: string): Map<string, string> | undefined {
+  try {
+    const doc = JSON.parse(readFileSync(path, "utf8")) as { store: { tables: Record<string, { rows: Record<string, { Value: string | null }> }> } };
+    const rows = doc.store.tables["registry.kv"]?.rows ?? {};
+    return new Map(Object.entries(rows).map(([key, row]) => [key, Buffer.from(row.Value ?? "", "base64").toString()]));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the state file over and over: every read must be absent or complete JSON. */
+function watchStateFile(path: string) {
+  let running = true;
+  let reads = 0;
+  const torn: string[] = [];
+  const loop = (async () => {
+    while (running) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        // not there yet
+      }
+      if (text !== undefined) {
+        reads++;
+        try {
+          JSON.parse(text);
+        } catch {
+          torn.push(`${text.length} bytes: …${text.slice(-40)}`);
+        }
+      }
+      await turn();
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { reads, torn };
+    },
+  };
+}
+
+/** KV puts from a few writers, each overwriting its own keys; only what answered `true` is acknowledged (last value per key). */
+async function writeStream(s: StartedCli, count: number, writers = 4): Promise<Map<string, string>> {
+  const acked = new Map<string, string>();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < count / writers; i++) {
+        const key = `durable/w${w}/k${i % 10}`;
+        const value = `value ${i}`;
+        const res = await fetch(`${s.urls.registry}/v1/kv/${key}`, { method: "PUT", body: value });
+        if (res.status === 200 && (await res.text()) === "true") acked.set(key, value);
+      }
+    }),
+  );
+  return acked;
+}
+
+async function eventually(ready: () => boolean, what: string, limitMs = 30_000): Promise<void> {
+  for (let waited = 0; !ready(); waited += 20) {
+    if (waited > limitMs) throw new Error(`never: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const holdsAll = (onDisk: Map<string, string> | undefined, acked: Map<string, string>) =>
+  onDisk !== undefined && [...acked].every(([key, value]) => onDisk.get(key) === value);
+
+describe("state file write-behind", () => {
+  it("catches up with every acknowledged write, is never torn, and a SIGKILL keeps them all for the next start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "standin-write-behind-"));
+    const stateFile = join(dir, "state.json");
+    const watcher = watchStateFile(stateFile);
+    try {
+      const first = await startCli(["--state-file", stateFile, "--state-file-interval", "50"], children);
+      const acked = await writeStream(first, 400);
+      expect(acked.size).toBe(40);
+      // No signal: the file reaches the last acknowledged write on its own.
+      await eventually(() => holdsAll(kvOnDisk(stateFile), acked), "every acknowledged write in the state file");
+
+      first.child.kill("SIGKILL");
+      await first.exited;
+      expect(first.child.signalCode).toBe("SIGKILL");
+      expect(first.stdout()).not.toContain("state written to"); // no shutdown code ran
+      expect(holdsAll(kvOnDisk(stateFile), acked)).toBe(true);
+
+      // A temporary a killed writer could have left beside it is cleared at the next start.
+      writeFileSync(`${stateFile}.tmp-${first.child.pid}-99`, "{ half");
+      const second = await startCli(["--state-file", stateFile], children);
+      expect(readdirSync(dir)).toEqual(["state.json"]);
+      const res = await fetch(`${second.urls.registry}/v1/kv/durable/?recurse`);
+      const entries = (await res.json()) as Array<{ Key: string; Value: string }>;
+      const restored = new Map(entries.map((e) => [e.Key, Buffer.from(e.Value, "base64").toString()]));
+      expect(restored).toEqual(acked);
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+    } finally {
+      const { reads, torn } = await watcher.stop();
+      expect(torn).toEqual([]);
+      expect(reads).toBeGreaterThan(0);
+    }
+  });
+});
