@@ -51,7 +51,7 @@ export function buildProgram(): Command {
     .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM, chain allowed) instead of a generated one; needs --tls-key")
     .option("--tls-key <file>", "the private key (PEM) of --tls-cert")
     .option("--no-tape", "do not record the tape (GET /_standin/tape answers 409)")
-    .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default 32m)", byteSize)
+    .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default 24m)", byteSize)
     .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default 10000)", positiveInteger)
     .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default 16m)", byteSize)
     .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default 64m)", byteSize)

@@ -26,7 +26,7 @@ export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
 export const TAPE_CAPACITY = 200_000;
 /** What a tape holds at most, in bytes of bodies, paths and headers (`--tape-bytes`); past it, it records nothing more and says where it stopped. */
-export const DEFAULT_TAPE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_TAPE_BYTES = 24 * 1024 * 1024;
 /** Bodies above this are kept as a hash and a length only. */
 const MAX_BODY_BYTES = 1 << 20;
 /** What an entry costs besides its strings and bodies (its objects and the answer's record; measured: ~450 bytes of heap per small request). */
@@ -117,6 +117,7 @@ export class TapeRecorder {
   private held = 0;
   /** The last response body held: an answer sent again is the same string, held once. */
   private lastResponse: string | Uint8Array | undefined;
+  private readonly arena = new ByteArena();
 
   constructor(
     private enabledNow: boolean,
@@ -163,6 +164,7 @@ export class TapeRecorder {
     this.truncation = undefined;
     this.held = 0;
     this.lastResponse = undefined;
+    this.arena.clear();
     this.lastHeaders.request = this.lastHeaders.response = undefined;
   }
 
@@ -279,7 +281,7 @@ export class TapeRecorder {
     const bytes = knownRequestBody(request);
     if (bytes === undefined || bytes.length === 0) return;
     const tooLarge = bytes.length > MAX_BODY_BYTES || (status >= 400 && bytes.length > REJECTED_BODY_BYTES);
-    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = ownBytes(bytes);
+    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = this.arena.copy(bytes);
     else entry.body = digestOf(bytes);
   }
 
@@ -287,7 +289,7 @@ export class TapeRecorder {
   private holdResponse(entry: TapeRequestEntry, body: string | Uint8Array): void {
     if (body === this.lastResponse) (entry as Holding)[HELD_RESPONSE] = body;
     else if (this.charge(body.length)) {
-      const held = ownBytes(body);
+      const held = typeof body === "string" ? body : this.arena.copy(body);
       (entry as Holding)[HELD_RESPONSE] = held;
       this.lastResponse = held;
     } else entry.response = { ...entry.response!, body: digestOf(body) };
@@ -388,14 +390,33 @@ function recordSize(record: Record<string, string>): number {
 }
 
 /**
- * Bytes that hold no more memory than their length: a small Buffer is a view
- * into an 8 KiB pool slab (and a body may be a view into a larger read), which
- * holding it would keep alive whole.
+ * Where the tape keeps the bytes of the bodies it holds: copied end to end
+ * into 1 MiB slabs, freed together when a new tape begins. Holding each body
+ * as it came would keep a small Buffer's whole 8 KiB pool slab (or a larger
+ * read) alive, and copying each into an allocation of its own costs the
+ * allocator several times the bytes over a long run.
  */
-function ownBytes<B extends string | Uint8Array>(body: B): B {
-  if (typeof body === "string" || body.byteLength === body.buffer.byteLength) return body;
-  // Not `slice()`: on a Buffer that is a view too.
-  return new Uint8Array(body) as B;
+class ByteArena {
+  private static readonly SLAB = 1 << 20;
+  private slab = new Uint8Array(0);
+  private used = 0;
+
+  copy(bytes: Uint8Array): Uint8Array {
+    if (bytes.length > ByteArena.SLAB / 4) return new Uint8Array(bytes); // a large body: its own allocation, exactly its size
+    if (this.used + bytes.length > this.slab.length) {
+      this.slab = new Uint8Array(ByteArena.SLAB);
+      this.used = 0;
+    }
+    const view = this.slab.subarray(this.used, this.used + bytes.length);
+    view.set(bytes);
+    this.used += bytes.length;
+    return view;
+  }
+
+  clear(): void {
+    this.slab = new Uint8Array(0);
+    this.used = 0;
+  }
 }
 
 /** A body kept as its hash and length only. */
