@@ -25,6 +25,7 @@ import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
 import { gzip, gzipKnownBody, journalEntry, journalEntrySize, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
+import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance, ServiceName } from "./http/service.js";
@@ -94,6 +95,8 @@ export class Standin implements ControlTarget {
   readonly coverage: CoverageTracker;
 
   private readonly services: AnyService[];
+  /** Credentials as references in the tape and the journal. */
+  private readonly redactor: Redactor;
   /** Named actions, fixture timelines and await. */
   readonly scenario: Scenario;
   /** `--clock auto`: jumps to the next timer when every open request is a parked blocking query. */
@@ -152,6 +155,8 @@ export class Standin implements ControlTarget {
       tls: this.tls,
     };
     this.services = [createSchedulerService(ctx), createRegistryService(ctx), createEchoService(ctx)] as AnyService[];
+    this.redactor = createRedactor(this.services, options.controlToken);
+    this.tape.redact = this.redactor;
     this.scenario = new Scenario({ store: this.store, clock: this.clock, ids: this.ids, record: (type, fields) => this.record(type, fields) }, this.services);
 
     this.coverage = createCoverageTracker();
@@ -283,6 +288,11 @@ export class Standin implements ControlTarget {
     return this.tape.enabled;
   }
 
+  /** Turns the references the tape writes for credentials back into the secrets this state knows (for `standin replay`). */
+  revealer(): ReturnType<typeof createRevealer> {
+    return createRevealer(this.services);
+  }
+
   /** What the run records and how much (`GET /_standin/recording`). */
   recording(): RecordingStatus {
     return {
@@ -397,7 +407,7 @@ export class Standin implements ControlTarget {
       onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
-    app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store), gzip(service.compressThreshold));
+    app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store, this.redactor), gzip(service.compressThreshold));
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
     const replay = service.readKey ? new AnswerReplay(this, (request) => service.readKey!(request)) : undefined;
@@ -434,7 +444,7 @@ export class Standin implements ControlTarget {
         if (!answer) return undefined;
         // The bookkeeping of the middleware the answer skips.
         this.coverage.record(service.name, request.method, request.url);
-        this.requests.append(journalEntry(service.name, at, request, null, answer.status, this.store.index));
+        this.requests.append(journalEntry(service.name, at, request, null, answer.status, this.store.index, this.redactor));
         return answer;
       },
       this.controlBodyLimit,

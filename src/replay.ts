@@ -134,7 +134,9 @@ function applyEntry(emu: Standin, entry: Exclude<TapeEntry, TapeRequestEntry>, d
 
 function send(emu: Standin, entry: TapeRequestEntry, signal: AbortSignal): Promise<Response> {
   const body = entry.body?.text ?? (entry.body?.base64 !== undefined ? Buffer.from(entry.body.base64, "base64") : undefined);
-  return Promise.resolve(emu.app(entry.service as ServiceName).request(entry.path, { method: entry.method, headers: entry.headers, body: body as BodyInit | undefined, signal }));
+  // Credentials were written as references (http/redact): this state knows the secrets they stand for.
+  const reveal = emu.revealer();
+  return Promise.resolve(emu.app(entry.service as ServiceName).request(reveal.path(entry.path), { method: entry.method, headers: reveal.headers(entry.headers), body: body as BodyInit | undefined, signal }));
 }
 
 async function compare(entry: TapeRequestEntry, response: Response): Promise<Divergence[]> {

@@ -18,6 +18,7 @@
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
 import { pathAndQuery } from "../http/routing.js";
+import type { Redactor } from "../http/redact.js";
 // A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
 import { REJECTED_BODY_BYTES } from "../http/middleware.js";
 import { knownRequestBody, knownResponseBody, knownResponseHeaders } from "../http/known-bodies.js";
@@ -118,6 +119,10 @@ export class TapeRecorder {
   /** The last response body held: an answer sent again is the same string, held once. */
   private lastResponse: string | Uint8Array | undefined;
   private readonly arena = new ByteArena();
+  /** Answers' bytes as they came → the copy held of them. */
+  private copies = new WeakMap<Uint8Array, Uint8Array>();
+  /** Writes credentials as references (set once the services exist). */
+  redact: Redactor | undefined;
 
   constructor(
     private enabledNow: boolean,
@@ -165,6 +170,7 @@ export class TapeRecorder {
     this.held = 0;
     this.lastResponse = undefined;
     this.arena.clear();
+    this.copies = new WeakMap();
     this.lastHeaders.request = this.lastHeaders.response = undefined;
   }
 
@@ -210,8 +216,9 @@ export class TapeRecorder {
       if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = value;
     });
     const last = this.lastHeaders.request;
-    const headers = this.sameAsLast(fresh, "request");
-    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: pathAndQuery(request.url), headers, awaited: false };
+    const headers = this.sameAsLast(this.redact?.headers(fresh) ?? fresh, "request");
+    const path = pathAndQuery(request.url);
+    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: this.redact?.path(path) ?? path, headers, awaited: false };
     if (!this.append(entry, entry.path.length + (headers === last ? 0 : recordSize(headers)))) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
     return (response) => {
@@ -287,11 +294,14 @@ export class TapeRecorder {
 
   /** An answer's body in hand: held while the budget allows (the same body as the last answer's costs nothing more), else its hash. */
   private holdResponse(entry: TapeRequestEntry, body: string | Uint8Array): void {
-    if (body === this.lastResponse) (entry as Holding)[HELD_RESPONSE] = body;
+    // An answer sent again (a polled read answered from the cache) is the very same object: held, and charged, once.
+    const copied = typeof body === "string" ? undefined : this.copies.get(body);
+    if (body === this.lastResponse || copied !== undefined) (entry as Holding)[HELD_RESPONSE] = copied ?? body;
     else if (this.charge(body.length)) {
-      const held = typeof body === "string" ? body : this.arena.copy(body);
+      let held = body;
+      if (typeof body !== "string") this.copies.set(body, (held = this.arena.copy(body)));
       (entry as Holding)[HELD_RESPONSE] = held;
-      this.lastResponse = held;
+      this.lastResponse = body;
     } else entry.response = { ...entry.response!, body: digestOf(body) };
   }
 

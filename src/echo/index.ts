@@ -18,7 +18,7 @@ import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate, type Dialect } from "./auth.js";
 import { unemulatedEchoRoute } from "./catalog.js";
 import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
-import { publicJwk, signToken } from "./keys.js";
+import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js";
 import { echoDescription } from "./openapi.js";
 import {
   apiKeyInvalid,
@@ -30,6 +30,7 @@ import {
   proxyErrorResponse,
   type ProxyError,
 } from "./proxy.js";
+import type { Credentials } from "../http/redact.js";
 import { DEFAULT_SCHEMES, DEFAULT_SUBJECTS, defaultAudience, ECHO_SCHEMES, mergeSchemes, OPERATIONS, schemeNamed, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
 
 export const ECHO_CONFIG_TABLE = "echo.config";
@@ -166,6 +167,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     control,
     compressThreshold: 1024,
     notFound: serve,
+    credentials: testKeyCredentials(),
     actions: {
       // Key rotation on the clock: what a client sees when the key it holds is revoked mid-run.
       "api-key-add": action({
@@ -200,4 +202,30 @@ function apiKeyOf(request: Request, url: URL): string | undefined {
 
 function wholeSeconds(duration: string): number {
   return Number(parseGoDuration(duration) / 1_000_000_000n);
+}
+
+/**
+ * A token signed by an emulator-held key is written down (tape, journal) as
+ * its scheme, header and claims, and signed again on replay: RS256 is
+ * deterministic, and the key is public (committed). A token signed by any
+ * other key is the user's secret and stays a digest.
+ */
+function testKeyCredentials(): Credentials {
+  // Checking a signature costs an RSA signing: each token is checked once (a test sends the same few again and again).
+  const known = new Map<string, string | undefined>();
+  return {
+    reference(secret) {
+      if (known.has(secret)) return known.get(secret);
+      const scheme = secret.split(".").length === 3 ? testKeySigner(secret, ECHO_SCHEMES) : undefined;
+      const reference = scheme === undefined ? undefined : `jwt:${scheme}:${secret.slice(0, secret.lastIndexOf("."))}`;
+      if (known.size >= 1024) known.clear();
+      known.set(secret, reference);
+      return reference;
+    },
+    secret(reference) {
+      const match = /^jwt:([^:]+):(.+)$/.exec(reference);
+      const scheme = match && ECHO_SCHEMES.find((s) => s === match[1]);
+      return scheme ? `${match![2]}.${signWithTestKey(scheme, match![2]!)}` : undefined;
+    },
+  };
 }

@@ -11,7 +11,7 @@
  * never touch a token should not pay.
  */
 import { readFileSync } from "node:fs";
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, sign as cryptoSign, X509Certificate, type JsonWebKey, type KeyObject } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { JWK, JWTPayload } from "jose";
 import type { EchoSchemeName, SchemeConfig } from "./schemes.js";
@@ -150,4 +150,28 @@ export async function signatureMatches(token: string, key: VerificationKey, alg:
   } catch {
     return false;
   }
+}
+
+// ---- artifacts -------------------------------------------------------------
+
+const testKeyObjects = new Map<EchoSchemeName, KeyObject>();
+
+/**
+ * The scheme whose emulator-held key signed `token` (RS256 signatures are
+ * deterministic, so signing its header and payload again gives the same
+ * signature), or undefined. Synchronous: the tape and the journal call it as
+ * a request arrives.
+ */
+export function testKeySigner(token: string, schemes: readonly EchoSchemeName[]): EchoSchemeName | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts[2] === "") return undefined;
+  for (const scheme of schemes) if (signWithTestKey(scheme, `${parts[0]}.${parts[1]}`) === parts[2]) return scheme;
+  return undefined;
+}
+
+/** `signingInput` (header.payload) signed RS256 with a scheme's emulator-held key, base64url. */
+export function signWithTestKey(scheme: EchoSchemeName, signingInput: string): string {
+  let key = testKeyObjects.get(scheme);
+  if (!key) testKeyObjects.set(scheme, (key = createPrivateKey({ key: privateJwk(scheme) as JsonWebKey, format: "jwk" })));
+  return cryptoSign("sha256", Buffer.from(signingInput), key).toString("base64url");
 }

@@ -15,6 +15,7 @@ import { parseAccept } from "hono/utils/accept";
 import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
+import type { Redactor } from "./redact.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Request bodies longer than this are journaled truncated. */
@@ -179,7 +180,7 @@ function pathAndSearch(url: string): { path: string; query: string } {
   return { path: whole.slice(0, mark), query: mark === whole.length - 1 ? "" : whole.slice(mark) };
 }
 
-export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store): MiddlewareHandler {
+export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
     let body: Uint8Array | null = null;
@@ -191,7 +192,7 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
       noteRequestBody(c.req.raw, body);
     }
     await next();
-    journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index));
+    journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
   };
 }
 
@@ -202,11 +203,13 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
  * slice that would keep the whole body alive; a rejected request's body
  * (4xx, 5xx) over REJECTED_BODY_BYTES is kept as its SHA-256 alone (the small
  * ones, the ones worth reading while debugging a refusal, are kept whole).
+ * Credentials in headers and `?token=` are written as references (http/redact).
  */
-export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number): Omit<RecordedRequest, "seq"> {
+export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): Omit<RecordedRequest, "seq"> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = value));
-  const entry: Omit<RecordedRequest, "seq"> = { at, service, method: request.method, ...pathAndSearch(request.url), headers, body: null, bodyTruncated: false, status, index };
+  const { path, query } = pathAndSearch(request.url);
+  const entry: Omit<RecordedRequest, "seq"> = { at, service, method: request.method, path, query: redact.query(query), headers: redact.headers(headers), body: null, bodyTruncated: false, status, index };
   if (body === null) return entry;
   if (status >= 400 && body.length > REJECTED_BODY_BYTES) return { ...entry, bodyBytes: body.length, bodyDigest: `sha256:${createHash("sha256").update(body).digest("hex")}` };
   const truncated = body.length > JOURNAL_BODY_BYTES;

@@ -8,6 +8,7 @@ import type { ServiceContext } from "../core/context.js";
 import type { Row, Table } from "../core/store.js";
 import type { ActionTable, ConditionTable } from "./actions.js";
 import type { DocumentedRoutes } from "./documented-routes.js";
+import type { Credentials } from "./redact.js";
 
 export type ServiceName = "scheduler" | "registry" | "echo";
 
@@ -39,6 +40,8 @@ export interface ServiceInstance<Section> {
   readonly actions?: ActionTable;
   /** Named conditions for `POST /_standin/await`. */
   readonly conditions?: ConditionTable;
+  /** The credentials its state knows, by references safe to write in the tape and the journal (http/redact). */
+  readonly credentials?: Credentials;
 }
 
 export type ServiceFactory<Section> = (ctx: ServiceContext) => ServiceInstance<Section>;

@@ -85,6 +85,11 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     actions: federated(home.actions ?? {}, "dc", (name) => datacenters.pick(name).actions ?? {}),
     conditions: federated(home.conditions ?? {}, "dc", (name) => datacenters.pick(name).conditions ?? {}),
     notFound: (c) => home.serve(c),
+    // ACL tokens come from the primary datacenter's settings (Consul replicates them): written down by accessor.
+    credentials: {
+      reference: (secret) => home.settings().acl.tokens.find((t) => t.SecretID === secret)?.AccessorID,
+      secret: (accessor) => home.settings().acl.tokens.find((t) => t.AccessorID === accessor)?.SecretID,
+    },
     initialize: (sections) => datacenters.initialize(sections, parts),
     applyFixture: (section) => datacenters.applyFixture(section, parts),
   };

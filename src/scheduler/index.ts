@@ -16,6 +16,7 @@ import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
+import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl.js";
 import type { ServiceInstance } from "../http/service.js";
 import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";
 import { field } from "./http.js";
@@ -118,6 +119,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     named: (section, name) => ({ ...section, region: name }),
   };
 
+  const aclTokens = ctx.store.table<TokenRow>(ACL_TABLES.tokens);
   return {
     name: "scheduler",
     app,
@@ -127,6 +129,11 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     actions: federated(home.actions ?? {}, "region", (name) => regions.pick(name).actions ?? {}),
     conditions: federated(home.conditions ?? {}, "region", (name) => regions.pick(name).conditions ?? {}),
     notFound: (c) => home.serve(c),
+    // ACL tokens are the agent's region's (replicated): written down by accessor.
+    credentials: {
+      reference: (secret) => tokenBySecret(aclTokens, secret)?.AccessorID,
+      secret: (accessor) => aclTokens.get(accessor)?.SecretID,
+    },
     initialize: (sections) => regions.initialize(sections, parts),
     applyFixture: (section) => regions.applyFixture(section, parts),
   };
