@@ -317,9 +317,14 @@ export class Standin implements ControlTarget {
     return this.recording();
   }
 
-  /** The tape since the last reset (`GET /_standin/tape`). */
+  /** The tape since the last reset. */
   exportTape(): Promise<Tape> {
     return this.tape.export({ stateHash: this.stateHash(), index: this.store.index });
+  }
+
+  /** The tape since the last reset, its entries made as they are written (`GET /_standin/tape` streams it). */
+  exportTapeLazily(): Promise<unknown> {
+    return this.tape.exportLazily({ stateHash: this.stateHash(), index: this.store.index });
   }
 
   private beginTape(): void {

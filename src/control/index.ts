@@ -16,6 +16,7 @@ import { FixtureError } from "../fixtures/load.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { bearerToken } from "../http/tokens.js";
 import { BodyTooLargeError } from "../http/body-cap.js";
+import { jsonStreamResponse } from "../core/json-stream.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
@@ -49,8 +50,8 @@ export interface ControlTarget {
   readonly idle: IdleSkipper;
   /** Runs a named action now (and puts it on the tape). */
   act(name: string, args: Record<string, unknown>): unknown;
-  /** The tape since the last reset. */
-  exportTape(): Promise<unknown>;
+  /** The tape since the last reset, to be written by core/json-stream. */
+  exportTapeLazily(): Promise<unknown>;
   /** Whether the tape records (`--no-tape` turns it off). */
   readonly tapeEnabled: boolean;
   /** What the run records and how much. */
@@ -239,8 +240,9 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     },
   );
 
-  routes.get("/snapshot", { summary: "the whole state: store, indexes, clock, pending timers, generator state", responses: { 200: "the snapshot document" } }, (c) =>
-    c.json(target.snapshot()),
+  // Streamed in slices (the captured document shares the state's frozen rows, so later writes do not change it).
+  routes.get("/snapshot", { summary: "the whole state: store, indexes, clock, pending timers, generator state", responses: { 200: "the snapshot document" } }, () =>
+    jsonStreamResponse(target.snapshot()),
   );
 
   routes.put(
@@ -285,9 +287,10 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
     },
   );
 
-  routes.get("/tape", { tag: "tape", summary: "the tape since the last reset, for `standin replay`", responses: { 200: "the tape document", 409: "the tape is off (`--no-tape`)" } }, async (c) => {
+  routes.get("/tape", { tag: "tape", summary: "the tape since the last reset, for `standin replay`", responses: { 200: "the tape document", 409: "the tape is off (`--no-tape`)" } }, async () => {
     if (!target.tapeEnabled) throw new ControlError(409, "the tape is off (--no-tape, or recording.tape false): nothing was recorded");
-    return c.json((await target.exportTape()) as object);
+    // Streamed in slices with backpressure: a long tape must not hold up every other client while it is written.
+    return jsonStreamResponse(await target.exportTapeLazily());
   });
 
   journal.get(

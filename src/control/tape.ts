@@ -18,6 +18,7 @@
 import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
 import { pathAndQuery } from "../http/routing.js";
+import { LazyArray } from "../core/json-stream.js";
 import type { Redactor } from "../http/redact.js";
 // A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
 import { REJECTED_BODY_BYTES } from "../http/middleware.js";
@@ -325,6 +326,17 @@ export class TapeRecorder {
 
   /** The tape so far (waits for bodies still being read). */
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
+    const tape = await this.exportLazily(end);
+    const entries = Array.from({ length: tape.entries.length }, (_, i) => tape.entries.item(i));
+    return { ...tape, entries };
+  }
+
+  /**
+   * The tape so far with its entries made one by one, in order, as they are
+   * written (core/json-stream): `GET /_standin/tape` streams it. The
+   * entries are those recorded when the export began.
+   */
+  async exportLazily(end: { stateHash: string; index: number }): Promise<Omit<Tape, "entries"> & { entries: LazyArray<TapeEntry> }> {
     if (!this.start) throw new Error("the tape has not begun");
     await Promise.all(this.pending);
     // An answer sent again (a polled list, a replayed read) is the very same string or bytes: written in
@@ -341,7 +353,9 @@ export class TapeRecorder {
       seen.hashed ??= seen.full.sha256 !== undefined ? seen.full : { sha256: sha256Of(bodyBytes(seen.full)!), bytes: seen.full.bytes };
       return { ...seen.hashed };
     };
-    const entries = this.entries.map((e): TapeEntry => {
+    const recorded = this.entries.slice();
+    const entries = new LazyArray(recorded.length, (i): TapeEntry => {
+      const e = recorded[i]!;
       if (e.kind !== "request") return { ...e };
       const { [HELD_REQUEST]: request, [HELD_RESPONSE]: response, ...entry } = e as Holding;
       // Entries share header records while recording (see sameAsLast); each exported entry gets its own.
