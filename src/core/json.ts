@@ -366,6 +366,71 @@ function resolveToJSON(value: unknown): unknown {
 export const MAX_JSON_DEPTH = 1000;
 
 /**
+ * How many values a request body may hold (members and elements at any
+ * depth). Parsing, decoding and storing a document takes the event loop for
+ * a time that grows with its values (500,000 keys: seconds, during which no
+ * other client of any port is answered), so a body past this is refused
+ * before it is parsed. No real client sends a fraction of it.
+ */
+export const MAX_BODY_VALUES = 100_000;
+
+/**
+ * Whether a JSON text holds more than `limit` values: counts the commas
+ * outside strings (each value past the first in a container follows one;
+ * containers of one value each nest, which the depth limits bound), stopping
+ * once past the limit. Linear, and cheap: strings are skipped quote to quote.
+ */
+export function exceedsValueCount(text: string, limit = MAX_BODY_VALUES): boolean {
+  if (text.length <= limit) return false; // each value takes at least a character
+  let count = 1;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return false;
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if ((backslashes & 1) === 0) break;
+      }
+      i = end;
+    } else if (c === 0x2c) {
+      if (++count > limit) return true;
+    }
+  }
+  return false;
+}
+
+/** The words every port answers a body past MAX_BODY_VALUES with (413, plain text). */
+export const TOO_MANY_VALUES = `Request body too large: more than ${MAX_BODY_VALUES} JSON values (standin's limit, which keeps one request from holding up every other client)`;
+
+const PARSED = Symbol("standin.parsed-body");
+type Parsed = { text: string; value?: unknown; error?: unknown };
+
+/**
+ * JSON.parse of a request's body text, once per request: a router that picks
+ * a region or datacenter from the body and the handler that decodes it share
+ * the parse (7 MB take ~250 ms). The value is shared too: read it, do not change it.
+ */
+export function parseBodyOnce(request: Request, text: string): unknown {
+  const held = (request as unknown as { [PARSED]?: Parsed })[PARSED];
+  if (held !== undefined && held.text === text) {
+    if ("error" in held) throw held.error;
+    return held.value;
+  }
+  const record: Parsed = { text };
+  (request as unknown as { [PARSED]?: Parsed })[PARSED] = record;
+  try {
+    return (record.value = JSON.parse(text));
+  } catch (error) {
+    record.error = error;
+    throw error;
+  }
+}
+
+/**
  * The index of the bracket at which a JSON text first nests deeper than
  * `limit` arrays and objects (brackets inside strings do not count), or -1.
  */

@@ -147,7 +147,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
 
 async function decodeBody(rc: RequestContext, fields: Readonly<Record<string, FieldType>>, typeName: string): Promise<Record<string, unknown>> {
   const text = await rc.c.req.text();
-  return decodingRequest(() => decodeStruct(parseGoJSON(text), fields, typeName));
+  return decodingRequest(() => decodeStruct(parseGoJSON(text, rc.c.req.raw), fields, typeName));
 }
 
 function decodeCheck(raw: unknown): CheckInput {

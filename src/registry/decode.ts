@@ -20,7 +20,7 @@ export function decodingRequest<T>(decode: () => T): T {
 }
 
 import { RegistryError } from "./http.js";
-import { excessiveNesting } from "../core/json.js";
+import { exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
 
 /** Go's encoding/json scanner refuses a document nested past this many arrays and objects (maxNestingDepth). */
 export const GO_MAX_NESTING_DEPTH = 10_000;
@@ -28,13 +28,14 @@ export const GO_MAX_NESTING_DEPTH = 10_000;
 export type FieldType = "string" | "[]string" | "uint64" | "bool" | "map[string]string" | "any" | "object" | "[]object";
 
 /** Parses the body text as Go's json.Decoder would see it. */
-export function parseGoJSON(text: string): unknown {
+export function parseGoJSON(text: string, request?: Request): unknown {
   if (text.trim() === "") throw new DecodeError("EOF");
+  if (exceedsValueCount(text)) throw new RegistryError(413, TOO_MANY_VALUES);
   // Go's scanner stops at the first bracket past its depth limit, before anything is decoded.
   const tooDeep = excessiveNesting(text, GO_MAX_NESTING_DEPTH);
   if (tooDeep >= 0) throw new DecodeError(`invalid character ${goQuoteRune(text[tooDeep]!)} exceeded max depth`);
   try {
-    return JSON.parse(text);
+    return request ? parseBodyOnce(request, text) : JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
     if (/Unexpected end of JSON input|Unterminated string/i.test(message)) throw new DecodeError("unexpected EOF");

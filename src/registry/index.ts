@@ -9,6 +9,7 @@
  * 500 `No path to datacenter` (its RPC forwarding says so, in order).
  */
 import { Hono, type Context } from "hono";
+import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../fixtures/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
@@ -98,7 +99,9 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
 /** A catalog write's `Datacenter` field (matched case-insensitively, as Go's decoder does). */
 async function bodyDatacenter(c: Context): Promise<string | undefined> {
   try {
-    const body = JSON.parse(await c.req.text()) as unknown;
+    const text = await c.req.text();
+    if (exceedsValueCount(text)) return undefined; // refused by the handler's decoding, unparsed
+    const body = parseBodyOnce(c.req.raw, text);
     if (body === null || typeof body !== "object") return undefined;
     const key = Object.keys(body).find((k) => k.toLowerCase() === "datacenter");
     const value = key === undefined ? undefined : (body as Record<string, unknown>)[key];

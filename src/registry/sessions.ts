@@ -64,7 +64,7 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
     const namespace = api.sessionNamespace(rc, false);
     const text = await rc.c.req.text();
     // Consul reads the body only when it has content; an empty PUT takes every default.
-    const body = text.length > 0 ? decodingRequest(() => parseGoJSON(text)) : undefined;
+    const body = text.length > 0 ? decodingRequest(() => parseGoJSON(text, rc.c.req.raw)) : undefined;
     const id = createSession(api, body, { dc: rc.query.get("dc") || undefined, namespace, authorize: (node) => api.authorize(rc).require("session", node, "write") });
     return { ID: id };
   });

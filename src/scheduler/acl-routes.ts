@@ -4,6 +4,7 @@
  * method and namespace (Nomad checks these in each RPC endpoint).
  */
 import type { ServiceContext } from "../core/context.js";
+import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
 import { formatMultierror } from "./jobspec.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
@@ -369,7 +370,9 @@ async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer):
 async function jobNamespaces(rc: RequestContext): Promise<{ request?: string; job?: string }> {
   const named = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
   try {
-    const body = JSON.parse(await rc.c.req.text()) as unknown;
+    const text = await rc.c.req.text();
+    if (exceedsValueCount(text)) return {}; // refused by the handler's decoding, unparsed
+    const body = parseBodyOnce(rc.c.req.raw, text);
     return { request: named(field(body, "Namespace")), job: named(field(field(body, "Job"), "Namespace")) };
   } catch {
     return {};

@@ -16,7 +16,7 @@ import { markReplayable, noteResponseHeaders } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { decodedPath, longestMatch, pathAndQuery } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
-import { encodeJSON, excessiveNesting } from "../core/json.js";
+import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
 import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
@@ -315,9 +315,10 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
 export async function jsonBody(rc: RequestContext): Promise<unknown> {
   const text = await rc.c.req.text();
   if (text === "") throw badRequest("Request body is empty");
+  if (exceedsValueCount(text)) throw new NomadError(413, TOO_MANY_VALUES);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseBodyOnce(rc.c.req.raw, text);
   } catch (error) {
     const message = (error as Error).message;
     if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");

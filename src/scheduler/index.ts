@@ -10,6 +10,7 @@
  * the agent's own 500 `No path to region` (its query parsing says so).
  */
 import { Hono, type Context } from "hono";
+import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../fixtures/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
@@ -143,7 +144,9 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
 async function bodyRegion(c: Context): Promise<string | undefined> {
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    const text = await c.req.text();
+    if (exceedsValueCount(text)) return undefined; // refused by the handler's decoding, unparsed
+    body = parseBodyOnce(c.req.raw, text);
   } catch {
     return undefined; // the cluster's own decoding answers the error
   }

@@ -1,0 +1,10 @@
+import { getRequestListener } from "@hono/node-server";
+getRequestListener(() => new Response(null));
+const { createStandin } = await import("/work/main/dist/index.js");
+const emu = await createStandin({ fixture: {} });
+const meta = {}; for (let i = 0; i < 500000; i++) meta[`k${i}`] = "v";
+const body = JSON.stringify({ Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } });
+const t0 = performance.now();
+const res = await emu.scheduler.request("/v1/jobs", { method: "PUT", body, headers: { "content-length": String(body.length) } });
+await res.text();
+console.log(performance.now() - t0);
