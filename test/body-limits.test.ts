@@ -3,6 +3,7 @@
  * text, nothing changes), on every route that decodes JSON; one within it is
  * decoded as before; a KV value is bytes, never parsed, whatever it holds.
  */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_VALUES, TOO_MANY_VALUES, exceedsValueCount } from "../src/core/json.js";
 import { createStandin } from "../src/emulator.js";
@@ -51,5 +52,33 @@ describe("bodies past the value limit", () => {
     const res = await emu.registry.request("/v1/kv/json", { method: "PUT", body: value });
     expect(res.status).toBe(200);
     expect(await (await emu.registry.request("/v1/kv/json?raw")).text()).toBe(value);
+  });
+});
+
+describe("large answers go out in slices", () => {
+  it("a 1.5 MB listing: same bytes and Content-Length, other work runs between its slices, and the tape still has it", async () => {
+    const emu = await createStandin();
+    const value = "a".repeat(500 * 1024);
+    for (let i = 0; i < 3; i++) await emu.registry.request(`/v1/kv/big/${i}`, { method: "PUT", body: value });
+    let turns = 0;
+    let reading = true;
+    const tick = () => {
+      if (!reading) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const res = await emu.registry.request("/v1/kv/big?recurse");
+    const text = await res.text();
+    reading = false;
+    const entries = JSON.parse(text) as Array<{ Value: string }>;
+    expect(entries).toHaveLength(3);
+    expect(Buffer.from(entries[0]!.Value, "base64").toString()).toBe(value);
+    expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(turns).toBeGreaterThan(3);
+    // Past 1 MiB the tape keeps a body as its hash.
+    const tape = (await (await emu.scheduler.request("/_standin/tape")).json()) as { entries: Array<{ path: string; response: { body: { sha256?: string; bytes: number } } }> };
+    const kept = tape.entries.find((e) => e.path === "/v1/kv/big?recurse")!.response.body;
+    expect(kept).toEqual({ sha256: createHash("sha256").update(text).digest("hex"), bytes: Buffer.byteLength(text) });
   });
 });

@@ -8,6 +8,7 @@
  */
 import { encodeJSON, type EncodeOptions } from "../core/json.js";
 import { noteResponseBody, type KnownBody } from "./known-bodies.js";
+import { slicedResponse } from "./large-body.js";
 
 export const TEXT_PLAIN = "text/plain; charset=utf-8";
 export const APPLICATION_JSON = "application/json";
@@ -35,5 +36,7 @@ export function emptyResponse(status: number, headers?: HeadersInit): Response {
  * (see http/known-bodies).
  */
 export function bufferedResponse(body: KnownBody, init: ResponseInit): Response {
-  return noteResponseBody(new Response(body as BodyInit | null, init), body);
+  // A large body goes out a slice at a time (http/large-body); it stays noted as in hand.
+  const sliced = body === null ? undefined : slicedResponse(body, init);
+  return noteResponseBody(sliced ?? new Response(body as BodyInit | null, init), body);
 }
