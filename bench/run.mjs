@@ -22,6 +22,7 @@ import { buildRows, environment, environmentLine, markdownTable, notes, verdict,
 import { measureScale } from "./lib/scale.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { measureStartup } from "./lib/startup.mjs";
+import { measureStalls } from "./lib/stalls.mjs";
 import { measureThroughput, throughputFixture } from "./lib/throughput.mjs";
 
 const RESULTS_FILE = fileURLToPath(new URL("./results/latest.json", import.meta.url));
@@ -74,7 +75,10 @@ async function main() {
   progress(`scale curves and memory (each case in a fresh process, at most ${SETTINGS.scale.caseLimitSeconds} s)…`);
   const scale = await measureScale(SETTINGS.scale, progress);
 
-  const rows = buildRows({ startup, create, reset, timers, throughput, scale }, SETTINGS);
+  progress("stalls: GET /_standin/clock latency while a heavy request is in progress (each case in a fresh standin)…");
+  const stalls = await measureStalls(progress);
+
+  const rows = buildRows({ startup, create, reset, timers, throughput, scale, stalls }, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;
 
   console.log(environmentLine(env));

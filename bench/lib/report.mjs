@@ -263,8 +263,23 @@ function scaleRows(scale, settings) {
   return rows;
 }
 
-export function buildRows({ startup, create, reset, timers, throughput, scale }, settings) {
-  return [...startupRows({ startup, create, reset, timers }, settings), ...throughputRows(throughput, settings), ...scaleRows(scale, settings)];
+const STALL_LABELS = {
+  "big-body": "PUT /v1/jobs with 500k Meta keys (~7 MB)",
+  "slow-readers": "200 clients GET a 13 MB listing and never read",
+  "tape-export": "GET /_standin/tape of a ~36 MB tape",
+};
+
+function stallRows(stalls) {
+  const rows = [];
+  for (const [name, result] of Object.entries(stalls ?? {})) {
+    rows.push(row(`stall: GET /_standin/clock p99 while ${STALL_LABELS[name] ?? name}`, { unit: "ms", standin: result.p99, target: { atMost: 100 }, extra: { p50: result.p50, max: result.max, samples: result.samples, detail: result.detail } }));
+    rows.push(row("  max, same run", { unit: "ms", standin: result.max }));
+  }
+  return rows;
+}
+
+export function buildRows({ startup, create, reset, timers, throughput, scale, stalls }, settings) {
+  return [...startupRows({ startup, create, reset, timers }, settings), ...throughputRows(throughput, settings), ...scaleRows(scale, settings), ...stallRows(stalls)];
 }
 
 export function markdownTable(rows) {
@@ -295,6 +310,10 @@ export function notes(settings) {
     "  sessions through fixtures with TTL 30s; the advance is emu.clock.advance('61s'). Blocking: N in-process",
     "  GET /v1/jobs?index=<current>&wait=5m, then one PUT /v1/jobs; time from the write to the last answer.",
     "- Memory: RSS (and JS heap) after a forced GC in a fresh process holding one emulator; baseline: the same with an empty one.",
+    "- Long run: 100k PUT /v1/kv of 500 KB to 4 keys in a process with --max-old-space-size=256 (target: it completes);",
+    "  1M small requests (KV write, KV read, job list in turn) in process; RSS after a forced GC at 10k and at the end.",
+    "- Stalls: a fresh `standin start` per case; a probe asks GET /_standin/clock every 5 ms on its own keep-alive",
+    "  connection while another client sends the heavy request(s) (bench/lib/stalls.mjs); p99 and max of the probe.",
     "- Targets are judged on the row that names one; p99, max and latency rows are context.",
   ].join("\n");
 }
