@@ -23,7 +23,7 @@ import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } 
 import type { Fixture } from "./fixtures/schema.js";
 import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
-import { gzip, gzipKnownBody, journalEntry, journalEntrySize, journalRequests, limitBody } from "./http/middleware.js";
+import { ClientGoneError, gzip, gzipKnownBody, journalEntry, journalEntrySize, journalRequests, limitBody } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
@@ -409,7 +409,8 @@ export class Standin implements ControlTarget {
   private portApp(service: AnyService, control: Hono, onError: (error: unknown) => void): Hono {
     const app = new Hono();
     app.onError((error) => {
-      onError(error);
+      // A client that hung up mid-body is not an error of the emulator's (and gets no answer anyway).
+      if (!(error instanceof ClientGoneError)) onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
     app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store, this.redactor), gzip(service.compressThreshold));

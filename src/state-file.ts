@@ -5,11 +5,12 @@
  * crash (SIGKILL, out of memory) leaves the last whole file, never half of one.
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { open, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Standin } from "./emulator.js";
 import { FixtureError } from "./fixtures/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
+import { jsonStream } from "./core/json-stream.js";
 
 /** Default for `stateFileIntervalMs` / `--state-file-interval`. */
 export const DEFAULT_STATE_FILE_INTERVAL_MS = 1000;
@@ -50,7 +51,15 @@ let writes = 0;
 export async function writeStateFile(snapshot: StateSnapshot, path: string): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}-${++writes}`;
   try {
-    await writeFile(temporary, JSON.stringify(snapshot) + "\n");
+    // Written in slices (core/json-stream): a large state written whole would hold every port while it is serialised.
+    const file = await open(temporary, "w");
+    try {
+      const reader = jsonStream(snapshot).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) await file.write(next.value);
+      await file.write("\n");
+    } finally {
+      await file.close();
+    }
     await rename(temporary, path);
   } catch (error) {
     await unlink(temporary).catch(() => {});

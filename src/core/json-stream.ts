@@ -13,8 +13,12 @@
 
 /** About this many characters per slice: serialising one takes a few milliseconds. */
 const SLICE_CHARS = 256 * 1024;
-/** Containers deeper than this are written whole (their parts are small by then). */
-const MAX_SPLIT_DEPTH = 4;
+/**
+ * Containers deeper than this are written whole (their parts are small by
+ * then): a snapshot's rows sit at depth 5 (`store.tables.<table>.rows.<id>`),
+ * each a row of a few kilobytes.
+ */
+const MAX_SPLIT_DEPTH = 5;
 
 /** A value whose parts are produced while it is written: `items` is walked lazily (each item made only when its turn comes). */
 export class LazyArray<T> {

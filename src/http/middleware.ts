@@ -11,6 +11,7 @@ import type { CappedLog, RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { parseAccept } from "hono/utils/accept";
 import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
@@ -180,6 +181,64 @@ function pathAndSearch(url: string): { path: string; query: string } {
   return { path: whole.slice(0, mark), query: mark === whole.length - 1 ? "" : whole.slice(mark) };
 }
 
+/**
+ * Over HTTP, @hono/node-server hands the Node request (`c.env.incoming`) beside
+ * a web Request that turns it into a web stream only when its body is asked
+ * for: a ReadableStream, a transferable, an abort signal and a copy per
+ * request, several times the cost of answering a small POST. A body that
+ * states its length (and that nothing has read yet) is read here straight
+ * from the Node request instead, and Hono's body cache is filled with it, so
+ * every `c.req.arrayBuffer()`, `text()` and `json()` after reads the same bytes.
+ */
+function unreadIncoming(c: Context): IncomingMessage | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming || typeof incoming.on !== "function" || incoming.readableDidRead || incoming.readableEnded) return undefined;
+  if (c.req.header("Transfer-Encoding") !== undefined) return undefined;
+  return incoming;
+}
+
+/** The client closed its connection before its whole body came: nobody to answer, nothing to report. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("the client closed the connection before sending the whole body");
+    this.name = "ClientGoneError";
+  }
+}
+
+function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    incoming.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    incoming.once("end", () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    // A client gone mid-body: no "end" will come.
+    incoming.once("error", () => reject(new ClientGoneError()));
+    incoming.once("close", () => {
+      if (!ended) reject(new ClientGoneError());
+    });
+  });
+}
+
+/** Hono's per-request body cache (HonoRequest.bodyCache), filled so no body method reads the web Request. */
+function fillBodyCache(c: Context, bytes: Uint8Array): void {
+  const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+  // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
+  const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  let text: Promise<string> | undefined;
+  let json: Promise<unknown> | undefined;
+  const decoded = () => (text ??= Promise.resolve(UTF8.decode(bytes)));
+  cache.arrayBuffer = Promise.resolve(buffer);
+  Object.defineProperty(cache, "text", { enumerable: true, configurable: true, get: decoded });
+  Object.defineProperty(cache, "json", { enumerable: true, configurable: true, get: () => (json ??= decoded().then((t) => JSON.parse(t) as unknown)) });
+}
+
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
@@ -188,8 +247,12 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
     // spares building the full web Request that `raw.body` asks for. In process, `raw.body` says.
     if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) {
-      body = new Uint8Array(await c.req.arrayBuffer());
-      noteRequestBody(c.req.raw, body);
+      const incoming = unreadIncoming(c);
+      if (incoming) {
+        body = await readIncoming(incoming);
+        fillBodyCache(c, body);
+      } else body = new Uint8Array(await c.req.arrayBuffer());
+      noteRequestBody(c.req.raw, body!);
     }
     await next();
     journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
