@@ -22,7 +22,7 @@ import { LazyArray } from "../core/json-stream.js";
 import type { Redactor } from "../http/redact.js";
 // A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
 import { REJECTED_BODY_BYTES } from "../http/middleware.js";
-import { knownRequestBody, knownResponseBody, knownResponseHeaders } from "../http/known-bodies.js";
+import { knownRequestBody, knownResponseBody, knownResponseHeaders, requestHeaderRecord } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
@@ -212,10 +212,9 @@ export class TapeRecorder {
   request(service: string, request: Request, journaled = false): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
     if (!this.enabled || this.paused > 0) return undefined;
 
+    const all = requestHeaderRecord(request);
     const fresh: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = value;
-    });
+    for (const name in all) if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = all[name]!;
     const last = this.lastHeaders.request;
     const headers = this.sameAsLast(this.redact?.headers(fresh) ?? fresh, "request");
     const path = pathAndQuery(request.url);

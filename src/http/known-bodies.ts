@@ -21,6 +21,7 @@ const REQUEST_BODY = Symbol("standin.request-body");
 const HEADERS = Symbol("standin.headers");
 const REPLAYABLE = Symbol("standin.replayable");
 const REPLAYED = Symbol("standin.replayed");
+const REQUEST_HEADERS = Symbol("standin.request-headers");
 
 interface Noted {
   [BODY]?: KnownBody;
@@ -28,6 +29,7 @@ interface Noted {
   [HEADERS]?: Readonly<Record<string, string>>;
   [REPLAYABLE]?: true;
   [REPLAYED]?: true;
+  [REQUEST_HEADERS]?: Readonly<Record<string, string>>;
 }
 
 function noted(message: Request | Response): Noted {
@@ -87,4 +89,17 @@ export function markReplayed<R extends Response>(response: R): R {
 
 export function isReplayed(response: Response): boolean {
   return noted(response)[REPLAYED] === true;
+}
+
+/**
+ * A request's headers as a record (lower-case names, in the order a Headers
+ * object lists them), made once per request: the journal and the tape both
+ * keep them. Read it, do not change it.
+ */
+export function requestHeaderRecord(request: Request): Readonly<Record<string, string>> {
+  const held = noted(request)[REQUEST_HEADERS];
+  if (held) return held;
+  const record: Record<string, string> = {};
+  request.headers.forEach((value, name) => (record[name] = value));
+  return (noted(request)[REQUEST_HEADERS] = record);
 }

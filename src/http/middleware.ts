@@ -13,7 +13,7 @@ import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { parseAccept } from "hono/utils/accept";
-import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders } from "./known-bodies.js";
+import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders, requestHeaderRecord } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 import type { Redactor } from "./redact.js";
@@ -226,17 +226,34 @@ function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
   });
 }
 
-/** Hono's per-request body cache (HonoRequest.bodyCache), filled so no body method reads the web Request. */
+/**
+ * Hono's per-request body cache (HonoRequest.bodyCache), replaced by one that
+ * holds the bytes, so no body method reads the web Request: `arrayBuffer` is
+ * at hand, `text` and `json` are made on first use. (Hono looks a key up,
+ * and falls back to the first own key only when the one asked for is absent.)
+ */
+class FilledBodyCache {
+  readonly arrayBuffer: Promise<ArrayBuffer>;
+  private decoded: Promise<string> | undefined;
+  private parsed: Promise<unknown> | undefined;
+
+  constructor(private readonly bytes: Uint8Array) {
+    // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
+    const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    this.arrayBuffer = Promise.resolve(buffer as ArrayBuffer);
+  }
+
+  get text(): Promise<string> {
+    return (this.decoded ??= Promise.resolve(UTF8.decode(this.bytes)));
+  }
+
+  get json(): Promise<unknown> {
+    return (this.parsed ??= this.text.then((t) => JSON.parse(t) as unknown));
+  }
+}
+
 function fillBodyCache(c: Context, bytes: Uint8Array): void {
-  const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-  // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
-  const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  let text: Promise<string> | undefined;
-  let json: Promise<unknown> | undefined;
-  const decoded = () => (text ??= Promise.resolve(UTF8.decode(bytes)));
-  cache.arrayBuffer = Promise.resolve(buffer);
-  Object.defineProperty(cache, "text", { enumerable: true, configurable: true, get: decoded });
-  Object.defineProperty(cache, "json", { enumerable: true, configurable: true, get: () => (json ??= decoded().then((t) => JSON.parse(t) as unknown)) });
+  (c.req as unknown as { bodyCache: unknown }).bodyCache = new FilledBodyCache(bytes);
 }
 
 export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor): MiddlewareHandler {
@@ -269,14 +286,18 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
  * Credentials in headers and `?token=` are written as references (http/redact).
  */
 export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): Omit<RecordedRequest, "seq"> {
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => (headers[name] = value));
+  const headers = redact.headers(requestHeaderRecord(request));
   const { path, query } = pathAndSearch(request.url);
-  const entry: Omit<RecordedRequest, "seq"> = { at, service, method: request.method, path, query: redact.query(query), headers: redact.headers(headers), body: null, bodyTruncated: false, status, index };
-  if (body === null) return entry;
-  if (status >= 400 && body.length > REJECTED_BODY_BYTES) return { ...entry, bodyBytes: body.length, bodyDigest: `sha256:${createHash("sha256").update(body).digest("hex")}` };
+  const method = request.method;
+  // One object literal per shape (this runs on every request): no spreads.
+  if (body === null) return { at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index };
+  if (status >= 400 && body.length > REJECTED_BODY_BYTES) {
+    const bodyDigest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+    return { at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index, bodyBytes: body.length, bodyDigest };
+  }
   const truncated = body.length > JOURNAL_BODY_BYTES;
-  return { ...entry, body: UTF8.decode(truncated ? body.subarray(0, JOURNAL_BODY_BYTES) : body), bodyTruncated: truncated, bodyBytes: body.length };
+  const text = UTF8.decode(truncated ? body.subarray(0, JOURNAL_BODY_BYTES) : body);
+  return { at, service, method, path, query: redact.query(query), headers, body: text, bodyTruncated: truncated, status, index, bodyBytes: body.length };
 }
 
 /** What a journal entry holds, roughly, in bytes: its strings (a character a byte, as V8 keeps ASCII) and a fixed overhead. */

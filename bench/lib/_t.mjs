@@ -1,0 +1,12 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { measureThroughput, throughputFixture, ROUTES } from "./throughput.mjs";
+const only = process.argv.slice(2);
+for (let i = ROUTES.length - 1; i >= 0; i--) if (only.length && !only.includes(ROUTES[i].id)) ROUTES.splice(i, 1);
+const dir = await mkdtemp(join(tmpdir(), "tp-"));
+const fixtureFile = join(dir, "f.json");
+await writeFile(fixtureFile, JSON.stringify(throughputFixture()));
+const r = await measureThroughput({ connections: 10, warmupSeconds: 0.5, durationSeconds: 2, rounds: 3 }, { fixtureFile });
+for (const [id, v] of Object.entries(r)) console.log(id, "standin", v.standin.requestsPerSecond, "cpu", v.cpu?.standin?.toFixed(1), "hono cpu", v.cpu?.hono?.toFixed(1), "floor", v.cpu?.floor?.toFixed(1));
+process.exit(0);
