@@ -61,8 +61,13 @@ export class CappedLog<T extends Sequenced> {
     this.trim();
   }
 
-  append(entry: Omit<T, "seq">): T {
-    const full = { seq: this.nextSeq++, ...entry } as T;
+  /** An entry that already has a `seq` slot (first, so it lists first) is numbered in place instead of copied. */
+  append(entry: Omit<T, "seq"> | T): T {
+    let full: T;
+    if ("seq" in entry) {
+      full = entry as T;
+      full.seq = this.nextSeq++;
+    } else full = { seq: this.nextSeq++, ...entry } as T;
     const size = this.sizeOf(full);
     this.entries.push(full);
     this.sizes.push(size);

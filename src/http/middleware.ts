@@ -285,19 +285,20 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
  * ones, the ones worth reading while debugging a refusal, are kept whole).
  * Credentials in headers and `?token=` are written as references (http/redact).
  */
-export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): Omit<RecordedRequest, "seq"> {
+export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): RecordedRequest {
   const headers = redact.headers(requestHeaderRecord(request));
   const { path, query } = pathAndSearch(request.url);
   const method = request.method;
   // One object literal per shape (this runs on every request): no spreads.
-  if (body === null) return { at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index };
+  // `seq: 0` first: the journal numbers the entry in place (core/journal).
+  if (body === null) return { seq: 0, at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index };
   if (status >= 400 && body.length > REJECTED_BODY_BYTES) {
     const bodyDigest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
-    return { at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index, bodyBytes: body.length, bodyDigest };
+    return { seq: 0, at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index, bodyBytes: body.length, bodyDigest };
   }
   const truncated = body.length > JOURNAL_BODY_BYTES;
   const text = UTF8.decode(truncated ? body.subarray(0, JOURNAL_BODY_BYTES) : body);
-  return { at, service, method, path, query: redact.query(query), headers, body: text, bodyTruncated: truncated, status, index, bodyBytes: body.length };
+  return { seq: 0, at, service, method, path, query: redact.query(query), headers, body: text, bodyTruncated: truncated, status, index, bodyBytes: body.length };
 }
 
 /** What a journal entry holds, roughly, in bytes: its strings (a character a byte, as V8 keeps ASCII) and a fixed overhead. */
