@@ -7,6 +7,7 @@
  * dialect's answer (`esp` or `espv2`). Only then does the sample backend
  * answer (backend.ts).
  */
+import { requestUrl } from "../http/routing.js";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
@@ -70,7 +71,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
   /** The proxy in front of the sample: route, token, API key; then the backend. */
   const serve = async (c: Context): Promise<Response> => {
     const config = settings.current();
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const refuse = (error: ProxyError) => proxyErrorResponse(config.proxy, error, url);
     const method = c.req.method;
     // standin's own addition, in front of the proxy: the service's description (openapi.ts).

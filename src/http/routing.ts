@@ -37,3 +37,21 @@ export function pathAndQuery(url: string): string {
   const start = url.indexOf("/", url.indexOf("://") + 3);
   return start < 0 ? "/" : url.slice(start);
 }
+
+const parsedUrls = new Map<string, URL>();
+/** Distinct URLs remembered (forgotten all at once past this). */
+const PARSED_URL_ENTRIES = 1024;
+
+/**
+ * A request URL parsed, shared: a client polls the same few URLs again and
+ * again, and several routers of one request each want it (a parse costs
+ * microseconds, a good part of a small request). Read it, never change it.
+ */
+export function requestUrl(url: string): URL {
+  let parsed = parsedUrls.get(url);
+  if (!parsed) {
+    if (parsedUrls.size >= PARSED_URL_ENTRIES) parsedUrls.clear();
+    parsedUrls.set(url, (parsed = new URL(url)));
+  }
+  return parsed;
+}

@@ -18,7 +18,7 @@ import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-ca
 import { markReplayable } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { encodeJSON } from "../core/json.js";
-import { decodedPath, longestMatch, pathAndQuery } from "../http/routing.js";
+import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
 
@@ -128,7 +128,7 @@ export class Router {
   }
 
   async dispatch(c: Context): Promise<Response> {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const response = await this.answer(c, url, decodedPath(url));
     response.headers.set("Vary", "Accept-Encoding");
     this.names.set(response.headers, "Default-Acl-Policy", this.defaultPolicy());

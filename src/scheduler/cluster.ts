@@ -4,6 +4,7 @@
  * placement, allocations, deployments; routes.ts: the endpoints). The
  * service (index.ts) runs one per region, each on its own scope of the state.
  */
+import { requestUrl } from "../http/routing.js";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
@@ -176,7 +177,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   return {
     name: "scheduler",
     app,
-    serve: (c) => (new URL(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c)),
+    serve: (c) => (requestUrl(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c)),
     settings: settings.current,
     nodeFault: (idOrName, body) => ctx.store.write(() => faults.updateNode(faults.findNode(idOrName), body)),
     allocFault: (id, body) => {

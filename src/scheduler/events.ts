@@ -17,6 +17,7 @@
  * and ends every open stream (the indexes they followed may mean something else
  * now). Heartbeats (`{}`) are ephemeral timers on the virtual clock.
  */
+import { requestUrl } from "../http/routing.js";
 import type { Context } from "hono";
 import type { EventRecorder, ServiceContext } from "../core/context.js";
 import { encodeJSON } from "../core/json.js";
@@ -429,7 +430,7 @@ export function eventStreamHandler(
   return (c: Context): Response => {
     try {
       if (c.req.method !== "GET") throw new NomadError(405, "Invalid method");
-      const url = new URL(c.req.url);
+      const url = requestUrl(c.req.url);
       const index = parseStreamIndex(url.searchParams.get("index"));
       const topics = parseTopics(url.searchParams);
       // Region and namespace as parse() reads them (its blocking parameters play no part here).

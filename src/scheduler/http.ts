@@ -14,7 +14,7 @@ import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
 import { markReplayable, noteResponseHeaders } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
-import { decodedPath, longestMatch, pathAndQuery } from "../http/routing.js";
+import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
@@ -168,7 +168,7 @@ export class NomadRouter {
   }
 
   async dispatch(c: Context): Promise<Response> {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const path = decodedPath(url);
     const unemulated = this.unemulated?.(c.req.method, path);
     if (unemulated) return unemulated;
