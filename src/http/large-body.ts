@@ -10,7 +10,7 @@
 
 /** Bodies from this size on are sliced. */
 export const LARGE_BODY_BYTES = 1 << 20;
-const SLICE_BYTES = 256 * 1024;
+const SLICE_BYTES = 64 * 1024;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
