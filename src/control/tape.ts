@@ -22,7 +22,7 @@ import { LazyArray } from "../core/json-stream.js";
 import type { Redactor } from "../http/redact.js";
 // A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
 import { REJECTED_BODY_BYTES } from "../http/middleware.js";
-import { knownRequestBody, knownResponseBody, knownResponseHeaders, requestHeaderRecord } from "../http/known-bodies.js";
+import { knownRequestBody, knownResponseBody, knownResponseHeaders, requestHeader, requestHeaderRecord } from "../http/known-bodies.js";
 
 export const TAPE_VERSION = 1;
 /** Entries kept per tape; a longer run keeps recording nothing more and says so. */
@@ -275,7 +275,7 @@ export class TapeRecorder {
    */
   private readRequestBody(entry: TapeRequestEntry, request: Request, journaled: boolean): boolean {
     if (request.method === "GET" || request.method === "HEAD") return false;
-    if (journaled && request.headers.get("content-length") !== null) return true;
+    if (journaled && requestHeader(request, "content-length") !== undefined) return true;
     if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body.sha256 !== undefined || this.charge(body.bytes) ? body : { sha256: sha256Of(bodyBytes(body)!), bytes: body.bytes })));
     return false;
   }

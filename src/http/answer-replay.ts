@@ -12,7 +12,7 @@
  * that are not 200, streams, and bodies not in hand.
  */
 import { AnswerCache, answerKey } from "./answer-cache.js";
-import { isReplayable, isReplayed, knownResponseBody, knownResponseHeaders, markReplayed, noteResponseHeaders } from "./known-bodies.js";
+import { isReplayable, isReplayed, knownResponseBody, knownResponseHeaders, markReplayed, noteResponseHeaders, requestHeader } from "./known-bodies.js";
 import { bufferedResponse } from "./respond.js";
 
 interface Remembered {
@@ -73,6 +73,6 @@ export class AnswerReplay {
     if (query >= 0 && BLOCKING.test(url.slice(query + 1))) return undefined;
     const key = this.readKey(request);
     // gzip depends on Accept-Encoding; nothing else of the request touches the answer after the service.
-    return key === undefined ? undefined : answerKey(key, request.headers.get("Accept-Encoding"));
+    return key === undefined ? undefined : answerKey(key, requestHeader(request, "accept-encoding") ?? null);
   }
 }

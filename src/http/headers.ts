@@ -38,7 +38,7 @@ export class HeaderNames {
   }
 
   /** The first non-empty value among the accepted names for `suffix`. */
-  read(headers: Headers, suffix: string): string | undefined {
+  read(headers: Pick<Headers, "get">, suffix: string): string | undefined {
     for (const name of this.names(suffix)) {
       const v = headers.get(name);
       if (v !== null && v !== "") return v;

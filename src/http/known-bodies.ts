@@ -91,15 +91,71 @@ export function isReplayed(response: Response): boolean {
   return noted(response)[REPLAYED] === true;
 }
 
+const INCOMING = Symbol("standin.incoming");
+
+/** The Node request a request came in on (over HTTP): its raw headers are read instead of building a web Headers object. */
+export function noteIncoming(request: Request, incoming: { rawHeaders: string[] } | undefined): void {
+  if (incoming && Array.isArray(incoming.rawHeaders)) (request as unknown as { [INCOMING]?: { rawHeaders: string[] } })[INCOMING] = incoming;
+}
+
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
 /**
- * A request's headers as a record (lower-case names, in the order a Headers
- * object lists them), made once per request: the journal and the tape both
- * keep them. Read it, do not change it.
+ * A request's headers as a record (lower-case names in the order a Headers
+ * object lists them, repeated headers joined with ", ", as Headers joins
+ * them), made once per request: the journal, the tape and the hot paths
+ * read it. Over HTTP it is made from the Node request's raw headers: asking
+ * the web Request for its headers would build a Headers object (validating
+ * and sorting every header), a good part of a small request's cost. Read it,
+ * do not change it.
  */
 export function requestHeaderRecord(request: Request): Readonly<Record<string, string>> {
   const held = noted(request)[REQUEST_HEADERS];
   if (held) return held;
-  const record: Record<string, string> = {};
-  request.headers.forEach((value, name) => (record[name] = value));
+  const incoming = (request as unknown as { [INCOMING]?: { rawHeaders: string[] } })[INCOMING];
+  let record: Record<string, string> = {};
+  if (incoming) {
+    const raw = incoming.rawHeaders;
+    let sorted = true;
+    let last = "";
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      let value = raw[i + 1]!;
+      if (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32)) value = value.replace(EDGE_WHITESPACE, "");
+      const previous = record[name];
+      record[name] = previous === undefined ? value : `${previous}, ${value}`;
+      if (previous === undefined) {
+        if (name < last) sorted = false;
+        last = name;
+      }
+    }
+    if (!sorted) {
+      const unsorted = record;
+      record = {};
+      for (const name of Object.keys(unsorted).sort()) record[name] = unsorted[name]!;
+    }
+  } else request.headers.forEach((value, name) => (record[name] = value));
   return (noted(request)[REQUEST_HEADERS] = record);
+}
+
+/** One request header by its lower-case name (see requestHeaderRecord). */
+export function requestHeader(request: Request, lowerCaseName: string): string | undefined {
+  return requestHeaderRecord(request)[lowerCaseName];
+}
+
+/** What reading a request's headers needs: `get` by any-case name, null when absent (a Headers object's `get`). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+const READER = Symbol("standin.header-reader");
+
+/** A request's headers read through its record (see requestHeaderRecord), as a Headers-like reader. */
+export function requestHeaders(request: Request): HeaderReader {
+  const held = (request as unknown as { [READER]?: HeaderReader })[READER];
+  if (held) return held;
+  const record = requestHeaderRecord(request);
+  const reader: HeaderReader = { get: (name) => record[name.toLowerCase()] ?? null };
+  (request as unknown as { [READER]?: HeaderReader })[READER] = reader;
+  return reader;
 }

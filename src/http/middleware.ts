@@ -13,7 +13,7 @@ import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { parseAccept } from "hono/utils/accept";
-import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders, requestHeaderRecord } from "./known-bodies.js";
+import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders, requestHeader, requestHeaderRecord } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 import type { Redactor } from "./redact.js";
@@ -32,8 +32,8 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   // @hono/node-server build the full web Request it otherwise skips, which costs more than a small request's handling.
   return (c, next) => {
     if (hasNoBody(c.req.method)) return next();
-    const length = c.req.header("Content-Length");
-    if (length !== undefined && c.req.header("Transfer-Encoding") === undefined && parseInt(length || "0", 10) <= maxBytes) return next();
+    const length = requestHeader(c.req.raw, "content-length");
+    if (length !== undefined && requestHeader(c.req.raw, "transfer-encoding") === undefined && parseInt(length || "0", 10) <= maxBytes) return next();
     return limit(c, next);
   };
 }
@@ -58,7 +58,7 @@ function hasNoBody(method: string): boolean {
 export function gzip(threshold: number): MiddlewareHandler {
   const streaming = compress({ encoding: "gzip", threshold });
   return async (c, next) => {
-    if (c.req.header("Accept-Encoding") === undefined) {
+    if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
       // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
       await next();
       varyAcceptEncoding(c, threshold);
@@ -84,8 +84,8 @@ const PASSING = "standin-passing";
  * body is in hand and compress would have compressed it (see `gzip`).
  */
 export function gzipKnownBody(request: Request, res: Response, threshold: number): Response {
-  const accepted = request.headers.get("Accept-Encoding");
-  if (accepted === null) return res;
+  const accepted = requestHeader(request, "accept-encoding");
+  if (accepted === undefined) return res;
   return compressKnown(request.method, res, threshold, accepted);
 }
 
@@ -193,7 +193,7 @@ function pathAndSearch(url: string): { path: string; query: string } {
 function unreadIncoming(c: Context): IncomingMessage | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (!incoming || typeof incoming.on !== "function" || incoming.readableDidRead || incoming.readableEnded) return undefined;
-  if (c.req.header("Transfer-Encoding") !== undefined) return undefined;
+  if (requestHeader(c.req.raw, "transfer-encoding") !== undefined) return undefined;
   return incoming;
 }
 
@@ -263,7 +263,7 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
     // spares building the full web Request that `raw.body` asks for. In process, `raw.body` says.
-    if (!hasNoBody(c.req.method) && (c.req.header("Content-Length") !== undefined || c.req.raw.body)) {
+    if (!hasNoBody(c.req.method) && (requestHeader(c.req.raw, "content-length") !== undefined || c.req.raw.body)) {
       const incoming = unreadIncoming(c);
       if (incoming) {
         body = await readIncoming(incoming);

@@ -9,6 +9,7 @@
  */
 import { Hono } from "hono";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
+import { noteIncoming } from "./known-bodies.js";
 
 export class PortApp extends Hono {
   constructor(
@@ -32,6 +33,8 @@ export class PortApp extends Hono {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
     this.fetch = (request, ...rest) => {
+      // Over HTTP, @hono/node-server passes the Node request: headers are read from it (http/known-bodies).
+      noteIncoming(request, (rest[0] as { incoming?: { rawHeaders: string[] } } | undefined)?.incoming);
       this.beforeEach();
       const control = isUnder(pathOf(request.url), this.controlPrefix);
       if (control) {

@@ -2,6 +2,7 @@
  * Where the real products look for an ACL token.
  */
 import type { HeaderNames } from "./headers.js";
+import { requestHeader } from "./known-bodies.js";
 
 /**
  * The token of an `Authorization: Bearer <token>` header as both products
@@ -36,8 +37,8 @@ export function extractToken(request: Request, sources: TokenSources): string | 
     if (fromQuery) return fromQuery;
   }
   for (const name of sources.names.names("Token")) {
-    const v = request.headers.get(name)?.trim();
+    const v = requestHeader(request, name.toLowerCase())?.trim();
     if (v) return v;
   }
-  return bearerToken(request.headers.get("Authorization"));
+  return bearerToken(requestHeader(request, "authorization"));
 }

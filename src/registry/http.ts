@@ -15,7 +15,7 @@ import { parseGoDuration } from "../core/durations.js";
 import { HeaderNames, REGISTRY_HEADERS } from "../http/headers.js";
 import { wantsPretty } from "../http/pretty.js";
 import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
-import { markReplayable } from "../http/known-bodies.js";
+import { markReplayable, requestHeaders, type HeaderReader } from "../http/known-bodies.js";
 import { APPLICATION_JSON, bufferedResponse, jsonResponse, textResponse } from "../http/respond.js";
 import { encodeJSON } from "../core/json.js";
 import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/routing.js";
@@ -182,9 +182,9 @@ export class Router {
       query: url.searchParams,
       names,
       token,
-      parse: () => parseQueryOptions(url.searchParams, c.req.raw.headers, token),
-      refuseEnterpriseMeta: () => refuseEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
-      enterpriseMeta: () => readEnterpriseMeta(url.searchParams, c.req.raw.headers, names),
+      parse: () => parseQueryOptions(url.searchParams, requestHeaders(c.req.raw), token),
+      refuseEnterpriseMeta: () => refuseEnterpriseMeta(url.searchParams, requestHeaders(c.req.raw), names),
+      enterpriseMeta: () => readEnterpriseMeta(url.searchParams, requestHeaders(c.req.raw), names),
       shared: (run) => (cacheKey === undefined || !this.results ? run() : (this.results.get(cacheKey, run) as ReturnType<typeof run>)),
     };
   }
@@ -196,7 +196,7 @@ export class Router {
    */
   readKey(request: Request): string | undefined {
     if (request.method !== "GET") return undefined;
-    const headers = request.headers;
+    const headers = requestHeaders(request);
     const enterprise = this.enterpriseHeaders.map((name) => headers.get(name));
     const token = extractToken(request, { names: this.names, queryParam: "token" });
     return answerKey(pathAndQuery(request.url), token, headers.get("Cache-Control"), ...enterprise);
@@ -259,7 +259,7 @@ function movedPermanently(location: string, method: string): Response {
 }
 
 /** Consul's `parse()`: consistency, Cache-Control, then wait/index, each failing with its own 400. */
-export function parseQueryOptions(query: URLSearchParams, headers: Headers, token: string | undefined): QueryOptions {
+export function parseQueryOptions(query: URLSearchParams, headers: HeaderReader, token: string | undefined): QueryOptions {
   const stale = query.has("stale");
   const consistent = query.has("consistent");
   if (stale && consistent) throw badRequest("Cannot specify ?stale with ?consistent, conflicting semantics.");
@@ -284,7 +284,7 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, toke
 }
 
 /** CE's entmeta parsing: namespaces and partitions are Enterprise features (400). */
-function refuseEnterpriseMeta(query: URLSearchParams, headers: Headers, names: HeaderNames): void {
+function refuseEnterpriseMeta(query: URLSearchParams, headers: HeaderReader, names: HeaderNames): void {
   for (const [suffix, what] of [["Namespace", "Namespaces"], ["Partition", "Partitions"]] as const) {
     for (const header of names.names(suffix)) {
       if (headers.get(header)) throw badRequest(`Invalid header: "${canonicalHeader(header)}" - ${what} are a Consul Enterprise feature`);
@@ -308,7 +308,7 @@ export interface EnterpriseMetaInput {
  * `?ns=`, so the query wins over the header; the same for `?partition=` and
  * the partition header. An empty value is no value.
  */
-function readEnterpriseMeta(query: URLSearchParams, headers: Headers, names: HeaderNames): EnterpriseMetaInput {
+function readEnterpriseMeta(query: URLSearchParams, headers: HeaderReader, names: HeaderNames): EnterpriseMetaInput {
   return {
     namespace: query.get("ns") || names.read(headers, "Namespace"),
     partition: query.get("partition") || names.read(headers, "Partition"),

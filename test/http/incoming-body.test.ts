@@ -56,3 +56,33 @@ describe("bodies read from the Node request", () => {
     expect((await fetch(`${srv.urls.control}/clock`)).status).toBe(200);
   });
 });
+
+describe("request headers from the Node request's raw headers", () => {
+  it("make the same record a Headers object would: lower case, sorted, repeats joined, edge whitespace dropped", async () => {
+    const { noteIncoming, requestHeaderRecord, requestHeaders } = await import("../../src/http/known-bodies.js");
+    const rawHeaders = ["X-Zeta", " z ", "Accept", "a/b", "x-multi", "1", "X-Multi", "2", "Host", "h", "x-empty", ""];
+    const request = new Request("http://h/x");
+    noteIncoming(request, { rawHeaders });
+    const viaHeaders: Record<string, string> = {};
+    const reference = new Headers();
+    for (let i = 0; i < rawHeaders.length; i += 2) reference.append(rawHeaders[i]!, rawHeaders[i + 1]!);
+    reference.forEach((value, name) => (viaHeaders[name] = value));
+    const record = requestHeaderRecord(request);
+    expect(record).toEqual(viaHeaders);
+    expect(Object.keys(record)).toEqual(Object.keys(viaHeaders));
+    expect(requestHeaders(request).get("X-MULTI")).toBe("1, 2");
+    expect(requestHeaders(request).get("missing")).toBeNull();
+  });
+
+  it("over HTTP, token headers in any case reach the ACL checks", async () => {
+    const acl = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 }, fixture: { registry: { acl: { enabled: true, defaultPolicy: "deny", tokens: [{ SecretID: "s3", Rules: { key_prefix: { "": { policy: "write" } } } }] } } } });
+    try {
+      const denied = await fetch(`${acl.urls.registry}/v1/kv/a`, { method: "PUT", body: "v" });
+      expect(denied.status).toBe(403);
+      const allowed = await fetch(`${acl.urls.registry}/v1/kv/a`, { method: "PUT", body: "v", headers: { "x-CONSUL-token": "s3" } });
+      expect(allowed.status).toBe(200);
+    } finally {
+      await acl.close();
+    }
+  });
+});
