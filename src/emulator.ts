@@ -288,6 +288,11 @@ export class Standin implements ControlTarget {
     return this.tape.enabled;
   }
 
+  /** An answer's body as the tape keeps it: secrets written as references (for `standin replay` to compare its own answers). */
+  redactedBody(body: Uint8Array): Uint8Array {
+    return this.redactor.body(body);
+  }
+
   /** Turns the references the tape writes for credentials back into the secrets this state knows (for `standin replay`). */
   revealer(): ReturnType<typeof createRevealer> {
     return createRevealer(this.services);

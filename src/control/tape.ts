@@ -245,7 +245,7 @@ export class TapeRecorder {
       const known = knownResponseBody(response);
       if (known !== undefined) {
         entry.response = { status: response.status, headers: responseHeaders };
-        if (known !== null) this.holdResponse(entry, known);
+        if (known !== null) this.holdResponse(entry, this.redact ? this.redact.body(known) : known);
         return undefined;
       }
       // An event stream never ends: keep its status and headers only.
@@ -256,10 +256,11 @@ export class TapeRecorder {
       // streams, and @hono/node-server would then stream the one it sends instead of writing it at once.
       const { status, statusText, headers } = response;
       const sent = response.arrayBuffer().then((buffer) => {
-        const bytes = new Uint8Array(buffer);
+        const sentBytes = new Uint8Array(buffer);
+        const bytes = this.redact ? this.redact.body(sentBytes) : sentBytes;
         const body = this.charge(bytes.length) ? keptBody(bytes) : digestOf(bytes);
         entry.response = { ...entry.response!, body };
-        return new Response(bytes, { status, statusText, headers });
+        return new Response(sentBytes, { status, statusText, headers });
       });
       this.track(sent);
       return sent;
@@ -462,7 +463,7 @@ export async function bodyOf(message: Request | Response): Promise<TapeBody> {
   return keptBody(new Uint8Array(await message.arrayBuffer()));
 }
 
-function keptBody(body: Uint8Array | string): TapeBody {
+export function keptBody(body: Uint8Array | string): TapeBody {
   // A well-formed string is sent as its UTF-8 encoding, so it is kept as it is, without a copy.
   if (typeof body === "string" && body.isWellFormed() && body.length <= MAX_BODY_BYTES / 3) return { text: body, bytes: Buffer.byteLength(body, "utf8") };
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;

@@ -33,6 +33,13 @@ export interface Credentials {
 }
 
 export interface Redactor {
+  /**
+   * An answer's body with every `"SecretID": "<secret>"` written as a
+   * reference (an ACL token's create, read or bootstrap answer carries its
+   * secret); the same bytes otherwise. The replay applies it to its own
+   * answers before comparing.
+   */
+  body<B extends string | Uint8Array>(body: B): B;
   headers(headers: Record<string, string>): Record<string, string>;
   /** A path with its query (`/v1/kv/a?token=…`). */
   path(pathAndQuery: string): string;
@@ -70,8 +77,16 @@ export function createRedactor(services: ReadonlyArray<{ name: string; credentia
     const mark = whole.indexOf("?");
     return mark < 0 ? whole : whole.slice(0, mark) + query(whole.slice(mark));
   };
-  return { headers, path, query };
+  const body = <B extends string | Uint8Array>(content: B): B => {
+    if (typeof content === "string") return (content.includes(SECRET_FIELD) ? content.replace(SECRET_VALUE, (_, gap: string, secret: string) => `${SECRET_FIELD}${gap}"${conceal(secret)}"`) : content) as B;
+    if (content.byteLength === 0 || Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(SECRET_FIELD) < 0) return content;
+    return new Uint8Array(Buffer.from(body(Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("utf8")), "utf8")) as B;
+  };
+  return { body, headers, path, query };
 }
+
+const SECRET_FIELD = '"SecretID":';
+const SECRET_VALUE = /"SecretID":(\s*)"([^"\\]+)"/g;
 
 /** `Bearer <secret>` keeps its scheme; any other value is concealed whole after its scheme word. */
 function concealAuthorization(value: string, conceal: (secret: string) => string): string {
