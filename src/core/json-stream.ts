@@ -65,7 +65,8 @@ function* pieces(value: unknown, depth: number): Generator<string> {
   yield "}";
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A turn of the event loop (I/O and timers get theirs before the promise settles). */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** `value` as a stream of UTF-8 JSON, a slice per pull, with a turn of the event loop before each slice after the first. */
 export function jsonStream(value: unknown): ReadableStream<Uint8Array> {

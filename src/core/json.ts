@@ -387,15 +387,8 @@ export function exceedsValueCount(text: string, limit = MAX_BODY_VALUES): boolea
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let end = i;
-      for (;;) {
-        end = text.indexOf('"', end + 1);
-        if (end < 0) return false;
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
-        if ((backslashes & 1) === 0) break;
-      }
-      i = end;
+      i = stringEnd(text, i);
+      if (i < 0) return false;
     } else if (c === 0x2c) {
       if (++count > limit) return true;
     }
@@ -431,6 +424,23 @@ export function parseBodyOnce(request: Request, text: string): unknown {
 }
 
 /**
+ * The index of the quote that closes the JSON string opening at `start`, or
+ * -1 when it is never closed. Strings are most of a document: this jumps
+ * from quote to quote (indexOf) instead of walking them character by
+ * character; a quote ends the string unless an odd run of backslashes precedes it.
+ */
+function stringEnd(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if ((backslashes & 1) === 0) return end;
+  }
+}
+
+/**
  * The index of the bracket at which a JSON text first nests deeper than
  * `limit` arrays and objects (brackets inside strings do not count), or -1.
  */
@@ -441,17 +451,8 @@ export function excessiveNesting(text: string, limit = MAX_JSON_DEPTH): number {
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Strings are most of a document: jump from quote to quote (indexOf) instead of walking them
-      // character by character. A quote ends the string unless an odd run of backslashes precedes it.
-      let end = i;
-      for (;;) {
-        end = text.indexOf('"', end + 1);
-        if (end < 0) return -1; // unterminated: nothing after it counts
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
-        if ((backslashes & 1) === 0) break;
-      }
-      i = end;
+      i = stringEnd(text, i);
+      if (i < 0) return -1; // unterminated: nothing after it counts
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > limit) return i;
     } else if (c === 0x5d || c === 0x7d) depth--;

@@ -7,12 +7,12 @@
  * that does not read stops its own stream (backpressure), nobody else's.
  * The bytes and the Content-Length are the same.
  */
+import { nextTurn } from "../core/json-stream.js";
 
 /** Bodies from this size on are sliced. */
 export const LARGE_BODY_BYTES = 1 << 20;
 const SLICE_BYTES = 64 * 1024;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A response whose large body (in hand) is sent in slices, the body noted
