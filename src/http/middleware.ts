@@ -233,22 +233,25 @@ function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
  * and falls back to the first own key only when the one asked for is absent.)
  */
 class FilledBodyCache {
+  // `arrayBuffer` is its only own key (the rest are private): Hono falls back to the first own key.
   readonly arrayBuffer: Promise<ArrayBuffer>;
-  private decoded: Promise<string> | undefined;
-  private parsed: Promise<unknown> | undefined;
+  readonly #bytes: Uint8Array;
+  #decoded: Promise<string> | undefined;
+  #parsed: Promise<unknown> | undefined;
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(bytes: Uint8Array) {
     // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
     const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     this.arrayBuffer = Promise.resolve(buffer as ArrayBuffer);
+    this.#bytes = bytes;
   }
 
   get text(): Promise<string> {
-    return (this.decoded ??= Promise.resolve(UTF8.decode(this.bytes)));
+    return (this.#decoded ??= Promise.resolve(UTF8.decode(this.#bytes)));
   }
 
   get json(): Promise<unknown> {
-    return (this.parsed ??= this.text.then((t) => JSON.parse(t) as unknown));
+    return (this.#parsed ??= this.text.then((t) => JSON.parse(t) as unknown));
   }
 }
 

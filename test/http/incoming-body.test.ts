@@ -86,3 +86,34 @@ describe("request headers from the Node request's raw headers", () => {
     }
   });
 });
+
+describe("Hono's body methods over the filled cache", () => {
+  it("arrayBuffer, text, json, blob and parseBody all read the body read from the Node request", async () => {
+    const { Hono } = await import("hono");
+    const { serve } = await import("@hono/node-server");
+    const { journalRequests } = await import("../../src/http/middleware.js");
+    const { CappedLog } = await import("../../src/core/journal.js");
+    const { createRedactor } = await import("../../src/http/redact.js");
+    const seen: unknown[] = [];
+    const app = new Hono();
+    const clock = { now: () => 0 } as never;
+    const store = { index: 1 } as never;
+    app.use("*", journalRequests("echo", new CappedLog(10), clock, store, createRedactor([])));
+    app.post("/", async (c) => {
+      seen.push(new TextDecoder().decode(await c.req.arrayBuffer()), await c.req.text(), await c.req.json(), await (await c.req.blob()).text());
+      return c.text("ok");
+    });
+    app.post("/form", async (c) => c.json(await c.req.parseBody()));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: '{"a":1}' })).status).toBe(200);
+      expect(seen).toEqual(['{"a":1}', '{"a":1}', { a: 1 }, '{"a":1}']);
+      const form = await fetch(`http://127.0.0.1:${port}/form`, { method: "POST", body: new URLSearchParams({ x: "1", y: "two" }) });
+      expect(await form.json()).toEqual({ x: "1", y: "two" });
+    } finally {
+      server.close();
+    }
+  });
+});
