@@ -534,7 +534,8 @@ function deepClone(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(deepClone);
   if (isPlainObject(value)) {
     const out: Obj = {};
-    for (const [key, inner] of Object.entries(value)) setOwn(out, key, deepClone(inner));
+    // for…in, not Object.entries: no [key, value] pair allocated per key of a large map.
+    for (const key in value) if (Object.hasOwn(value, key)) setOwn(out, key, deepClone(value[key]));
     return out;
   }
   return value;
@@ -582,7 +583,9 @@ function decodeValue(schema: Schema, value: unknown, ctx: DecodeContext, existin
     case "map": {
       if (!isPlainObject(value)) throw typeError(describeJSON(value), schema, ctx);
       const out: Obj = isPlainObject(existing) ? existing : {};
-      for (const [key, inner] of Object.entries(value)) {
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const inner = value[key];
         if (inner === null) {
           setOwn(out, key, schema.elem.k === "struct" ? {} : zeroValue(schema.elem));
           continue;
@@ -660,8 +663,14 @@ const optNum = (o: Obj | undefined, key: string): number | null => (has(o, key) 
 
 /** A map kept only when non-empty (the many `if len(m) == 0 { m = nil }`). */
 function nonEmptyMap(value: unknown): Obj | null {
-  if (!isPlainObject(value) || Object.keys(value).length === 0) return null;
+  if (!isPlainObject(value) || isEmptyObject(value)) return null;
   return deepClone(value) as Obj;
+}
+
+/** Whether an object has no own enumerable key (without listing its keys: a map may hold 100,000). */
+function isEmptyObject(value: Obj): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
 
 /** A string list kept only when non-empty. */
