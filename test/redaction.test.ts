@@ -90,6 +90,18 @@ describe("credentials in artifacts", () => {
     expect(report.ok).toBe(true);
   });
 
+  it("an answer with a secret read again is held once, redacted, and written once then as its hash", async () => {
+    const emu = await createStandin({ fixture });
+    for (let i = 0; i < 3; i++) expect((await emu.scheduler.request("/v1/acl/token/self", { headers: { "X-Nomad-Token": NOMAD_SECRET } })).status).toBe(200);
+    const tape = (await (await emu.scheduler.request("/_standin/tape")).json()) as Json;
+    const bodies = tape.entries.filter((e: Json) => e.path === "/v1/acl/token/self").map((e: Json) => e.response.body);
+    expect(JSON.parse(bodies[0].text).SecretID).toBe("standin-redacted:scheduler:a1b2c3d4-0000-4000-8000-000000000001");
+    expect(bodies[1]).toEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: bodies[0].bytes });
+    expect(bodies[2]).toEqual(bodies[1]);
+    expect(JSON.stringify(tape.entries)).not.toContain(NOMAD_SECRET);
+    expect((await replayTape(tape)).divergences).toEqual([]);
+  });
+
   it("without ACLs the same headers are still redacted (a digest: no state knows them)", async () => {
     const emu = await createStandin();
     await emu.scheduler.request("/v1/jobs", { headers: { "X-Nomad-Token": "whatever-secret" } });

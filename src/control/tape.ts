@@ -119,6 +119,8 @@ export class TapeRecorder {
   private held = 0;
   /** The last response body held: an answer sent again is the same string, held once. */
   private lastResponse: string | Uint8Array | undefined;
+  /** What the tape holds of the last response body (redacted, copied). */
+  private lastHeld: string | Uint8Array | undefined;
   private readonly arena = new ByteArena();
   /** Answers' bytes as they came → the copy held of them. */
   private copies = new WeakMap<Uint8Array, Uint8Array>();
@@ -170,6 +172,7 @@ export class TapeRecorder {
     this.truncation = undefined;
     this.held = 0;
     this.lastResponse = undefined;
+    this.lastHeld = undefined;
     this.arena.clear();
     this.copies = new WeakMap();
     this.lastHeaders.request = this.lastHeaders.response = undefined;
@@ -245,7 +248,7 @@ export class TapeRecorder {
       const known = knownResponseBody(response);
       if (known !== undefined) {
         entry.response = { status: response.status, headers: responseHeaders };
-        if (known !== null) this.holdResponse(entry, this.redact ? this.redact.body(known) : known);
+        if (known !== null) this.holdResponse(entry, known);
         return undefined;
       }
       // An event stream never ends: keep its status and headers only.
@@ -295,15 +298,23 @@ export class TapeRecorder {
 
   /** An answer's body in hand: held while the budget allows (the same body as the last answer's costs nothing more), else its hash. */
   private holdResponse(entry: TapeRequestEntry, body: string | Uint8Array): void {
-    // An answer sent again (a polled read answered from the cache) is the very same object: held, and charged, once.
-    const copied = typeof body === "string" ? undefined : this.copies.get(body);
-    if (body === this.lastResponse || copied !== undefined) (entry as Holding)[HELD_RESPONSE] = copied ?? body;
-    else if (this.charge(body.length)) {
-      let held = body;
-      if (typeof body !== "string") this.copies.set(body, (held = this.arena.copy(body)));
-      (entry as Holding)[HELD_RESPONSE] = held;
-      this.lastResponse = body;
-    } else entry.response = { ...entry.response!, body: digestOf(body) };
+    // An answer sent again (a polled read answered from the cache) is the very same object: redacted, copied,
+    // held and charged once.
+    const again = body === this.lastResponse ? this.lastHeld : typeof body === "string" ? undefined : this.copies.get(body);
+    if (again !== undefined) {
+      (entry as Holding)[HELD_RESPONSE] = again;
+      return;
+    }
+    const redacted = this.redact ? this.redact.body(body) : body;
+    if (!this.charge(redacted.length)) {
+      entry.response = { ...entry.response!, body: digestOf(redacted) };
+      return;
+    }
+    const held: string | Uint8Array = typeof redacted === "string" ? redacted : this.arena.copy(redacted);
+    if (typeof body !== "string") this.copies.set(body, held as Uint8Array);
+    (entry as Holding)[HELD_RESPONSE] = held;
+    this.lastResponse = body;
+    this.lastHeld = held;
   }
 
   /**
