@@ -146,6 +146,8 @@ export class StateFileWriter {
 
   start(): void {
     if (this.options.intervalMs <= 0 || this.timer) return;
+    // A real timer, on purpose: how often the file is written is a wall-time promise (lose at most about a
+    // second of acknowledged writes), and it only reads the state, never changes it, so determinism is untouched.
     this.timer = setInterval(() => this.look(), this.options.intervalMs);
     this.timer.unref();
   }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_VALUES, TOO_MANY_VALUES, exceedsValueCount } from "../src/core/json.js";
 import { createStandin } from "../src/emulator.js";
+import { turnsDuring } from "./support/turns.js";
 
 const metaOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, "v"]));
 const jobWithMeta = (n: number) => JSON.stringify({ Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: metaOf(n), TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } });
@@ -60,17 +61,11 @@ describe("large answers go out in slices", () => {
     const emu = await createStandin();
     const value = "a".repeat(500 * 1024);
     for (let i = 0; i < 3; i++) await emu.registry.request(`/v1/kv/big/${i}`, { method: "PUT", body: value });
-    let turns = 0;
-    let reading = true;
-    const tick = () => {
-      if (!reading) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const res = await emu.registry.request("/v1/kv/big?recurse");
-    const text = await res.text();
-    reading = false;
+    let res!: Response;
+    const { result: text, turns } = await turnsDuring(async () => {
+      res = await emu.registry.request("/v1/kv/big?recurse");
+      return res.text();
+    });
     const entries = JSON.parse(text) as Array<{ Value: string }>;
     expect(entries).toHaveLength(3);
     expect(Buffer.from(entries[0]!.Value, "base64").toString()).toBe(value);

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { kvOnDisk } from "./support/state-file.js";
 import { createStandin } from "../src/emulator.js";
 import { startStandin } from "../src/server.js";
 import { removeStaleTemporaries, StateFileWriter } from "../src/state-file.js";
@@ -17,16 +18,6 @@ import { removeStaleTemporaries, StateFileWriter } from "../src/state-file.js";
 const dir = mkdtempSync(join(tmpdir(), "standin-state-file-"));
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 
-/** The state file's KV values (decoded), or undefined while there is no whole file. */
-function kvOnDisk(path: string): Map<string, string> | undefined {
-  try {
-    const doc = JSON.parse(readFileSync(path, "utf8")) as { store: { tables: Record<string, { rows: Record<string, { Value: string | null }> }> } };
-    const rows = doc.store.tables["registry.kv"]?.rows ?? {};
-    return new Map(Object.entries(rows).map(([key, row]) => [key, Buffer.from(row.Value ?? "", "base64").toString()]));
-  } catch {
-    return undefined;
-  }
-}
 
 /** Polls until `ready()` holds; fails only past a generous overall limit (no assertion on how long it took). */
 async function eventually(ready: () => boolean, what: string, limitMs = 15_000): Promise<void> {

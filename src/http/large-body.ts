@@ -22,9 +22,9 @@ const SLICE_BYTES = 64 * 1024;
  * Response class copy the whole body.
  */
 export function slicedResponse(body: string | Uint8Array, init: ResponseInit): Response | undefined {
-  if ((typeof body === "string" ? body.length * 3 : body.byteLength) < LARGE_BODY_BYTES) return undefined;
+  // Sized without encoding: a string is encoded only when it is sliced.
+  if ((typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength) < LARGE_BODY_BYTES) return undefined;
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  if (bytes.byteLength < LARGE_BODY_BYTES) return undefined;
   let offset = 0;
   const stream = new ReadableStream<Uint8Array>(
     {

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonStream, LazyArray } from "../../src/core/json-stream.js";
 import { createStandin } from "../../src/emulator.js";
+import { turnsDuring } from "../support/turns.js";
 
 const text = (value: unknown) => new Response(jsonStream(value)).text();
 
@@ -30,16 +31,7 @@ describe("jsonStream", () => {
 
   it("gives the event loop turns while a large document is written", async () => {
     const big = Array.from({ length: 50_000 }, (_, i) => ({ id: i, name: `item-${i}`, tags: ["a", "b", "c"] }));
-    let turns = 0;
-    let writing = true;
-    const tick = () => {
-      if (!writing) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const out = await text(big);
-    writing = false;
+    const { result: out, turns } = await turnsDuring(() => text(big));
     expect(out).toBe(JSON.stringify(big));
     // Several slices, each followed by a turn in which other work (here, the ticker) runs.
     expect(turns).toBeGreaterThan(3);

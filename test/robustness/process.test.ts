@@ -10,8 +10,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setImmediate as turn } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { watchStateFile } from "../support/state-file.js";
 import { BIN, FREE_PORTS, startCli, type StartedCli } from "../support/cli.js";
 
 const PORTS = FREE_PORTS;
@@ -78,42 +78,6 @@ function writeLoad(s: StartedCli, tag: string, writers = 6) {
   };
 }
 
-/**
- * Reads the state file over and over while the process runs and stops: every
- * read must be absent or complete JSON (the file is replaced by a rename, never
- * written in place).
- */
-function watchStateFile(path: string) {
-  let running = true;
-  let reads = 0;
-  const torn: string[] = [];
-  const loop = (async () => {
-    while (running) {
-      let text: string | undefined;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch {
-        // not there yet
-      }
-      if (text !== undefined) {
-        reads++;
-        try {
-          JSON.parse(text);
-        } catch {
-          torn.push(`${text.length} bytes: …${text.slice(-40)}`);
-        }
-      }
-      await turn();
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      return { reads, torn };
-    },
-  };
-}
 
 async function presentAfterRestart(s: StartedCli, acked: { jobs: string[]; kv: Map<string, string> }) {
   const jobs = (await (await fetch(`${s.urls.scheduler}/v1/jobs`)).json()) as Array<{ ID: string }>;

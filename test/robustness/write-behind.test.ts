@@ -7,11 +7,11 @@
  * waits are on content, with generous limits.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setImmediate as turn } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { kvOnDisk, watchStateFile } from "../support/state-file.js";
 import { startCli, type StartedCli } from "../support/cli.js";
 
 const children: ChildProcess[] = [];
@@ -20,49 +20,7 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-/** The state file's KV values (decoded), or undefined while there is no whole file. */
-function kvOnDisk(path: string): Map<string, string> | undefined {
-  try {
-    const doc = JSON.parse(readFileSync(path, "utf8")) as { store: { tables: Record<string, { rows: Record<string, { Value: string | null }> }> } };
-    const rows = doc.store.tables["registry.kv"]?.rows ?? {};
-    return new Map(Object.entries(rows).map(([key, row]) => [key, Buffer.from(row.Value ?? "", "base64").toString()]));
-  } catch {
-    return undefined;
-  }
-}
 
-/** Reads the state file over and over: every read must be absent or complete JSON. */
-function watchStateFile(path: string) {
-  let running = true;
-  let reads = 0;
-  const torn: string[] = [];
-  const loop = (async () => {
-    while (running) {
-      let text: string | undefined;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch {
-        // not there yet
-      }
-      if (text !== undefined) {
-        reads++;
-        try {
-          JSON.parse(text);
-        } catch {
-          torn.push(`${text.length} bytes: …${text.slice(-40)}`);
-        }
-      }
-      await turn();
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      return { reads, torn };
-    },
-  };
-}
 
 /** KV puts from a few writers, each overwriting its own keys; only what answered `true` is acknowledged (last value per key). */
 async function writeStream(s: StartedCli, count: number, writers = 4): Promise<Map<string, string>> {
