@@ -21,9 +21,9 @@ import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } fr
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
-import { recordCoverage, type CoverageTracker } from "./http/coverage.js";
+import type { CoverageTracker } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
-import { ClientGoneError, gzip, gzipKnownBody, journalEntry, journalEntrySize, journalRequests, limitBody } from "./http/middleware.js";
+import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
@@ -418,7 +418,18 @@ export class Standin implements ControlTarget {
       if (!(error instanceof ClientGoneError)) onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
-    app.use("*", recordCoverage(this.coverage, service.name), limitBody(), journalRequests(service.name, this.requests, this.clock, this.store, this.redactor), gzip(service.compressThreshold));
+    app.use(
+      "*",
+      serviceRequests({
+        service: service.name,
+        journal: this.requests,
+        clock: this.clock,
+        store: this.store,
+        redact: this.redactor,
+        compressThreshold: service.compressThreshold,
+        arrived: (method, url) => this.coverage.record(service.name, method, url),
+      }),
+    );
     app.route("/", service.app);
     app.notFound((c) => service.notFound(c));
     const replay = service.readKey ? new AnswerReplay(this, (request) => service.readKey!(request)) : undefined;

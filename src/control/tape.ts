@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import type { ClockMode, ClockOperation } from "../core/clock.js";
 import { pathAndQuery } from "../http/routing.js";
 import { LazyArray } from "../core/json-stream.js";
+import { LastMade, sameBytes } from "../core/repeats.js";
 import type { Redactor } from "../http/redact.js";
 // A rejected request's body above this is kept as a hash only: it changed nothing, so a replay need not send it again.
 import { REJECTED_BODY_BYTES } from "../http/middleware.js";
@@ -32,7 +33,7 @@ export const DEFAULT_TAPE_BYTES = 24 * 1024 * 1024;
 /** Bodies above this are kept as a hash and a length only. */
 const MAX_BODY_BYTES = 1 << 20;
 /** What an entry costs besides its strings and bodies (its objects and the answer's record; measured: ~450 bytes of heap per small request). */
-const ENTRY_OVERHEAD = 450;
+export const ENTRY_OVERHEAD = 450;
 
 /** Request headers that describe the connection, not the request. */
 const SKIPPED_REQUEST_HEADERS = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "user-agent", "accept"]);
@@ -121,6 +122,8 @@ export class TapeRecorder {
   private lastResponse: string | Uint8Array | undefined;
   /** What the tape holds of the last response body (redacted, copied). */
   private lastHeld: string | Uint8Array | undefined;
+  /** The copy held of the last request body held. */
+  private lastRequestHeld: Uint8Array | undefined;
   private readonly arena = new ByteArena();
   /** Answers' bytes as they came → the copy held of them. */
   private copies = new WeakMap<Uint8Array, Uint8Array>();
@@ -173,6 +176,7 @@ export class TapeRecorder {
     this.held = 0;
     this.lastResponse = undefined;
     this.lastHeld = undefined;
+    this.lastRequestHeld = undefined;
     this.arena.clear();
     this.copies = new WeakMap();
     this.lastHeaders.request = this.lastHeaders.response = undefined;
@@ -213,13 +217,12 @@ export class TapeRecorder {
    * answer, which gives back the response to send in its place (see below).
    */
   request(service: string, request: Request, journaled = false): ((response: Response | undefined) => Response | Promise<Response> | undefined) | undefined {
-    if (!this.enabled || this.paused > 0) return undefined;
+    // A full tape records nothing more: nothing to make for it.
+    if (!this.enabled || this.paused > 0 || this.truncation) return undefined;
 
-    const all = requestHeaderRecord(request);
-    const fresh: Record<string, string> = {};
-    for (const name in all) if (!SKIPPED_REQUEST_HEADERS.has(name)) fresh[name] = all[name]!;
+    const kept = keptRequestHeaders.get(requestHeaderRecord(request));
     const last = this.lastHeaders.request;
-    const headers = this.sameAsLast(this.redact?.headers(fresh) ?? fresh, "request");
+    const headers = this.sameAsLast(this.redact?.headers(kept) ?? kept, "request");
     const path = pathAndQuery(request.url);
     const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: this.redact?.path(path) ?? path, headers, awaited: false };
     if (!this.append(entry, entry.path.length + (headers === last ? 0 : recordSize(headers)))) return undefined;
@@ -292,7 +295,10 @@ export class TapeRecorder {
     const bytes = knownRequestBody(request);
     if (bytes === undefined || bytes.length === 0) return;
     const tooLarge = bytes.length > MAX_BODY_BYTES || (status >= 400 && bytes.length > REJECTED_BODY_BYTES);
-    if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = this.arena.copy(bytes);
+    // The same body as the last one held (a client sending the same write again) is held once.
+    const last = this.lastRequestHeld;
+    if (!tooLarge && last !== undefined && sameBytes(bytes, last)) (entry as Holding)[HELD_REQUEST] = last;
+    else if (!tooLarge && this.charge(bytes.length)) (entry as Holding)[HELD_REQUEST] = this.lastRequestHeld = this.arena.copy(bytes);
     else entry.body = digestOf(bytes);
   }
 
@@ -460,7 +466,18 @@ function digestOf(body: string | Uint8Array): TapeBody {
   return { sha256: sha256Of(bytes), bytes: bytes.length };
 }
 
+/** A request's headers as the tape keeps them: without those that say how it was sent (made once for a repeated record, core/repeats). */
+const keptRequestHeaders = new LastMade(
+  (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) => a === b,
+  (all: Readonly<Record<string, string>>) => {
+    const kept: Record<string, string> = {};
+    for (const name in all) if (!SKIPPED_REQUEST_HEADERS.has(name)) kept[name] = all[name]!;
+    return Object.freeze(kept);
+  },
+);
+
 function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  if (a === b) return true;
   let count = 0;
   for (const name in b) {
     if (a[name] !== b[name]) return false;

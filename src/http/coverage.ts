@@ -22,7 +22,6 @@
  * which unemulated routes were asked for and which unknown paths came in.
  * It describes the run: reset, snapshots and the state hash do not touch it.
  */
-import type { MiddlewareHandler } from "hono";
 import type { ServiceName } from "./service.js";
 
 export interface RouteEntry {
@@ -329,14 +328,6 @@ export class CoverageTracker {
     const report = Object.fromEntries(parts.map(([n, p]) => [n, p.coverage])) as Record<ServiceName, ServiceCoverage>;
     return { ...report, summary: { ...(Object.fromEntries(parts.map(([n, p]) => [n, p.summary])) as Record<ServiceName, CoverageSummary>), total } };
   }
-}
-
-/** Records each request of a service port into the tracker (control requests never reach it). */
-export function recordCoverage(tracker: CoverageTracker, service: ServiceName): MiddlewareHandler {
-  return (c, next) => {
-    tracker.record(service, c.req.method, c.req.url);
-    return next();
-  };
 }
 
 function byRoute(a: { method: string; route: string }, b: { method: string; route: string }): number {

@@ -13,6 +13,8 @@
  * collections cost the garbage collector extra work on every young object.
  */
 
+import { LastMade, sameStrings } from "../core/repeats.js";
+
 /** A body as it was handed over: text, bytes, or none. */
 export type KnownBody = string | Uint8Array | null;
 
@@ -106,37 +108,48 @@ const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
  * them), made once per request: the journal, the tape and the hot paths
  * read it. Over HTTP it is made from the Node request's raw headers: asking
  * the web Request for its headers would build a Headers object (validating
- * and sorting every header), a good part of a small request's cost. Read it,
- * do not change it.
+ * and sorting every header), a good part of a small request's cost.
+ * Requests that came with the same raw headers share one frozen record.
  */
 export function requestHeaderRecord(request: Request): Readonly<Record<string, string>> {
   const held = noted(request)[REQUEST_HEADERS];
   if (held) return held;
   const incoming = (request as unknown as { [INCOMING]?: { rawHeaders: string[] } })[INCOMING];
-  let record: Record<string, string> = {};
-  if (incoming) {
-    const raw = incoming.rawHeaders;
-    let sorted = true;
-    let last = "";
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      let value = raw[i + 1]!;
-      if (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32)) value = value.replace(EDGE_WHITESPACE, "");
-      const previous = record[name];
-      record[name] = previous === undefined ? value : `${previous}, ${value}`;
-      if (previous === undefined) {
-        if (name < last) sorted = false;
-        last = name;
-      }
-    }
-    if (!sorted) {
-      const unsorted = record;
-      record = {};
-      for (const name of Object.keys(unsorted).sort()) record[name] = unsorted[name]!;
-    }
-  } else request.headers.forEach((value, name) => (record[name] = value));
+  let record: Record<string, string>;
+  if (incoming) record = recordsOfRawHeaders.get(incoming.rawHeaders);
+  else {
+    record = {};
+    request.headers.forEach((value, name) => (record[name] = value));
+  }
   return (noted(request)[REQUEST_HEADERS] = record);
 }
+
+function recordOfRawHeaders(raw: readonly string[]): Record<string, string> {
+  let record: Record<string, string> = {};
+  let sorted = true;
+  let last = "";
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    let value = raw[i + 1]!;
+    if (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32)) value = value.replace(EDGE_WHITESPACE, "");
+    const previous = record[name];
+    record[name] = previous === undefined ? value : `${previous}, ${value}`;
+    if (previous === undefined) {
+      if (name < last) sorted = false;
+      last = name;
+    }
+  }
+  if (!sorted) {
+    const unsorted = record;
+    record = {};
+    for (const name of Object.keys(unsorted).sort()) record[name] = unsorted[name]!;
+  }
+  return Object.freeze(record);
+}
+
+// A client sends the same headers request after request: one record serves them all, and the journal and
+// the tape, which keep it, hold one record instead of one per request.
+const recordsOfRawHeaders = new LastMade(sameStrings, recordOfRawHeaders);
 
 /** One request header by its lower-case name (see requestHeaderRecord). */
 export function requestHeader(request: Request, lowerCaseName: string): string | undefined {

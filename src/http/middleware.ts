@@ -3,7 +3,7 @@
  * journal, and keeping a realtime clock's due timers fired before a request
  * reads the state.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
@@ -17,6 +17,7 @@ import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseH
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 import type { Redactor } from "./redact.js";
+import { LastMade, sameBytes } from "../core/repeats.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Request bodies longer than this are journaled truncated. */
@@ -259,7 +260,7 @@ function fillBodyCache(c: Context, bytes: Uint8Array): void {
   (c.req as unknown as { bodyCache: unknown }).bodyCache = new FilledBodyCache(bytes);
 }
 
-export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor): MiddlewareHandler {
+export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor, around?: (c: Context, next: Next) => Promise<void>): MiddlewareHandler {
   return async (c, next) => {
     const at = clock.now();
     let body: Uint8Array | null = null;
@@ -274,8 +275,36 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
       } else body = new Uint8Array(await c.req.arrayBuffer());
       noteRequestBody(c.req.raw, body!);
     }
-    await next();
+    await (around ? around(c, next) : next());
     journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
+  };
+}
+
+/**
+ * Everything a service port does around each service request, in one
+ * middleware: note the route (coverage), refuse an over-long body, journal
+ * the request, compress the answer. As four Hono middlewares each was an
+ * async frame, a promise and a dispatch of its own on every request, a fair
+ * part of a small request's cost; here the limit's and the compression's
+ * common cases (a stated length within the limit, no Accept-Encoding) add
+ * none.
+ */
+export function serviceRequests(options: {
+  service: string;
+  journal: CappedLog<RecordedRequest>;
+  clock: Clock;
+  store: Store;
+  redact: Redactor;
+  compressThreshold: number;
+  /** Told of each request before anything else (the coverage tracker). */
+  arrived(method: string, url: string): void;
+}): MiddlewareHandler {
+  const limit = limitBody();
+  const zip = gzip(options.compressThreshold);
+  const journaled = journalRequests(options.service, options.journal, options.clock, options.store, options.redact, (c, next) => zip(c, next) as Promise<void>);
+  return (c, next) => {
+    options.arrived(c.req.method, c.req.url);
+    return limit(c, () => journaled(c, next) as Promise<void>);
   };
 }
 
@@ -290,7 +319,7 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
  */
 export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): RecordedRequest {
   const headers = redact.headers(requestHeaderRecord(request));
-  const { path, query } = pathAndSearch(request.url);
+  const { path, query } = pathsAndSearches.get(request.url);
   const method = request.method;
   // One object literal per shape (this runs on every request): no spreads.
   // `seq: 0` first: the journal numbers the entry in place (core/journal).
@@ -300,13 +329,27 @@ export function journalEntry(service: string, at: number, request: Request, body
     return { seq: 0, at, service, method, path, query: redact.query(query), headers, body: null, bodyTruncated: false, status, index, bodyBytes: body.length, bodyDigest };
   }
   const truncated = body.length > JOURNAL_BODY_BYTES;
-  const text = UTF8.decode(truncated ? body.subarray(0, JOURNAL_BODY_BYTES) : body);
+  const text = truncated ? UTF8.decode(body.subarray(0, JOURNAL_BODY_BYTES)) : body.length <= REPEATED_BODY_BYTES ? bodyTexts.get(body) : UTF8.decode(body);
   return { seq: 0, at, service, method, path, query: redact.query(query), headers, body: text, bodyTruncated: truncated, status, index, bodyBytes: body.length };
 }
 
+// A client sending the same request again gets an entry sharing the last one's strings (core/repeats).
+const pathsAndSearches = new LastMade((a: string, b: string) => a === b, pathAndSearch);
+/** Bodies up to this long are compared with the last one's before being decoded. */
+const REPEATED_BODY_BYTES = 4 * 1024;
+const bodyTexts = new LastMade(sameBytes, (body: Uint8Array) => UTF8.decode(body));
+
 /** What a journal entry holds, roughly, in bytes: its strings (a character a byte, as V8 keeps ASCII) and a fixed overhead. */
 export function journalEntrySize(entry: RecordedRequest): number {
-  let size = 160 + entry.path.length + entry.query.length + (entry.body?.length ?? 0);
-  for (const name in entry.headers) size += name.length + entry.headers[name]!.length + 16;
-  return size;
+  return 160 + entry.path.length + entry.query.length + (entry.body?.length ?? 0) + headerSizes.get(entry.headers);
 }
+
+/** Entries share their header record with the last one's when it is the same (see requestHeaderRecord): sized once. */
+const headerSizes = new LastMade(
+  (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) => a === b,
+  (headers: Readonly<Record<string, string>>) => {
+    let size = 0;
+    for (const name in headers) size += name.length + headers[name]!.length + 16;
+    return size;
+  },
+);
