@@ -7,7 +7,7 @@
 import * as crypto from "node:crypto";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { bufferedResponse } from "../http/respond.js";
-import { noteResponseHeaders, requestHeaderRecord } from "../http/known-bodies.js";
+import { knownRequestBody, noteResponseHeaders, requestHeaderRecord } from "../http/known-bodies.js";
 
 /** body-parser's default `limit: "100kb"`. */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -82,7 +82,7 @@ export type ParsedBody = { readonly ok: true; readonly body: unknown } | { reado
  * deflate encoding (else 415); at most 100 kB (413); `strict`, so the JSON
  * must start with `{` or `[` (400); a leading BOM is dropped; an empty body is `{}`.
  */
-export async function parseJsonBody(request: Request, readBody: () => Promise<ArrayBuffer>): Promise<ParsedBody> {
+export function parseJsonBody(request: Request, readBody: () => Promise<ArrayBuffer>): ParsedBody | Promise<ParsedBody> {
   const headers = requestHeaderRecord(request);
   const type = headers["content-type"] ?? null;
   if (!hasBody(request) || !isJsonType(type)) return { ok: true, body: {} };
@@ -92,8 +92,14 @@ export async function parseJsonBody(request: Request, readBody: () => Promise<Ar
   if (encoding !== "identity" && encoding !== "gzip" && encoding !== "deflate") return { ok: false, status: 415 };
   const declared = Number(headers["content-length"] ?? NaN);
   if (encoding === "identity" && declared > JSON_BODY_LIMIT) return { ok: false, status: 413 };
+  // Over HTTP the port has read the body already (http/known-bodies): parsed at once, without a turn.
+  const known = knownRequestBody(request);
+  if (known !== undefined) return parseBytes(known, encoding, charset);
+  return readBody().then((buffer) => parseBytes(new Uint8Array(buffer), encoding, charset));
+}
 
-  let raw = Buffer.from(await readBody());
+function parseBytes(body: Uint8Array, encoding: string, charset: string): ParsedBody {
+  let raw = body;
   try {
     if (encoding === "gzip") raw = gunzipSync(raw);
     else if (encoding === "deflate") raw = inflateSync(raw);
@@ -108,13 +114,22 @@ export async function parseJsonBody(request: Request, readBody: () => Promise<Ar
     return { ok: false, status: 415 }; // a utf-* label the decoder does not know
   }
   if (text.length === 0) return { ok: true, body: {} };
-  const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
+  const first = firstNonBlank(text);
   if (first !== "{" && first !== "[") return { ok: false, status: 400 };
   try {
     return { ok: true, body: JSON.parse(text) };
   } catch {
     return { ok: false, status: 400 };
   }
+}
+
+/** The first character after JSON's insignificant whitespace (body-parser's strict check). */
+function firstNonBlank(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return text[i];
+  }
+  return undefined;
 }
 
 /** One decoder per charset label (decoding a whole body at once keeps no state between calls). */

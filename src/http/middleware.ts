@@ -260,8 +260,29 @@ function fillBodyCache(c: Context, bytes: Uint8Array): void {
   (c.req as unknown as { bodyCache: unknown }).bodyCache = new FilledBodyCache(bytes);
 }
 
-export function journalRequests(service: string, journal: CappedLog<RecordedRequest>, clock: Clock, store: Store, redact: Redactor, around?: (c: Context, next: Next) => Promise<void>): MiddlewareHandler {
-  return async (c, next) => {
+/**
+ * Everything a service port does around each service request, in one
+ * middleware: note the route (coverage), refuse an over-long body, read the
+ * body and journal the request, compress the answer. As four Hono
+ * middlewares each was an async frame, a promise and a dispatch of its own
+ * on every request, a fair part of a small request's cost; here the
+ * limit's and the compression's common cases (a stated length within the
+ * limit, no Accept-Encoding) add none.
+ */
+export function serviceRequests(options: {
+  service: string;
+  journal: CappedLog<RecordedRequest>;
+  clock: Clock;
+  store: Store;
+  redact: Redactor;
+  compressThreshold: number;
+  /** Told of each request before anything else (the coverage tracker). */
+  arrived(method: string, url: string): void;
+}): MiddlewareHandler {
+  const { service, journal, clock, store, redact, compressThreshold } = options;
+  const limit = limitBody();
+  const zip = gzip(compressThreshold);
+  const journaled = async (c: Context, next: Next): Promise<void> => {
     const at = clock.now();
     let body: Uint8Array | null = null;
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
@@ -275,36 +296,16 @@ export function journalRequests(service: string, journal: CappedLog<RecordedRequ
       } else body = new Uint8Array(await c.req.arrayBuffer());
       noteRequestBody(c.req.raw, body!);
     }
-    await (around ? around(c, next) : next());
+    if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
+      // Nothing is compressed: only the Vary header is added, as compress would (see `gzip`).
+      await next();
+      varyAcceptEncoding(c, compressThreshold);
+    } else await zip(c, next);
     journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
   };
-}
-
-/**
- * Everything a service port does around each service request, in one
- * middleware: note the route (coverage), refuse an over-long body, journal
- * the request, compress the answer. As four Hono middlewares each was an
- * async frame, a promise and a dispatch of its own on every request, a fair
- * part of a small request's cost; here the limit's and the compression's
- * common cases (a stated length within the limit, no Accept-Encoding) add
- * none.
- */
-export function serviceRequests(options: {
-  service: string;
-  journal: CappedLog<RecordedRequest>;
-  clock: Clock;
-  store: Store;
-  redact: Redactor;
-  compressThreshold: number;
-  /** Told of each request before anything else (the coverage tracker). */
-  arrived(method: string, url: string): void;
-}): MiddlewareHandler {
-  const limit = limitBody();
-  const zip = gzip(options.compressThreshold);
-  const journaled = journalRequests(options.service, options.journal, options.clock, options.store, options.redact, (c, next) => zip(c, next) as Promise<void>);
   return (c, next) => {
     options.arrived(c.req.method, c.req.url);
-    return limit(c, () => journaled(c, next) as Promise<void>);
+    return limit(c, () => journaled(c, next));
   };
 }
 

@@ -91,14 +91,14 @@ describe("Hono's body methods over the filled cache", () => {
   it("arrayBuffer, text, json, blob and parseBody all read the body read from the Node request", async () => {
     const { Hono } = await import("hono");
     const { serve } = await import("@hono/node-server");
-    const { journalRequests } = await import("../../src/http/middleware.js");
+    const { serviceRequests } = await import("../../src/http/middleware.js");
     const { CappedLog } = await import("../../src/core/journal.js");
     const { createRedactor } = await import("../../src/http/redact.js");
     const seen: unknown[] = [];
     const app = new Hono();
     const clock = { now: () => 0 } as never;
     const store = { index: 1 } as never;
-    app.use("*", journalRequests("echo", new CappedLog(10), clock, store, createRedactor([])));
+    app.use("*", serviceRequests({ service: "echo", journal: new CappedLog(10), clock, store, redact: createRedactor([]), compressThreshold: 1024, arrived: () => {} }));
     app.post("/", async (c) => {
       seen.push(new TextDecoder().decode(await c.req.arrayBuffer()), await c.req.text(), await c.req.json(), await (await c.req.blob()).text());
       return c.text("ok");
