@@ -12,7 +12,7 @@
  */
 import type { Watchers } from "../core/blocking.js";
 import type { Clock } from "../core/clock.js";
-import { ControlError } from "./index.js";
+import { ControlError } from "./errors.js";
 
 export class IdleSkipper {
   private inFlight = 0;

@@ -20,6 +20,7 @@ import { jsonStreamResponse } from "../core/json-stream.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import { coverageRoutes } from "./coverage.js";
 import { ActionError } from "../http/actions.js";
+import { ControlError } from "./errors.js";
 import type { IdleSkipper } from "./idle-skip.js";
 import { buildOpenApiDocument, fixtureDocument } from "./openapi.js";
 import { recordingSection as recordingBody } from "../fixtures/schema.js";
@@ -57,15 +58,6 @@ export interface ControlTarget {
   /** What the run records and how much. */
   recording(): unknown;
   setRecording(settings: v.InferOutput<typeof recordingBody>): unknown;
-}
-
-export class ControlError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 503,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export interface ControlOptions {

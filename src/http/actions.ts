@@ -10,14 +10,15 @@
  */
 import * as v from "valibot";
 import { describeIssues } from "../core/validation.js";
+import { HttpError } from "./errors.js";
 
 /** A rejected action or condition: the control API's status and message. */
-export class ActionError extends Error {
+export class ActionError extends HttpError {
   constructor(
-    readonly status: 400 | 404 | 409,
+    override readonly status: 400 | 404 | 409,
     message: string,
   ) {
-    super(message);
+    super(status, message);
   }
 }
 

@@ -21,17 +21,10 @@ import { encodeJSON } from "../core/json.js";
 import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/routing.js";
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { extractToken } from "../http/tokens.js";
+import { HttpError } from "../http/errors.js";
 
 /** An error with its status and body, as Consul's HTTPError. */
-export class RegistryError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+export class RegistryError extends HttpError {}
 
 export const badRequest = (message: string) => new RegistryError(400, message);
 /** Everything the RPC layer returns without a code is a 500 with the error's text. */

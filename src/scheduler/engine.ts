@@ -34,6 +34,7 @@ import {
   type TaskGroupSummary,
 } from "./model.js";
 import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "./task-states.js";
+import { HttpError } from "../http/errors.js";
 
 export const TIMERS = {
   eval: "scheduler.eval",
@@ -1278,14 +1279,7 @@ export class SchedulerEngine {
 }
 
 /** An error with the HTTP status Nomad's RPC layer codes it with (NewErrRPCCoded). */
-export class CodedError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class CodedError extends HttpError {}
 
 /** Nomad's IsPeriodic / IsParameterized: a dispatched child is not itself parameterized. */
 export function isPeriodic(job: Record<string, unknown>): boolean {

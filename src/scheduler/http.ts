@@ -20,20 +20,15 @@ import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MAN
 import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
 import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
+import { HttpError } from "../http/errors.js";
 
 const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
 
 /** Endpoints the agent answers itself, leader or not (they set no index headers either). */
 const AGENT_LOCAL = /^\/v1\/(?:agent\/|status\/|regions$)/;
 
-export class NomadError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** An error with the status and plain-text body Nomad's HTTP layer answers it with. */
+export class NomadError extends HttpError {}
 
 export const notFound = (message: string) => new NomadError(404, message);
 export const badRequest = (message: string) => new NomadError(400, message);
