@@ -12,7 +12,7 @@
  * own 404, as it would for any path the specification leaves out.
  */
 import { RouteMatcher, unemulatedMessage, type RouteCatalog, type RouteEntry } from "../http/coverage.js";
-import type { Dialect } from "./auth.js";
+import type { Dialect } from "./auth-types.js";
 import { proxyErrorResponse } from "./proxy.js";
 import { OPERATIONS } from "./schemes.js";
 

@@ -6,7 +6,7 @@
  * `JWT validation failed: <reason>`, 401 except the audience's 403.
  */
 import { keySetFor, signatureMatches } from "./keys.js";
-import type { AuthContext, AuthResult } from "./auth.js";
+import type { AuthContext, AuthResult } from "./auth-types.js";
 import { audiencesOf, decodeSegment, espToken, normalizeIssuerOrAudience, parseObject } from "./token.js";
 
 const SUPPORTED_ALGS = new Set(["RS256", "RS384", "RS512", "ES256", "HS256", "HS384", "HS512"]);

@@ -6,7 +6,7 @@
  * at the tokens, and when all fail the most telling error is reported.
  */
 import { keySetFor, keyTypeFor, signatureMatches } from "./keys.js";
-import type { AuthContext, AuthResult } from "./auth.js";
+import type { AuthContext, AuthResult } from "./auth-types.js";
 import type { EchoSchemeName } from "./schemes.js";
 import { audiencesOf, decodeSegment, espv2Tokens, normalizeIssuerOrAudience, parseObject } from "./token.js";
 

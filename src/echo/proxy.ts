@@ -7,7 +7,7 @@
  * - ESPv2: Envoy's local reply `{"code":<status>,"message":"…"}`, with
  *   `WWW-Authenticate: Bearer realm="<URI>"` on JWT failures.
  */
-import type { Dialect } from "./auth.js";
+import type { Dialect } from "./auth-types.js";
 import { bufferedResponse } from "../http/respond.js";
 
 export interface ProxyError {
