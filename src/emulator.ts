@@ -14,14 +14,13 @@ import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/jour
 import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
-import { createCoverageTracker } from "./control/coverage.js";
 import { IdleSkipper } from "./control/idle-skip.js";
 import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./fixtures/load.js";
 import type { Fixture } from "./fixtures/schema.js";
-import type { CoverageTracker } from "./http/coverage.js";
+import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
 import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
@@ -159,7 +158,8 @@ export class Standin implements ControlTarget {
     this.tape.redact = this.redactor;
     this.scenario = new Scenario({ store: this.store, clock: this.clock, ids: this.ids, record: (type, fields) => this.record(type, fields) }, this.services);
 
-    this.coverage = createCoverageTracker();
+    // Each service names its product's routes; the tracker counts requests against them.
+    this.coverage = new CoverageTracker(Object.fromEntries(this.services.map((s) => [s.name, s.routeCatalog])) as Record<ServiceName, RouteCatalog>);
     const control = createControlApp(this, {
       coverage: this.coverage,
       token: options.controlToken,

@@ -7,16 +7,8 @@
  * hash leave it alone (it describes the run, not the state), and control
  * requests are not counted.
  */
-import { ECHO_ROUTES } from "../echo/catalog.js";
-import { CoverageTracker } from "../http/coverage.js";
+import type { CoverageTracker } from "../http/coverage.js";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
-import { REGISTRY_ROUTES } from "../registry/route-catalog.js";
-import { SCHEDULER_ROUTES } from "../scheduler/catalog.js";
-
-/** A tracker over the three services' route catalogs. */
-export function createCoverageTracker(): CoverageTracker {
-  return new CoverageTracker({ scheduler: SCHEDULER_ROUTES, registry: REGISTRY_ROUTES, echo: ECHO_ROUTES });
-}
 
 /** Mounts `GET /coverage` on the control app. */
 export function coverageRoutes(routes: DocumentedRoutes, tracker: CoverageTracker): void {

@@ -18,7 +18,7 @@ import { DocumentedRoutes } from "../http/documented-routes.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate } from "./auth.js";
 import type { Dialect } from "./auth-types.js";
-import { unemulatedEchoRoute } from "./catalog.js";
+import { ECHO_ROUTES, unemulatedEchoRoute } from "./route-catalog.js";
 import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
 import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js";
 import { echoDescription } from "./openapi.js";
@@ -168,6 +168,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     app,
     control,
     compressThreshold: 1024,
+    routeCatalog: ECHO_ROUTES,
     notFound: serve,
     credentials: testKeyCredentials(),
     actions: {

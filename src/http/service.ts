@@ -9,6 +9,7 @@ import type { Row, Table } from "../core/store.js";
 import type { ActionTable, ConditionTable } from "./actions.js";
 import type { DocumentedRoutes } from "./documented-routes.js";
 import type { Credentials } from "./redact.js";
+import type { RouteCatalog } from "./coverage.js";
 
 export type ServiceName = "scheduler" | "registry" | "echo";
 
@@ -30,6 +31,8 @@ export interface ServiceInstance<Section> {
    * (http/answer-replay). Absent: nothing is replayed.
    */
   readKey?(request: Request): string | undefined;
+  /** The product's routes, emulated or not (GET /_standin/coverage counts requests against them). */
+  readonly routeCatalog: RouteCatalog;
   /** Responses compress with gzip above this many bytes (the products differ). */
   readonly compressThreshold: number;
   /** Builds this service's part of a new state: defaults, then each start fixture's section in order. Runs inside a store write. */

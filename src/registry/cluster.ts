@@ -18,7 +18,7 @@ import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
 import { registerAgentRoutes } from "./agent.js";
 import { uint64FromJSON } from "../core/uint64.js";
-import { unemulatedRegistryRoute } from "./route-catalog.js";
+import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
 import { nodeKey, RegistryState, SERF_HEALTH_CHECK } from "./state.js";
@@ -154,6 +154,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   return {
     name: "registry",
     app,
+    routeCatalog: REGISTRY_ROUTES,
     serve: (c) => router.dispatch(c),
     settings: settings.current,
     setCheck: (body) => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output })),

@@ -16,6 +16,7 @@ import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
 import type { ServiceInstance } from "../http/service.js";
+import { REGISTRY_ROUTES } from "./route-catalog.js";
 import { CHECK_FAULT, createRegistryCluster, type DatacenterFixture, type RegistryCluster } from "./cluster.js";
 
 export { REGISTRY_CONFIG_TABLE } from "./cluster.js";
@@ -83,6 +84,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
     control,
     readKey: (request) => home.readKey!(request),
     compressThreshold: home.compressThreshold,
+    routeCatalog: REGISTRY_ROUTES,
     actions: federated(home.actions ?? {}, "dc", (name) => datacenters.pick(name).actions ?? {}),
     conditions: federated(home.conditions ?? {}, "dc", (name) => datacenters.pick(name).conditions ?? {}),
     notFound: (c) => home.serve(c),

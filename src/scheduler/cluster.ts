@@ -20,7 +20,7 @@ import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
 import { registerRoutes } from "./routes.js";
-import { unemulatedSchedulerRoute } from "./catalog.js";
+import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
@@ -177,6 +177,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   return {
     name: "scheduler",
     app,
+    routeCatalog: SCHEDULER_ROUTES,
     serve: (c) => (requestUrl(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c)),
     settings: settings.current,
     nodeFault: (idOrName, body) => ctx.store.write(() => faults.updateNode(faults.findNode(idOrName), body)),

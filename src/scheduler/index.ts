@@ -19,6 +19,7 @@ import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
 import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl.js";
 import type { ServiceInstance } from "../http/service.js";
+import { SCHEDULER_ROUTES } from "./route-catalog.js";
 import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";
 import { field } from "./http.js";
 
@@ -127,6 +128,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
     control,
     readKey: (request) => home.readKey!(request),
     compressThreshold: home.compressThreshold,
+    routeCatalog: SCHEDULER_ROUTES,
     actions: federated(home.actions ?? {}, "region", (name) => regions.pick(name).actions ?? {}),
     conditions: federated(home.conditions ?? {}, "region", (name) => regions.pick(name).conditions ?? {}),
     notFound: (c) => home.serve(c),
