@@ -1,7 +1,7 @@
 /**
  * Go's ordering as the diff lists need it: string comparison by bytes and the
- * insertion sort `sort.Sort` runs for short slices (its exact, unstable-looking
- * order matters when `ObjectDiff.Less` calls two diffs equal). Go-compat helpers.
+ * insertion sort `sort.Sort` runs for short slices (its exact order matters
+ * when `ObjectDiff.Less` calls two diffs equal). Go-compat helpers.
  */
 import { compareBytewise } from "../../core/json.js";
 

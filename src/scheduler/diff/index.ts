@@ -55,6 +55,21 @@
  * - a constraint/affinity/artifact whose fields are all empty yields no
  *   object (Go appends a nil entry);
  * - `Template.DiffID()` is taken to be the destination path.
+ *
+ * Layout of this folder (one Go port or block per file):
+ * - shapes: types.ts (wire and internal), output.ts (internal → wire);
+ * - Go-compat helpers: deep-equal.ts (reflect.DeepEqual), go-format.ts (%v),
+ *   go-quote.ts (%q), go-sort.ts (byte order, insertion sort), hash-key.ts
+ *   (hashstructure stand-in), values.ts (reading canonical JSON);
+ * - helper/flatmap: flatmap.ts;
+ * - diff.go building blocks: primitives.ts (field, set and primitive object
+ *   diffs), order.ts (FieldDiff/ObjectDiff.Less), combinators.ts (the shapes
+ *   the per-block diffs share);
+ * - levels: job.ts (+ job-blocks.ts), task-group.ts (+ group-blocks.ts),
+ *   task.ts (+ templates.ts);
+ * - blocks used at several levels: network.ts, resources.ts, services.ts,
+ *   connect.ts, gateway.ts, identity.ts;
+ * - scheduler/annotate.go: annotate.ts.
  */
 
 export { annotateTaskDiffs, ANNOTATION_FORCES_CREATE, ANNOTATION_FORCES_DESTROY, ANNOTATION_FORCES_DESTRUCTIVE_UPDATE, ANNOTATION_FORCES_INPLACE_UPDATE } from "./annotate.js";
