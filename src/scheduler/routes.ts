@@ -10,7 +10,7 @@ import { CodedError, type SchedulerEngine } from "./engine.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
 import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
-import { annotateTaskDiffs, jobDiff } from "./diff.js";
+import { annotateTaskDiffs, jobDiff } from "./diff/index.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import { formatMultierror, specChanged } from "./jobspec.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";

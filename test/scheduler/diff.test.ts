@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalizeJob } from "../../src/scheduler/jobspec.js";
-import { annotateTaskDiffs, jobDiff } from "../../src/scheduler/diff.js";
-import type { FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff } from "../../src/scheduler/diff.js";
+import { annotateTaskDiffs, jobDiff } from "../../src/scheduler/diff/index.js";
+import type { FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff } from "../../src/scheduler/diff/index.js";
 
 type Obj = Record<string, unknown>;
 

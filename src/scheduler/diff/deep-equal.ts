@@ -1,0 +1,23 @@
+/**
+ * Go's reflect.DeepEqual on decoded JSON: decides whether a block changed at
+ * all (diff.go returns nil for deeply equal blocks and marks a group or task
+ * "Edited" whenever it differs deeply). A Go-compat helper.
+ */
+import { isNil, isObj } from "./values.js";
+
+/** reflect.DeepEqual on decoded JSON: null and [] / {} differ, key order does not matter. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (isNil(a) && isNil(b)) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  if (isObj(a) && isObj(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
