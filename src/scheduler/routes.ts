@@ -7,7 +7,7 @@ import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../co
 import type { ServiceContext } from "../core/context.js";
 import { textResponse } from "../http/respond.js";
 import { CodedError, type SchedulerEngine } from "./engine.js";
-import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter.js";
+import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "./filter/index.js";
 import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff/index.js";
