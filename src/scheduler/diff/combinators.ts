@@ -3,7 +3,7 @@
  * struct with nested objects, lists matched by key or by position, and an
  * opaque fully flattened map (driver config, scaling policy).
  */
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { type FlatOpts, flattenAll, flattenPrim } from "./flatmap.js";
 import { sortObjects } from "./order.js";
 import { fieldDiffs } from "./primitives.js";

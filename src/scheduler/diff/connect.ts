@@ -4,7 +4,7 @@
  * Connect blocks are kept as the client sent them, so shapes are those of api.*.
  */
 import { configDiff, keyedDiffs, structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenPrim } from "./flatmap.js";
 import { gatewayDiff } from "./gateway.js";
 import { fieldDiffs, primitiveObjectDiff, primitiveObjectSetDiff, stringSetDiff } from "./primitives.js";

@@ -3,7 +3,7 @@
  * name → `%v` map diff.go compares field by field, in its primitive-only and
  * its full form (see index.ts for how JSON stands in for Go reflection).
  */
-import { fmtPrim, goFloat, isPrim } from "./go-format.js";
+import { fmtPrim, goFloat, isPrim } from "../../core/go/format.js";
 import type { Flat, Obj } from "./types.js";
 import { isNil, isObj } from "./values.js";
 

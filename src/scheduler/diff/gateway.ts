@@ -4,8 +4,8 @@
  */
 import { formatGoDuration } from "../../core/durations.js";
 import { configDiff, keyedDiffs, structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
-import { fmtPrim } from "./go-format.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
+import { fmtPrim } from "../../core/go/format.js";
 import { fieldDiffs, primitiveObjectDiff, stringSetDiff } from "./primitives.js";
 import type { DiffType, Flat, OD, Obj } from "./types.js";
 import { isNil, obj, str } from "./values.js";

@@ -4,7 +4,7 @@
  */
 import { compareBytewise } from "../../core/json.js";
 import { configDiff, structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenAll } from "./flatmap.js";
 import { sortFields } from "./order.js";
 import { fieldDiffs, stringSetDiff } from "./primitives.js";

@@ -3,7 +3,7 @@
  * (with its links).
  */
 import { structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenPrim } from "./flatmap.js";
 import { sortFields, sortObjects } from "./order.js";
 import { fieldDiffs, primitiveObjectDiff, stringSetDiff, typeFromFields } from "./primitives.js";

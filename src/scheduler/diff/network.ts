@@ -3,7 +3,7 @@
  * their static and dynamic ports, DNS and CNI settings.
  */
 import { structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenAll } from "./flatmap.js";
 import { hashKey } from "./hash-key.js";
 import { sortObjects } from "./order.js";

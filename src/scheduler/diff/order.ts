@@ -3,8 +3,8 @@
  * including its habit of sorting the compared diffs' own fields and objects)
  * and the sorts built on them.
  */
-import { deepEqual } from "./deep-equal.js";
-import { goLess, goSort } from "./go-sort.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
+import { goLess, goSort } from "../../core/go/sort.js";
 import type { DiffType, FD, OD } from "./types.js";
 
 function fieldLess(f: FD, other: FD): boolean {

@@ -2,7 +2,7 @@
  * A task's Resources block: its networks, devices and NUMA preferences.
  */
 import { keyedDiffs, structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenPrim } from "./flatmap.js";
 import { networkResourceDiffs } from "./network.js";
 import { fieldDiffs } from "./primitives.js";

@@ -4,7 +4,7 @@
  */
 import { keyedDiffs, structDiff } from "./combinators.js";
 import { connectDiff } from "./connect.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenAll } from "./flatmap.js";
 import { idDiff } from "./identity.js";
 import { sortObjects } from "./order.js";

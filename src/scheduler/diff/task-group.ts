@@ -3,10 +3,10 @@
  * fields (its *time.Duration fields compared by hand), its blocks and its tasks.
  */
 import { collect } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { type FlatOpts, flattenPrim } from "./flatmap.js";
-import { fmtPrim } from "./go-format.js";
-import { goLess, goSort } from "./go-sort.js";
+import { fmtPrim } from "../../core/go/format.js";
+import { goLess, goSort } from "../../core/go/sort.js";
 import { disconnectDiff, scalingDiff, volumeDiffs } from "./group-blocks.js";
 import { networkResourceDiffs } from "./network.js";
 import { fieldDiffs, primitiveObjectDiff, primitiveObjectSetDiff } from "./primitives.js";

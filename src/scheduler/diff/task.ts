@@ -3,9 +3,9 @@
  * diffed apart as an opaque map) and every task block.
  */
 import { collect, configDiff, indexedDiffs, keyedDiffs, structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { type FlatOpts, flattenPrim } from "./flatmap.js";
-import { goLess, goSort } from "./go-sort.js";
+import { goLess, goSort } from "../../core/go/sort.js";
 import { idDiff } from "./identity.js";
 import { fieldDiffs, primitiveObjectDiff, primitiveObjectSetDiff, stringSetDiff } from "./primitives.js";
 import { resourcesDiff } from "./resources.js";

@@ -3,9 +3,9 @@
  * change script.
  */
 import { structDiff } from "./combinators.js";
-import { deepEqual } from "./deep-equal.js";
+import { deepEqual } from "../../core/go/deep-equal.js";
 import { flattenAll } from "./flatmap.js";
-import { fmtPrim } from "./go-format.js";
+import { fmtPrim } from "../../core/go/format.js";
 import { sortObjects } from "./order.js";
 import { fieldDiffs, stringSetDiff } from "./primitives.js";
 import type { DiffType, OD, Obj } from "./types.js";

@@ -2,7 +2,7 @@
  * Reading canonical job JSON: type guards and tolerant accessors (a missing or
  * mistyped value reads as Go's zero value) used by every diff function.
  */
-import { fmtPrim } from "./go-format.js";
+import { fmtPrim } from "../../core/go/format.js";
 import type { Obj } from "./types.js";
 
 export function isObj(value: unknown): value is Obj {

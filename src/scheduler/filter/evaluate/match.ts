@@ -6,7 +6,7 @@
 import { RE2JS } from 're2js';
 import { notPresentDisposition, selectorString, type MatchExpr, type Selector } from '../ast.js';
 import { evalError } from '../errors.js';
-import { goParseUint, goQuote } from '../strconv.js';
+import { goParseUint, goQuote } from '../../../core/go/strconv.js';
 import { coerce, elementKind, isPrimitive, primitiveEqual } from '../values/coerce.js';
 import { classify, hasOwn, ownKeys, type GoValue } from '../values/go-value.js';
 import { kindName, typeName } from '../values/type-names.js';

@@ -1,9 +1,12 @@
 /**
  * Go's reflect.DeepEqual on decoded JSON: decides whether a block changed at
  * all (diff.go returns nil for deeply equal blocks and marks a group or task
- * "Edited" whenever it differs deeply). A Go-compat helper.
+ * "Edited" whenever it differs deeply).
  */
-import { isNil, isObj } from "./values.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+const isNil = (value: unknown): value is null | undefined => value === null || value === undefined;
 
 /** reflect.DeepEqual on decoded JSON: null and [] / {} differ, key order does not matter. */
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -1,6 +1,6 @@
 /**
  * Go's `%v` of the primitive values a diff prints: integers in decimal, floats
- * the way strconv's shortest 'g' formatting renders them. Go-compat helpers.
+ * the way strconv's shortest 'g' formatting renders them.
  */
 
 /** fmt's %v of an integer. */

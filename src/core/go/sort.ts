@@ -1,9 +1,9 @@
 /**
  * Go's ordering as the diff lists need it: string comparison by bytes and the
  * insertion sort `sort.Sort` runs for short slices (its exact order matters
- * when `ObjectDiff.Less` calls two diffs equal). Go-compat helpers.
+ * when `ObjectDiff.Less` calls two diffs equal).
  */
-import { compareBytewise } from "../../core/json.js";
+import { compareBytewise } from "../json.js";
 
 export function goLess(a: string, b: string): boolean {
   return compareBytewise(a, b) < 0;
