@@ -10,6 +10,8 @@
 import { formatInstant } from "../core/instant.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 import type { Table } from "../core/store.js";
+import { goQuote } from "../core/go/strconv.js";
+import { goGlob } from "../core/go/glob.js";
 
 export const ACL_TABLES = { policies: "scheduler.acl-policies", tokens: "scheduler.acl-tokens", bootstrap: "scheduler.acl-bootstrap" } as const;
 
@@ -101,10 +103,6 @@ function namespaceDump(name: string, shorthand: unknown, caps: unknown[] | undef
   return `&acl.NamespacePolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}, Variables:(*acl.VariablesPolicy)(nil)}`;
 }
 
-/** strconv.Quote for the texts policies hold (JSON's escaping agrees with Go's for printable text). */
-function goQuote(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** What a request may do. */
 export interface Authorizer {
@@ -157,19 +155,11 @@ function maxLevel(a: Level, b: Level): Level {
 function closestGlob(namespaces: Map<string, Set<string>>, namespace: string): Set<string> | undefined {
   let best: { caps: Set<string>; distance: number; glob: string } | undefined;
   for (const [glob, caps] of namespaces) {
-    if (!glob.includes("*") || !globMatches(glob, namespace)) continue;
+    if (!glob.includes("*") || !goGlob(glob, namespace)) continue;
     const distance = namespace.length - glob.replaceAll("*", "").length;
     if (!best || distance < best.distance || (distance === best.distance && glob < best.glob)) best = { caps, distance, glob };
   }
   return best?.caps;
-}
-
-function globMatches(glob: string, value: string): boolean {
-  const pattern = glob
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${pattern}$`).test(value);
 }
 
 export function tokenView(t: TokenRow, withSecret = true): Record<string, unknown> {

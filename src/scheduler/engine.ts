@@ -35,6 +35,7 @@ import {
 } from "./model.js";
 import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "./task-states.js";
 import { HttpError } from "../http/errors.js";
+import { goGlob } from "../core/go/glob.js";
 
 export const TIMERS = {
   eval: "scheduler.eval",
@@ -440,7 +441,7 @@ export class SchedulerEngine {
           n.Status === "ready" &&
           n.SchedulingEligibility === "eligible" &&
           !n.Drain &&
-          (job.Datacenters.includes("*") || job.Datacenters.some((dc) => globMatch(dc, n.Datacenter))) &&
+          (job.Datacenters.includes("*") || job.Datacenters.some((dc) => goGlob(dc, n.Datacenter))) &&
           (job.NodePool === "all" || job.NodePool === n.NodePool) &&
           constraintsMet(job, group, n),
       )
@@ -1323,12 +1324,6 @@ function nextAllocName(jobId: string, group: string, used: ReadonlySet<string>):
     const name = `${jobId}.${group}[${i}]`;
     if (!used.has(name)) return name;
   }
-}
-
-function globMatch(pattern: string, value: string): boolean {
-  if (!pattern.includes("*")) return pattern === value;
-  const regex = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return regex.test(value);
 }
 
 /** The constraint operators clients use most (`=`, `!=`, `regexp`, `set_contains`, `is_set`) on `${attr.*}`, `${meta.*}`, `${node.*}`. */

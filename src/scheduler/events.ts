@@ -26,6 +26,7 @@ import { textResponse } from "../http/respond.js";
 import { NomadError, parseQueryOptions } from "./http.js";
 import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl.js";
 import { allocWire, deploymentView, evalWire, jobView, nodeView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
+import { goQuote } from "../core/go/strconv.js";
 
 /** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
 export const EVENT_BUFFER_SIZE = 100;
@@ -410,9 +411,6 @@ export function parseStreamIndex(value: string | null): number {
   return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
 }
 
-function goQuote(text: string): string {
-  return JSON.stringify(text);
-}
 
 /**
  * The endpoint: a streaming 200 (`application/json`, `no-cache`) that sends

@@ -2,7 +2,7 @@
  * Port of scheduler/annotate.go: the plan annotations added to a job diff
  * (desired updates per group, "forces …" on counts and tasks).
  */
-import { goQuote } from "./go-quote.js";
+import { goQuote } from "../../core/go/strconv.js";
 import type { JobDiff, TaskDiff, TaskGroupDiff } from "./types.js";
 
 export const ANNOTATION_FORCES_CREATE = "forces create";

@@ -58,9 +58,9 @@
  *
  * Layout of this folder (one Go port or block per file):
  * - shapes: types.ts (wire and internal), output.ts (internal → wire);
- * - Go-compat helpers: deep-equal.ts (reflect.DeepEqual), go-format.ts (%v),
- *   go-quote.ts (%q), go-sort.ts (byte order, insertion sort), hash-key.ts
- *   (hashstructure stand-in), values.ts (reading canonical JSON);
+ * - Go-compat helpers come from src/core/go (reflect.DeepEqual, %v, %q,
+ *   byte order and insertion sort); here: hash-key.ts (hashstructure
+ *   stand-in), values.ts (reading canonical JSON);
  * - helper/flatmap: flatmap.ts;
  * - diff.go building blocks: primitives.ts (field, set and primitive object
  *   diffs), order.ts (FieldDiff/ObjectDiff.Less), combinators.ts (the shapes

@@ -4,7 +4,7 @@
  */
 import { structDiff } from "./combinators.js";
 import { flattenPrim } from "./flatmap.js";
-import { goQuote } from "./go-quote.js";
+import { goQuote } from "../../core/go/strconv.js";
 import { multiregionDiff, periodicDiff, uiDiff } from "./job-blocks.js";
 import { outFields, outObjects } from "./output.js";
 import { fieldDiffs, primitiveObjectSetDiff, stringSetDiff } from "./primitives.js";
