@@ -19,7 +19,7 @@ import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
-import { registerRoutes } from "./routes.js";
+import { registerRoutes } from "./routes/index.js";
 import { unemulatedSchedulerRoute } from "./catalog.js";
 import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
