@@ -406,8 +406,9 @@ function probePath(template: string): string {
   return template.replace(/:[A-Za-z_][A-Za-z0-9_-]*[+*]?/g, "probe");
 }
 
+/** Every .ts file under `dir`, its subfolders included (the scheduler's routes live in src/scheduler/routes/). */
 function sourcesOf(dir: string): string {
-  return readdirSync(dir)
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".ts"))
     .map((f) => readFileSync(join(dir, f), "utf8"))
     .join("\n");

@@ -1,7 +1,7 @@
 /**
  * One scheduler region: Nomad's HTTP API over a simulated cluster on the
  * virtual clock (model.ts: state and views; engine.ts: evaluations,
- * placement, allocations, deployments; routes.ts: the endpoints). The
+ * placement, allocations, deployments; routes/: the endpoints, by resource). The
  * service (index.ts) runs one per region, each on its own scope of the state.
  */
 import { requestUrl } from "../http/routing.js";
@@ -19,7 +19,7 @@ import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
-import { registerRoutes } from "./routes.js";
+import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";

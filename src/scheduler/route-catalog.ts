@@ -1,5 +1,5 @@
 /**
- * Nomad's HTTP routes: the ones the scheduler emulates (routes.ts,
+ * Nomad's HTTP routes: the ones the scheduler emulates (routes/,
  * acl-routes.ts, the event stream in index.ts) and the rest of the agent's
  * API, which answers 501 naming the route (see http/coverage.ts).
  *

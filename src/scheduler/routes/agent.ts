@@ -1,0 +1,43 @@
+/** The agent's own endpoints: health, members (one server per region), self. */
+import type { NomadRouter } from "../http.js";
+import { only } from "./helpers.js";
+import type { RouteKit } from "./kit.js";
+
+export function registerAgentRoutes(router: NomadRouter, { settings, peers }: RouteKit): void {
+  router.exact("/v1/agent/health", (rc) => {
+    only(rc, "GET");
+    return { client: { message: "ok", ok: true }, server: { message: "ok", ok: true } };
+  });
+
+  router.exact("/v1/agent/members", (rc) => {
+    only(rc, "GET");
+    const s = settings();
+    // One server per region, as the WAN gossip pool lists them (sorted by name here, for determinism).
+    const members = peers()
+      .map((peer) => ({
+        Addr: "127.0.0.1",
+        DelegateCur: 4,
+        DelegateMax: 5,
+        DelegateMin: 2,
+        Name: `${peer.agentName}.${peer.region}`,
+        Port: 4648,
+        ProtocolCur: 2,
+        ProtocolMax: 5,
+        ProtocolMin: 1,
+        Status: "alive",
+        Tags: { bootstrap: "1", build: "1.9.0", dc: peer.datacenter, expect: "1", id: "", mvn: "1", port: "4647", raft_vsn: "3", region: peer.region, role: "nomad", rpc_addr: "127.0.0.1", vsn: "1" },
+      }))
+      .sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
+    return { Members: members, ServerDC: s.datacenter, ServerName: `${s.agentName}.${s.region}`, ServerRegion: s.region };
+  });
+
+  router.exact("/v1/agent/self", (rc) => {
+    only(rc, "GET");
+    const s = settings();
+    return {
+      config: { Datacenter: s.datacenter, NodeName: s.agentName, Region: s.region, Version: { Version: "1.9.0", VersionPrerelease: "", VersionMetadata: "" } },
+      member: { Addr: "127.0.0.1", Name: `${s.agentName}.${s.region}`, Port: 4648, Status: "alive", Tags: { dc: s.datacenter, region: s.region, role: "nomad" } },
+      stats: {},
+    };
+  });
+}

@@ -1,0 +1,41 @@
+/** Allocations: the list (`/v1/allocations`), one allocation, and stopping one (with node operations). */
+import { permissionDenied } from "../acl-routes.js";
+import { NomadError, ReadError, Write, type NomadRouter } from "../http.js";
+import { allocStub, allocView, allocWire, TABLES, versionKey } from "../model.js";
+import { inNamespace, only } from "./helpers.js";
+import type { RouteKit } from "./kit.js";
+import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
+
+export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, read, objectIndex, readList }: RouteKit): void {
+  router.exact("/v1/allocations", (rc) => {
+    only(rc, "GET");
+    return readList(
+      rc,
+      [TABLES.allocs],
+      () => byPrefixOrCreate(rc, [...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace))),
+      createListTokenizer(rc),
+      allocStub,
+      (a) => allocView(a, state.job(a.Namespace, a.JobID)),
+    );
+  });
+
+  router.prefix("/v1/allocation/", (rc) => {
+    const [allocId, action] = rc.rest.split("/", 2) as [string, string | undefined];
+    if (nodeOps && action === "stop") {
+      only(rc, "PUT", "POST");
+      const alloc = state.allocs.get(allocId);
+      if (!alloc) throw new NomadError(404, "allocation not found");
+      if (!rc.acl.allowNamespace(alloc.Namespace, "alloc-lifecycle")) throw permissionDenied();
+      const result = nodeOps.stopAllocation(alloc);
+      return new Write(result, result.Index);
+    }
+    only(rc, "GET");
+    return read(rc, [TABLES.allocs], () => {
+      const alloc = state.allocs.get(rc.rest);
+      if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
+      // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
+      if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
+      return allocWire(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
+    }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
+  });
+}
