@@ -10,8 +10,7 @@ import { ActionError, action, condition, type ActionTable, type ConditionTable }
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import type { NodeOperations } from "./node-ops.js";
 import { parseGoDuration } from "../core/durations.js";
-import { formatMultierror, specChanged } from "./jobspec.js";
-import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";
+import { admitJob, formatMultierror, JobDecodeError, specChanged, type AdmittedJob } from "./jobspec/index.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;

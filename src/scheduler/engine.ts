@@ -15,7 +15,7 @@ import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
 import { RE2JS } from "re2js";
-import { formatMultierror, specChanged } from "./jobspec.js";
+import { formatMultierror, specChanged } from "./jobspec/index.js";
 import { assignGroupPorts } from "./network.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {

@@ -12,8 +12,7 @@ import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
-import { formatMultierror, specChanged } from "./jobspec.js";
-import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";
+import { admitJob, formatMultierror, JobDecodeError, specChanged, type AdmittedJob } from "./jobspec/index.js";
 import { permissionDenied } from "./acl-routes.js";
 import type { NodeOperations } from "./node-ops.js";
 import {
