@@ -12,7 +12,7 @@ import { badRequest, boolParam, field, jsonBody, invalidMethod, NomadError, Read
 import { formatInstant } from "../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "./diff.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
-import { admitJob, formatMultierror, JobDecodeError, specChanged, type AdmittedJob } from "./jobspec/index.js";
+import { admitJob, formatMultierror, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { permissionDenied } from "./acl-routes.js";
 import type { NodeOperations } from "./node-ops.js";
 import {
@@ -334,7 +334,7 @@ export function registerRoutes(
         throw serverError(`Enforcing job modify index ${want}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`);
       }
     }
-    const result = engine.register(job, (previous) => specChanged(previous, job));
+    const result = engine.register(job);
     return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
   }
 
