@@ -12,10 +12,8 @@ import type { JobContext } from "./context.js";
 import { mergePresent } from "./defaults.js";
 import { services } from "./services.js";
 
-export function buildTask(t: Obj, ctx: JobContext, groupName: string, groupRestart: Obj): Obj {
-  const name = getStr(t, "Name");
-
-  // api Resources.Canonicalize + ApiResourcesToStructs
+/** api Resources.Canonicalize + ApiResourcesToStructs */
+function taskResources(t: Obj): Obj {
   const res = getObj(t, "Resources") ?? {};
   const coresSet = has(res, "Cores");
   const cpu = has(res, "CPU") ? getNum(res, "CPU") : coresSet ? 0 : 100;
@@ -40,92 +38,77 @@ export function buildTask(t: Obj, ctx: JobContext, groupName: string, groupResta
         : null,
     NUMA: numa ? { Affinity: getStr(numa, "Affinity") || "none", Devices: nonEmptyStrings(numa["Devices"]) } : null,
   };
+  return resources;
+}
 
-  // Restart policy: the group's, with the task's own fields merged over it.
-  const taskRestart = getObj(t, "RestartPolicy");
-  const restart = mergePresent(groupRestart, taskRestart);
+/** api Vault.Canonicalize; the job's vault namespace fills an empty one. */
+function vaultBlock(vault: Obj, ctx: JobContext): Obj {
+  const changeSignal = has(vault, "ChangeSignal") ? getStr(vault, "ChangeSignal").toUpperCase() : "SIGHUP";
+  return {
+    Role: getStr(vault, "Role"),
+    Policies: cloneStrings(vault["Policies"]),
+    Namespace: getStr(vault, "Namespace") || ctx.vaultNamespace,
+    Cluster: getStr(vault, "Cluster") || "default",
+    Env: getBool(vault, "Env", true),
+    DisableFile: getBool(vault, "DisableFile"),
+    ChangeMode: getStr(vault, "ChangeMode", "restart") || "restart",
+    ChangeSignal: changeSignal,
+    AllowTokenExpiration: getBool(vault, "AllowTokenExpiration"),
+  };
+}
 
-  // api Vault.Canonicalize; the job's vault namespace fills an empty one.
-  const vault = getObj(t, "Vault");
-  let vaultOut: Obj | null = null;
-  if (vault) {
-    const changeSignal = has(vault, "ChangeSignal") ? getStr(vault, "ChangeSignal").toUpperCase() : "SIGHUP";
-    vaultOut = {
-      Role: getStr(vault, "Role"),
-      Policies: cloneStrings(vault["Policies"]),
-      Namespace: getStr(vault, "Namespace") || ctx.vaultNamespace,
-      Cluster: getStr(vault, "Cluster") || "default",
-      Env: getBool(vault, "Env", true),
-      DisableFile: getBool(vault, "DisableFile"),
-      ChangeMode: getStr(vault, "ChangeMode", "restart") || "restart",
-      ChangeSignal: changeSignal,
-      AllowTokenExpiration: getBool(vault, "AllowTokenExpiration"),
-    };
-  }
+function template(tmpl: Obj): Obj {
+  const changeMode = getStr(tmpl, "ChangeMode", "restart");
+  const changeSignal = has(tmpl, "ChangeSignal") ? getStr(tmpl, "ChangeSignal").toUpperCase() : changeMode === "signal" ? "SIGHUP" : "";
+  const script = getObj(tmpl, "ChangeScript");
+  const wait = getObj(tmpl, "Wait");
+  return {
+    SourcePath: getStr(tmpl, "SourcePath"),
+    DestPath: getStr(tmpl, "DestPath"),
+    EmbeddedTmpl: getStr(tmpl, "EmbeddedTmpl"),
+    ChangeMode: changeMode,
+    ChangeSignal: changeSignal,
+    ChangeScript: script
+      ? {
+          Command: getStr(script, "Command"),
+          Args: cloneStrings(script["Args"]) ?? [],
+          Timeout: getNum(script, "Timeout", 5 * SECOND),
+          FailOnError: getBool(script, "FailOnError"),
+        }
+      : null,
+    Splay: getNum(tmpl, "Splay", 5 * SECOND),
+    Perms: getStr(tmpl, "Perms", "0644"),
+    Uid: optNum(tmpl, "Uid"),
+    Gid: optNum(tmpl, "Gid"),
+    LeftDelim: getStr(tmpl, "LeftDelim", "{{"),
+    RightDelim: getStr(tmpl, "RightDelim", "}}"),
+    Envvars: getBool(tmpl, "Envvars"),
+    VaultGrace: getNum(tmpl, "VaultGrace"),
+    Wait: wait ? { Min: optNum(wait, "Min"), Max: optNum(wait, "Max") } : null,
+    ErrMissingKey: getBool(tmpl, "ErrMissingKey"),
+  };
+}
 
-  const templates = getObjList(t, "Templates").map((tmpl) => {
-    const changeMode = getStr(tmpl, "ChangeMode", "restart");
-    const changeSignal = has(tmpl, "ChangeSignal") ? getStr(tmpl, "ChangeSignal").toUpperCase() : changeMode === "signal" ? "SIGHUP" : "";
-    const script = getObj(tmpl, "ChangeScript");
-    const wait = getObj(tmpl, "Wait");
-    return {
-      SourcePath: getStr(tmpl, "SourcePath"),
-      DestPath: getStr(tmpl, "DestPath"),
-      EmbeddedTmpl: getStr(tmpl, "EmbeddedTmpl"),
-      ChangeMode: changeMode,
-      ChangeSignal: changeSignal,
-      ChangeScript: script
-        ? {
-            Command: getStr(script, "Command"),
-            Args: cloneStrings(script["Args"]) ?? [],
-            Timeout: getNum(script, "Timeout", 5 * SECOND),
-            FailOnError: getBool(script, "FailOnError"),
-          }
-        : null,
-      Splay: getNum(tmpl, "Splay", 5 * SECOND),
-      Perms: getStr(tmpl, "Perms", "0644"),
-      Uid: optNum(tmpl, "Uid"),
-      Gid: optNum(tmpl, "Gid"),
-      LeftDelim: getStr(tmpl, "LeftDelim", "{{"),
-      RightDelim: getStr(tmpl, "RightDelim", "}}"),
-      Envvars: getBool(tmpl, "Envvars"),
-      VaultGrace: getNum(tmpl, "VaultGrace"),
-      Wait: wait ? { Min: optNum(wait, "Min"), Max: optNum(wait, "Max") } : null,
-      ErrMissingKey: getBool(tmpl, "ErrMissingKey"),
-    };
-  });
+function artifact(a: Obj): Obj {
+  const mode = getStr(a, "GetterMode", "any");
+  const source = getStr(a, "GetterSource");
+  const dest = has(a, "RelativeDest") ? getStr(a, "RelativeDest") : mode === "file" ? pathJoin("local", pathBase(source)) : "local/";
+  return {
+    GetterSource: source,
+    GetterOptions: nonEmptyMap(a["GetterOptions"]),
+    GetterHeaders: nonEmptyMap(a["GetterHeaders"]),
+    GetterMode: mode,
+    GetterInsecure: getBool(a, "GetterInsecure"),
+    RelativeDest: dest,
+    Chown: getBool(a, "Chown"),
+  };
+}
 
-  const artifacts = getObjList(t, "Artifacts").map((a) => {
-    const mode = getStr(a, "GetterMode", "any");
-    const source = getStr(a, "GetterSource");
-    const dest = has(a, "RelativeDest") ? getStr(a, "RelativeDest") : mode === "file" ? pathJoin("local", pathBase(source)) : "local/";
-    return {
-      GetterSource: source,
-      GetterOptions: nonEmptyMap(a["GetterOptions"]),
-      GetterHeaders: nonEmptyMap(a["GetterHeaders"]),
-      GetterMode: mode,
-      GetterInsecure: getBool(a, "GetterInsecure"),
-      RelativeDest: dest,
-      Chown: getBool(a, "Chown"),
-    };
-  });
-
-  const lifecycle = getObj(t, "Lifecycle");
-  const volumeMounts = getObjList(t, "VolumeMounts")
-    .filter((vm) => has(vm, "Volume"))
-    .map((vm) => ({
-      Volume: getStr(vm, "Volume"),
-      Destination: getStr(vm, "Destination"),
-      ReadOnly: getBool(vm, "ReadOnly"),
-      PropagationMode: getStr(vm, "PropagationMode", "private"),
-      SELinuxLabel: getStr(vm, "SELinuxLabel"),
-    }));
-  const csi = getObj(t, "CSIPluginConfig");
-  const scalingPolicies = getObjList(t, "ScalingPolicies").map((p) => scalingPolicy(p, 0, ctx, groupName, name));
-  const actions = getObjList(t, "Actions").map((a) => ({ Name: getStr(a, "Name"), Command: getStr(a, "Command"), Args: cloneStrings(a["Args"]) }));
-
-  // Workload identities (structs Task.Canonicalize): the default identity
-  // moves out of Identities into Identity, and one is created when absent.
+/**
+ * Workload identities (structs Task.Canonicalize): the default identity
+ * moves out of Identities into Identity, and one is created when absent.
+ */
+function taskIdentities(t: Obj): { identity: Obj; identities: Obj[] | null } {
   const given = getObj(t, "Identity");
   let identity: Obj | null = given ? workloadIdentity(given) : null;
   let identities: Obj[] | null = null;
@@ -144,6 +127,38 @@ export function buildTask(t: Obj, ctx: JobContext, groupName: string, groupResta
   }
   if (identity === null) identity = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, ServiceName: "", TTL: 0 };
   else canonicalizeIdentity(identity);
+  return { identity, identities };
+}
+
+/** A task of the group `groupName`, whose restart policy it starts from. */
+export function buildTask(t: Obj, ctx: JobContext, groupName: string, groupRestart: Obj): Obj {
+  const name = getStr(t, "Name");
+
+  const resources = taskResources(t);
+
+  // Restart policy: the group's, with the task's own fields merged over it.
+  const taskRestart = getObj(t, "RestartPolicy");
+  const restart = mergePresent(groupRestart, taskRestart);
+
+  const vault = getObj(t, "Vault");
+  const vaultOut = vault ? vaultBlock(vault, ctx) : null;
+  const templates = getObjList(t, "Templates").map(template);
+  const artifacts = getObjList(t, "Artifacts").map(artifact);
+
+  const lifecycle = getObj(t, "Lifecycle");
+  const volumeMounts = getObjList(t, "VolumeMounts")
+    .filter((vm) => has(vm, "Volume"))
+    .map((vm) => ({
+      Volume: getStr(vm, "Volume"),
+      Destination: getStr(vm, "Destination"),
+      ReadOnly: getBool(vm, "ReadOnly"),
+      PropagationMode: getStr(vm, "PropagationMode", "private"),
+      SELinuxLabel: getStr(vm, "SELinuxLabel"),
+    }));
+  const csi = getObj(t, "CSIPluginConfig");
+  const scalingPolicies = getObjList(t, "ScalingPolicies").map((p) => scalingPolicy(p, 0, ctx, groupName, name));
+  const actions = getObjList(t, "Actions").map((a) => ({ Name: getStr(a, "Name"), Command: getStr(a, "Command"), Args: cloneStrings(a["Args"]) }));
+  const { identity, identities } = taskIdentities(t);
 
   const killTimeout = getNum(t, "KillTimeout");
   const taskConsul = getObj(t, "Consul");

@@ -66,6 +66,73 @@ function validateArtifact(a: Obj): string[] {
   return errs;
 }
 
+/** structs.Resources.Validate for a task (its nested problems, unrendered). */
+function resourceProblems(resources: Obj): string[] {
+  const inner: string[] = [];
+  const cpu = num(resources, "CPU");
+  const cores = num(resources, "Cores");
+  const memory = num(resources, "MemoryMB");
+  const memoryMax = num(resources, "MemoryMaxMB");
+  if (cores > 0 && cpu > 0) inner.push("Task can only ask for 'cpu' or 'cores' resource, not both.");
+  const minimum: string[] = [];
+  if (cpu < 1 && cores === 0) minimum.push(`minimum CPU value is 1; got ${cpu}`);
+  if (memory < 10) minimum.push(`minimum MemoryMB value is 10; got ${memory}`);
+  if (minimum.length > 0) inner.push(nested(minimum));
+  if (num(resources, "DiskMB") > 0) inner.push("Task can't ask for disk resources, they have to be specified at the task group level.");
+  const numa = block(resources, "NUMA");
+  if (numa && !["none", "prefer", "require"].includes(str(numa, "Affinity"))) inner.push("numa affinity must be one of none, prefer, or require");
+  if (memoryMax !== 0 && memoryMax !== -1 && memoryMax < memory) {
+    inner.push(`MemoryMaxMB value (${memoryMax}) should be larger than MemoryMB value (${memory})`);
+  }
+  return inner;
+}
+
+/** structs.LogConfig.Validate, against the group's ephemeral disk. */
+function logConfigProblems(logConfig: Obj, tg: Obj): string[] {
+  const inner: string[] = [];
+  const files = num(logConfig, "MaxFiles");
+  const size = num(logConfig, "MaxFileSizeMB");
+  if (files < 1) inner.push(`minimum number of files is 1; got ${files}`);
+  if (size < 1) inner.push(`minimum file size is 1MB; got ${size}`);
+  const disk = block(tg, "EphemeralDisk");
+  if (disk && num(disk, "SizeMB") <= files * size) {
+    inner.push(`log storage (${files * size} MB) must be less than requested disk capacity (${num(disk, "SizeMB")} MB)`);
+  }
+  return inner;
+}
+
+function vaultProblems(vault: Obj): string[] {
+  const inner: string[] = [];
+  for (const policy of isPlainObject(vault) && Array.isArray(vault["Policies"]) ? (vault["Policies"] as unknown[]) : []) {
+    if (policy === "root") inner.push(`Can not specify "root" policy`);
+  }
+  const mode = str(vault, "ChangeMode");
+  if (mode === "signal") {
+    if (str(vault, "ChangeSignal") === "") inner.push(`Signal must be specified when using change mode "signal"`);
+  } else if (mode !== "noop" && mode !== "restart") {
+    inner.push(`Unknown change mode ${goQuote(mode)}`);
+  }
+  return inner;
+}
+
+/** Templates: only the basic shape is checked (unverified texts beyond these). */
+function templateErrors(task: Obj): string[] {
+  const errs: string[] = [];
+  const destinations = new Map<string, number>();
+  items(task, "Templates").forEach((tmpl, i) => {
+    const inner: string[] = [];
+    if (str(tmpl, "SourcePath") === "" && str(tmpl, "EmbeddedTmpl") === "") inner.push("Must specify a source path or have an embedded template");
+    if (str(tmpl, "DestPath") === "") inner.push("Must specify a destination for the template");
+    if (num(tmpl, "Splay") < 0) inner.push("Must specify positive splay value");
+    if (inner.length > 0) errs.push(`Template ${i + 1} validation failed: ${nested(inner)}`);
+    const dest = str(tmpl, "DestPath");
+    const other = destinations.get(dest);
+    if (other !== undefined) errs.push(`Template ${i + 1} has same destination as ${other}`);
+    else destinations.set(dest, i + 1);
+  });
+  return errs;
+}
+
 export function validateTask(task: Obj, tg: Obj, jobType: string): string[] {
   const errs: string[] = [];
   const name = str(task, "Name");
@@ -87,37 +154,14 @@ export function validateTask(task: Obj, tg: Obj, jobType: string): string[] {
   const resources = block(task, "Resources");
   if (!resources) errs.push("Missing task resources");
   else {
-    const inner: string[] = [];
-    const cpu = num(resources, "CPU");
-    const cores = num(resources, "Cores");
-    const memory = num(resources, "MemoryMB");
-    const memoryMax = num(resources, "MemoryMaxMB");
-    if (cores > 0 && cpu > 0) inner.push("Task can only ask for 'cpu' or 'cores' resource, not both.");
-    const minimum: string[] = [];
-    if (cpu < 1 && cores === 0) minimum.push(`minimum CPU value is 1; got ${cpu}`);
-    if (memory < 10) minimum.push(`minimum MemoryMB value is 10; got ${memory}`);
-    if (minimum.length > 0) inner.push(nested(minimum));
-    if (num(resources, "DiskMB") > 0) inner.push("Task can't ask for disk resources, they have to be specified at the task group level.");
-    const numa = block(resources, "NUMA");
-    if (numa && !["none", "prefer", "require"].includes(str(numa, "Affinity"))) inner.push("numa affinity must be one of none, prefer, or require");
-    if (memoryMax !== 0 && memoryMax !== -1 && memoryMax < memory) {
-      inner.push(`MemoryMaxMB value (${memoryMax}) should be larger than MemoryMB value (${memory})`);
-    }
+    const inner = resourceProblems(resources);
     if (inner.length > 0) errs.push(nested(inner));
   }
 
   const logConfig = block(task, "LogConfig");
   if (!logConfig) errs.push("Missing Log Config");
   else {
-    const inner: string[] = [];
-    const files = num(logConfig, "MaxFiles");
-    const size = num(logConfig, "MaxFileSizeMB");
-    if (files < 1) inner.push(`minimum number of files is 1; got ${files}`);
-    if (size < 1) inner.push(`minimum file size is 1MB; got ${size}`);
-    const disk = block(tg, "EphemeralDisk");
-    if (disk && num(disk, "SizeMB") <= files * size) {
-      inner.push(`log storage (${files * size} MB) must be less than requested disk capacity (${num(disk, "SizeMB")} MB)`);
-    }
+    const inner = logConfigProblems(logConfig, tg);
     if (inner.length > 0) errs.push(nested(inner));
   }
 
@@ -139,32 +183,11 @@ export function validateTask(task: Obj, tg: Obj, jobType: string): string[] {
 
   const vault = block(task, "Vault");
   if (vault) {
-    const inner: string[] = [];
-    for (const policy of isPlainObject(vault) && Array.isArray(vault["Policies"]) ? (vault["Policies"] as unknown[]) : []) {
-      if (policy === "root") inner.push(`Can not specify "root" policy`);
-    }
-    const mode = str(vault, "ChangeMode");
-    if (mode === "signal") {
-      if (str(vault, "ChangeSignal") === "") inner.push(`Signal must be specified when using change mode "signal"`);
-    } else if (mode !== "noop" && mode !== "restart") {
-      inner.push(`Unknown change mode ${goQuote(mode)}`);
-    }
+    const inner = vaultProblems(vault);
     if (inner.length > 0) errs.push(`Vault validation failed: ${nested(inner)}`);
   }
 
-  // Templates: only the basic shape is checked (unverified texts beyond these).
-  const destinations = new Map<string, number>();
-  items(task, "Templates").forEach((tmpl, i) => {
-    const inner: string[] = [];
-    if (str(tmpl, "SourcePath") === "" && str(tmpl, "EmbeddedTmpl") === "") inner.push("Must specify a source path or have an embedded template");
-    if (str(tmpl, "DestPath") === "") inner.push("Must specify a destination for the template");
-    if (num(tmpl, "Splay") < 0) inner.push("Must specify positive splay value");
-    if (inner.length > 0) errs.push(`Template ${i + 1} validation failed: ${nested(inner)}`);
-    const dest = str(tmpl, "DestPath");
-    const other = destinations.get(dest);
-    if (other !== undefined) errs.push(`Template ${i + 1} has same destination as ${other}`);
-    else destinations.set(dest, i + 1);
-  });
+  errs.push(...templateErrors(task));
 
   const seenActions = new Map<string, boolean>();
   for (const action of items(task, "Actions")) {
