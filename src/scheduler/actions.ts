@@ -10,8 +10,7 @@ import { ActionError, action, condition, type ActionTable, type ConditionTable }
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import type { NodeOperations } from "./node-ops.js";
 import { parseGoDuration } from "../core/durations.js";
-import { formatMultierror, specChanged } from "./jobspec.js";
-import { admitJob, JobDecodeError, type AdmittedJob } from "./admission.js";
+import { admitJob, formatMultierror, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
@@ -114,7 +113,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
     const { job, errors } = admitted;
     if (errors.length) throw new ActionError(400, `${where}: ${formatMultierror(errors).trim()}`);
     if (!state.namespaces.get(namespace)) throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
-    const result = engine.register(job, (previous) => specChanged(previous, job));
+    const result = engine.register(job);
     return { JobID: job.ID, EvalID: result.EvalID, Index: result.Index };
   };
 

@@ -15,7 +15,7 @@ import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
 import { RE2JS } from "re2js";
-import { formatMultierror, specChanged } from "./jobspec.js";
+import { formatMultierror, specChanged } from "./jobspec/index.js";
 import { assignGroupPorts } from "./network.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {
@@ -95,18 +95,20 @@ export class SchedulerEngine {
   // ---- jobs ----------------------------------------------------------------------
 
   /**
-   * Upserts a canonical job. A changed (or new) spec becomes a new version
-   * written with its eval in one index; an unchanged spec keeps its version
-   * and only gets an eval.
+   * Upserts a canonical job. A changed (or new) spec (`specChanged`) becomes
+   * a new version written with its eval in one index; an unchanged spec keeps
+   * its version and only gets an eval. `alwaysNewVersion` writes a new
+   * version even for an unchanged spec (revert, dispatch, periodic launch,
+   * scale).
    */
-  register(job: Record<string, unknown>, changed: (previous: JobRow) => boolean, triggeredBy = "job-register"): RegisterResult {
+  register(job: Record<string, unknown>, { alwaysNewVersion = false, triggeredBy = "job-register" } = {}): RegisterResult {
     const { state, ctx } = this;
     return ctx.store.write(() => {
       const ns = job.Namespace as string;
       const id = job.ID as string;
       const existing = state.job(ns, id);
       let row = existing;
-      if (!existing || changed(existing)) {
+      if (!existing || alwaysNewVersion || specChanged(existing, job)) {
         const index = ctx.store.writeIndex();
         row = {
           ...(job as JobRow),
@@ -1003,7 +1005,7 @@ export class SchedulerEngine {
     if (!target) throw new Error(`job "${id}" in namespace "${namespace}" at version ${version} not found`);
     const spec = { ...target, Stop: false };
     // A revert always writes a new version, even when the spec equals the current one's.
-    return this.register(spec, () => true);
+    return this.register(spec, { alwaysNewVersion: true });
   }
 
   /** Job.Stable: marks a version stable (or not). */
@@ -1066,7 +1068,7 @@ export class SchedulerEngine {
       Meta: Object.keys(request.meta).length ? { ...((parent.Meta as Record<string, string> | null) ?? {}), ...request.meta } : parent.Meta,
       Payload: hasPayload ? request.payload : null,
     };
-    const result = this.register(child, () => true);
+    const result = this.register(child, { alwaysNewVersion: true });
     const created = state.job(namespace, childId)!;
     return { DispatchedJobID: childId, EvalID: result.EvalID, EvalCreateIndex: result.EvalCreateIndex, JobCreateIndex: created.CreateIndex, Index: result.Index };
   }
@@ -1086,7 +1088,7 @@ export class SchedulerEngine {
     const childId = `${parent.ID}/periodic-${Math.floor(atMs / 1000)}`;
     const child = { ...parent, ID: childId, Name: childId, ParentID: parent.ID, Periodic: null };
     this.ctx.events.record("job.periodic-launch", { service: "scheduler", subject: childId, detail: { parent: parent.ID } });
-    return this.register(child, () => true);
+    return this.register(child, { alwaysNewVersion: true });
   }
 
   /** Arms the parent's next launch on the virtual clock (replacing any armed one). */
@@ -1159,7 +1161,7 @@ export class SchedulerEngine {
     }
     const scaled = { ...job, TaskGroups: groups.map((g) => (g.Name === request.group ? { ...g, Count: request.count } : g)) };
     return ctx.store.write(() => {
-      const result = this.register(scaled, () => true, "job-scaling");
+      const result = this.register(scaled, { alwaysNewVersion: true, triggeredBy: "job-scaling" });
       this.recordScalingEvent(namespace, id, request.group, event(result.EvalID));
       return { ...result, Index: ctx.store.writeIndex() };
     });

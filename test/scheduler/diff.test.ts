@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalizeJob } from "../../src/scheduler/jobspec.js";
+import { canonicalizeJob } from "../../src/scheduler/jobspec/index.js";
 import { annotateTaskDiffs, jobDiff } from "../../src/scheduler/diff/index.js";
 import type { FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff } from "../../src/scheduler/diff/index.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JobDecodeError, SERVER_FIELDS, canonicalizeJob, formatMultierror, specChanged, validateJob } from "../../src/scheduler/jobspec.js";
+import { JobDecodeError, SERVER_FIELDS, canonicalizeJob, formatMultierror, specChanged, validateJob } from "../../src/scheduler/jobspec/index.js";
 
 type Obj = Record<string, unknown>;
 

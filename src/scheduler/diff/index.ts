@@ -10,7 +10,7 @@
  * carry are simply absent and produce nothing.
  *
  * Inputs are canonical `structs.Job` objects as produced by
- * `canonicalizeJob` (jobspec.ts): plain JSON whose keys are the Go field names.
+ * `canonicalizeJob` (jobspec/): plain JSON whose keys are the Go field names.
  * Go's reflection-driven flattening is reproduced on that JSON:
  * - "primitive" flattening (`Flatten(x, filter, true)`) keeps the top level
  *   bool/int/float/string fields and the entries of `map[string]string`

@@ -1,11 +1,10 @@
 /**
  * Job registration and deregistration, shared by `/v1/jobs` and
- * `/v1/job/:id`, and the one admission path (admission.ts) every job
+ * `/v1/job/:id`, and the one admission path (jobspec/admit.ts) every job
  * specification goes through.
  */
-import { admitJob, JobDecodeError, type AdmittedJob } from "../admission.js";
 import { badRequest, boolParam, field, jsonBody, serverError, typedField, Write, type RequestContext } from "../http.js";
-import { formatMultierror, specChanged } from "../jobspec.js";
+import { admitJob, formatMultierror, JobDecodeError, type AdmittedJob } from "../jobspec/index.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 
@@ -32,7 +31,7 @@ export function jobWrites({ state, engine, settings }: RouteKit) {
         throw serverError(`Enforcing job modify index ${want}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`);
       }
     }
-    const result = engine.register(job, (previous) => specChanged(previous, job));
+    const result = engine.register(job);
     return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
   }
 
@@ -47,7 +46,7 @@ export function jobWrites({ state, engine, settings }: RouteKit) {
   return { register, deregister };
 }
 
-/** The one admission path (admission.ts); a decode error is the HTTP layer's 400. */
+/** The one admission path (jobspec/admit.ts); a decode error is the HTTP layer's 400. */
 export function admit(apiJob: unknown, region: string, namespace: string): AdmittedJob {
   try {
     return admitJob(apiJob, { region, namespace });

@@ -9,10 +9,9 @@
  * multierror; validate: a 200 with `ValidationErrors`; fixtures and actions:
  * a 400 naming where the job was).
  */
-import { canonicalizeJob, JobDecodeError, validateJob } from "./jobspec.js";
-import { nextLaunch, type PeriodicConfig } from "./periodic.js";
-
-export { JobDecodeError };
+import { nextLaunch, type PeriodicConfig } from "../periodic.js";
+import { canonicalizeJob } from "./canonicalize/job.js";
+import { validateJob } from "./validate/job.js";
 
 export interface AdmittedJob {
   /** The canonical job (Go field names, every default filled in). */
