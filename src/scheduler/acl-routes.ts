@@ -6,7 +6,7 @@
 import type { ServiceContext } from "../core/context.js";
 import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
-import { formatMultierror } from "./jobspec/index.js";
+import { formatMultierror } from "../core/go/multierror.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");

@@ -10,7 +10,8 @@ import { ActionError, action, condition, type ActionTable, type ConditionTable }
 import { CodedError, type SchedulerEngine } from "./engine.js";
 import type { NodeOperations } from "./node-ops.js";
 import { parseGoDuration } from "../core/durations.js";
-import { admitJob, formatMultierror, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
+import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
+import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;

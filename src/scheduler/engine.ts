@@ -15,7 +15,8 @@ import type { ServiceContext } from "../core/context.js";
 import { parseDurationMs } from "../core/durations.js";
 import { canonicalJSON } from "../core/json.js";
 import { RE2JS } from "re2js";
-import { formatMultierror, specChanged } from "./jobspec/index.js";
+import { specChanged } from "./jobspec/index.js";
+import { formatMultierror } from "../core/go/multierror.js";
 import { assignGroupPorts } from "./network.js";
 import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import {

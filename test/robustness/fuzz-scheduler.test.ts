@@ -638,7 +638,8 @@ describe("scheduler: regressions found by fuzzing", () => {
     // `internal error: Bad control character in string literal in JSON at position 1`.
     const raw = await put('namespace "default" { policy = "\u0000read" }');
     expect(raw.status).toBe(400);
-    expect(raw.text).toContain('Invalid namespace policy: &acl.NamespacePolicy{Name:"default", Policy:"\\u0000read"');
+    // Go's %#v writes the NUL as \x00 (strconv.Quote).
+    expect(raw.text).toContain('Invalid namespace policy: &acl.NamespacePolicy{Name:"default", Policy:"\\x00read"');
     expect(await put('namespace "default" { policy = "\\qread" }')).toEqual({
       status: 400,
       text: "policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Failed to parse ACL Policy: At 1:32: illegal char escape\n\n",

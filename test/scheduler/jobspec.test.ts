@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JobDecodeError, SERVER_FIELDS, canonicalizeJob, formatMultierror, specChanged, validateJob } from "../../src/scheduler/jobspec/index.js";
+import { JobDecodeError, SERVER_FIELDS, canonicalizeJob, specChanged, validateJob } from "../../src/scheduler/jobspec/index.js";
+import { formatMultierror } from "../../src/core/go/multierror.js";
 
 type Obj = Record<string, unknown>;
 
@@ -583,6 +584,8 @@ describe("validateJob: task groups and tasks", () => {
   it.each([
     ["batch: short delay", "batch", { Delay: S }, ["Delay cannot be less than 5s (got 1s)"]],
     ["service: bad function", "service", { DelayFunction: "linear" }, ['Invalid delay function "linear", must be one of ["constant" "exponential" "fibonacci"]']],
+    // strconv.Quote escapes a character that is not printable (here U+2028); a hand-rolled quote wrote it raw.
+    ["service: unprintable function name", "service", { DelayFunction: "lin\u2028ear" }, ['Invalid delay function "lin\\u2028ear", must be one of ["constant" "exponential" "fibonacci"]']],
     [
       "batch: attempts do not fit",
       "batch",

@@ -60,6 +60,5 @@ export { admitJob, type AdmittedJob } from "./admit.js";
 export { canonicalizeJob } from "./canonicalize/job.js";
 export { specChanged } from "./compare.js";
 export { JobDecodeError } from "./decode.js";
-export { formatMultierror } from "./multierror.js";
 export { SERVER_FIELDS } from "./server-fields.js";
 export { validateJob } from "./validate/job.js";

@@ -4,7 +4,8 @@
  * specification goes through.
  */
 import { badRequest, boolParam, field, jsonBody, serverError, typedField, Write, type RequestContext } from "../http.js";
-import { admitJob, formatMultierror, JobDecodeError, type AdmittedJob } from "../jobspec/index.js";
+import { admitJob, JobDecodeError, type AdmittedJob } from "../jobspec/index.js";
+import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

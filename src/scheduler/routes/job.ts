@@ -6,7 +6,7 @@
 import { formatInstant } from "../../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "../diff/index.js";
 import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
-import { formatMultierror } from "../jobspec/index.js";
+import { formatMultierror } from "../../core/go/multierror.js";
 import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../model.js";
 import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { notYet, only, rpc, str } from "./helpers.js";

@@ -4,7 +4,7 @@
  */
 import { textResponse } from "../../http/respond.js";
 import { badRequest, field, jsonBody, type NomadRouter } from "../http.js";
-import { formatMultierror } from "../jobspec/index.js";
+import { formatMultierror } from "../../core/go/multierror.js";
 import { jobStub, jobView, TABLES, type JobRow } from "../model.js";
 import { namespaceIdTokenizer } from "../paging.js";
 import { cmp, inNamespace, only } from "./helpers.js";

@@ -5,7 +5,8 @@
  * A service's `Connect` block is kept as the client sent it (the Connect
  * sidecar mutator is not emulated).
  */
-import { goQuote, SECOND } from "../go.js";
+import { SECOND } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import { deepClone, isPlainObject, setOwn, type Obj } from "../objects.js";
 import { getBool, getList, getNum, getObj, getObjList, getStr, has, nonEmptyMap, nonEmptyStrings } from "./accessors.js";
 import { workloadIdentity } from "./blocks.js";

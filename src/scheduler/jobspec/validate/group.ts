@@ -4,7 +4,7 @@
  * update / migrate, task names and leaders, networks, services, scaling,
  * then each task.
  */
-import { goQuote } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { validateGroupNetworks } from "./networks.js";
 import { validatePlacement } from "./placement.js";

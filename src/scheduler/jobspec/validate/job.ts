@@ -3,7 +3,7 @@
  * job-validate admission hook, the result `formatMultierror` renders.
  * Cron expressions are checked by the admission path (admit.ts), not here.
  */
-import { goQuote } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import { isPlainObject, type Obj } from "../objects.js";
 import { validateGroup } from "./group.js";
 import { validatePlacement } from "./placement.js";

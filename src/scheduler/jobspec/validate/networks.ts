@@ -3,7 +3,7 @@
  * unique across the group and its tasks, static ports not reserved twice on
  * a host network, port values and mappings in range.
  */
-import { goQuote } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { block, flag, items, num, str } from "./read.js";
 

@@ -3,7 +3,7 @@
  * Spread.Validate), at any level, with the system-job rules. Regexp, version
  * and semver targets are not parsed.
  */
-import { goQuote } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { isSet, items, nested, num, str } from "./read.js";
 

@@ -2,7 +2,8 @@
  * The update, restart, migrate and disconnect blocks of a task group
  * (their structs *.Validate). Reschedule, the involved one, has its own file.
  */
-import { goQuote, SECOND } from "../go.js";
+import { SECOND } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { dur, flag, isSet, num, str } from "./read.js";
 

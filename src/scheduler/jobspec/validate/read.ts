@@ -6,8 +6,8 @@
  * as Go's zero value.
  */
 import { formatGoDuration } from "../../../core/durations.js";
-import { goQuote } from "../go.js";
-import { formatMultierror } from "../multierror.js";
+import { goQuote } from "../../../core/go/strconv.js";
+import { formatMultierror } from "../../../core/go/multierror.js";
 import { isPlainObject, type Obj } from "../objects.js";
 
 export const dur = (ns: number): string => formatGoDuration(BigInt(Math.trunc(ns)));

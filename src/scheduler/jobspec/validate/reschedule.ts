@@ -3,7 +3,8 @@
  * delay function can make the attempts within the interval (and the interval
  * Nomad recommends when it cannot).
  */
-import { goQuote, SECOND } from "../go.js";
+import { SECOND } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { dur, flag, goQuotedStrings, num, str } from "./read.js";
 

@@ -4,7 +4,8 @@
  * check may name, address modes, duplicate names, port labels that must
  * exist).
  */
-import { goQuote, SECOND } from "../go.js";
+import { SECOND } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import type { Obj } from "../objects.js";
 import { block, dur, isSet, items, nested, num, str } from "./read.js";
 

@@ -4,7 +4,8 @@
  * (only their basic shape), actions, dispatch payload, lifecycle, volume
  * mounts and workload identities.
  */
-import { goQuote, pathJoin } from "../go.js";
+import { pathJoin } from "../go.js";
+import { goQuote } from "../../../core/go/strconv.js";
 import { isPlainObject, type Obj } from "../objects.js";
 import { validateConstraint, validatePlacement } from "./placement.js";
 import { block, dur, items, nested, num, str } from "./read.js";

@@ -1,10 +1,8 @@
 /**
  * hashicorp/go-multierror's rendering of an error list (format.go), which
  * Nomad's answers carry verbatim: job validation, ACL policy and token
- * problems, unhealthy deployments. Go-compatibility code; a later step moves
- * it to a shared Go-compat module.
+ * problems, unhealthy deployments.
  */
-
 
 /**
  * go-multierror's ListFormatFunc. A nested multierror is simply its own
