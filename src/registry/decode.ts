@@ -3,8 +3,9 @@
  * registry's structs: keys match field names case-insensitively (the last
  * key for a field wins), unknown keys are ignored, and a value of the wrong
  * JSON type fails with Go's `json: cannot unmarshal …` text. Syntax errors
- * keep Go's common forms (`EOF`, `unexpected EOF`, `invalid character …`);
- * the context words of Go's scanner are approximated.
+ * keep Go's common forms (`EOF`, `unexpected EOF`, `invalid character …`,
+ * written by core/go/json-errors); the context words of Go's scanner are
+ * approximated.
  */
 
 export class DecodeError extends Error {}
@@ -21,6 +22,7 @@ export function decodingRequest<T>(decode: () => T): T {
 
 import { RegistryError } from "./http.js";
 import { exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
+import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../core/go/json-errors.js";
 
 /** Go's encoding/json scanner refuses a document nested past this many arrays and objects (maxNestingDepth). */
 export const GO_MAX_NESTING_DEPTH = 10_000;
@@ -33,15 +35,11 @@ export function parseGoJSON(text: string, request?: Request): unknown {
   if (exceedsValueCount(text)) throw new RegistryError(413, TOO_MANY_VALUES);
   // Go's scanner stops at the first bracket past its depth limit, before anything is decoded.
   const tooDeep = excessiveNesting(text, GO_MAX_NESTING_DEPTH);
-  if (tooDeep >= 0) throw new DecodeError(`invalid character ${goQuoteRune(text[tooDeep]!)} exceeded max depth`);
+  if (tooDeep >= 0) throw new DecodeError(maxDepthError(text[tooDeep]!));
   try {
     return request ? parseBodyOnce(request, text) : JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    if (/Unexpected end of JSON input|Unterminated string/i.test(message)) throw new DecodeError("unexpected EOF");
-    const position = Number(/position (\d+)/.exec(message)?.[1] ?? NaN);
-    const at = Number.isFinite(position) ? text[position] : /token '?(.)/.exec(message)?.[1];
-    throw new DecodeError(`invalid character ${goQuoteRune(at ?? "?")} looking for beginning of value`);
+    throw new DecodeError(syntaxError(text, (error as Error).message));
   }
 }
 
@@ -52,7 +50,7 @@ export function parseGoJSON(text: string, request?: Request): unknown {
  */
 export function decodeStruct(value: unknown, fields: Readonly<Record<string, FieldType>>, typeName: string): Record<string, unknown> {
   if (value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw new DecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
+  if (typeof value !== "object" || Array.isArray(value)) throw new DecodeError(unmarshalTypeError(jsonKind(value), typeName));
   const byFolded = new Map(Object.keys(fields).map((f) => [f.toLowerCase(), f]));
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
@@ -70,7 +68,7 @@ export function decodeStruct(value: unknown, fields: Readonly<Record<string, Fie
 }
 
 function checkType(raw: unknown, type: FieldType, field: string): unknown {
-  const mismatch = (kind: string, goType: string) => new DecodeError(`json: cannot unmarshal ${kind} into Go struct field .${field} of type ${goType}`);
+  const mismatch = (kind: string, goType: string) => new DecodeError(unmarshalTypeError(kind, goType, `.${field}`));
   switch (type) {
     case "any":
       return raw;
@@ -101,27 +99,3 @@ function checkType(raw: unknown, type: FieldType, field: string): unknown {
   }
 }
 
-/** The JSON kind Go names in its errors. */
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return "string";
-    case "number":
-      return "number";
-    case "boolean":
-      return "bool";
-    default:
-      return "object";
-  }
-}
-
-/** Go's %q of a rune, as in `invalid character 'x' …`. */
-function goQuoteRune(char: string): string {
-  if (char === "'") return "'\\''";
-  if (char === "\\") return "'\\\\'";
-  const code = char.codePointAt(0) ?? 0;
-  if (code < 0x20) return `'\\x${code.toString(16).padStart(2, "0")}'`;
-  return `'${char}'`;
-}

@@ -7,6 +7,7 @@ import type { ServiceContext } from "../core/context.js";
 import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
 import { formatMultierror } from "../core/go/multierror.js";
+import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -130,7 +131,7 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
   const objectBody = async (rc: RequestContext, optional = false): Promise<Json> => {
     if (optional && (await rc.c.req.text()).trim() === "") return {};
     const value = await jsonBody(rc);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest(`json: cannot unmarshal ${Array.isArray(value) ? "array" : typeof value === "string" ? "string" : value === null ? "null" : typeof value} into Go value of type struct`);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest(unmarshalTypeError(jsonKind(value), "struct"));
     return value as Json;
   };
 

@@ -21,6 +21,7 @@ import { extractToken } from "../http/tokens.js";
 import { ALLOW_ALL, type Authorizer } from "./acl.js";
 import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
 import { HttpError } from "../http/errors.js";
+import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../core/go/json-errors.js";
 
 const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
 
@@ -315,16 +316,11 @@ export async function jsonBody(rc: RequestContext): Promise<unknown> {
   try {
     value = parseBodyOnce(rc.c.req.raw, text);
   } catch (error) {
-    const message = (error as Error).message;
-    if (/end of JSON input/.test(message)) throw badRequest("unexpected EOF");
-    const at = /position (\d+)/.exec(message)?.[1];
-    // V8 reports a document that stops early (`{`) at the position past its end: Go's decoder says EOF.
-    if (at !== undefined && Number(at) >= text.length) throw badRequest("unexpected EOF");
-    throw badRequest(`invalid character '${at !== undefined ? text[Number(at)] : "?"}' looking for beginning of value`);
+    throw badRequest(syntaxError(text, (error as Error).message));
   }
   // Go's decoder refuses a document nested too deeply in these words (its scanner's limit is 10 000 levels; ours is lower).
   const tooDeep = excessiveNesting(text);
-  if (tooDeep >= 0) throw badRequest(`invalid character '${text[tooDeep]}' exceeded max depth`);
+  if (tooDeep >= 0) throw badRequest(maxDepthError(text[tooDeep]!));
   return value;
 }
 
@@ -350,34 +346,29 @@ type GoFieldValue = { string: string; bool: boolean; uint64: number; int64: numb
 export function typedField<T extends GoFieldType>(body: unknown, struct: string, name: string, type: T): GoFieldValue[T] | undefined {
   const value = field(body, name);
   if (value === undefined || value === null) return undefined;
-  const mismatch = (what: string, goType: string = type) => badRequest(`json: cannot unmarshal ${what} into Go struct field ${struct}.${name} of type ${goType}`);
+  const mismatch = (what: string, goType: string = type) => badRequest(unmarshalTypeError(what, goType, `${struct}.${name}`));
   const checkString = (item: unknown) => {
-    if (item !== null && typeof item !== "string") throw mismatch(goKind(item), "string");
+    if (item !== null && typeof item !== "string") throw mismatch(jsonKind(item), "string");
     return (item ?? "") as string;
   };
   switch (type) {
     case "string":
     case "bool":
-      if (typeof value !== type.replace("bool", "boolean")) throw mismatch(goKind(value));
+      if (typeof value !== type.replace("bool", "boolean")) throw mismatch(jsonKind(value));
       return value as GoFieldValue[T];
     case "uint64":
     case "int64": {
-      if (typeof value !== "number") throw mismatch(goKind(value));
+      if (typeof value !== "number") throw mismatch(jsonKind(value));
       const [min, max] = type === "uint64" ? [0, 2 ** 64 - 1] : [-(2 ** 63), 2 ** 63 - 1];
       if (!Number.isInteger(value) || value < min || value > max) throw mismatch(`number ${String(value)}`);
       return value as GoFieldValue[T];
     }
     case "[]string":
-      if (!Array.isArray(value)) throw mismatch(goKind(value));
+      if (!Array.isArray(value)) throw mismatch(jsonKind(value));
       return value.map(checkString) as GoFieldValue[T];
     default:
-      if (typeof value !== "object" || Array.isArray(value)) throw mismatch(goKind(value));
+      if (typeof value !== "object" || Array.isArray(value)) throw mismatch(jsonKind(value));
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, checkString(item)])) as GoFieldValue[T];
   }
 }
 
-/** The JSON kind Go names in its UnmarshalTypeError. */
-function goKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  return typeof value === "boolean" ? "bool" : typeof value === "object" ? "object" : typeof value;
-}

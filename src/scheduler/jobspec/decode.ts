@@ -11,6 +11,7 @@
  */
 import { deepClone, isPlainObject, setOwn, type Obj } from "./objects.js";
 import { JOB, type IntType, type Schema, type StructSchema } from "./schema.js";
+import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 
 /** A body-shape problem (wrong JSON type); the HTTP layer answers 400 with `message`. */
 export class JobDecodeError extends Error {
@@ -50,17 +51,9 @@ interface DecodeContext {
   readonly stack: readonly string[];
 }
 
-function describeJSON(value: unknown): string {
-  if (typeof value === "string") return "string";
-  if (typeof value === "boolean") return "bool";
-  if (typeof value === "number") return "number";
-  if (Array.isArray(value)) return "array";
-  return "object";
-}
-
 function typeError(what: string, schema: Schema, ctx: DecodeContext): JobDecodeError {
   return new JobDecodeError(
-    `json: cannot unmarshal ${what} into Go struct field ${ctx.struct}.${ctx.stack.join(".")} of type ${goTypeName(schema)}`,
+    unmarshalTypeError(what, goTypeName(schema), `${ctx.struct}.${ctx.stack.join(".")}`),
   );
 }
 
@@ -99,13 +92,13 @@ function base64ErrorIndex(text: string): number {
 function decodeValue(schema: Schema, value: unknown, ctx: DecodeContext, existing?: unknown): unknown {
   switch (schema.k) {
     case "string":
-      if (typeof value !== "string") throw typeError(describeJSON(value), schema, ctx);
+      if (typeof value !== "string") throw typeError(jsonKind(value), schema, ctx);
       return value;
     case "bool":
-      if (typeof value !== "boolean") throw typeError(describeJSON(value), schema, ctx);
+      if (typeof value !== "boolean") throw typeError(jsonKind(value), schema, ctx);
       return value;
     case "int": {
-      if (typeof value !== "number") throw typeError(describeJSON(value), schema, ctx);
+      if (typeof value !== "number") throw typeError(jsonKind(value), schema, ctx);
       const [min, max] = INT_RANGES[schema.go];
       if (!Number.isInteger(value) || value < min || value > max) throw typeError(`number ${String(value)}`, schema, ctx);
       return value;
@@ -113,16 +106,16 @@ function decodeValue(schema: Schema, value: unknown, ctx: DecodeContext, existin
     case "any":
       return deepClone(value);
     case "raw":
-      if (!isPlainObject(value)) throw typeError(describeJSON(value), schema, ctx);
+      if (!isPlainObject(value)) throw typeError(jsonKind(value), schema, ctx);
       return deepClone(value);
     case "bytes": {
-      if (typeof value !== "string") throw typeError(describeJSON(value), schema, ctx);
+      if (typeof value !== "string") throw typeError(jsonKind(value), schema, ctx);
       const bad = base64ErrorIndex(value);
       if (bad >= 0) throw new JobDecodeError(`illegal base64 data at input byte ${bad}`);
       return value;
     }
     case "slice": {
-      if (!Array.isArray(value)) throw typeError(describeJSON(value), schema, ctx);
+      if (!Array.isArray(value)) throw typeError(jsonKind(value), schema, ctx);
       return value.map((element) => {
         // A null element stays the zero value: nil for pointers (treated as an
         // empty block downstream, where Go would dereference nil), "" / 0 / false otherwise.
@@ -131,7 +124,7 @@ function decodeValue(schema: Schema, value: unknown, ctx: DecodeContext, existin
       });
     }
     case "map": {
-      if (!isPlainObject(value)) throw typeError(describeJSON(value), schema, ctx);
+      if (!isPlainObject(value)) throw typeError(jsonKind(value), schema, ctx);
       const out: Obj = isPlainObject(existing) ? existing : {};
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
@@ -145,7 +138,7 @@ function decodeValue(schema: Schema, value: unknown, ctx: DecodeContext, existin
       return out;
     }
     case "struct":
-      if (!isPlainObject(value)) throw typeError(describeJSON(value), schema, ctx);
+      if (!isPlainObject(value)) throw typeError(jsonKind(value), schema, ctx);
       return decodeStruct(schema, value, ctx, isPlainObject(existing) ? existing : {});
   }
 }
@@ -202,6 +195,6 @@ function decodeStruct(schema: StructSchema, value: Obj, ctx: DecodeContext, into
 /** Decodes a register request's `Job` into the api.Job shape; a missing job or a field of the wrong type is a JobDecodeError. */
 export function decodeJob(apiJob: unknown): Obj {
   if (apiJob === undefined || apiJob === null) throw new JobDecodeError("Job must be specified");
-  if (!isPlainObject(apiJob)) throw typeError(describeJSON(apiJob), JOB, { struct: "JobRegisterRequest", stack: ["Job"] });
+  if (!isPlainObject(apiJob)) throw typeError(jsonKind(apiJob), JOB, { struct: "JobRegisterRequest", stack: ["Job"] });
   return decodeStruct(JOB, apiJob, { struct: "Job", stack: ["Job"] });
 }

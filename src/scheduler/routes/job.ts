@@ -7,6 +7,7 @@ import { formatInstant } from "../../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "../diff/index.js";
 import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
 import { formatMultierror } from "../../core/go/multierror.js";
+import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../model.js";
 import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { notYet, only, rpc, str } from "./helpers.js";
@@ -160,7 +161,7 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
         const error = typedField(body, "ScalingRequest", "Error", "bool") ?? false;
         const meta = field(body, "Meta") ?? null;
         if (meta !== null && (typeof meta !== "object" || Array.isArray(meta))) {
-          throw badRequest(`json: cannot unmarshal ${Array.isArray(meta) ? "array" : typeof meta === "boolean" ? "bool" : typeof meta} into Go struct field ScalingRequest.Meta of type map[string]interface {}`);
+          throw badRequest(unmarshalTypeError(jsonKind(meta), "map[string]interface {}", "ScalingRequest.Meta"));
         }
         // The HTTP layer's check, then Job.Scale's own, in Nomad's order.
         if (target?.Job && target.Job !== id) throw badRequest("job ID in payload did not match URL");

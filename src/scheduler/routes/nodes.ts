@@ -4,6 +4,7 @@ import { allocWire, nodeStub, nodeView, TABLES, type NodeRow } from "../model.js
 import { idTokenizer } from "../paging.js";
 import { notYet, only, pick, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
+import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 
 export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, objectIndex, readList }: RouteKit): void {
   router.exact("/v1/nodes", (rc) => {
@@ -29,7 +30,7 @@ export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, 
         return new Write(result, result.Index);
       }
       const spec = field(body, "DrainSpec");
-      if (spec !== undefined && spec !== null && (typeof spec !== "object" || Array.isArray(spec))) throw badRequest(`json: cannot unmarshal ${Array.isArray(spec) ? "array" : typeof spec} into Go struct field NodeUpdateDrainRequest.DrainSpec of type api.DrainSpec`);
+      if (spec !== undefined && spec !== null && (typeof spec !== "object" || Array.isArray(spec))) throw badRequest(unmarshalTypeError(jsonKind(spec), "api.DrainSpec", "NodeUpdateDrainRequest.DrainSpec"));
       const drain = spec ? { Deadline: typedField(spec, "DrainSpec", "Deadline", "int64") ?? 0, IgnoreSystemJobs: typedField(spec, "DrainSpec", "IgnoreSystemJobs", "bool") ?? false } : null;
       const markEligible = typedField(body, "NodeUpdateDrainRequest", "MarkEligible", "bool") ?? false;
       const meta = typedField(body, "NodeUpdateDrainRequest", "Meta", "map[string]string") ?? null;
