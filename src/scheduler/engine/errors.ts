@@ -1,0 +1,8 @@
+/**
+ * The typed error the engine throws for what Nomad's RPC layer answers with
+ * a status and a text: routes/helpers.ts's rpc() turns it into that answer.
+ */
+import { HttpError } from "../../http/errors.js";
+
+/** An error with the HTTP status Nomad's RPC layer codes it with (NewErrRPCCoded). */
+export class CodedError extends HttpError {}
