@@ -7,6 +7,7 @@ import { formatMultierror } from "../../core/go/multierror.js";
 import type { EvalRow } from "../model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
+import { CodedError } from "./errors.js";
 import { advanceDeployment, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { createEval } from "./evaluations.js";
 
@@ -14,10 +15,10 @@ import { createEval } from "./evaluations.js";
 export function promote(core: EngineCore, deploymentId: string, groups: readonly string[] | undefined): EvalRow {
   const { state, ctx } = core;
   const deployment = state.deployments.get(deploymentId);
-  if (!deployment) throw new Error("deployment not found");
-  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new Error("can't promote terminal deployment");
+  if (!deployment) throw new CodedError(500, "deployment not found");
+  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new CodedError(500, "can't promote terminal deployment");
   const chosen = Object.entries(deployment.TaskGroups).filter(([name, g]) => g.DesiredCanaries > 0 && (!groups || groups.includes(name)));
-  if (chosen.length === 0) throw new Error("no canaries to promote");
+  if (chosen.length === 0) throw new CodedError(500, "no canaries to promote");
   const unhealthy: string[] = [];
   for (const [name, g] of chosen) {
     for (const id of g.PlacedCanaries ?? []) {
@@ -25,7 +26,7 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
     }
     if ((g.PlacedCanaries ?? []).length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${(g.PlacedCanaries ?? []).length}/${g.DesiredCanaries} healthy canaries`);
   }
-  if (unhealthy.length) throw new Error(formatMultierror(unhealthy));
+  if (unhealthy.length) throw new CodedError(500, formatMultierror(unhealthy));
   const index = ctx.store.writeIndex();
   const taskGroups = { ...deployment.TaskGroups };
   for (const [name, g] of chosen) taskGroups[name] = { ...g, Promoted: true };
@@ -50,11 +51,11 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
 export function setAllocHealth(core: EngineCore, deploymentId: string, healthy: readonly string[], unhealthy: readonly string[], reporter: "operator" | "client" = "operator"): { revertedVersion: number | null; evalId: string; evalIndex: number } {
   const { state, ctx } = core;
   const deployment = state.deployments.get(deploymentId);
-  if (!deployment) throw new Error("deployment not found");
-  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new Error("can't set health of allocations for a terminal deployment");
+  if (!deployment) throw new CodedError(500, "deployment not found");
+  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new CodedError(500, "can't set health of allocations for a terminal deployment");
   for (const id of [...healthy, ...unhealthy]) {
     const alloc = state.allocs.get(id);
-    if (!alloc || alloc.DeploymentID !== deploymentId) throw new Error(`Deployment "${deploymentId}" does not contain allocation "${id}"`);
+    if (!alloc || alloc.DeploymentID !== deploymentId) throw new CodedError(500, `Deployment "${deploymentId}" does not contain allocation "${id}"`);
   }
   const now = ctx.clock.now();
   if (reporter === "operator") ctx.events.record("deployment.alloc-health", { service: "scheduler", subject: deploymentId, detail: { healthy: [...healthy], unhealthy: [...unhealthy] } });

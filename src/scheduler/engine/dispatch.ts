@@ -3,26 +3,27 @@
  * request's payload and meta, checked against the parent's parameters.
  */
 import type { EngineCore } from "./core.js";
+import { CodedError } from "./errors.js";
 import { isParameterized } from "./job-kinds.js";
 import { register } from "./register.js";
 
 /** Job.Dispatch: derives a child job from a parameterized one and registers it with an eval. */
 export function dispatch(core: EngineCore, namespace: string, id: string, request: { payload: string; meta: Record<string, string>; idempotencyToken: string }) {
   const { state, ctx } = core;
-  if (id === "") throw new Error("missing parameterized job ID");
+  if (id === "") throw new CodedError(500, "missing parameterized job ID");
   const parent = state.job(namespace, id);
-  if (!parent) throw new Error("parameterized job not found");
-  if (!isParameterized(parent)) throw new Error(`Specified job "${id}" is not a parameterized job`);
-  if (parent.Stop) throw new Error(`Specified job "${id}" is stopped`);
+  if (!parent) throw new CodedError(500, "parameterized job not found");
+  if (!isParameterized(parent)) throw new CodedError(500, `Specified job "${id}" is not a parameterized job`);
+  if (parent.Stop) throw new CodedError(500, `Specified job "${id}" is stopped`);
   const config = parent.ParameterizedJob as { Payload?: string; MetaRequired?: string[] | null; MetaOptional?: string[] | null };
   const hasPayload = request.payload !== "";
-  if (config.Payload === "required" && !hasPayload) throw new Error("Payload is not provided but required by parameterized job");
-  if (config.Payload === "forbidden" && hasPayload) throw new Error("Payload provided but forbidden by parameterized job");
+  if (config.Payload === "required" && !hasPayload) throw new CodedError(500, "Payload is not provided but required by parameterized job");
+  if (config.Payload === "forbidden" && hasPayload) throw new CodedError(500, "Payload provided but forbidden by parameterized job");
   const allowed = new Set([...(config.MetaRequired ?? []), ...(config.MetaOptional ?? [])]);
   const unpermitted = Object.keys(request.meta).filter((k) => !allowed.has(k)).sort();
-  if (unpermitted.length) throw new Error(`Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
+  if (unpermitted.length) throw new CodedError(500, `Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
   const missing = (config.MetaRequired ?? []).filter((k) => !(k in request.meta)).sort();
-  if (missing.length) throw new Error(`Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
+  if (missing.length) throw new CodedError(500, `Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
   if (request.idempotencyToken) {
     const earlier = [...state.jobs.values()].find((j) => j.Namespace === namespace && j.ParentID === id && j.DispatchIdempotencyToken === request.idempotencyToken);
     if (earlier) return { DispatchedJobID: earlier.ID, EvalID: "", EvalCreateIndex: 0, JobCreateIndex: earlier.CreateIndex, Index: earlier.ModifyIndex };

@@ -6,6 +6,7 @@
 import type { EvalRow, JobRow, NodeRow } from "../model.js";
 import { TIMERS } from "./constants.js";
 import { duration, type EngineCore, type RegisterResult } from "./core.js";
+import { CodedError } from "./errors.js";
 import { isParameterized, isPeriodic } from "./job-kinds.js";
 import { reconcile } from "./reconcile.js";
 import { refreshJobStatus, setQueued } from "./summaries.js";
@@ -105,9 +106,9 @@ export function capacityChanged(core: EngineCore, node?: NodeRow): void {
 export function evaluate(core: EngineCore, namespace: string, id: string): RegisterResult {
   const { state, ctx } = core;
   const job = state.job(namespace, id);
-  if (!job) throw new Error("job not found");
-  if (isPeriodic(job)) throw new Error("can't evaluate periodic job");
-  if (isParameterized(job)) throw new Error("can't evaluate parameterized job");
+  if (!job) throw new CodedError(500, "job not found");
+  if (isPeriodic(job)) throw new CodedError(500, "can't evaluate periodic job");
+  if (isParameterized(job)) throw new CodedError(500, "can't evaluate parameterized job");
   return ctx.store.write(() => {
     const evaluation = createEval(core, job, "job-register");
     refreshJobStatus(core, namespace, id);

@@ -8,6 +8,7 @@ import { jobKey, type JobRow } from "../model.js";
 import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore, RegisterResult } from "./core.js";
+import { CodedError } from "./errors.js";
 import { isPeriodic } from "./job-kinds.js";
 import { register } from "./register.js";
 
@@ -15,8 +16,8 @@ import { register } from "./register.js";
 export function periodicForce(core: EngineCore, namespace: string, id: string) {
   const { state, ctx } = core;
   const parent = state.job(namespace, id);
-  if (!parent) throw new Error(`job "${id}" not found`);
-  if (!isPeriodic(parent)) throw new Error("can't force launch non-periodic job");
+  if (!parent) throw new CodedError(500, `job "${id}" not found`);
+  if (!isPeriodic(parent)) throw new CodedError(500, "can't force launch non-periodic job");
   const result = launchChild(core, parent, ctx.clock.now());
   return { EvalCreateIndex: result.EvalCreateIndex, EvalID: result.EvalID, Index: result.Index };
 }

@@ -52,7 +52,7 @@ export function scale(
   const latest = state.deploymentsOfJob(namespace, id)[0];
   if (latest && ACTIVE_DEPLOYMENT.has(latest.Status) && latest.JobCreateIndex === job.CreateIndex) throw new CodedError(400, "job scaling blocked due to active deployment");
   if (request.jobModifyIndex > 0 && request.jobModifyIndex !== job.JobModifyIndex) {
-    throw new Error(`Enforcing job modify index ${request.jobModifyIndex}: job exists with conflicting job modify index: ${job.JobModifyIndex}`);
+    throw new CodedError(500, `Enforcing job modify index ${request.jobModifyIndex}: job exists with conflicting job modify index: ${job.JobModifyIndex}`);
   }
   const scaled = { ...job, TaskGroups: groups.map((g) => (g.Name === request.group ? { ...g, Count: request.count } : g)) };
   return ctx.store.write(() => {

@@ -4,6 +4,7 @@
  */
 import { jobKey, TRACKED_VERSIONS, versionKey, type JobRow } from "../model.js";
 import type { EngineCore, RegisterResult } from "./core.js";
+import { CodedError } from "./errors.js";
 import { register } from "./register.js";
 
 export function storeVersion(core: EngineCore, job: JobRow): void {
@@ -17,11 +18,11 @@ export function storeVersion(core: EngineCore, job: JobRow): void {
 export function revert(core: EngineCore, namespace: string, id: string, version: number, enforcePrior?: number): RegisterResult {
   const { state } = core;
   const current = state.job(namespace, id);
-  if (!current) throw new Error(`job "${id}" not found`);
-  if (enforcePrior !== undefined && current.Version !== enforcePrior) throw new Error(`Current job has version ${current.Version}; enforcing version ${enforcePrior}`);
-  if (current.Version === version) throw new Error("can't revert to current version");
+  if (!current) throw new CodedError(500, `job "${id}" not found`);
+  if (enforcePrior !== undefined && current.Version !== enforcePrior) throw new CodedError(500, `Current job has version ${current.Version}; enforcing version ${enforcePrior}`);
+  if (current.Version === version) throw new CodedError(500, "can't revert to current version");
   const target = state.versions.get(versionKey(namespace, id, version));
-  if (!target) throw new Error(`job "${id}" in namespace "${namespace}" at version ${version} not found`);
+  if (!target) throw new CodedError(500, `job "${id}" in namespace "${namespace}" at version ${version} not found`);
   const spec = { ...target, Stop: false };
   // A revert always writes a new version, even when the spec equals the current one's.
   return register(core, spec, { alwaysNewVersion: true });
@@ -31,7 +32,7 @@ export function revert(core: EngineCore, namespace: string, id: string, version:
 export function setStable(core: EngineCore, namespace: string, id: string, version: number, stable: boolean): number {
   const { state, ctx } = core;
   const target = state.versions.get(versionKey(namespace, id, version));
-  if (!target) throw new Error(`job "${id}" in namespace "${namespace}" at version ${version} not found`);
+  if (!target) throw new CodedError(500, `job "${id}" in namespace "${namespace}" at version ${version} not found`);
   return ctx.store.write(() => {
     const index = ctx.store.writeIndex();
     state.versions.put(versionKey(namespace, id, version), { ...target, Stable: stable });
