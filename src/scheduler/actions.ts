@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
-import { CodedError, type SchedulerEngine } from "./engine.js";
+import { CodedError, type SchedulerEngine } from "./engine/index.js";
 import type { NodeOperations } from "./node-ops.js";
 import { parseGoDuration } from "../core/durations.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";

@@ -13,7 +13,7 @@ import { ActionError } from "../http/actions.js";
 import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
-import { DEFAULT_TIMING, SchedulerEngine } from "./engine.js";
+import { DEFAULT_TIMING, SchedulerEngine } from "./engine/index.js";
 import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";

@@ -4,7 +4,7 @@
  */
 import { textResponse } from "../../http/respond.js";
 import { permissionDenied } from "../acl-routes.js";
-import { CodedError } from "../engine.js";
+import { CodedError } from "../engine/index.js";
 import { invalidMethod, NomadError, serverError, type RequestContext } from "../http.js";
 
 export const only = (rc: RequestContext, ...methods: string[]) => {

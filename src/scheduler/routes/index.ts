@@ -8,7 +8,7 @@
  * status, namespaces).
  */
 import type { ServiceContext } from "../../core/context.js";
-import type { SchedulerEngine } from "../engine.js";
+import type { SchedulerEngine } from "../engine/index.js";
 import type { NomadRouter } from "../http.js";
 import type { SchedulerState } from "../model.js";
 import type { NodeOperations } from "../node-ops.js";

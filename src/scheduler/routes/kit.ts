@@ -4,7 +4,7 @@
  * index.ts builds one kit and hands it to each resource's register function.
  */
 import type { ServiceContext } from "../../core/context.js";
-import type { SchedulerEngine } from "../engine.js";
+import type { SchedulerEngine } from "../engine/index.js";
 import type { SchedulerState } from "../model.js";
 import type { NodeOperations } from "../node-ops.js";
 import { blockingReads, type BlockingReads } from "./reads.js";

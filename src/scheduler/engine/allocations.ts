@@ -1,0 +1,145 @@
+/**
+ * An allocation's life on the virtual clock: started allocStart after its
+ * placement, healthy min_healthy_time later (or unhealthy at its
+ * healthy_deadline), a batch allocation complete after its run; every
+ * client-side status change keeps the job summary's counts.
+ */
+import { parseDurationMs } from "../../core/durations.js";
+import { versionKey, type AllocRow, type TaskGroupSummary } from "../model.js";
+import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { ACTIVE_DEPLOYMENT, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
+import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { bumpSummary, refreshJobStatus } from "./summaries.js";
+
+/** The allocation's tasks and restart policy, from the job version it runs. */
+function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
+  const job = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? core.state.job(alloc.Namespace, alloc.JobID);
+  const group = (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+  const tasks = ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
+  const policy = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
+  return { tasks, restart: { Attempts: Number(policy.Attempts ?? 2), Interval: Number(policy.Interval ?? 1_800_000_000_000), Mode: String(policy.Mode ?? "fail") } };
+}
+
+/** TaskStates after the allocation's tasks end (see task-states.ts). */
+export function finishedTasks(core: EngineCore, alloc: AllocRow, outcome: "complete" | "failed" | "killed"): TaskStatesRow {
+  const { tasks, restart } = tasksOf(core, alloc);
+  return tasksFinished(alloc.TaskStates as TaskStatesRow | null, tasks, outcome, { placedAt: alloc.CreateTime, now: core.ctx.clock.now() }, restart);
+}
+
+export function allocStarted(core: EngineCore, allocId: string): unknown {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") return { alloc: allocId, skipped: true };
+  return ctx.store.write(() => {
+    const now = ctx.clock.now();
+    transitionAlloc(core, alloc, "running", "Tasks are running", { TaskStates: tasksStarted(tasksOf(core, alloc).tasks, alloc.CreateTime, now) });
+    if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
+      const job = state.job(alloc.Namespace, alloc.JobID);
+      const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
+      ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: allocId });
+    } else if (alloc.DeploymentID) {
+      const job = state.job(alloc.Namespace, alloc.JobID);
+      const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+      const minHealthy = nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
+      ctx.clock.schedule({ at: now + minHealthy, kind: TIMERS.allocHealthy, subject: allocId });
+    }
+    return { alloc: allocId, status: "running" };
+  });
+}
+
+/** Healthy after min_healthy_time of running: counts for the deployment, which may then roll on or succeed. */
+export function allocHealthy(core: EngineCore, allocId: string): unknown {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.ClientStatus !== "running" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+  const deployment = state.deployments.get(alloc.DeploymentID);
+  return ctx.store.write(() => {
+    const now = ctx.clock.now();
+    const index = ctx.store.writeIndex();
+    const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+    state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+    ctx.clock.cancelFor(TIMERS.healthyDeadline, allocId);
+    if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
+    updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
+    armProgressDeadline(core, deployment.ID);
+    advanceDeployment(core, deployment.ID);
+    return { alloc: allocId, healthy: true };
+  });
+}
+
+export function batchDone(core: EngineCore, allocId: string): unknown {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.ClientStatus !== "running") return { alloc: allocId, skipped: true };
+  return ctx.store.write(() => {
+    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: finishedTasks(core, alloc, "complete") });
+    refreshJobStatus(core, alloc.Namespace, alloc.JobID);
+    return { alloc: allocId, status: "complete" };
+  });
+}
+
+/** healthy_deadline passed without the allocation becoming healthy: it is unhealthy, and its deployment fails. */
+export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknown {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.DesiredStatus !== "run" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+  if ((alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === true) return { alloc: allocId, skipped: true };
+  const deployment = state.deployments.get(alloc.DeploymentID);
+  return ctx.store.write(() => {
+    const now = ctx.clock.now();
+    const index = ctx.store.writeIndex();
+    const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+    state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+    ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
+    if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
+      updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+      failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+    }
+    return { alloc: allocId, healthy: false };
+  });
+}
+
+/** Client-side status change with the summary bookkeeping of §6.4. */
+export function transitionAlloc(core: EngineCore, alloc: AllocRow, clientStatus: string, description: string, extra: Partial<AllocRow> = {}): AllocRow {
+  const { state, ctx } = core;
+  const index = ctx.store.writeIndex();
+  const next: AllocRow = { ...alloc, ...extra, ClientStatus: clientStatus, ClientDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() };
+  state.allocs.put(alloc.ID, next);
+  const bucket = SUMMARY_BUCKET[clientStatus];
+  const previous = SUMMARY_BUCKET[alloc.ClientStatus];
+  bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
+    const out = { ...s };
+    // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
+    if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
+    if (bucket) out[bucket] += 1;
+    return out;
+  });
+  ctx.events.record("alloc.transition", { service: "scheduler", subject: alloc.ID, detail: { from: alloc.ClientStatus, to: clientStatus } });
+  return next;
+}
+
+export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string): void {
+  const running = NON_TERMINAL_CLIENT.has(alloc.ClientStatus);
+  const stopped = transitionAlloc(core, alloc, running ? "complete" : alloc.ClientStatus, "All tasks have completed", {
+    DesiredStatus: "stop",
+    DesiredDescription: description,
+    // Tasks the client runs are killed; an allocation the client never reported on stays without states.
+    TaskStates: running && alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates,
+  });
+  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, stopped.ID);
+}
+
+/** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */
+export function startupMs(core: EngineCore): number {
+  return duration(core, "evalProcess") + duration(core, "allocStart");
+}
+
+const SUMMARY_BUCKET: Record<string, keyof TaskGroupSummary | undefined> = {
+  pending: "Starting",
+  running: "Running",
+  complete: "Complete",
+  failed: "Failed",
+  lost: "Lost",
+  unknown: "Unknown",
+};

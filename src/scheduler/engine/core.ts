@@ -1,0 +1,39 @@
+/**
+ * What every part of the engine works on: the scheduler's state, the
+ * service context (store, virtual clock, seeded ids, event journal) and the
+ * configured timing. The SchedulerEngine (index.ts) holds one EngineCore and
+ * hands it to the functions of each lifecycle module; the modules call each
+ * other directly, with the same core.
+ */
+import type { ServiceContext } from "../../core/context.js";
+import { parseDurationMs } from "../../core/durations.js";
+import type { SchedulerState } from "../model.js";
+import { DEFAULT_TIMING } from "./constants.js";
+
+export interface EngineCore {
+  readonly state: SchedulerState;
+  readonly ctx: ServiceContext;
+  readonly timing: () => Record<string, string>;
+}
+
+export interface RegisterResult {
+  EvalID: string;
+  EvalCreateIndex: number;
+  JobModifyIndex: number;
+  Index: number;
+}
+
+/** The parts of a task group the engine reads. */
+export type Group = { Name: string; Count: number; Update: Record<string, unknown> | null; Networks?: Json[] | null; Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }> };
+
+export type Json = Record<string, unknown>;
+
+/** A timing setting (evalProcess, allocStart, batchRun) in virtual ms: the configured value, else the default. */
+export function duration(core: EngineCore, name: keyof typeof DEFAULT_TIMING): number {
+  return parseDurationMs(core.timing()[name] ?? DEFAULT_TIMING[name]);
+}
+
+/** Nomad's durations are nanoseconds; the virtual clock counts milliseconds (rounded up). */
+export function nanosToMs(ns: number): number {
+  return Math.ceil(ns / 1_000_000);
+}

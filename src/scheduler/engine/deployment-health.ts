@@ -1,0 +1,77 @@
+/**
+ * The writes that judge a deployment's allocations: promoting its canaries,
+ * and health reports (an operator's or a client's), which fail the
+ * deployment or let it advance.
+ */
+import { formatMultierror } from "../../core/go/multierror.js";
+import type { EvalRow } from "../model.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, TIMERS } from "./constants.js";
+import type { EngineCore } from "./core.js";
+import { CodedError } from "./errors.js";
+import { advanceDeployment, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { createEval } from "./evaluations.js";
+
+/** Promotes canaries (all groups, or the named ones); throws Nomad's RPC errors. Returns the follow-up eval. */
+export function promote(core: EngineCore, deploymentId: string, groups: readonly string[] | undefined): EvalRow {
+  const { state, ctx } = core;
+  const deployment = state.deployments.get(deploymentId);
+  if (!deployment) throw new CodedError(500, "deployment not found");
+  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new CodedError(500, "can't promote terminal deployment");
+  const chosen = Object.entries(deployment.TaskGroups).filter(([name, g]) => g.DesiredCanaries > 0 && (!groups || groups.includes(name)));
+  if (chosen.length === 0) throw new CodedError(500, "no canaries to promote");
+  const unhealthy: string[] = [];
+  for (const [name, g] of chosen) {
+    for (const id of g.PlacedCanaries ?? []) {
+      if ((state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true) unhealthy.push(`Canary allocation "${id}" for group "${name}" is not healthy`);
+    }
+    if ((g.PlacedCanaries ?? []).length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${(g.PlacedCanaries ?? []).length}/${g.DesiredCanaries} healthy canaries`);
+  }
+  if (unhealthy.length) throw new CodedError(500, formatMultierror(unhealthy));
+  const index = ctx.store.writeIndex();
+  const taskGroups = { ...deployment.TaskGroups };
+  for (const [name, g] of chosen) taskGroups[name] = { ...g, Promoted: true };
+  const stillWaiting = Object.values(taskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
+  state.deployments.put(deploymentId, {
+    ...deployment,
+    TaskGroups: taskGroups,
+    StatusDescription: stillWaiting ? deployment.StatusDescription : DEPLOYMENT_DESCRIPTIONS.running,
+    ModifyIndex: index,
+    ModifyTime: ctx.clock.now(),
+  });
+  ctx.events.record("deployment.promoted", { service: "scheduler", subject: deploymentId, detail: { groups: chosen.map(([name]) => name) } });
+  const job = state.job(deployment.Namespace, deployment.JobID)!;
+  return createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
+}
+
+/**
+ * Health reports: an operator's (`/v1/deployment/allocation-health`, its own
+ * raft message, DeploymentAllocHealth) or a client's (the control API's
+ * alloc health, an allocation update as far as events go).
+ */
+export function setAllocHealth(core: EngineCore, deploymentId: string, healthy: readonly string[], unhealthy: readonly string[], reporter: "operator" | "client" = "operator"): { revertedVersion: number | null; evalId: string; evalIndex: number } {
+  const { state, ctx } = core;
+  const deployment = state.deployments.get(deploymentId);
+  if (!deployment) throw new CodedError(500, "deployment not found");
+  if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new CodedError(500, "can't set health of allocations for a terminal deployment");
+  for (const id of [...healthy, ...unhealthy]) {
+    const alloc = state.allocs.get(id);
+    if (!alloc || alloc.DeploymentID !== deploymentId) throw new CodedError(500, `Deployment "${deploymentId}" does not contain allocation "${id}"`);
+  }
+  const now = ctx.clock.now();
+  if (reporter === "operator") ctx.events.record("deployment.alloc-health", { service: "scheduler", subject: deploymentId, detail: { healthy: [...healthy], unhealthy: [...unhealthy] } });
+  for (const [ids, isHealthy] of [[healthy, true], [unhealthy, false]] as const) {
+    for (const id of ids) {
+      const alloc = state.allocs.get(id)!;
+      const index = ctx.store.writeIndex();
+      const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+      state.allocs.put(id, { ...alloc, DeploymentStatus: { Healthy: isHealthy, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+      ctx.clock.cancelFor(TIMERS.allocHealthy, id);
+      updateDeploymentGroup(core, deploymentId, alloc.TaskGroup, (g) => (isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1 } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+    }
+  }
+  if (unhealthy.length > 0) return failDeployment(core, deploymentId, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+  advanceDeployment(core, deploymentId);
+  const job = state.job(deployment.Namespace, deployment.JobID)!;
+  const evaluation = createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
+  return { revertedVersion: null, evalId: evaluation.ID, evalIndex: evaluation.CreateIndex };
+}

@@ -1,0 +1,63 @@
+/**
+ * What happens to allocations from outside the schedule: an allocation
+ * fails or completes (the control API's faults), a node goes down and its
+ * allocations are lost and replaced elsewhere.
+ */
+import { jobKey, type AllocRow, type NodeRow } from "../model.js";
+import { finishedTasks, transitionAlloc } from "./allocations.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import type { EngineCore } from "./core.js";
+import { failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { createEval } from "./evaluations.js";
+import { refreshJobStatus } from "./summaries.js";
+
+/** Fault: an allocation fails. With an active deployment it is reported unhealthy and fails the deployment. */
+export function failAlloc(core: EngineCore, alloc: AllocRow): void {
+  core.ctx.store.write(() => {
+    const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
+    const failed = transitionAlloc(core, alloc, "failed", "Failed tasks", {
+      TaskStates: finishedTasks(core, alloc, "failed"),
+      DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: core.ctx.clock.now(), Canary: canary, ModifyIndex: core.ctx.store.writeIndex() } : alloc.DeploymentStatus,
+    });
+    // A failed allocation is done: none of its timers may touch it again.
+    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, failed.ID);
+    const deployment = alloc.DeploymentID ? core.state.deployments.get(alloc.DeploymentID) : undefined;
+    if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
+      updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+      failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+    }
+    refreshJobStatus(core, alloc.Namespace, alloc.JobID);
+  });
+}
+
+/** Fault: an allocation completes (its tasks exit successfully). */
+export function completeAlloc(core: EngineCore, alloc: AllocRow): void {
+  core.ctx.store.write(() => {
+    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: finishedTasks(core, alloc, "complete") });
+    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, alloc.ID);
+    refreshJobStatus(core, alloc.Namespace, alloc.JobID);
+  });
+}
+
+/** An allocation whose node is gone: lost, and none of its timers may touch it again. */
+export function loseAlloc(core: EngineCore, alloc: AllocRow, description: string): void {
+  transitionAlloc(core, alloc, "lost", description, { DesiredStatus: "stop", DesiredDescription: description });
+  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) core.ctx.clock.cancelFor(kind, alloc.ID);
+}
+
+/** Fault: a node goes down: its allocations are lost and replacements are scheduled elsewhere. */
+export function nodeDown(core: EngineCore, node: NodeRow): void {
+  const { state, ctx } = core;
+  ctx.store.write(() => {
+    const jobs = new Set<string>();
+    for (const alloc of state.allocsOnNode(node.ID)) {
+      if (alloc.DesiredStatus !== "run" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) continue;
+      loseAlloc(core, alloc, "alloc is lost since its node is down");
+      jobs.add(jobKey(alloc.Namespace, alloc.JobID));
+    }
+    for (const key of [...jobs].sort()) {
+      const job = state.jobs.get(key);
+      if (job && !job.Stop && job.Type !== "system" && job.Type !== "sysbatch") createEval(core, job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
+    }
+  });
+}

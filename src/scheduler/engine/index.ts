@@ -1,0 +1,197 @@
+/**
+ * The simulated cluster, driven by the virtual clock (reference §6):
+ *
+ *   register ─▶ eval pending ─(evalProcess)─▶ eval complete, allocs placed (pending),
+ *   deployment created ─(allocStart)─▶ allocs running ─(min_healthy_time)─▶ healthy
+ *   ─▶ next rolling batch (max_parallel) … ─▶ deployment successful, version stable.
+ *
+ * Placement is deterministic: ready, eligible nodes in the job's datacenters
+ * and node pool with room for the group's CPU and memory, least loaded
+ * first, ties by node ID. What fits nowhere leaves a blocked eval, which is
+ * re-run when capacity appears. Every transition goes through the store (so
+ * indexes move and blocking queries wake) and into the event journal.
+ *
+ * How the engine is split: the state it works on (the model, the service
+ * context, the timing) is one small EngineCore (core.ts); each stage of the
+ * lifecycle is a module of plain functions taking that core first:
+ *
+ *   register.ts            job register / deregister
+ *   evaluations.ts         evals: create, process, unblock, Job.Evaluate
+ *   reconcile.ts, plan.ts  what an eval does to the allocations; the plan's dry run
+ *   placement.ts           feasible nodes, fit, node choice, the placed allocation
+ *   constraints.ts         constraint operators against a node
+ *   allocations.ts         an allocation's start, health, completion, stop
+ *   faults.ts              failed / completed allocations, a node going down
+ *   deployments.ts         deployment creation, progress, success, failure, revert
+ *   deployment-health.ts   canary promotion and health reports
+ *   versions.ts            stored versions, Job.Revert, Job.Stable
+ *   dispatch.ts            Job.Dispatch
+ *   periodic-launches.ts   periodic launches on the clock, periodic force
+ *   scaling.ts             Job.Scale and scale status
+ *   summaries.ts           job summaries and job status
+ *
+ * The modules call one another directly (the lifecycle is a cycle: a
+ * deployment's failure reverts the job, which registers it, which makes an
+ * eval, which places allocations, whose health advances the deployment), so
+ * their imports are mutually recursive; none uses another at load time.
+ * SchedulerEngine below is the public face: it owns the core, registers the
+ * clock's timer handlers, and keeps the methods callers have always used,
+ * each a call into its module. The order of every store write, event,
+ * timer and seeded id is the one the single class had.
+ */
+import type { ServiceContext } from "../../core/context.js";
+import type { AllocRow, EvalRow, JobRow, NodeRow, SchedulerState } from "../model.js";
+import * as allocations from "./allocations.js";
+import { TIMERS } from "./constants.js";
+import type { EngineCore, RegisterResult } from "./core.js";
+import * as deploymentHealth from "./deployment-health.js";
+import * as deployments from "./deployments.js";
+import * as dispatching from "./dispatch.js";
+import * as evaluations from "./evaluations.js";
+import * as faults from "./faults.js";
+import * as periodic from "./periodic-launches.js";
+import * as plan from "./plan.js";
+import * as jobs from "./register.js";
+import * as scaling from "./scaling.js";
+import * as summaries from "./summaries.js";
+import * as versions from "./versions.js";
+
+export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+export type { RegisterResult } from "./core.js";
+export { CodedError } from "./errors.js";
+export { isParameterized, isPeriodic } from "./job-kinds.js";
+
+type HealthOutcome = { revertedVersion: number | null; evalId: string; evalIndex: number };
+
+export class SchedulerEngine {
+  private readonly core: EngineCore;
+
+  constructor(state: SchedulerState, ctx: ServiceContext, timing: () => Record<string, string>) {
+    const core: EngineCore = { state, ctx, timing };
+    this.core = core;
+    const clock = ctx.clock;
+    clock.handle(TIMERS.eval, (t) => evaluations.processEval(core, t.subject));
+    clock.handle(TIMERS.allocStart, (t) => allocations.allocStarted(core, t.subject));
+    clock.handle(TIMERS.allocHealthy, (t) => allocations.allocHealthy(core, t.subject));
+    clock.handle(TIMERS.batchDone, (t) => allocations.batchDone(core, t.subject));
+    clock.handle(TIMERS.progressDeadline, (t) => deployments.progressDeadlinePassed(core, t.subject));
+    clock.handle(TIMERS.periodic, (t) => periodic.periodicLaunch(core, t.subject, t.at));
+    clock.handle(TIMERS.healthyDeadline, (t) => allocations.healthyDeadlinePassed(core, t.subject));
+  }
+
+  // ---- jobs (register.ts) ----
+
+  register(job: Record<string, unknown>, options?: { alwaysNewVersion?: boolean; triggeredBy?: string }): RegisterResult {
+    return jobs.register(this.core, job, options);
+  }
+
+  deregister(namespace: string, id: string, purge: boolean): RegisterResult & { found: boolean } {
+    return jobs.deregister(this.core, namespace, id, purge);
+  }
+
+  // ---- evaluations (evaluations.ts, plan.ts) ----
+
+  createEval(job: JobRow, triggeredBy: string, extra?: Partial<EvalRow>): EvalRow {
+    return evaluations.createEval(this.core, job, triggeredBy, extra);
+  }
+
+  unblock(): void {
+    evaluations.unblock(this.core);
+  }
+
+  planUpdates(job: Record<string, unknown>): Record<string, Record<string, number>> {
+    return plan.planUpdates(this.core, job);
+  }
+
+  capacityChanged(node?: NodeRow): void {
+    evaluations.capacityChanged(this.core, node);
+  }
+
+  // ---- allocations (allocations.ts, faults.ts) ----
+
+  transitionAlloc(alloc: AllocRow, clientStatus: string, description: string, extra?: Partial<AllocRow>): AllocRow {
+    return allocations.transitionAlloc(this.core, alloc, clientStatus, description, extra);
+  }
+
+  stopAlloc(alloc: AllocRow, description: string): void {
+    allocations.stopAlloc(this.core, alloc, description);
+  }
+
+  failAlloc(alloc: AllocRow): void {
+    faults.failAlloc(this.core, alloc);
+  }
+
+  completeAlloc(alloc: AllocRow): void {
+    faults.completeAlloc(this.core, alloc);
+  }
+
+  loseAlloc(alloc: AllocRow, description: string): void {
+    faults.loseAlloc(this.core, alloc, description);
+  }
+
+  startupMs(): number {
+    return allocations.startupMs(this.core);
+  }
+
+  nodeDown(node: NodeRow): void {
+    faults.nodeDown(this.core, node);
+  }
+
+  // ---- deployments (deployments.ts, deployment-health.ts) ----
+
+  finishDeployment(deploymentId: string, status: "successful" | "failed" | "cancelled", description: string): void {
+    deployments.finishDeployment(this.core, deploymentId, status, description);
+  }
+
+  setDeploymentPaused(deploymentId: string, paused: boolean): void {
+    deployments.setDeploymentPaused(this.core, deploymentId, paused);
+  }
+
+  failDeployment(deploymentId: string, base: string): HealthOutcome {
+    return deployments.failDeployment(this.core, deploymentId, base);
+  }
+
+  promote(deploymentId: string, groups: readonly string[] | undefined): EvalRow {
+    return deploymentHealth.promote(this.core, deploymentId, groups);
+  }
+
+  setAllocHealth(deploymentId: string, healthy: readonly string[], unhealthy: readonly string[], reporter?: "operator" | "client"): HealthOutcome {
+    return deploymentHealth.setAllocHealth(this.core, deploymentId, healthy, unhealthy, reporter);
+  }
+
+  // ---- job operations (versions.ts, evaluations.ts, dispatch.ts, periodic-launches.ts, scaling.ts) ----
+
+  revert(namespace: string, id: string, version: number, enforcePrior?: number): RegisterResult {
+    return versions.revert(this.core, namespace, id, version, enforcePrior);
+  }
+
+  setStable(namespace: string, id: string, version: number, stable: boolean): number {
+    return versions.setStable(this.core, namespace, id, version, stable);
+  }
+
+  evaluate(namespace: string, id: string): RegisterResult {
+    return evaluations.evaluate(this.core, namespace, id);
+  }
+
+  dispatch(namespace: string, id: string, request: Parameters<typeof dispatching.dispatch>[3]) {
+    return dispatching.dispatch(this.core, namespace, id, request);
+  }
+
+  periodicForce(namespace: string, id: string) {
+    return periodic.periodicForce(this.core, namespace, id);
+  }
+
+  scale(namespace: string, id: string, request: Parameters<typeof scaling.scale>[3]) {
+    return scaling.scale(this.core, namespace, id, request);
+  }
+
+  scaleStatus(namespace: string, id: string) {
+    return scaling.scaleStatus(this.core, namespace, id);
+  }
+
+  // ---- summaries (summaries.ts) ----
+
+  refreshJobStatus(namespace: string, jobId: string): void {
+    summaries.refreshJobStatus(this.core, namespace, jobId);
+  }
+}

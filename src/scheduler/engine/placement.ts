@@ -1,0 +1,167 @@
+/**
+ * Placement: which nodes a group may run on (status, eligibility,
+ * datacenters, pool, constraints), whether it fits there (ports, then CPU
+ * and memory), the least loaded node with room, and the placed allocation
+ * itself with its timers. What fits nowhere is described by an AllocMetric.
+ */
+import { goGlob } from "../../core/go/glob.js";
+import { assignGroupPorts } from "../network.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
+import { NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { constraintsMet } from "./constraints.js";
+import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
+import { armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
+import { bumpSummary } from "./summaries.js";
+
+/** Nodes a group may run on (status, eligibility, datacenters, pool, constraints), by node ID. */
+export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): NodeRow[] {
+  return [...core.state.nodes.values()]
+    .filter(
+      (n) =>
+        n.Status === "ready" &&
+        n.SchedulingEligibility === "eligible" &&
+        !n.Drain &&
+        (job.Datacenters.includes("*") || job.Datacenters.some((dc) => goGlob(dc, n.Datacenter))) &&
+        (job.NodePool === "all" || job.NodePool === n.NodePool) &&
+        constraintsMet(job, group, n),
+    )
+    .sort((a, b) => (a.ID < b.ID ? -1 : 1));
+}
+
+function fits(core: EngineCore, node: NodeRow, group: Group): boolean {
+  return exhaustion(core, node, group) === undefined;
+}
+
+/** Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first. */
+export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
+  const need = groupResources(group);
+  const used = core.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  const ports = assignGroupPorts(node, group.Networks, used);
+  if ("dimension" in ports) return ports.dimension;
+  const fitsCapacity = used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
+  return fitsCapacity ? undefined : "cpu or memory";
+}
+
+/** Each dimension that exhausted a feasible node, counted (AllocMetric.DimensionExhausted). */
+export function exhaustedDimensions(core: EngineCore, job: JobRow, group: Group): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const node of feasibleNodes(core, job, group)) {
+    const dimension = exhaustion(core, node, group);
+    if (dimension !== undefined) counts[dimension] = (counts[dimension] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** The least-loaded feasible node with room (ties by node ID). */
+export function pickNode(core: EngineCore, job: JobRow, group: Group): NodeRow | undefined {
+  let best: { node: NodeRow; load: number } | undefined;
+  for (const node of feasibleNodes(core, job, group)) {
+    if (!fits(core, node, group)) continue;
+    const used = core.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    const load = used.reduce((sum, a) => sum + a.Cpu, 0) / Math.max(1, node.CpuShares);
+    if (!best || load < best.load) best = { node, load };
+  }
+  return best?.node;
+}
+
+export function placeAlloc(core: EngineCore, job: JobRow, group: Group, node: NodeRow, evaluation: EvalRow, name: string, deployment: DeploymentRow | undefined, canary = false): void {
+  const { state, ctx } = core;
+  const now = ctx.clock.now();
+  const need = groupResources(group);
+  const live = state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  const ports = assignGroupPorts(node, group.Networks, live);
+  const offer = "offer" in ports ? ports.offer : undefined;
+  const index = ctx.store.writeIndex();
+  const alloc: AllocRow = {
+    ID: ctx.ids.uuid(),
+    EvalID: evaluation.ID,
+    Name: name,
+    Namespace: job.Namespace,
+    NodeID: node.ID,
+    NodeName: node.Name,
+    JobID: job.ID,
+    JobType: job.Type,
+    JobVersion: job.Version,
+    TaskGroup: group.Name,
+    DesiredStatus: "run",
+    DesiredDescription: "",
+    ClientStatus: "pending",
+    ClientDescription: "No tasks have started",
+    DeploymentID: deployment?.ID ?? "",
+    DeploymentStatus: canary ? { Healthy: null, Timestamp: now, Canary: true, ModifyIndex: index } : null,
+    TaskStates: null,
+    FollowupEvalID: "",
+    NextAllocation: "",
+    PreviousAllocation: "",
+    Cpu: need.cpu,
+    MemoryMB: need.memoryMB,
+    ...(offer ? { SharedPorts: offer.ports, SharedNetworks: offer.networks } : {}),
+    CreateTime: now,
+    ModifyTime: now,
+    CreateIndex: index,
+    ModifyIndex: index,
+  };
+  // A replacement of a migrated allocation (drain, alloc stop) is linked to it both ways.
+  const previous = state
+    .allocsOfJob(job.Namespace, job.ID)
+    .find((a) => a.TaskGroup === group.Name && a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation);
+  if (previous) {
+    alloc.PreviousAllocation = previous.ID;
+    state.allocs.put(previous.ID, { ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
+  }
+  state.allocs.put(alloc.ID, alloc);
+  bumpSummary(core, job.Namespace, job.ID, group.Name, (s) => ({ ...s, Starting: s.Starting + 1, Queued: Math.max(0, s.Queued - 1) }));
+  if (deployment) {
+    updateDeploymentGroup(core, deployment.ID, group.Name, (g) => ({
+      ...g,
+      PlacedAllocs: g.PlacedAllocs + 1,
+      PlacedCanaries: canary ? [...(g.PlacedCanaries ?? []), alloc.ID] : g.PlacedCanaries,
+      RequireProgressBy: g.RequireProgressBy ?? now + nanosToMs(g.ProgressDeadline),
+    }));
+    armProgressDeadline(core, deployment.ID);
+    // The allocation must be healthy within healthy_deadline of being placed, or it counts as unhealthy.
+    const healthyDeadline = nanosToMs(Number(group.Update?.HealthyDeadline ?? 300_000_000_000));
+    if (healthyDeadline > 0) ctx.clock.schedule({ at: now + healthyDeadline, kind: TIMERS.healthyDeadline, subject: alloc.ID });
+  }
+  ctx.clock.schedule({ at: now + duration(core, "allocStart"), kind: TIMERS.allocStart, subject: alloc.ID });
+  ctx.events.record("alloc.placed", { service: "scheduler", subject: alloc.ID, detail: { job: job.ID, group: group.Name, node: node.Name } });
+}
+
+function groupResources(group: Group): { cpu: number; memoryMB: number } {
+  let cpu = 0;
+  let memoryMB = 0;
+  for (const task of group.Tasks ?? []) {
+    cpu += Number(task.Resources?.CPU ?? 100);
+    memoryMB += Number(task.Resources?.MemoryMB ?? 300);
+  }
+  return { cpu, memoryMB };
+}
+
+/** `<job>.<group>[<n>]` with the lowest free n. */
+export function nextAllocName(jobId: string, group: string, used: ReadonlySet<string>): string {
+  for (let i = 0; ; i++) {
+    const name = `${jobId}.${group}[${i}]`;
+    if (!used.has(name)) return name;
+  }
+}
+
+/** `dimensions`: what exhausted the feasible nodes; none counted (no feasible node) keeps the capacity text. */
+export function allocMetric(nodesAvailable: number, unplaced: number, dimensions: Record<string, number>): Record<string, unknown> {
+  return {
+    AllocationTime: 0,
+    ClassExhausted: null,
+    ClassFiltered: null,
+    CoalescedFailures: Math.max(0, unplaced - 1),
+    ConstraintFiltered: null,
+    DimensionExhausted: Object.keys(dimensions).length > 0 ? dimensions : { "cpu or memory": nodesAvailable },
+    NodesAvailable: {},
+    NodesEvaluated: nodesAvailable,
+    NodesExhausted: Object.keys(dimensions).length > 0 ? Object.values(dimensions).reduce((sum, n) => sum + n, 0) : nodesAvailable,
+    NodesFiltered: 0,
+    NodesInPool: nodesAvailable,
+    QuotaExhausted: null,
+    ResourcesExhausted: null,
+    ScoreMetaData: null,
+    Scores: null,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Job summaries (per group: queued, starting, running, complete, failed,
+ * lost; a parent's children by status) and the job status derived from its
+ * allocations and evals (Nomad's getJobStatus).
+ */
+import { jobKey, type JobRow, type TaskGroupSummary } from "../model.js";
+import { NON_TERMINAL_CLIENT } from "./constants.js";
+import type { EngineCore, Group } from "./core.js";
+import { isParentJob } from "./job-kinds.js";
+
+export function initSummary(core: EngineCore, job: JobRow): void {
+  const index = core.ctx.store.writeIndex();
+  core.state.summaries.put(jobKey(job.Namespace, job.ID), {
+    JobID: job.ID,
+    Namespace: job.Namespace,
+    Summary: Object.fromEntries((job.TaskGroups as unknown as Group[]).map((g) => [g.Name, emptyGroupSummary()])),
+    Children: { Dead: 0, Pending: 0, Running: 0 },
+    CreateIndex: index,
+    ModifyIndex: index,
+  });
+}
+
+export function ensureSummaryGroups(core: EngineCore, job: JobRow): void {
+  const key = jobKey(job.Namespace, job.ID);
+  const summary = core.state.summaries.get(key)!;
+  const missing = (job.TaskGroups as unknown as Group[]).filter((g) => !summary.Summary[g.Name]);
+  if (missing.length === 0) return;
+  const index = core.ctx.store.writeIndex();
+  core.state.summaries.put(key, { ...summary, Summary: { ...summary.Summary, ...Object.fromEntries(missing.map((g) => [g.Name, emptyGroupSummary()])) }, ModifyIndex: index });
+}
+
+export function bumpSummary(core: EngineCore, namespace: string, jobId: string, group: string, update: (s: TaskGroupSummary) => TaskGroupSummary): void {
+  const key = jobKey(namespace, jobId);
+  const summary = core.state.summaries.get(key);
+  if (!summary) return;
+  const index = core.ctx.store.writeIndex();
+  core.state.summaries.put(key, { ...summary, Summary: { ...summary.Summary, [group]: update(summary.Summary[group] ?? emptyGroupSummary()) }, ModifyIndex: index });
+}
+
+export function setQueued(core: EngineCore, namespace: string, jobId: string, queued: Record<string, number>): void {
+  for (const [group, count] of Object.entries(queued)) bumpSummary(core, namespace, jobId, group, (s) => (s.Queued === count ? s : { ...s, Queued: count }));
+}
+
+/** getJobStatus (§6.5). */
+export function refreshJobStatus(core: EngineCore, namespace: string, jobId: string): void {
+  const { state, ctx } = core;
+  const job = state.job(namespace, jobId);
+  if (!job) return;
+  const allocs = state.allocsOfJob(namespace, jobId);
+  const evals = state.evalsOfJob(namespace, jobId);
+  let status: string;
+  if (allocs.some((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus))) status = "running";
+  else if (evals.some((e) => e.Status === "pending" || e.Status === "blocked")) status = "pending";
+  else if (job.Type === "system") status = job.Stop ? "dead" : "running";
+  else if (allocs.length > 0 || evals.length > 0) status = "dead";
+  else if (isParentJob(job)) status = job.Stop ? "dead" : "running";
+  else status = "pending";
+  if (status !== job.Status) {
+    const index = ctx.store.writeIndex();
+    state.jobs.put(jobKey(namespace, jobId), { ...job, Status: status, ModifyIndex: index });
+    ctx.events.record("job.status", { service: "scheduler", subject: jobId, detail: { namespace, status } });
+  }
+  if (job.ParentID) refreshChildren(core, namespace, job.ParentID as string);
+}
+
+/** A parent's summary counts its children by status (Pending, Running, Dead). */
+function refreshChildren(core: EngineCore, namespace: string, parentId: string): void {
+  const { state, ctx } = core;
+  const key = jobKey(namespace, parentId);
+  const summary = state.summaries.get(key);
+  if (!summary) return;
+  const children = { Dead: 0, Pending: 0, Running: 0 };
+  for (const child of state.jobs.values()) {
+    if (child.Namespace !== namespace || child.ParentID !== parentId) continue;
+    if (child.Status === "dead") children.Dead++;
+    else if (child.Status === "running") children.Running++;
+    else children.Pending++;
+  }
+  if (children.Dead === summary.Children.Dead && children.Pending === summary.Children.Pending && children.Running === summary.Children.Running) return;
+  state.summaries.put(key, { ...summary, Children: children, ModifyIndex: ctx.store.writeIndex() });
+}
+
+function emptyGroupSummary(): TaskGroupSummary {
+  return { Complete: 0, Failed: 0, Lost: 0, Queued: 0, Running: 0, Starting: 0, Unknown: 0 };
+}
