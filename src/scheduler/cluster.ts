@@ -1,6 +1,6 @@
 /**
  * One scheduler region: Nomad's HTTP API over a simulated cluster on the
- * virtual clock (model.ts: state and views; engine.ts: evaluations,
+ * virtual clock (model.ts: state and views; engine/: evaluations,
  * placement, allocations, deployments; routes/: the endpoints, by resource). The
  * service (index.ts) runs one per region, each on its own scope of the state.
  */

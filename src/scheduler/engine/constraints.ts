@@ -3,7 +3,7 @@
  * feasibility checkers test them against a node's attributes, meta and
  * fields (the operators clients use most; the rest do not restrict).
  */
-import { RE2JS } from "re2js";
+import { compileGoRegexp } from "../../core/go/regexp.js";
 import type { NodeRow, JobRow } from "../model.js";
 import type { Group, Json } from "./core.js";
 
@@ -48,19 +48,9 @@ function resolveTarget(target: string, node: NodeRow): string | undefined {
 /**
  * Nomad's checkRegexpMatch: Go's regexp (RE2 syntax and semantics, so `(?i)`
  * works and look-arounds do not), unanchored; a pattern that does not compile
- * makes the node infeasible. Compiled patterns are kept (as Nomad caches them).
+ * makes the node infeasible. Compiled patterns are kept (core/go/regexp).
  */
-const compiledConstraints = new Map<string, RE2JS | null>();
 function regexpMatches(pattern: string, value: string): boolean {
-  let re = compiledConstraints.get(pattern);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch {
-      re = null;
-    }
-    if (compiledConstraints.size >= 1024) compiledConstraints.clear();
-    compiledConstraints.set(pattern, re);
-  }
-  return re !== null && re.matcher(value).find();
+  const compiled = compileGoRegexp(pattern);
+  return compiled.re !== undefined && compiled.re.matcher(value).find();
 }

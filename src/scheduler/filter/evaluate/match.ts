@@ -3,10 +3,10 @@
  * `matches`, each with go-bexpr's rules for which kinds it accepts and its error texts. Where go-bexpr
  * panics this answers a FilterEvaluationError instead (see the module comment in ../index.ts).
  */
-import { RE2JS } from 're2js';
 import { notPresentDisposition, selectorString, type MatchExpr, type Selector } from '../ast.js';
 import { evalError } from '../errors.js';
 import { goParseUint, goQuote } from '../../../core/go/strconv.js';
+import { compileGoRegexp } from '../../../core/go/regexp.js';
 import { coerce, elementKind, isPrimitive, primitiveEqual } from '../values/coerce.js';
 import { classify, hasOwn, ownKeys, type GoValue } from '../values/go-value.js';
 import { kindName, typeName } from '../values/type-names.js';
@@ -118,23 +118,14 @@ export function nilStructPanic(operation: string, sel: Selector): never {
   return evalError(`${operation} over ${goQuote(selectorString(sel))}, a nil struct pointer: go-bexpr panics on it (Nomad fails the request)`);
 }
 
-/** Go's regexp/syntax error text; re2js words it the same way, except for an empty expression part. */
-function goRegexpError(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return /`$/.test(msg) ? msg : `${msg}: \`\``;
-}
-
 function doMatchMatches(m: MatchExpr, value: GoValue): boolean {
   if (value.kind !== 'string' && !value.bytes) evalError(`Value of type ${typeName(value)} is not convertible to []byte`);
   const mv = m.value!;
   let re = mv.re;
   if (!re) {
-    try {
-      re = RE2JS.compile(mv.raw);
-    } catch (e) {
-      return evalError(`Failed to compile regular expression ${goQuote(mv.raw)}: ${goRegexpError(e)}`);
-    }
-    mv.re = re;
+    const compiled = compileGoRegexp(mv.raw);
+    if (compiled.error !== undefined) return evalError(`Failed to compile regular expression ${goQuote(mv.raw)}: ${compiled.error}`);
+    re = mv.re = compiled.re;
   }
   // []byte: Go's regexp matches the raw bytes; Latin-1 keeps one character per byte.
   return re.test(value.bytes ? Buffer.from(value.v as number[]).toString('latin1') : (value.v as string));
