@@ -7,8 +7,8 @@
  * hash leave it alone (it describes the run, not the state), and control
  * requests are not counted.
  */
-import type { CoverageTracker } from "../http/coverage.js";
-import type { DocumentedRoutes } from "../http/documented-routes.js";
+import type { CoverageTracker } from "../../http/coverage.js";
+import type { DocumentedRoutes } from "../../http/documented-routes.js";
 
 /** Mounts `GET /coverage` on the control app. */
 export function coverageRoutes(routes: DocumentedRoutes, tracker: CoverageTracker): void {

@@ -1,0 +1,64 @@
+/**
+ * The state: `POST /reset`, `POST /fixtures` (adds to the current state),
+ * `GET`/`PUT /snapshot` (the whole state, out and back in) and
+ * `GET /state/hash`.
+ */
+import * as v from "valibot";
+import { jsonStreamResponse } from "../../core/json-stream.js";
+import type { DocumentedRoutes } from "../../http/documented-routes.js";
+import { fixtureDocument } from "../openapi.js";
+import type { ControlTarget } from "../target.js";
+
+// The request schemas: the routes validate with these and the OpenAPI document is generated from them.
+const resetBody = v.strictObject({ fixture: v.optional(fixtureDocument) });
+const snapshotDocument = v.pipe(v.unknown(), v.description("a document from GET /_standin/snapshot; checked by the emulator, which answers 400 with `problems`"));
+
+export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
+  routes.post(
+    "/reset",
+    {
+      summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
+      body: resetBody,
+      bodyOptional: true,
+      responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
+    },
+    async (c, { body: { fixture } }) => {
+      await target.reset(fixture);
+      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+    },
+  );
+
+  routes.post(
+    "/fixtures",
+    {
+      summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
+      body: fixtureDocument,
+      responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
+    },
+    async (c, { body }) => {
+      await target.applyFixture(body);
+      return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
+    },
+  );
+
+  // Streamed in slices (the captured document shares the state's frozen rows, so later writes do not change it).
+  routes.get("/snapshot", { summary: "the whole state: store, indexes, clock, pending timers, generator state", responses: { 200: "the snapshot document" } }, () =>
+    jsonStreamResponse(target.snapshot()),
+  );
+
+  routes.put(
+    "/snapshot",
+    {
+      summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
+      body: snapshotDocument,
+      responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
+    },
+    (c, { body }) => {
+      // The body was parsed for this request alone: the state can keep its objects instead of copying them.
+      target.restore(body, { adopt: true });
+      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+    },
+  );
+
+  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, (c) => c.json({ hash: target.stateHash() }));
+}

@@ -1,0 +1,55 @@
+/**
+ * What the control API reaches and how it is set up: the `ControlTarget`
+ * (the emulator, seen only through this interface), the `ControlOptions`
+ * and the prefix every control route sits under.
+ */
+import type * as v from "valibot";
+import type { Clock } from "../core/clock.js";
+import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { recordingSection as recordingBody } from "../fixtures/schema.js";
+import type { CoverageTracker } from "../http/coverage.js";
+import type { DocumentedRoutes } from "../http/documented-routes.js";
+import type { IdleSkipper } from "./idle-skip.js";
+import type { Scenario } from "./scenario.js";
+
+export const CONTROL_PREFIX = "/_standin";
+
+export interface ControlTarget {
+  readonly clock: Clock;
+  readonly requests: CappedLog<RecordedRequest>;
+  readonly events: CappedLog<EmulatorEvent>;
+  readonly isReady: boolean;
+  readonly seed: number;
+  readonly index: number;
+  stateHash(): string;
+  reset(fixture?: unknown): Promise<void>;
+  applyFixture(fixture: unknown): Promise<void>;
+  snapshot(): StateSnapshot;
+  /** Validates, then restores; a bad document changes nothing. With `adopt`, the document is handed over (not copied). */
+  restore(snapshot: unknown, options?: { adopt?: boolean }): void;
+  /** Records a clock operation (advance, next, pause…) in the event journal. */
+  noteClockOperation(operation: string, detail: unknown): void;
+  /** Named actions, timelines and await. */
+  readonly scenario: Scenario;
+  /** Idle skipping's locks (`--clock auto`). */
+  readonly idle: IdleSkipper;
+  /** Runs a named action now (and puts it on the tape). */
+  act(name: string, args: Record<string, unknown>): unknown;
+  /** The tape since the last reset, to be written by core/json-stream. */
+  exportTapeLazily(): Promise<unknown>;
+  /** Whether the tape records (`--no-tape` turns it off). */
+  readonly tapeEnabled: boolean;
+  /** What the run records and how much. */
+  recording(): unknown;
+  setRecording(settings: v.InferOutput<typeof recordingBody>): unknown;
+}
+
+export interface ControlOptions {
+  /** When set, every control request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Service control routes (documented), mounted at `/<name>`. */
+  services?: ReadonlyArray<{ name: string; app: DocumentedRoutes }>;
+  /** The run's route coverage, served at `/coverage`. */
+  coverage?: CoverageTracker;
+}
