@@ -12,13 +12,13 @@ import { CoverageTracker, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type Cover
 import type { ServiceName } from "../../src/http/service.js";
 import { REGISTRY_ROUTES } from "../../src/registry/route-catalog.js";
 import { SCHEDULER_ROUTES } from "../../src/scheduler/route-catalog.js";
+import { call as callApp, type Answer } from "../support/call.js";
 
 const TEXT_PLAIN = "text/plain; charset=utf-8";
 const POINTER = "see the README's known differences";
 
-async function call(emu: Standin, service: ServiceName, method: string, path: string, body?: unknown) {
-  const res = await emu.app(service).request(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-  return { status: res.status, text: await res.text(), headers: res.headers };
+function call(emu: Standin, service: ServiceName, method: string, path: string, body?: unknown): Promise<Answer> {
+  return callApp(emu.app(service), method, path, body);
 }
 
 async function coverage(emu: Standin): Promise<CoverageReport> {
