@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AnswerCache, answerKey, StampedMemo } from "../../src/http/answer-cache.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin } from "../../src/server.js";
+import { smallJob as job } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -56,10 +57,6 @@ describe("AnswerCache", () => {
     expect(answerKey("/x", undefined, "t")).not.toBe(answerKey("/x", "t", undefined));
   });
 });
-
-function job(id: string): Json {
-  return { ID: id, Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
-}
 
 async function jobIds(emu: Standin, path = "/v1/jobs", headers: Record<string, string> = {}): Promise<{ status: number; ids: string[]; index: string | null }> {
   const res = await emu.scheduler.request(path, { headers });

@@ -11,12 +11,9 @@ import { AnswerReplay } from "../../src/http/answer-replay.js";
 import { markReplayable } from "../../src/http/known-bodies.js";
 import { bufferedResponse } from "../../src/http/respond.js";
 import { startStandin } from "../../src/server.js";
+import { smallJob as job } from "../support/jobs.js";
 
 type Json = Record<string, any>;
-
-function job(id: string): Json {
-  return { ID: id, Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
-}
 
 async function control(emu: Standin, path: string): Promise<Json> {
   return (await (await emu.scheduler.request(`/_standin${path}`)).json()) as Json;

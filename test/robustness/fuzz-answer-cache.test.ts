@@ -13,6 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { describe, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { fuzz, SCHEDULER_ACL, SCHEDULER_MGMT_TOKEN, SCHEDULER_READER_TOKEN, timeoutFor } from "./arbitraries.js";
+import { smallJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 type Service = "scheduler" | "registry";
@@ -21,14 +22,7 @@ const MGMT = SCHEDULER_MGMT_TOKEN;
 const READER = SCHEDULER_READER_TOKEN;
 
 function job(id: string, namespace: string, count: number): Json {
-  return {
-    ID: id,
-    Namespace: namespace,
-    Type: "service",
-    Datacenters: ["dc1"],
-    Meta: { tier: count % 2 === 0 ? "gold" : "standard" },
-    TaskGroups: [{ Name: "g", Count: count, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }],
-  };
+  return smallJob(id, { namespace, meta: { tier: count % 2 === 0 ? "gold" : "standard" }, count });
 }
 
 const FIXTURE = {

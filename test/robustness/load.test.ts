@@ -25,6 +25,7 @@ import { setImmediate as turn, setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { smallJob } from "../support/jobs.js";
 
 type Service = "scheduler" | "registry" | "control";
 type Call = (service: Service, path: string, init?: RequestInit) => Promise<Response>;
@@ -59,13 +60,7 @@ const CAS_KEYS = 3;
 const JOBS = 4;
 
 function job(id: string, n: number) {
-  return {
-    ID: id,
-    Type: "service",
-    Datacenters: ["dc1"],
-    Meta: { n: String(n) },
-    TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }],
-  };
+  return smallJob(id, { meta: { n: String(n) } });
 }
 
 const withQuery = (path: string, query: string) => `${path}${path.includes("?") ? "&" : "?"}${query}`;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { watchStateFile } from "../support/state-file.js";
 import { BIN, FREE_PORTS, startCli, type StartedCli } from "../support/cli.js";
+import { smallJob } from "../support/jobs.js";
 
 const PORTS = FREE_PORTS;
 const children: ChildProcess[] = [];
@@ -36,7 +37,7 @@ function startFailing(args: string[]): Promise<{ code: number | null; stdout: st
 }
 
 function job(id: string) {
-  return { ID: id, Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
+  return smallJob(id, { type: "batch" });
 }
 
 /**

@@ -110,7 +110,7 @@ describe("control token", () => {
         .filter((m) => ["get", "put", "post", "delete", "patch"].includes(m))
         .map((method) => ({ method: method.toUpperCase(), path: path.replace(/\{(\w+)\}/g, (_, name: string) => PARAMS[name] ?? "x") })),
     );
-    // The document lists every route the control app serves (test/openapi.test.ts): these must be among them.
+    // The document lists every route the control app serves (test/control/openapi.test.ts): these must be among them.
     expect(operations.length).toBeGreaterThanOrEqual(30);
     for (const must of ["GET /_standin/ready", "POST /_standin/reset", "PUT /_standin/snapshot", "POST /_standin/echo/tokens", "GET /_standin/openapi.json"]) {
       expect(operations.map((o) => `${o.method} ${o.path.replace(/no-such-id|provider_jwt/, "…")}`).some((o) => o.startsWith(must))).toBe(true);

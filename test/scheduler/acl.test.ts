@@ -4,6 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { smallJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -25,7 +26,7 @@ async function call(path: string, init: { method?: string; token?: string; beare
 }
 
 function job(id: string, namespace = "default"): Json {
-  return { ID: id, Namespace: namespace, Type: "service", TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
+  return smallJob(id, { namespace, datacenters: null });
 }
 
 const MGMT = "00000000-0000-0000-0000-00000000000m".replace("m", "1");

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { webJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -78,12 +79,7 @@ async function record(emu: Standin, query: string, act: () => Promise<void> | vo
 }
 
 function job(id: string, opts: { count?: number; update?: boolean; namespace?: string } = {}): Json {
-  const j: Json = {
-    ID: id,
-    Type: "service",
-    Datacenters: ["dc1"],
-    TaskGroups: [{ Name: "web", Count: opts.count ?? 1, Tasks: [{ Name: "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
-  };
+  const j = webJob(id, { count: opts.count });
   if (opts.update) j.Update = { MaxParallel: 1, MinHealthyTime: 1_000_000_000, HealthyDeadline: 60_000_000_000 };
   if (opts.namespace) j.Namespace = opts.namespace;
   return j;

@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { smallJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -25,7 +26,7 @@ async function get(path: string): Promise<{ status: number; body: any; text: str
 const q = (expression: string) => encodeURIComponent(expression);
 
 function job(id: string, meta: Record<string, string>, group = "web"): Json {
-  return { ID: id, Type: "service", Meta: meta, TaskGroups: [{ Name: group, Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
+  return smallJob(id, { datacenters: null, meta, group });
 }
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call } from "../support/call.js";
+import { webJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -13,9 +14,9 @@ const get = async (emu: Standin, path: string) => (await call(emu.scheduler, "GE
 const put = (emu: Standin, path: string, body: unknown = {}) => call(emu.scheduler, "PUT", path, body);
 
 function job(id: string, count: number, opts: { type?: string; migrate?: Json } = {}): Json {
-  const group: Json = { Name: "g", Count: count, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] };
-  if (opts.migrate) group.Migrate = opts.migrate;
-  return { ID: id, Type: opts.type ?? "service", Datacenters: ["dc1"], TaskGroups: [group] };
+  const j = webJob(id, { type: opts.type, count, group: "g", task: "t" });
+  if (opts.migrate) j.TaskGroups[0].Migrate = opts.migrate;
+  return j;
 }
 
 /** Two nodes: `standin` (the default one) and `spare`, which starts ineligible so everything lands on `standin`. */

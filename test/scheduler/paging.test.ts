@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { smallJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
@@ -23,7 +24,7 @@ async function get(path: string): Promise<{ status: number; body: any; text: str
 }
 
 function job(id: string, namespace = "default"): Json {
-  return { ID: id, Namespace: namespace, Type: "service", TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }] };
+  return smallJob(id, { namespace, datacenters: null });
 }
 
 beforeAll(async () => {

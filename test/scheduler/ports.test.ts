@@ -7,13 +7,14 @@
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call } from "../support/call.js";
+import { webJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
 function job(id: string, network: Json | null, opts: { count?: number; type?: string } = {}): Json {
-  const group: Json = { Name: "web", Count: opts.count ?? 1, Tasks: [{ Name: "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] };
-  if (network) group.Networks = [network];
-  return { ID: id, Type: opts.type ?? "service", Datacenters: ["dc1"], TaskGroups: [group] };
+  const j = webJob(id, opts);
+  if (network) j.TaskGroups[0].Networks = [network];
+  return j;
 }
 
 async function run(emu: Standin, body: Json): Promise<Json> {

@@ -6,19 +6,14 @@
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call as callApp } from "../support/call.js";
+import { webJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
 const call = (emu: Standin, method: string, path: string, body?: unknown) => callApp(emu.scheduler, method, path, body);
 
 function job(id: string, extra: Json = {}): Json {
-  return {
-    ID: id,
-    Type: "service",
-    Datacenters: ["dc1"],
-    TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "app", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
-    ...extra,
-  };
+  return { ...webJob(id, { task: "app" }), ...extra };
 }
 
 const TWO_REGIONS = {

@@ -7,9 +7,9 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { createStandin } from "../src/emulator.js";
-import { startStandin, type RunningStandin } from "../src/server.js";
-import { DEFAULT_CONTROL_BODY_LIMIT } from "../src/http/body-cap.js";
+import { createStandin } from "../../src/emulator.js";
+import { startStandin, type RunningStandin } from "../../src/server.js";
+import { DEFAULT_CONTROL_BODY_LIMIT } from "../../src/http/body-cap.js";
 
 const LIMIT = 4096;
 const bigFixture = () => JSON.stringify({ registry: { kv: [{ Key: "big", Value: "x".repeat(LIMIT) }] } });

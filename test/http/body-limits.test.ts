@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_VALUES, TOO_MANY_VALUES, exceedsValueCount } from "../src/core/json.js";
-import { createStandin } from "../src/emulator.js";
-import { turnsDuring } from "./support/turns.js";
+import { MAX_BODY_VALUES, TOO_MANY_VALUES, exceedsValueCount } from "../../src/core/json.js";
+import { createStandin } from "../../src/emulator.js";
+import { turnsDuring } from "../support/turns.js";
 
 const metaOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, "v"]));
 const jobWithMeta = (n: number) => JSON.stringify({ Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: metaOf(n), TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } });

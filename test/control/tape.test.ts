@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
-import { replayTape, formatReport } from "../src/replay.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { replayTape, formatReport } from "../../src/replay.js";
 
 type Json = Record<string, any>;
 

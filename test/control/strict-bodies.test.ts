@@ -4,7 +4,7 @@
  * of a 200 that silently does nothing.
  */
 import { describe, expect, it } from "vitest";
-import { createStandin } from "../src/emulator.js";
+import { createStandin } from "../../src/emulator.js";
 
 async function post(path: string, body: unknown) {
   const emu = await createStandin();

@@ -5,20 +5,20 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
-import { ECHO_ROUTES, unemulatedEchoResponse } from "../src/echo/route-catalog.js";
-import { OPERATIONS } from "../src/echo/schemes.js";
-import { CoverageTracker, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type CoverageReport, type RouteCatalog, type RouteEntry } from "../src/http/coverage.js";
-import type { ServiceName } from "../src/http/service.js";
-import { REGISTRY_ROUTES } from "../src/registry/route-catalog.js";
-import { SCHEDULER_ROUTES } from "../src/scheduler/route-catalog.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { ECHO_ROUTES, unemulatedEchoResponse } from "../../src/echo/route-catalog.js";
+import { OPERATIONS } from "../../src/echo/schemes.js";
+import { CoverageTracker, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type CoverageReport, type RouteCatalog, type RouteEntry } from "../../src/http/coverage.js";
+import type { ServiceName } from "../../src/http/service.js";
+import { REGISTRY_ROUTES } from "../../src/registry/route-catalog.js";
+import { SCHEDULER_ROUTES } from "../../src/scheduler/route-catalog.js";
+import { call as callApp, type Answer } from "../support/call.js";
 
 const TEXT_PLAIN = "text/plain; charset=utf-8";
 const POINTER = "see the README's known differences";
 
-async function call(emu: Standin, service: ServiceName, method: string, path: string, body?: unknown) {
-  const res = await emu.app(service).request(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-  return { status: res.status, text: await res.text(), headers: res.headers };
+function call(emu: Standin, service: ServiceName, method: string, path: string, body?: unknown): Promise<Answer> {
+  return callApp(emu.app(service), method, path, body);
 }
 
 async function coverage(emu: Standin): Promise<CoverageReport> {

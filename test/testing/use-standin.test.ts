@@ -8,8 +8,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useStandin } from "../src/testing/vitest.js";
-import { useStandinWith, type RunnerHooks, type StandinHandle } from "../src/testing/shared.js";
+import { useStandin } from "../../src/testing/vitest.js";
+import { useStandinWith, type RunnerHooks, type StandinHandle } from "../../src/testing/shared.js";
 
 const ENV_NAMES = [
   "NOMAD_ADDR",

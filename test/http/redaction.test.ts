@@ -5,8 +5,8 @@
  * a replay of a run that used them still has zero divergences.
  */
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
-import { replayTape } from "../src/replay.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { replayTape } from "../../src/replay.js";
 
 type Json = Record<string, any>;
 

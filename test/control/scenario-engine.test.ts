@@ -3,7 +3,7 @@
  * in process.
  */
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
 
 type Json = Record<string, any>;
 

@@ -8,15 +8,15 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020Module from "ajv/dist/2020.js";
 import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createControlApp } from "../src/control/index.js";
-import { createStandin, type Standin } from "../src/emulator.js";
-import { DocumentedRoutes } from "../src/http/documented-routes.js";
-import type { PortApp } from "../src/http/port-app.js";
+import { createControlApp } from "../../src/control/index.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { DocumentedRoutes } from "../../src/http/documented-routes.js";
+import type { PortApp } from "../../src/http/port-app.js";
 
 type Json = any;
 
-const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 // ajv is CommonJS; its default export is the class either way round.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as typeof Ajv2020Module.default;

@@ -4,7 +4,7 @@
  * holds skipping off.
  */
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
 
 type Json = Record<string, any>;
 

@@ -5,9 +5,9 @@
  * section, and POST /_standin/recording.
  */
 import { describe, expect, it } from "vitest";
-import { createStandin, type Standin } from "../src/emulator.js";
-import { JOURNAL_BODY_BYTES, REJECTED_BODY_BYTES } from "../src/http/middleware.js";
-import { replayTape } from "../src/replay.js";
+import { createStandin, type Standin } from "../../src/emulator.js";
+import { JOURNAL_BODY_BYTES, REJECTED_BODY_BYTES } from "../../src/http/middleware.js";
+import { replayTape } from "../../src/replay.js";
 
 type Json = Record<string, any>;
 
