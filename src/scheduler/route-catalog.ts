@@ -18,7 +18,7 @@
  *
  * Adding a route to the scheduler means marking it emulated here: a route
  * catalogued as unemulated answers 501 before the router sees it, and
- * test/coverage.test.ts checks every registered pattern against this list.
+ * test/http/coverage.test.ts checks every registered pattern against this list.
  */
 import { emulated as e, RouteMatcher, unemulated as u, unemulatedMessage, type RouteCatalog } from "../http/coverage.js";
 import { textResponse } from "../http/respond.js";
