@@ -7,7 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { FixtureError, loadFixtureFile } from "./fixtures/load.js";
+import { FixtureError, loadFixtureFile } from "./scenario-files/load.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service.js";

@@ -11,8 +11,8 @@ export type { ClockMode, FiredTimer, TimerRecord, WallTime } from "./core/clock.
 export { parseGoDuration, formatGoDuration, DurationError } from "./core/durations.js";
 export { formatInstant, parseInstant } from "./core/instant.js";
 export type { StateSnapshot } from "./core/snapshot.js";
-export { FixtureError, loadFixtureFile, validateFixture } from "./fixtures/load.js";
-export type { Fixture } from "./fixtures/schema.js";
+export { FixtureError, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
+export type { Fixture } from "./scenario-files/schema.js";
 export type { ServiceName } from "./http/service.js";
 export { replayTape, formatReport, TapeError } from "./replay.js";
 export type { ReplayReport, Divergence } from "./replay.js";

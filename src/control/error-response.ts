@@ -8,7 +8,7 @@ import { ClockError } from "../core/clock.js";
 import { DurationError } from "../core/durations.js";
 import { InstantError } from "../core/instant.js";
 import { SnapshotError } from "../core/snapshot.js";
-import { FixtureError } from "../fixtures/load.js";
+import { FixtureError } from "../scenario-files/load.js";
 import { ActionError } from "../http/actions.js";
 import { BodyTooLargeError } from "../http/body-cap.js";
 import { ControlError } from "./errors.js";

@@ -12,7 +12,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { fixtureSchema } from "../fixtures/schema.js";
+import { fixtureSchema } from "../scenario-files/schema.js";
 import type { DocumentedOperation } from "../http/documented-routes.js";
 
 /**

@@ -14,7 +14,7 @@ import type { Clock, FiredTimer, TimerRecord } from "../core/clock.js";
 import { parseDurationMs } from "../core/durations.js";
 import type { Ids } from "../core/ids.js";
 import type { Store } from "../core/store.js";
-import { FixtureError } from "../fixtures/load.js";
+import { FixtureError } from "../scenario-files/load.js";
 import { ActionError, parseArgs, type ActionSpec, type ConditionResult, type ConditionSpec } from "../http/actions.js";
 
 export const TIMELINE_TIMER = "standin.timeline";

@@ -7,7 +7,7 @@ import type * as v from "valibot";
 import type { Clock } from "../core/clock.js";
 import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
 import type { StateSnapshot } from "../core/snapshot.js";
-import type { recordingSection as recordingBody } from "../fixtures/schema.js";
+import type { recordingSection as recordingBody } from "../scenario-files/schema.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
 import type { IdleSkipper } from "./idle-skip.js";

@@ -12,7 +12,7 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
 import { parseGoDuration } from "../core/durations.js";
-import type { EchoFixture } from "../fixtures/schema.js";
+import type { EchoFixture } from "../scenario-files/schema.js";
 import { ActionError, action } from "../http/actions.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";

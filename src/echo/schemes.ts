@@ -9,7 +9,7 @@
  * proxy's default applies: ESP always accepts the service name, ESPv2 accepts
  * `https://<service name>` when a scheme lists no audiences.
  */
-import { ECHO_SCHEMES, type EchoFixture, type EchoSchemeName } from "../fixtures/schema.js";
+import { ECHO_SCHEMES, type EchoFixture, type EchoSchemeName } from "../scenario-files/schema.js";
 
 export { ECHO_SCHEMES, type EchoSchemeName };
 

@@ -7,7 +7,7 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
-import type { RegistryFixture } from "../fixtures/schema.js";
+import type { RegistryFixture } from "../scenario-files/schema.js";
 import { Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";

@@ -11,7 +11,7 @@
 import { Hono, type Context } from "hono";
 import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import type { ServiceContext } from "../core/context.js";
-import type { RegistryFixture } from "../fixtures/schema.js";
+import type { RegistryFixture } from "../scenario-files/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";

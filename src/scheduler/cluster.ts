@@ -8,7 +8,7 @@ import { requestUrl } from "../http/routing.js";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
-import type { SchedulerFixture } from "../fixtures/schema.js";
+import type { SchedulerFixture } from "../scenario-files/schema.js";
 import { ActionError } from "../http/actions.js";
 import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";

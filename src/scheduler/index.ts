@@ -12,7 +12,7 @@
 import { Hono, type Context } from "hono";
 import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
 import type { ServiceContext } from "../core/context.js";
-import type { SchedulerFixture } from "../fixtures/schema.js";
+import type { SchedulerFixture } from "../scenario-files/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";

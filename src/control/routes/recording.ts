@@ -5,7 +5,7 @@
  */
 import { jsonStreamResponse } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
-import { recordingSection as recordingBody } from "../../fixtures/schema.js";
+import { recordingSection as recordingBody } from "../../scenario-files/schema.js";
 import { ControlError } from "../errors.js";
 import type { ControlTarget } from "../target.js";
 
