@@ -60,7 +60,9 @@ export class AnswerReplay {
     let headers = knownResponseHeaders(sent) as Record<string, string> | undefined;
     if (!headers) {
       const read: Record<string, string> = {};
-      sent.headers.forEach((value, name) => (read[name] = value));
+      sent.headers.forEach((value, name) => {
+        read[name] = value;
+      });
       headers = read;
     }
     this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });

@@ -119,7 +119,9 @@ export function requestHeaderRecord(request: Request): Readonly<Record<string, s
   if (incoming) record = recordsOfRawHeaders.get(incoming.rawHeaders);
   else {
     record = {};
-    request.headers.forEach((value, name) => (record[name] = value));
+    request.headers.forEach((value, name) => {
+      record[name] = value;
+    });
   }
   return (noted(request)[REQUEST_HEADERS] = record);
 }

@@ -85,7 +85,10 @@ export class RegistryApi {
    * accepts the default partition only.
    */
   acceptEnterpriseMeta(rc: RequestContext): void {
-    if (!this.enterprise()) return rc.refuseEnterpriseMeta();
+    if (!this.enterprise()) {
+      rc.refuseEnterpriseMeta();
+      return;
+    }
     requireKnownPartition(rc.enterpriseMeta().partition);
   }
 

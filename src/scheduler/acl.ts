@@ -78,7 +78,7 @@ export function parsePolicy(rules: string): ParsedPolicy {
       if (typeof cap !== "string" || !VALID_CAPS.has(cap)) throw new PolicyParseError(`Invalid namespace capability '${String(cap)}': ${dump()}`);
       caps.add(cap);
     }
-    if (typeof shorthand === "string" && shorthand !== "") (NAMESPACE_POLICIES[shorthand] ?? []).forEach((c) => caps.add(c));
+    if (typeof shorthand === "string" && shorthand !== "") for (const c of NAMESPACE_POLICIES[shorthand] ?? []) caps.add(c);
     policy.namespaces.set(name, caps);
   }
   for (const kind of levelBlocks) {
@@ -121,7 +121,7 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   for (const p of policies) {
     for (const [name, caps] of p.namespaces) {
       const merged = namespaces.get(name) ?? new Set<string>();
-      caps.forEach((c) => merged.add(c));
+      for (const c of caps) merged.add(c);
       namespaces.set(name, merged);
     }
     for (const kind of ["node", "agent", "operator"] as const) levels[kind] = maxLevel(levels[kind], p[kind]);

@@ -171,7 +171,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     }
     for (const node of section.nodes ?? []) putNode(node);
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();
-    (section.jobs ?? []).forEach((job, i) => registerFixtureJob(job, i));
+    for (const [i, job] of (section.jobs ?? []).entries()) registerFixtureJob(job, i);
   };
 
   return {

@@ -100,7 +100,7 @@ describe("the tape", () => {
     jobEntry.body.text = jobEntry.body.text.replace('"Count":2', '"Count":3');
     const report = await replayTape(tape);
     expect(report.divergences.at(-1)).toMatchObject({ seq: -1, entry: "end" });
-    expect(formatReport(report)).toMatch(/divergences; the first:\n  #\d+ /);
+    expect(formatReport(report)).toMatch(/divergences; the first:\n {2}#\d+ /);
   });
 
   it("a body sent again is written once in full, then as its hash, and replays compare it all the same", async () => {

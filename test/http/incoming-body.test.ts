@@ -66,7 +66,9 @@ describe("request headers from the Node request's raw headers", () => {
     const viaHeaders: Record<string, string> = {};
     const reference = new Headers();
     for (let i = 0; i < rawHeaders.length; i += 2) reference.append(rawHeaders[i]!, rawHeaders[i + 1]!);
-    reference.forEach((value, name) => (viaHeaders[name] = value));
+    reference.forEach((value, name) => {
+      viaHeaders[name] = value;
+    });
     const record = requestHeaderRecord(request);
     expect(record).toEqual(viaHeaders);
     expect(Object.keys(record)).toEqual(Object.keys(viaHeaders));

@@ -116,7 +116,7 @@ export type Path = ReadonlyArray<string | number>;
 function pathsOf(value: unknown, path: Path = [], out: Path[] = [], depth = 0): Path[] {
   out.push(path);
   if (depth >= 6 || value === null || typeof value !== "object") return out;
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...path, i], out, depth + 1));
+  if (Array.isArray(value)) for (const [i, item] of value.entries()) pathsOf(item, [...path, i], out, depth + 1);
   else for (const [k, v] of Object.entries(value)) pathsOf(v, [...path, k], out, depth + 1);
   return out;
 }
@@ -317,7 +317,7 @@ const SELECTORS = [
 ];
 const BAD_SELECTORS = ["Meta[", 'Meta["x', "ID.", ".ID", "1ID", "ID..Name", "", "-"];
 const VALUES = ['"x"', '"running"', "1", "-1.5", "0x10", "true", "`raw`", "running", '""', "1e5", "9".repeat(30), '"\u00e9"', "web", '"web"', "0"];
-const BAD_VALUES = ['"unterminated', '"\q"', "(", "-", "`open", "1.2.3"];
+const BAD_VALUES = ['"unterminated', '"q"', "(", "-", "`open", "1.2.3"];
 const OPS = ["==", "!=", "contains", "not contains"];
 const BAD_OPS = ["=", "===", "<", ">=", "is", "in"];
 const REGEXES = ["(", "[a-", "a{1000000}", ".*", "\\p{L}", "(?i)x", "a**", "\\", "(a|b)+$", "^web"];

@@ -789,7 +789,7 @@ describe("health deadlines, children and wire order of every type", () => {
     ];
     const bytewise = (a: string, b: string) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1);
     const check = (where: string, value: unknown) => {
-      if (Array.isArray(value)) value.forEach((v, i) => check(`${where}[${i}]`, v));
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) check(`${where}[${i}]`, v);
       else if (value && typeof value === "object") {
         const keys = Object.keys(value);
         expect(keys, where).toEqual([...keys].sort(bytewise));

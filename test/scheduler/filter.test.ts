@@ -583,7 +583,7 @@ const soupArb = fc.array(fc.constantFrom(...TOKENS), { maxLength: 12 }).chain((t
 const randomArb = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), soupArb);
 
 function exercise(expression: string, data: unknown[]): void {
-  let filter;
+  let filter: ReturnType<typeof compileFilter>;
   try {
     filter = compileFilter(expression);
   } catch (e) {
@@ -622,7 +622,7 @@ describe('property: only FilterParseError / FilterEvaluationError, and terminati
   test('results are deterministic', () => {
     fc.assert(
       fc.property(exprArb, rootArb, (expression, d) => {
-        let filter;
+        let filter: ReturnType<typeof compileFilter>;
         try {
           filter = compileFilter(expression);
         } catch {

@@ -152,7 +152,7 @@ describe("canonicalizeJob: the minimal job", () => {
   it.each([
     ["job", job, EXPECTED_MINIMAL],
     ["task group", group(job), (EXPECTED_MINIMAL["TaskGroups"] as Obj[])[0]],
-    ["task", task(job), ((EXPECTED_MINIMAL["TaskGroups"] as Obj[])[0]?.["Tasks"] as Obj[])[0]],
+    ["task", task(job), ((EXPECTED_MINIMAL["TaskGroups"] as Obj[])[0]!["Tasks"] as Obj[])[0]],
   ])("%s has exactly the 1.9 key set", (_label, actual, expected) => {
     expect(keys(actual)).toEqual(keys(expected));
   });

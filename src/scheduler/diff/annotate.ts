@@ -83,8 +83,14 @@ function annotateTask(task: TaskDiff, parent: TaskGroupDiff): void {
     task.Annotations = [...(task.Annotations ?? []), a];
   };
   if (parent.Type === "Added" || parent.Type === "Deleted") {
-    if (task.Type === "Added") return add(ANNOTATION_FORCES_CREATE);
-    if (task.Type === "Deleted") return add(ANNOTATION_FORCES_DESTROY);
+    if (task.Type === "Added") {
+      add(ANNOTATION_FORCES_CREATE);
+      return;
+    }
+    if (task.Type === "Deleted") {
+      add(ANNOTATION_FORCES_DESTROY);
+      return;
+    }
   }
   // Every primitive field change is destructive except KillTimeout.
   let destructive = (task.Fields ?? []).some((f) => f.Name !== "KillTimeout");

@@ -48,7 +48,7 @@ export function flattenAll(value: unknown, floats: boolean): Flat {
     if (isNil(v)) {
       out.set(prefix, "nil");
     } else if (Array.isArray(v)) {
-      v.forEach((e, i) => walk(`${prefix}[${i}]`, e));
+      for (const [i, e] of v.entries()) walk(`${prefix}[${i}]`, e);
     } else if (isObj(v)) {
       for (const [k, e] of Object.entries(v)) walk(prefix === "" ? k : `${prefix}[${k}]`, e);
     } else if (typeof v === "number") {

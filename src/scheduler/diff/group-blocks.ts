@@ -41,7 +41,7 @@ export function volumeDiffs(oldMap: unknown, newMap: unknown, contextual: boolea
     if (d) diffs.push(d);
   }
   for (const name of Object.keys(n).sort(compareBytewise)) {
-    if (Object.prototype.hasOwnProperty.call(o, name)) continue;
+    if (Object.hasOwn(o, name)) continue;
     const d = volumeDiff(null, n[name], contextual);
     if (d) diffs.push(d);
   }

@@ -16,7 +16,7 @@ import { SERVER_FIELDS } from "./server-fields.js";
 export function specChanged(previous: Record<string, unknown>, next: Record<string, unknown>): boolean {
   const copy: Obj = { ...next };
   for (const key of Object.keys(SERVER_FIELDS)) {
-    if (Object.prototype.hasOwnProperty.call(previous, key)) copy[key] = previous[key];
+    if (Object.hasOwn(previous, key)) copy[key] = previous[key];
     else delete copy[key];
   }
   return !deepEqual(previous, copy);

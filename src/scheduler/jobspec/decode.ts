@@ -161,7 +161,7 @@ const fieldIndexes = new WeakMap<StructSchema, Map<string, string>>();
 /** Go field lookup: exact name first, then a case-insensitive match. */
 function findField(schema: StructSchema, key: string): string | undefined {
   const fields = schema.fields();
-  if (Object.prototype.hasOwnProperty.call(fields, key)) return key;
+  if (Object.hasOwn(fields, key)) return key;
   let index = fieldIndexes.get(schema);
   if (!index) {
     index = new Map();

@@ -77,7 +77,7 @@ function jsonView(value: unknown): unknown {
 
 /** A key of a rendered object: present, and not `undefined` (JSON.stringify drops those). */
 export function hasOwn(o: unknown, k: string): boolean {
-  return typeof o === 'object' && o !== null && Object.prototype.hasOwnProperty.call(o, k) && (o as Record<string, unknown>)[k] !== undefined;
+  return typeof o === 'object' && o !== null && Object.hasOwn(o, k) && (o as Record<string, unknown>)[k] !== undefined;
 }
 
 export function ownKeys(o: unknown): string[] {

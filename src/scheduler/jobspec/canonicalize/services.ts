@@ -14,7 +14,7 @@ import type { JobContext } from "./context.js";
 
 /** args.ReplaceEnv: `${KEY}` is replaced for the given keys only. */
 function replaceEnv(text: string, vars: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\{([^}]*)\}/g, (whole, key: string) => (Object.prototype.hasOwnProperty.call(vars, key) ? (vars[key] ?? "") : whole));
+  return text.replace(/\$\{([^}]*)\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? (vars[key] ?? "") : whole));
 }
 
 /** ApiServicesToStructs + api Service.Canonicalize + structs Service.Canonicalize. */

@@ -217,7 +217,7 @@ export function validateTask(task: Obj, tg: Obj, jobType: string): string[] {
   const volumes = block(tg, "Volumes") ?? {};
   items(task, "VolumeMounts").forEach((vm, i) => {
     const volume = str(vm, "Volume");
-    if (!Object.prototype.hasOwnProperty.call(volumes, volume)) errs.push(`Volume Mount (${i}) references undefined volume ${volume}`);
+    if (!Object.hasOwn(volumes, volume)) errs.push(`Volume Mount (${i}) references undefined volume ${volume}`);
   });
 
   const identity = block(task, "Identity");
