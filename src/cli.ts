@@ -44,7 +44,12 @@ export function buildProgram(): Command {
     .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
     .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*)")
     .option("--state-file <file>", "load state from it at start if it exists; write it atomically while running (when changed) and on exit")
-    .option("--state-file-interval <ms>", "with --state-file: write the changed state at most this often, so a crash loses at most about this much; 0 = only on exit", integer, 1000)
+    .option(
+      "--state-file-interval <ms>",
+      "with --state-file: write the changed state at most this often, so a crash loses at most about this much; 0 = only on exit",
+      integer,
+      1000,
+    )
     .option("--control-token <secret>", "require Authorization: Bearer <secret> on the control API")
     .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem")
     .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default a new directory under the OS temp dir, removed on exit); implies --tls")
@@ -92,7 +97,10 @@ export function buildProgram(): Command {
     });
 
   const snapshot = program.command("snapshot").description("save or load the whole state");
-  for (const [name, description] of [["save", "write the state to a file"], ["load", "restore the state from a file"]] as const) {
+  for (const [name, description] of [
+    ["save", "write the state to a file"],
+    ["load", "restore the state from a file"],
+  ] as const) {
     snapshot
       .command(name)
       .description(description)
@@ -311,7 +319,13 @@ async function control(opts: ClientOptions, method: string, path: string, body?:
  * One request: fetch, or with a CA file node:https trusting it (Node's fetch
  * takes no CA; NODE_EXTRA_CA_CERTS works too, but only from the start).
  */
-async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, caFile: string | undefined): Promise<{ ok: boolean; status: number; text: string }> {
+async function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  caFile: string | undefined,
+): Promise<{ ok: boolean; status: number; text: string }> {
   if (!caFile || url.protocol !== "https:") {
     const response = await fetch(url, { method, headers, body });
     return { ok: response.ok, status: response.status, text: await response.text() };

@@ -472,7 +472,6 @@ export class Standin implements ControlTarget {
       this.controlBodyLimit,
     );
   }
-
 }
 
 export const DEFAULT_JOURNAL_ENTRIES = 10_000;

@@ -67,7 +67,12 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
     idleSkipping: false,
   });
   const divergences: Divergence[] = [];
-  if (emu.stateHash() !== tape.start.stateHash) divergences.push({ seq: 0, entry: "start", what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed` });
+  if (emu.stateHash() !== tape.start.stateHash)
+    divergences.push({
+      seq: 0,
+      entry: "start",
+      what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed`,
+    });
 
   const open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
   let requests = 0;
@@ -109,8 +114,17 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
   const actual = emu.stateHash();
   // A truncated tape holds the run up to where it stopped: the run's final state is not what those entries make.
   const truncatedAt = tape.truncated ? (tape.truncation?.seq ?? (tape.entries.at(-1)?.seq ?? 0) + 1) : undefined;
-  if (truncatedAt === undefined && actual !== tape.end.stateHash) divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
-  return { entries: tape.entries.length, requests, divergences, stateHash: { expected: tape.end.stateHash, actual }, ...(truncatedAt !== undefined && { truncatedAt }), skipped, ok: divergences.length === 0 };
+  if (truncatedAt === undefined && actual !== tape.end.stateHash)
+    divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
+  return {
+    entries: tape.entries.length,
+    requests,
+    divergences,
+    stateHash: { expected: tape.end.stateHash, actual },
+    ...(truncatedAt !== undefined && { truncatedAt }),
+    skipped,
+    ok: divergences.length === 0,
+  };
 }
 
 function applyEntry(emu: Standin, entry: Exclude<TapeEntry, TapeRequestEntry>, divergences: Divergence[]): void {
@@ -136,7 +150,11 @@ function send(emu: Standin, entry: TapeRequestEntry, signal: AbortSignal): Promi
   const body = entry.body?.text ?? (entry.body?.base64 !== undefined ? Buffer.from(entry.body.base64, "base64") : undefined);
   // Credentials were written as references (http/redact): this state knows the secrets they stand for.
   const reveal = emu.revealer();
-  return Promise.resolve(emu.app(entry.service as ServiceName).request(reveal.path(entry.path), { method: entry.method, headers: reveal.headers(entry.headers), body: body as BodyInit | undefined, signal }));
+  return Promise.resolve(
+    emu
+      .app(entry.service as ServiceName)
+      .request(reveal.path(entry.path), { method: entry.method, headers: reveal.headers(entry.headers), body: body as BodyInit | undefined, signal }),
+  );
 }
 
 async function compare(emu: Standin, entry: TapeRequestEntry, response: Response): Promise<Divergence[]> {
@@ -150,7 +168,8 @@ async function compare(emu: Standin, entry: TapeRequestEntry, response: Response
     if (name !== "date") actualHeaders[name] = value;
   });
   for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(actualHeaders)])) {
-    if (recorded.headers[name] !== actualHeaders[name]) out.push({ ...where, what: `header ${name}: ${JSON.stringify(recorded.headers[name] ?? null)} expected, ${JSON.stringify(actualHeaders[name] ?? null)} now` });
+    if (recorded.headers[name] !== actualHeaders[name])
+      out.push({ ...where, what: `header ${name}: ${JSON.stringify(recorded.headers[name] ?? null)} expected, ${JSON.stringify(actualHeaders[name] ?? null)} now` });
   }
   if (recorded.streamed) {
     await response.body?.cancel().catch(() => undefined);
@@ -191,7 +210,8 @@ async function settle(turns = SETTLE_TURNS): Promise<void> {
 /** The report as `standin replay` prints it. */
 export function formatReport(report: ReplayReport): string {
   const lines = [`replayed ${report.entries} entries (${report.requests} requests${report.skipped ? `, ${report.skipped} rejected ones kept as a hash not sent` : ""})`];
-  if (report.truncatedAt !== undefined) lines.push(`the tape was truncated at entry #${report.truncatedAt} (its budget reached): the entries before it were compared, the final state was not`);
+  if (report.truncatedAt !== undefined)
+    lines.push(`the tape was truncated at entry #${report.truncatedAt} (its budget reached): the entries before it were compared, the final state was not`);
   if (report.ok) lines.push(report.truncatedAt !== undefined ? "0 divergences" : `0 divergences; state hash ${report.stateHash.actual} matches`);
   else {
     const first = report.divergences[0]!;

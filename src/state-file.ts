@@ -40,7 +40,14 @@ export async function checkStateFileWritable(path: string): Promise<void> {
     await unlink(probe);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
+    const reason =
+      code === "ENOENT"
+        ? "its directory does not exist"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : (error as Error).message;
     throw new FixtureError(path, [`cannot write state file: ${reason}`], "state file");
   }
 }

@@ -18,7 +18,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-
 const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 const cli = (args: string[]) => runCli(args);

@@ -59,7 +59,8 @@ describe("determinism", () => {
         await record("scheduler", "/_standin/clock/advance", post({ by: `${(i % 5) + 1}s` }));
         if (i % 10 === 0) await record("echo", "/_standin/echo/tokens", post({ scheme: "provider_jwt", claims: { n: i } }));
         if (i % 13 === 0) await record("echo", "/_standin/fixtures", post({ echo: { apiKeys: [`k${i}`] } }));
-        if (i % 4 === 0) await record("registry", "/v1/session/create", { method: "PUT", body: JSON.stringify({ Name: `s${i}`, TTL: "10s", Behavior: i % 8 === 0 ? "delete" : "release" }) });
+        if (i % 4 === 0)
+          await record("registry", "/v1/session/create", { method: "PUT", body: JSON.stringify({ Name: `s${i}`, TTL: "10s", Behavior: i % 8 === 0 ? "delete" : "release" }) });
         if (i % 6 === 0) await record("registry", "/v1/session/list?index=1&wait=5s");
         if (i % 9 === 0) {
           const sessions = JSON.parse(await (await emu.registry.request("/v1/session/list")).text()) as Array<{ ID: string }>;
@@ -372,7 +373,16 @@ describe("journals", () => {
     await emu.echo.request("/echo", { method: "POST", body: '{"message":"hi"}', headers: { "x-api-key": "k" } });
     const all = (await control(emu, "GET", "/requests")).body;
     expect(all.requests).toHaveLength(2);
-    expect(all.requests[0]).toMatchObject({ seq: 1, service: "scheduler", method: "GET", path: "/v1/agent/health", query: "?pretty", status: 200, at: "2026-01-01T00:00:00Z", body: null });
+    expect(all.requests[0]).toMatchObject({
+      seq: 1,
+      service: "scheduler",
+      method: "GET",
+      path: "/v1/agent/health",
+      query: "?pretty",
+      status: 200,
+      at: "2026-01-01T00:00:00Z",
+      body: null,
+    });
     expect(all.requests[1]).toMatchObject({ seq: 2, service: "echo", method: "POST", path: "/echo", body: '{"message":"hi"}', at: "2026-01-01T00:00:10Z" });
     expect(all.requests[1].headers["x-api-key"]).toBe("k");
     expect((await control(emu, "GET", "/requests?since=1")).body.requests.map((r: { seq: number }) => r.seq)).toEqual([2]);

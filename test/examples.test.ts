@@ -47,7 +47,9 @@ describe("examples", () => {
 
   it("examples/node-test passes under node --test (standin/node-test)", { timeout: 60_000 }, async () => {
     const dir = "examples/node-test";
-    const files = readdirSync(join(root, dir)).filter((name) => name.endsWith(".test.mjs")).map((name) => `${dir}/${name}`);
+    const files = readdirSync(join(root, dir))
+      .filter((name) => name.endsWith(".test.mjs"))
+      .map((name) => `${dir}/${name}`);
     expect(files).toEqual([`${dir}/sessions.test.mjs`]);
     const { code, output } = await run(process.execPath, ["--test", ...files]);
     expect(code, output).toBe(0);

@@ -51,7 +51,10 @@ describe("scenario: rolling-deploy-failing-canary", () => {
     expect(v0Allocs).toHaveLength(3);
 
     // 2m: version 1 (example/web:2.0) places one canary beside the three 1.0 allocations and waits for promotion.
-    const canaryUp = await control(emu, "POST", "/await", { until: { deployment: { job: "web", version: 1, status: "running" }, allocations: { job: "web", count: 4 } }, within: "3m" });
+    const canaryUp = await control(emu, "POST", "/await", {
+      until: { deployment: { job: "web", version: 1, status: "running" }, allocations: { job: "web", count: 4 } },
+      within: "3m",
+    });
     expect(canaryUp.status).toBe(200);
     emu.clock.advanceTo("2026-01-01T00:02:19Z");
     const waiting = (await getJson(emu, "scheduler", "/v1/job/web/deployment")).body;
@@ -180,7 +183,11 @@ describe("scenario: leader-election-failover", () => {
 
     const released = await emu.await({ kv: { key: LEADER_KEY, held: false }, session: { id: SESSION_A, gone: true } }, "5m");
     expect(released).toMatchObject({ met: true, waitedMs: 120_000, observed: { kv: { Session: null, Value: "node-a", LockIndex: 1 }, session: null } });
-    expect((await getJson(emu, "registry", "/v1/health/node/node-a")).body[0]).toMatchObject({ CheckID: "serfHealth", Status: "critical", Output: "Agent not live or unreachable" });
+    expect((await getJson(emu, "registry", "/v1/health/node/node-a")).body[0]).toMatchObject({
+      CheckID: "serfHealth",
+      Status: "critical",
+      Output: "Agent not live or unreachable",
+    });
     const invalidated = (await control(emu, "GET", "/events?type=session.invalidated")).body.events as Json[];
     expect(invalidated).toMatchObject([{ at: "2026-01-01T00:02:00Z", subject: SESSION_A }]);
 
@@ -336,35 +343,41 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; urls: Record<s
 }
 
 describe("scenario: leader-election-failover from `standin start` with a python3-consul client", () => {
-  it.skipIf(!pythonConsul)(`standin start --fixture fixtures/leader-election-failover.json --clock auto; test/leader-election.py on node-b becomes leader after the failover${SKIP_NOTE}`, async () => {
-    const { child, urls, exited } = await startCli(["--fixture", "fixtures/leader-election-failover.json", "--clock", "auto"]);
-    const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, urls.registry!, "node-b", LEADER_KEY], { timeout: 8_000 });
-    const result = JSON.parse(stdout.trim()) as Json;
-    expect(result).toMatchObject({ leader: "node-b", key: LEADER_KEY, value: "node-b", lockIndex: 2 });
-    expect(result.acquireAttempts.at(-1)).toBe(true);
-    expect(result.acquireAttempts.slice(0, -1).every((a: boolean) => a === false)).toBe(true);
-    // Leader at or just after 2m15s of virtual time (the failover at 2m, then the 15s lock-delay).
-    const at = Date.parse(result.now) - START;
-    expect(at).toBeGreaterThanOrEqual(135_000);
-    expect(at).toBeLessThan(150_000);
+  it.skipIf(!pythonConsul)(
+    `standin start --fixture fixtures/leader-election-failover.json --clock auto; test/leader-election.py on node-b becomes leader after the failover${SKIP_NOTE}`,
+    async () => {
+      const { child, urls, exited } = await startCli(["--fixture", "fixtures/leader-election-failover.json", "--clock", "auto"]);
+      const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, urls.registry!, "node-b", LEADER_KEY], { timeout: 8_000 });
+      const result = JSON.parse(stdout.trim()) as Json;
+      expect(result).toMatchObject({ leader: "node-b", key: LEADER_KEY, value: "node-b", lockIndex: 2 });
+      expect(result.acquireAttempts.at(-1)).toBe(true);
+      expect(result.acquireAttempts.slice(0, -1).every((a: boolean) => a === false)).toBe(true);
+      // Leader at or just after 2m15s of virtual time (the failover at 2m, then the 15s lock-delay).
+      const at = Date.parse(result.now) - START;
+      expect(at).toBeGreaterThanOrEqual(135_000);
+      expect(at).toBeLessThan(150_000);
 
-    const kv = (await (await fetch(`${urls.registry}/v1/kv/${LEADER_KEY}`)).json()) as Json[];
-    expect(kv[0]).toMatchObject({ Session: result.session, LockIndex: 2 });
-    const clock = (await (await fetch(`${urls.control}/clock`)).json()) as Json;
-    expect(clock).toMatchObject({ mode: "auto", now: result.now });
-    expect(clock.skips).toBeGreaterThan(0);
-    const awaited = await fetch(`${urls.control}/await`, { method: "POST", body: JSON.stringify({ until: { kv: { key: LEADER_KEY, session: result.session }, session: { id: SESSION_A, gone: true } } }) });
-    expect(awaited.status).toBe(200);
+      const kv = (await (await fetch(`${urls.registry}/v1/kv/${LEADER_KEY}`)).json()) as Json[];
+      expect(kv[0]).toMatchObject({ Session: result.session, LockIndex: 2 });
+      const clock = (await (await fetch(`${urls.control}/clock`)).json()) as Json;
+      expect(clock).toMatchObject({ mode: "auto", now: result.now });
+      expect(clock.skips).toBeGreaterThan(0);
+      const awaited = await fetch(`${urls.control}/await`, {
+        method: "POST",
+        body: JSON.stringify({ until: { kv: { key: LEADER_KEY, session: result.session }, session: { id: SESSION_A, gone: true } } }),
+      });
+      expect(awaited.status).toBe(200);
 
-    // The run's tape (the Python client's requests, the idle skips, the await) replays with zero divergence.
-    const tape = (await (await fetch(`${urls.control}/tape`)).json()) as Json;
-    expect(tape.entries.filter((e: Json) => e.kind === "request" && e.service === "registry").length).toBeGreaterThan(3);
-    expect(tape.entries.filter((e: Json) => e.kind === "clock").length).toBeGreaterThan(0);
-    const report = await replayTape(tape);
-    expect(report.divergences).toEqual([]);
-    expect(report.stateHash.actual).toBe(tape.end.stateHash);
+      // The run's tape (the Python client's requests, the idle skips, the await) replays with zero divergence.
+      const tape = (await (await fetch(`${urls.control}/tape`)).json()) as Json;
+      expect(tape.entries.filter((e: Json) => e.kind === "request" && e.service === "registry").length).toBeGreaterThan(3);
+      expect(tape.entries.filter((e: Json) => e.kind === "clock").length).toBeGreaterThan(0);
+      const report = await replayTape(tape);
+      expect(report.divergences).toEqual([]);
+      expect(report.stateHash.actual).toBe(tape.end.stateHash);
 
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
-  });
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    },
+  );
 });

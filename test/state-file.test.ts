@@ -18,7 +18,6 @@ import { removeStaleTemporaries, StateFileWriter } from "../src/state-file.js";
 const dir = mkdtempSync(join(tmpdir(), "standin-state-file-"));
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 
-
 /** Polls until `ready()` holds; fails only past a generous overall limit (no assertion on how long it took). */
 async function eventually(ready: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   for (let waited = 0; !ready(); waited += 10) {

@@ -129,7 +129,11 @@ describe("startStandin({ tls: true })", () => {
       const ready = await get(`${srv.urls[service]}/_standin/ready`);
       expect(await ready.json()).toMatchObject({ ready: true });
     }
-    const echo = await get(`${srv.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message: "over tls" }) });
+    const echo = await get(`${srv.urls.echo}/echo?key=test-api-key`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ message: "over tls" }),
+    });
     expect(echo.status).toBe(200);
     expect(await echo.json()).toEqual({ message: "over tls" });
     const description = (await (await get(`${srv.urls.echo}/openapi.json`)).json()) as { schemes: string[] };
@@ -288,7 +292,10 @@ describe("standin start with TLS (the CLI)", () => {
     writeFileSync(join(dir, "garbage.pem"), "hello\n");
     const missing = join(dir, "missing.pem");
     const cases: Array<[string[], RegExp]> = [
-      [["--tls-cert", missing, "--tls-key", join(dir, "k.pem")], new RegExp(`^standin: cannot read --tls-cert ${missing}: ENOENT: no such file or directory, open '${missing}'\\n$`)],
+      [
+        ["--tls-cert", missing, "--tls-key", join(dir, "k.pem")],
+        new RegExp(`^standin: cannot read --tls-cert ${missing}: ENOENT: no such file or directory, open '${missing}'\\n$`),
+      ],
       [["--tls-cert", join(dir, "c.pem"), "--tls-key", missing], /^standin: cannot read --tls-key .*missing\.pem: ENOENT[^\n]*\n$/],
       [["--tls-cert", join(dir, "c.pem"), "--tls-key", dir], /^standin: cannot read --tls-key .*: EISDIR[^\n]*\n$/],
       [["--tls-cert", join(dir, "c.pem")], /^standin: --tls-cert and --tls-key go together\n$/],

@@ -89,7 +89,10 @@ export function killChildrenOnExit() {
   process.once("exit", () => {
     for (const child of live) child.kill("SIGKILL");
   });
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ]) {
     process.once(signal, () => {
       interruptedBy = signal;
       process.stderr.write(`bench: ${signal}, stopping child processes\n`);

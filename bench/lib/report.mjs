@@ -251,7 +251,14 @@ function scaleRows(scale, settings) {
   } else {
     rows.push(row(`snapshot: GET /_standin/snapshot, ${snapLabel} jobs (${mb(snap.bytes)} of JSON)`, { unit: "ms", standin: snap.getMs }));
     rows.push(row(`snapshot: PUT /_standin/snapshot (restore that document)`, { unit: "ms", standin: snap.putMs }));
-    rows.push(row(`snapshot: emu.snapshot() / emu.restore(), ${snapLabel} jobs`, { unit: "ms", standin: snap.snapshotMs, cells: { standin: `${ms(snap.snapshotMs)} / ${ms(snap.restoreMs)}` }, extra: { restoreMs: snap.restoreMs } }));
+    rows.push(
+      row(`snapshot: emu.snapshot() / emu.restore(), ${snapLabel} jobs`, {
+        unit: "ms",
+        standin: snap.snapshotMs,
+        cells: { standin: `${ms(snap.snapshotMs)} / ${ms(snap.restoreMs)}` },
+        extra: { restoreMs: snap.restoreMs },
+      }),
+    );
   }
   const memory = scale.memory;
   const empty = scale.memoryEmpty;
@@ -265,17 +272,40 @@ function scaleRows(scale, settings) {
   const heavy = scale.kvHeavy;
   const heavyLabel = `long run: ${short(settings.scale.longRun.kvWrites)} KV writes of 500 KB on a 256 MB heap (peak RSS)`;
   if (!heavy || heavy.timedOut || heavy.failed) {
-    rows.push(row(heavyLabel, { unit: "MB", standin: null, target: { text: "completes" }, cells: { standin: heavy?.timedOut ? `> ${heavy.limitSeconds} s (stopped)` : `died: ${heavy?.failed ?? "not run"}` } }));
+    rows.push(
+      row(heavyLabel, {
+        unit: "MB",
+        standin: null,
+        target: { text: "completes" },
+        cells: { standin: heavy?.timedOut ? `> ${heavy.limitSeconds} s (stopped)` : `died: ${heavy?.failed ?? "not run"}` },
+      }),
+    );
   } else {
     rows.push(row(heavyLabel, { unit: "MB", standin: heavy.peakRssBytes / 2 ** 20, target: { atMost: Infinity, text: "completes" }, extra: { writeMs: heavy.writeMs } }));
   }
   const requests = scale.requests;
   const requestsLabel = `long run: RSS growth from 10k to ${short(settings.scale.longRun.requests)} small requests (after GC)`;
   if (!requests || requests.timedOut || requests.failed) {
-    rows.push(row(requestsLabel, { unit: "MB", standin: null, target: { atMost: 50 }, cells: { standin: requests?.timedOut ? `> ${requests.limitSeconds} s (stopped)` : `failed: ${requests?.failed ?? "not run"}` } }));
+    rows.push(
+      row(requestsLabel, {
+        unit: "MB",
+        standin: null,
+        target: { atMost: 50 },
+        cells: { standin: requests?.timedOut ? `> ${requests.limitSeconds} s (stopped)` : `failed: ${requests?.failed ?? "not run"}` },
+      }),
+    );
   } else {
     const growth = (requests.rssBytes - requests.early.rssBytes) / 2 ** 20;
-    rows.push(row(requestsLabel, { unit: "MB", standin: growth, baseline: requests.early.rssBytes / 2 ** 20, ratio: null, target: { atMost: 50 }, extra: { finalRssBytes: requests.rssBytes, ms: requests.ms } }));
+    rows.push(
+      row(requestsLabel, {
+        unit: "MB",
+        standin: growth,
+        baseline: requests.early.rssBytes / 2 ** 20,
+        ratio: null,
+        target: { atMost: 50 },
+        extra: { finalRssBytes: requests.rssBytes, ms: requests.ms },
+      }),
+    );
   }
   return rows;
 }
@@ -289,7 +319,14 @@ const STALL_LABELS = {
 function stallRows(stalls) {
   const rows = [];
   for (const [name, result] of Object.entries(stalls ?? {})) {
-    rows.push(row(`stall: GET /_standin/clock p99 while ${STALL_LABELS[name] ?? name}`, { unit: "ms", standin: result.p99, target: { atMost: 100 }, extra: { p50: result.p50, max: result.max, samples: result.samples, detail: result.detail } }));
+    rows.push(
+      row(`stall: GET /_standin/clock p99 while ${STALL_LABELS[name] ?? name}`, {
+        unit: "ms",
+        standin: result.p99,
+        target: { atMost: 100 },
+        extra: { p50: result.p50, max: result.max, samples: result.samples, detail: result.detail },
+      }),
+    );
     rows.push(row("  max, same run", { unit: "ms", standin: result.max }));
   }
   return rows;

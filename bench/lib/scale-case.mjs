@@ -138,7 +138,11 @@ const cases = {
     }
     const parkMs = since(t0);
     const write = performance.now();
-    const response = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: benchJob(n + 1_000) }), headers: { "content-type": "application/json" } });
+    const response = await emu.scheduler.request("/v1/jobs", {
+      method: "PUT",
+      body: JSON.stringify({ Job: benchJob(n + 1_000) }),
+      headers: { "content-type": "application/json" },
+    });
     const writeMs = since(write);
     if (response.status !== 200) throw new Error(`PUT /v1/jobs answered ${response.status}`);
     const responses = await Promise.all(pending);
@@ -215,9 +219,12 @@ const cases = {
     const t0 = performance.now();
     let early;
     for (let i = 0; i < n; i++) {
-      const res = i % 3 === 0
-        ? await emu.registry.request(`/v1/kv/app/key-${i % 100}`, { method: "PUT", body: `value-${i}`, headers: { "content-length": String(`value-${i}`.length) } })
-        : i % 3 === 1 ? await emu.registry.request(`/v1/kv/app/key-${(i - 1) % 100}`) : await emu.scheduler.request("/v1/jobs");
+      const res =
+        i % 3 === 0
+          ? await emu.registry.request(`/v1/kv/app/key-${i % 100}`, { method: "PUT", body: `value-${i}`, headers: { "content-length": String(`value-${i}`.length) } })
+          : i % 3 === 1
+            ? await emu.registry.request(`/v1/kv/app/key-${(i - 1) % 100}`)
+            : await emu.scheduler.request("/v1/jobs");
       if (res.status !== 200) throw new Error(`request ${i} answered ${res.status}`);
       await res.arrayBuffer();
       if (i + 1 === 10_000) early = settledMemory();

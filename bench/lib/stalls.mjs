@@ -46,7 +46,9 @@ const CASES = {
   async "big-body"({ urls }) {
     const meta = {};
     for (let i = 0; i < 500_000; i++) meta[`k${i}`] = "v";
-    const body = JSON.stringify({ Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } });
+    const body = JSON.stringify({
+      Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] },
+    });
     return async () => {
       const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", body, headers: { "Content-Type": "application/json" } });
       return { status: res.status, bytes: Buffer.byteLength(body) };
@@ -59,16 +61,18 @@ const CASES = {
     return async () => {
       const sockets = [];
       await Promise.all(
-        Array.from({ length: 200 }, () =>
-          new Promise((resolve) => {
-            const req = request(`${urls.registry}/v1/kv/big?recurse`, { agent: false }, (res) => {
-              res.pause(); // never read
-              sockets.push(res.socket);
-              resolve();
-            });
-            req.on("error", resolve);
-            req.end();
-          }),
+        Array.from(
+          { length: 200 },
+          () =>
+            new Promise((resolve) => {
+              const req = request(`${urls.registry}/v1/kv/big?recurse`, { agent: false }, (res) => {
+                res.pause(); // never read
+                sockets.push(res.socket);
+                resolve();
+              });
+              req.on("error", resolve);
+              req.end();
+            }),
         ),
       );
       // Leave them unread a while: the server has 200 answers to send to clients that do not take them.

@@ -169,7 +169,11 @@ async function measureRoute(route, standinBase, settings, standinPid) {
       const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
       const result = {};
       for (const name of order) result[name] = await warmAndMeasure(urls[name], route, settings, pids[name]);
-      rounds.push({ ...result, ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond, honoRatio: result.hono.requestsPerSecond / result.floor.requestsPerSecond });
+      rounds.push({
+        ...result,
+        ratio: result.standin.requestsPerSecond / result.floor.requestsPerSecond,
+        honoRatio: result.hono.requestsPerSecond / result.floor.requestsPerSecond,
+      });
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     const honoMedian = [...rounds].sort((a, b) => a.honoRatio - b.honoRatio)[Math.floor(rounds.length / 2)];

@@ -93,7 +93,7 @@ export function buildOpenApiDocument(operations: readonly DocumentedOperation[],
       title: "standin control API",
       version: options.version ?? packageVersion(),
       description:
-        "The control API of standin, served under /_standin on every service port (one shared state). JSON in, JSON out; errors are {\"error\": \"<message>\"}. Request bodies and query parameters are generated from the schemas the routes validate with.",
+        'The control API of standin, served under /_standin on every service port (one shared state). JSON in, JSON out; errors are {"error": "<message>"}. Request bodies and query parameters are generated from the schemas the routes validate with.',
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/", description: "any of the emulator's service ports" }],
@@ -137,9 +137,7 @@ function operationObject(operation: DocumentedOperation): Record<string, unknown
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(operation.body
-      ? { requestBody: { required: !operation.bodyOptional, content: { "application/json": { schema: schemaOf(operation.body) } } } }
-      : {}),
+    ...(operation.body ? { requestBody: { required: !operation.bodyOptional, content: { "application/json": { schema: schemaOf(operation.body) } } } } : {}),
     responses,
   };
 }

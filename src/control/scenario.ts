@@ -93,7 +93,7 @@ export class Scenario {
 
   describeConditions(): Array<{ name: string; service: string; summary: string }> {
     const own = [...this.conditions].map(([name, { service, spec }]) => ({ name, service, summary: spec.summary }));
-    return [...own, { name: "index", service: "standin", summary: "the global index is above a number ({\"above\": N})" }].sort((a, b) => (a.name < b.name ? -1 : 1));
+    return [...own, { name: "index", service: "standin", summary: 'the global index is above a number ({"above": N})' }].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
   /** Runs an action now, in one store write; a failure changes nothing (the generator's draws included). */
@@ -200,7 +200,12 @@ export class Scenario {
 
   private parseUntil(until: unknown): Array<{ name: string; run: () => ConditionResult }> {
     if (until === null || typeof until !== "object" || Array.isArray(until) || Object.keys(until).length === 0) {
-      throw new ActionError(400, `until: give one or more conditions, e.g. {"deployment": {"job": "web", "status": "successful"}} (conditions: ${this.describeConditions().map((c) => c.name).join(", ")})`);
+      throw new ActionError(
+        400,
+        `until: give one or more conditions, e.g. {"deployment": {"job": "web", "status": "successful"}} (conditions: ${this.describeConditions()
+          .map((c) => c.name)
+          .join(", ")})`,
+      );
     }
     return Object.entries(until as Record<string, unknown>).map(([name, raw]) => {
       if (name === "index") {
@@ -208,7 +213,13 @@ export class Scenario {
         return { name, run: () => ({ met: this.host.store.index > args.above, observed: { index: this.host.store.index } }) };
       }
       const entry = this.conditions.get(name);
-      if (!entry) throw new ActionError(400, `until: unknown condition "${name}" (conditions: ${this.describeConditions().map((c) => c.name).join(", ")})`);
+      if (!entry)
+        throw new ActionError(
+          400,
+          `until: unknown condition "${name}" (conditions: ${this.describeConditions()
+            .map((c) => c.name)
+            .join(", ")})`,
+        );
       const args = parseArgs(entry.spec.args, raw ?? {}, `until.${name}`);
       return { name, run: () => entry.spec.check(args as never) };
     });

@@ -193,7 +193,11 @@ export class TapeRecorder {
   }
 
   clock(operation: ClockOperation): void {
-    this.append(operation.op === "advance-to" ? { kind: "clock", seq: 0, op: "advance-to", to: operation.to } : { kind: "clock", seq: 0, op: "mode", mode: operation.mode, speed: operation.speed });
+    this.append(
+      operation.op === "advance-to"
+        ? { kind: "clock", seq: 0, op: "advance-to", to: operation.to }
+        : { kind: "clock", seq: 0, op: "mode", mode: operation.mode, speed: operation.speed },
+    );
   }
 
   action(name: string, args: Record<string, unknown>): void {
@@ -283,7 +287,12 @@ export class TapeRecorder {
   private readRequestBody(entry: TapeRequestEntry, request: Request, journaled: boolean): boolean {
     if (request.method === "GET" || request.method === "HEAD") return false;
     if (journaled && requestHeader(request, "content-length") !== undefined) return true;
-    if (request.body !== null) this.track(bodyOf(request.clone()).then((body) => (entry.body = body.sha256 !== undefined || this.charge(body.bytes) ? body : { sha256: sha256Of(bodyBytes(body)!), bytes: body.bytes })));
+    if (request.body !== null)
+      this.track(
+        bodyOf(request.clone()).then(
+          (body) => (entry.body = body.sha256 !== undefined || this.charge(body.bytes) ? body : { sha256: sha256Of(bodyBytes(body)!), bytes: body.bytes }),
+        ),
+      );
     return false;
   }
 
@@ -340,7 +349,6 @@ export class TapeRecorder {
     this.truncation ??= { seq: this.nextSeq, reason, limit: reason === "bytes" ? this.budget : TAPE_CAPACITY };
   }
 
-
   /** The tape so far (waits for bodies still being read). */
   async export(end: { stateHash: string; index: number }): Promise<Tape> {
     const tape = await this.exportLazily(end);
@@ -384,7 +392,14 @@ export class TapeRecorder {
       };
     });
     const truncation = this.truncation;
-    return { standinTape: TAPE_VERSION, start: { ...this.start, stateHash: this.start.stateHash() }, entries, truncated: truncation !== undefined, ...(truncation && { truncation: { ...truncation } }), end };
+    return {
+      standinTape: TAPE_VERSION,
+      start: { ...this.start, stateHash: this.start.stateHash() },
+      entries,
+      truncated: truncation !== undefined,
+      ...(truncation && { truncation: { ...truncation } }),
+      end,
+    };
   }
 
   get length(): number {

@@ -180,7 +180,11 @@ export class Clock {
     this.wall = options.wall ?? systemWallTime;
     this.loopLimit = options.loopLimit ?? 100_000;
     this.undoSink = options.undoSink;
-    this.onBackgroundError = options.onBackgroundError ?? ((error) => { throw error; });
+    this.onBackgroundError =
+      options.onBackgroundError ??
+      ((error) => {
+        throw error;
+      });
     this.anchorHere();
     this.armRealTimer();
   }
@@ -575,7 +579,6 @@ export class Clock {
     this.realTimerAt = Infinity;
   }
 }
-
 
 function assertInstant(ms: number): void {
   if (!Number.isSafeInteger(ms)) throw new ClockError(`virtual instants are integer milliseconds, got ${ms}`, "invalid");

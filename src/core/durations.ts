@@ -71,10 +71,7 @@ function missingUnit(input: string): DurationError {
 }
 
 function unknownUnit(unit: string, input: string): DurationError {
-  return new DurationError(
-    `time: unknown unit ${goQuote(unit)} in duration ${goQuote(input)}`,
-    input,
-  );
+  return new DurationError(`time: unknown unit ${goQuote(unit)} in duration ${goQuote(input)}`, input);
 }
 
 /**
@@ -415,12 +412,7 @@ function utf8Bytes(codePoint: number): number[] {
   if (cp < 0x10000) {
     return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
   }
-  return [
-    0xf0 | (cp >> 18),
-    0x80 | ((cp >> 12) & 0x3f),
-    0x80 | ((cp >> 6) & 0x3f),
-    0x80 | (cp & 0x3f),
-  ];
+  return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
 }
 
 /** String(value), but never throws (String(Object.create(null)) does). */

@@ -5,8 +5,7 @@
  * trailing zeros trimmed, and `Z` for UTC).
  */
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 export class InstantError extends Error {}
 
@@ -15,7 +14,11 @@ export function parseInstant(text: string): number {
   const m = typeof text === "string" ? RFC3339.exec(text) : null;
   if (!m) throw new InstantError(`invalid RFC 3339 timestamp ${JSON.stringify(text)} (expected e.g. 2026-01-01T00:00:00Z)`);
   const [, y, mo, d, h, mi, s, frac = "", zone] = m;
-  const month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s);
+  const month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(y), month) || hour > 23 || minute > 59 || second > 59) {
     throw new InstantError(`invalid RFC 3339 timestamp ${JSON.stringify(text)} (field out of range)`);
   }

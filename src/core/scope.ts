@@ -48,5 +48,3 @@ function scopedWatchers(watchers: WatcherView, prefix: string): WatcherView {
     tablesIndex: (tables) => watchers.tablesIndex(tables.map((t) => prefix + t)),
   };
 }
-
-

@@ -26,7 +26,13 @@ export function expressJson(value: unknown, request: Request): Response {
   }
   const etag = weakEtagOf(body);
   const method = request.method;
-  if ((method === "GET" || method === "HEAD") && request.headers.get("If-None-Match")?.split(/\s*,\s*/).includes(etag)) {
+  if (
+    (method === "GET" || method === "HEAD") &&
+    request.headers
+      .get("If-None-Match")
+      ?.split(/\s*,\s*/)
+      .includes(etag)
+  ) {
     return bufferedResponse(null, { status: 304, headers: new Headers({ "X-Powered-By": "Express", ETag: etag }) });
   }
   // One final record, lower case in the order a Headers object lists them (what goes on the wire either way):
@@ -61,8 +67,7 @@ const sha1Base64: (text: string) => string =
 /** finalhandler's production error page. */
 export function expressErrorPage(status: 400 | 413 | 415 | 500): Response {
   const page =
-    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' +
-    `<pre>${STATUS_TEXT[status]}</pre>\n</body>\n</html>\n`;
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n' + `<pre>${STATUS_TEXT[status]}</pre>\n</body>\n</html>\n`;
   return bufferedResponse(page, {
     status,
     headers: {
@@ -167,7 +172,11 @@ export function espUserInfo(payload: Record<string, unknown>): Record<string, un
   const audiences = typeof payload.aud === "string" ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
   const info: Record<string, unknown> = { claims: JSON.stringify(claims) };
   // Keys in ESP's order; empty strings are left out.
-  for (const [key, value] of [["issuer", payload.iss], ["id", payload.sub], ["email", payload.email]] as const) {
+  for (const [key, value] of [
+    ["issuer", payload.iss],
+    ["id", payload.sub],
+    ["email", payload.email],
+  ] as const) {
     if (typeof value === "string" && value !== "") info[key] = value;
   }
   info.audiences = audiences;

@@ -61,9 +61,7 @@ export async function authenticateEsp(request: Request, url: URL, ctx: AuthConte
   if (kid !== undefined) {
     const candidates = keySet.keys.filter((k) => k.kid === kid);
     if (candidates.length === 0) {
-      return reject(
-        keySet.format === "x509" ? `Could not find matching key in public key set for kid=${kid}` : `Cannot find matching key in key set for kid=${kid}`,
-      );
+      return reject(keySet.format === "x509" ? `Could not find matching key in public key set for kid=${kid}` : `Cannot find matching key in key set for kid=${kid}`);
     }
     for (const key of candidates) if (await signatureMatches(token, key, alg)) return success(token, payload, payloadPart);
     return reject("JWT signature verification failed.");

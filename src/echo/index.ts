@@ -22,16 +22,7 @@ import { ECHO_ROUTES, unemulatedEchoRoute } from "./route-catalog.js";
 import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
 import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js";
 import { echoDescription } from "./openapi.js";
-import {
-  apiKeyInvalid,
-  apiKeyMissing,
-  corsRefused,
-  jwtFailure,
-  methodNotAllowed,
-  methodNotFound,
-  proxyErrorResponse,
-  type ProxyError,
-} from "./proxy.js";
+import { apiKeyInvalid, apiKeyMissing, corsRefused, jwtFailure, methodNotAllowed, methodNotFound, proxyErrorResponse, type ProxyError } from "./proxy.js";
 import type { Credentials } from "../http/redact.js";
 import { DEFAULT_SCHEMES, DEFAULT_SUBJECTS, defaultAudience, ECHO_SCHEMES, mergeSchemes, OPERATIONS, schemeNamed, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
 

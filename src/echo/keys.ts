@@ -105,9 +105,7 @@ function jwkKeySet(jwks: readonly object[]): KeySet {
 }
 
 function x509KeySet(map: Record<string, string>): KeySet {
-  const keys = Object.entries(map).map(([kid, pem]) =>
-    memoizedKey({ kid, kty: certificateKeyType(pem) }, async (alg) => (await loadJose()).importX509(pem, alg)),
-  );
+  const keys = Object.entries(map).map(([kid, pem]) => memoizedKey({ kid, kty: certificateKeyType(pem) }, async (alg) => (await loadJose()).importX509(pem, alg)));
   return { format: "x509", keys };
 }
 

@@ -34,7 +34,9 @@ export function echoDescription(config: { serviceName: string; schemes: Record<E
           parameters: [{ description: "Message to echo", in: "body", name: "message", required: true, schema: { $ref: "#/definitions/echoMessage" } }],
         }),
         responses: {
-          "200": echo ? { description: "Echo", schema: { $ref: "#/definitions/echoMessage" } } : { description: "Authentication info.", schema: { $ref: "#/definitions/authInfoResponse" } },
+          "200": echo
+            ? { description: "Echo", schema: { $ref: "#/definitions/echoMessage" } }
+            : { description: "Authentication info.", schema: { $ref: "#/definitions/authInfoResponse" } },
         },
         // A list of requirements is an OR: any one scheme is enough.
         security: operation.apiKey ? [{ api_key: [] }] : operation.schemes.map((scheme) => ({ [scheme]: [] })),

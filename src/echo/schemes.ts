@@ -69,7 +69,15 @@ export function mergeSchemes(current: Record<EchoSchemeName, SchemeConfig>, give
     const next: SchemeConfig = { issuer: g.issuer ?? previous.issuer };
     const audiences = g.audiences ?? previous.audiences;
     if (audiences) next.audiences = audiences;
-    const keySet = g.jwks ? { jwks: g.jwks as { keys: object[] } } : g.x509 ? { x509: g.x509 } : previous.jwks ? { jwks: previous.jwks } : previous.x509 ? { x509: previous.x509 } : {};
+    const keySet = g.jwks
+      ? { jwks: g.jwks as { keys: object[] } }
+      : g.x509
+        ? { x509: g.x509 }
+        : previous.jwks
+          ? { jwks: previous.jwks }
+          : previous.x509
+            ? { x509: previous.x509 }
+            : {};
     out[name] = { ...next, ...keySet };
   }
   return out;

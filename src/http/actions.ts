@@ -49,11 +49,7 @@ export type ActionTable = Readonly<Record<string, ActionSpec<never>>>;
 export type ConditionTable = Readonly<Record<string, ConditionSpec<never>>>;
 
 /** Typed helper so each spec's `run` sees its own argument type. */
-export function action<S extends v.GenericSchema<unknown, Record<string, unknown>>>(spec: {
-  summary: string;
-  args: S;
-  run(args: v.InferOutput<S>): unknown;
-}): ActionSpec<never> {
+export function action<S extends v.GenericSchema<unknown, Record<string, unknown>>>(spec: { summary: string; args: S; run(args: v.InferOutput<S>): unknown }): ActionSpec<never> {
   return spec as unknown as ActionSpec<never>;
 }
 

@@ -117,7 +117,11 @@ export class Federation<C extends MemberCluster<Section>, Section> {
     const noun = this.options.noun;
     const spec = {
       query: memberQuery(query, noun),
-      responses: { 200: `\`{known, lastContactMs}\`: whether the ${noun} knows its leader, and the virtual milliseconds since it last did`, 400: "bad body", 404: `unknown ${noun}` },
+      responses: {
+        200: `\`{known, lastContactMs}\`: whether the ${noun} knows its leader, and the virtual milliseconds since it last did`,
+        400: "bad body",
+        404: `unknown ${noun}`,
+      },
     };
     control.get("/leader", { summary: `whether the ${noun}'s servers know their leader`, ...spec }, (c) => runFault(c, () => this.pick(c.req.query(query)).leader()));
     control.post("/leader", { summary, body: v.strictObject({ known: v.boolean("known must be a boolean") }), ...spec }, (c, { body }) =>

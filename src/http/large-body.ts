@@ -13,7 +13,6 @@ import { nextTurn } from "../core/json-stream.js";
 export const LARGE_BODY_BYTES = 1 << 20;
 const SLICE_BYTES = 64 * 1024;
 
-
 /**
  * A response whose large body (in hand) is sent in slices, the body noted
  * all the same (http/known-bodies) for the observers; undefined for a body

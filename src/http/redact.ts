@@ -78,7 +78,8 @@ export function createRedactor(services: ReadonlyArray<{ name: string; credentia
     return mark < 0 ? whole : whole.slice(0, mark) + query(whole.slice(mark));
   };
   const body = <B extends string | Uint8Array>(content: B): B => {
-    if (typeof content === "string") return (content.includes(SECRET_FIELD) ? content.replace(SECRET_VALUE, (_, gap: string, secret: string) => `${SECRET_FIELD}${gap}"${conceal(secret)}"`) : content) as B;
+    if (typeof content === "string")
+      return (content.includes(SECRET_FIELD) ? content.replace(SECRET_VALUE, (_, gap: string, secret: string) => `${SECRET_FIELD}${gap}"${conceal(secret)}"`) : content) as B;
     if (content.byteLength === 0 || Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(SECRET_FIELD) < 0) return content;
     return new Uint8Array(Buffer.from(body(Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("utf8")), "utf8")) as B;
   };
@@ -122,7 +123,10 @@ function decode(text: string): string {
  * turned back into the secrets the replaying state knows (placeholders it
  * cannot resolve are sent as they are).
  */
-export function createRevealer(services: ReadonlyArray<{ name: string; credentials?: Credentials }>): { headers(h: Record<string, string>): Record<string, string>; path(p: string): string } {
+export function createRevealer(services: ReadonlyArray<{ name: string; credentials?: Credentials }>): {
+  headers(h: Record<string, string>): Record<string, string>;
+  path(p: string): string;
+} {
   const reveal = (text: string): string => {
     if (!text.startsWith(REDACTED_PREFIX)) return text;
     const rest = text.slice(REDACTED_PREFIX.length);

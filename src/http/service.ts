@@ -54,12 +54,7 @@ export type ServiceFactory<Section> = (ctx: ServiceContext) => ServiceInstance<S
  * new state, then each fixture section merged over the current value. Kept
  * in the store so snapshot, restore, reset and the hash cover them.
  */
-export function settingsRow<Settings extends Row, Section>(
-  table: Table<Settings>,
-  id: string,
-  defaults: Settings,
-  merge: (current: Settings, section: Section) => Settings,
-) {
+export function settingsRow<Settings extends Row, Section>(table: Table<Settings>, id: string, defaults: Settings, merge: (current: Settings, section: Section) => Settings) {
   const current = () => table.get(id) ?? defaults;
   return {
     current,

@@ -65,7 +65,10 @@ export function checkRow(input: CheckInput): Omit<CheckRow, "CreateIndex" | "Mod
   };
 }
 
-export function nodeRow(api: RegistryApi, input: { ID?: string; Node: string; Address?: string; TaggedAddresses?: Record<string, string>; Meta?: Record<string, string> }): Omit<NodeRow, "CreateIndex" | "ModifyIndex"> {
+export function nodeRow(
+  api: RegistryApi,
+  input: { ID?: string; Node: string; Address?: string; TaggedAddresses?: Record<string, string>; Meta?: Record<string, string> },
+): Omit<NodeRow, "CreateIndex" | "ModifyIndex"> {
   const existing = api.state.findNode(input.Node);
   return {
     ID: input.ID ?? existing?.ID ?? "",
@@ -97,7 +100,16 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     });
     ctx.store.write(() => {
       if (!body.SkipNodeUpdate || !state.findNode(node)) {
-        state.nodes.putIndexed(node.toLowerCase(), nodeRow(api, { ID: body.ID as string | undefined, Node: node, Address: address, TaggedAddresses: body.TaggedAddresses as Record<string, string> | undefined, Meta: body.NodeMeta as Record<string, string> | undefined }));
+        state.nodes.putIndexed(
+          node.toLowerCase(),
+          nodeRow(api, {
+            ID: body.ID as string | undefined,
+            Node: node,
+            Address: address,
+            TaggedAddresses: body.TaggedAddresses as Record<string, string> | undefined,
+            Meta: body.NodeMeta as Record<string, string> | undefined,
+          }),
+        );
       }
       for (const check of checks) state.putCheck(checkRow(check));
     });

@@ -80,11 +80,17 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   function editionFor(current: RegistryConfig, section: DatacenterFixture): RegistryConfig["edition"] {
     const edition = section.edition ?? current.edition;
     if (edition !== current.edition && state.sessions.size > 0) {
-      throw new Error(`registry.edition: cannot change from "${current.edition}" to "${edition}" while sessions exist (set it in the start fixture, or reset with one that sets it)`);
+      throw new Error(
+        `registry.edition: cannot change from "${current.edition}" to "${edition}" while sessions exist (set it in the start fixture, or reset with one that sets it)`,
+      );
     }
     return edition;
   }
-  const leadership = new Leadership(ctx.store.table(REGISTRY_CONFIG_TABLE), () => ctx.clock.now(), (fn) => ctx.store.write(fn));
+  const leadership = new Leadership(
+    ctx.store.table(REGISTRY_CONFIG_TABLE),
+    () => ctx.clock.now(),
+    (fn) => ctx.store.write(fn),
+  );
   const api = new RegistryApi(ctx, state, settings.current, () => leadership.view());
   // A new leader restarts every session's TTL (see resetSessionTimers).
   leadership.onElected(() => resetSessionTimers(api));

@@ -98,4 +98,3 @@ function checkType(raw: unknown, type: FieldType, field: string): unknown {
       return raw.filter((item) => item !== null);
   }
 }
-

@@ -278,7 +278,10 @@ export function parseQueryOptions(query: URLSearchParams, headers: HeaderReader,
 
 /** CE's entmeta parsing: namespaces and partitions are Enterprise features (400). */
 function refuseEnterpriseMeta(query: URLSearchParams, headers: HeaderReader, names: HeaderNames): void {
-  for (const [suffix, what] of [["Namespace", "Namespaces"], ["Partition", "Partitions"]] as const) {
+  for (const [suffix, what] of [
+    ["Namespace", "Namespaces"],
+    ["Partition", "Partitions"],
+  ] as const) {
     for (const header of names.names(suffix)) {
       if (headers.get(header)) throw badRequest(`Invalid header: "${canonicalHeader(header)}" - ${what} are a Consul Enterprise feature`);
     }
@@ -309,7 +312,10 @@ function readEnterpriseMeta(query: URLSearchParams, headers: HeaderReader, names
 }
 
 function canonicalHeader(name: string): string {
-  return name.split("-").map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase()).join("-");
+  return name
+    .split("-")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
+    .join("-");
 }
 
 export function registryHeaderNames(compat: boolean): HeaderNames {

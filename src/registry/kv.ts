@@ -41,26 +41,30 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     if (!recurse) authz.require("key", key, "read");
-    return api.blockingRead(rc, rc.parse(), KV_TABLES, () => {
-      if (!recurse) {
-        // One key answers with its own ModifyIndex, so its readers sleep through other keys'
-        // writes; a missing one with the KV tables' index (Consul's KVS.Get).
-        const entry = state.kv.get(key);
-        return entry ? { value: [toWire(entry)], index: entry.ModifyIndex } : { value: [], index: kvTablesIndex() };
-      }
-      const entries = state.kv.sorted().filter((e) => e.Key.startsWith(key));
-      const value = entries.filter((e) => authz.allowed("key", e.Key, "read")).map(toWire);
-      return { value, filtered: value.length < entries.length, index: listIndex(key, entries) };
-    }).then((answer) => {
-      const entries = answer.value as WireKVRow[];
-      // Not found: 404 with an empty body, after the meta headers.
-      if (entries.length === 0) return answer.with(bufferedResponse(null, { status: 404 }));
-      if (rc.query.has("raw") && !recurse) {
-        const raw = entries[0]!.Value === null ? Buffer.alloc(0) : Buffer.from(entries[0]!.Value, "base64");
-        return answer.with(bufferedResponse(raw, { status: 200, headers: { "Content-Type": "text/plain", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" } }));
-      }
-      return answer;
-    });
+    return api
+      .blockingRead(rc, rc.parse(), KV_TABLES, () => {
+        if (!recurse) {
+          // One key answers with its own ModifyIndex, so its readers sleep through other keys'
+          // writes; a missing one with the KV tables' index (Consul's KVS.Get).
+          const entry = state.kv.get(key);
+          return entry ? { value: [toWire(entry)], index: entry.ModifyIndex } : { value: [], index: kvTablesIndex() };
+        }
+        const entries = state.kv.sorted().filter((e) => e.Key.startsWith(key));
+        const value = entries.filter((e) => authz.allowed("key", e.Key, "read")).map(toWire);
+        return { value, filtered: value.length < entries.length, index: listIndex(key, entries) };
+      })
+      .then((answer) => {
+        const entries = answer.value as WireKVRow[];
+        // Not found: 404 with an empty body, after the meta headers.
+        if (entries.length === 0) return answer.with(bufferedResponse(null, { status: 404 }));
+        if (rc.query.has("raw") && !recurse) {
+          const raw = entries[0]!.Value === null ? Buffer.alloc(0) : Buffer.from(entries[0]!.Value, "base64");
+          return answer.with(
+            bufferedResponse(raw, { status: 200, headers: { "Content-Type": "text/plain", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" } }),
+          );
+        }
+        return answer;
+      });
   }
 
   function getKeys(rc: RequestContext, prefix: string, options: QueryOptions) {
@@ -68,22 +72,24 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
     api.requireDatacenterForRead(options);
     const separator = rc.query.has("separator") ? rc.query.get("separator")! : rc.query.has("seperator") ? rc.query.get("seperator")! : "";
     const authz = api.authorize(rc);
-    return api.blockingRead(rc, rc.parse(), KV_TABLES, () => {
-      const keys: string[] = [];
-      let filtered = false;
-      const entries = state.kv.sorted().filter((e) => e.Key.startsWith(prefix));
-      for (const entry of entries) {
-        if (!authz.allowed("key", entry.Key, "read")) {
-          filtered = true;
-          continue;
+    return api
+      .blockingRead(rc, rc.parse(), KV_TABLES, () => {
+        const keys: string[] = [];
+        let filtered = false;
+        const entries = state.kv.sorted().filter((e) => e.Key.startsWith(prefix));
+        for (const entry of entries) {
+          if (!authz.allowed("key", entry.Key, "read")) {
+            filtered = true;
+            continue;
+          }
+          const after = entry.Key.slice(prefix.length);
+          const cut = separator ? after.indexOf(separator) : -1;
+          const listed = cut >= 0 ? prefix + after.slice(0, cut + separator.length) : entry.Key;
+          if (keys[keys.length - 1] !== listed) keys.push(listed);
         }
-        const after = entry.Key.slice(prefix.length);
-        const cut = separator ? after.indexOf(separator) : -1;
-        const listed = cut >= 0 ? prefix + after.slice(0, cut + separator.length) : entry.Key;
-        if (keys[keys.length - 1] !== listed) keys.push(listed);
-      }
-      return { value: keys, filtered, index: listIndex(prefix, entries) };
-    }).then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(bufferedResponse(null, { status: 404 })) : answer));
+        return { value: keys, filtered, index: listIndex(prefix, entries) };
+      })
+      .then((answer) => ((answer.value as string[]).length === 0 && prefix !== "" ? answer.with(bufferedResponse(null, { status: 404 })) : answer));
   }
 
   async function put(rc: RequestContext, key: string) {
@@ -114,7 +120,9 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
       if (!session) throw serverError(`apply failed: invalid session "${acquire}"`);
       if (existing?.Session !== undefined && sessionKey(existing.Session) !== sessionKey(acquire)) return false;
       const reacquire = existing?.Session !== undefined;
-      ctx.store.write(() => state.setKey({ LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }));
+      ctx.store.write(() =>
+        state.setKey({ LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }),
+      );
       return true;
     }
     if (release !== undefined) {
@@ -186,7 +194,9 @@ function conflictingFlags(rc: RequestContext, flags: readonly string[]): void {
 }
 
 function goQueryEscape(value: string): string {
-  return encodeURIComponent(value).replace(/%20/g, "+").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value)
+    .replace(/%20/g, "+")
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** strconv.ParseUint(v, 10, 64); its error is a plain 500 in Consul. */

@@ -128,7 +128,12 @@ export function registerSessionRoutes(router: Router, api: RegistryApi): void {
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
     const node = rc.rest.toLowerCase();
-    return api.blockingRead(rc, options, [TABLES.sessions], () => filterRead(authz, state.sessionsSorted(namespace).filter((s) => s.Node.toLowerCase() === node)));
+    return api.blockingRead(rc, options, [TABLES.sessions], () =>
+      filterRead(
+        authz,
+        state.sessionsSorted(namespace).filter((s) => s.Node.toLowerCase() === node),
+      ),
+    );
   });
 
   router.register("/v1/session/list", ["GET"], (rc) => {
@@ -270,10 +275,11 @@ function decodeCreateRequest(body: unknown, agentNode: string, defaultCheck: str
       const decoded = decodeStruct(body, enterprise ? ENTERPRISE_SESSION_FIELDS : SESSION_FIELDS, "structs.Session");
       if ("LockDelay" in decoded) request.LockDelay = lockDelayNanos(decoded.LockDelay);
       if ("ServiceChecks" in decoded) {
-        request.ServiceChecks = (decoded.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
-          const check = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
-          return { ID: (check.ID as string) ?? "", Namespace: (check.Namespace as string) ?? "" };
-        }) ?? null;
+        request.ServiceChecks =
+          (decoded.ServiceChecks as Record<string, unknown>[] | null)?.map((c) => {
+            const check = decodeStruct(c, { ID: "string", Namespace: "string" }, "structs.ServiceCheck");
+            return { ID: (check.ID as string) ?? "", Namespace: (check.Namespace as string) ?? "" };
+          }) ?? null;
       }
       return decoded;
     });

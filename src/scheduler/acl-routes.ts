@@ -5,7 +5,20 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
-import { ACL_TABLES, ALLOW_ALL, authorizerFromPolicies, parsePolicy, PolicyParseError, policyView, tokenBySecret, tokenView, type Authorizer, type ParsedPolicy, type PolicyRow, type TokenRow } from "./acl.js";
+import {
+  ACL_TABLES,
+  ALLOW_ALL,
+  authorizerFromPolicies,
+  parsePolicy,
+  PolicyParseError,
+  policyView,
+  tokenBySecret,
+  tokenView,
+  type Authorizer,
+  type ParsedPolicy,
+  type PolicyRow,
+  type TokenRow,
+} from "./acl.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
 import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
@@ -54,10 +67,12 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
   const authorizerOf = (token: TokenRow | undefined): Authorizer => {
     if (token?.Type === "management") return ALLOW_ALL;
     const names = token ? (token.Policies ?? []) : ["anonymous"];
-    return authorizerFromPolicies(names.flatMap((name) => {
-      const row = policies.get(name);
-      return row ? [parsedRules(row.Rules)] : [];
-    }));
+    return authorizerFromPolicies(
+      names.flatMap((name) => {
+        const row = policies.get(name);
+        return row ? [parsedRules(row.Rules)] : [];
+      }),
+    );
   };
 
   /** The caller's token (undefined = anonymous); an unknown secret throws `unknown()`. */
@@ -144,117 +159,155 @@ export function createSchedulerAcl(ctx: ServiceContext, enabled: () => boolean):
       if (!allowed.includes(rc.method)) throw new NomadError(405, "Invalid method");
     };
 
-    router.exact("/v1/acl/bootstrap", enabledOnly(async (rc) => {
-      method(rc, "PUT", "POST");
-      const done = bootstrap.get("state");
-      if (done) throw badRequest(`ACL bootstrap already done (reset index: ${done.Index})`);
-      const body = await objectBody(rc, true);
-      const secret = typeof body.BootstrapSecret === "string" && body.BootstrapSecret ? body.BootstrapSecret : undefined;
-      if (secret !== undefined && !isUUID(secret)) throw badRequest("invalid acl token");
-      const token = ctx.store.write(() => {
-        const accessor = ctx.ids.uuid();
-        const row = tokens.putIndexed(accessor, { AccessorID: accessor, SecretID: secret ?? ctx.ids.uuid(), Name: "Bootstrap Token", Type: "management", Policies: null, Global: true, CreateTime: ctx.clock.now() });
-        bootstrap.putIndexed("state", { Index: row.CreateIndex });
-        return row;
-      });
-      return new Write(tokenView(token), token.ModifyIndex);
-    }));
-
-    router.exact("/v1/acl/policies", enabledOnly((rc) => {
-      method(rc, "GET");
-      const caller = callerToken(rc.token);
-      const own = caller?.Type === "management" ? undefined : new Set(callerPolicies(caller));
-      return new Read(policies.sorted().filter((p) => !own || own.has(p.Name)).map((p) => policyView(p, false)), ctx.store.tableIndex(ACL_TABLES.policies));
-    }));
-
-    router.prefix("/v1/acl/policy/", enabledOnly(async (rc) => {
-      const name = rc.rest;
-      if (rc.method === "GET") {
-        if (name === "") throw badRequest("Missing Policy Name");
-        const caller = callerToken(rc.token);
-        // Anyone may read the anonymous policy; other tokens only their own policies.
-        if (caller?.Type !== "management" && name !== "anonymous" && !callerPolicies(caller).includes(name)) throw permissionDenied();
-        const row = policies.get(name);
-        if (!row) throw notFound("ACL policy not found");
-        return new Read(policyView(row), row.ModifyIndex);
-      }
-      if (rc.method === "PUT" || rc.method === "POST") {
-        if (name === "") throw badRequest("Missing Policy Name");
-        const body = await objectBody(rc);
-        if (field(body, "Name") !== name) throw badRequest("ACL policy name does not match request path");
-        management(rc);
-        const row = policyFrom({ Description: field(body, "Description"), Rules: field(body, "Rules") }, name);
-        const written = ctx.store.write(() => policies.putIndexed(name, row));
-        return new Write(undefined, written.ModifyIndex);
-      }
-      if (rc.method === "DELETE") {
-        if (name === "") throw badRequest("Missing Policy Name");
-        management(rc);
-        // Nomad deletes without looking first: a missing policy is still a successful write.
-        const index = ctx.store.write(() => {
-          policies.delete(name);
-          return ctx.store.writeIndex();
+    router.exact(
+      "/v1/acl/bootstrap",
+      enabledOnly(async (rc) => {
+        method(rc, "PUT", "POST");
+        const done = bootstrap.get("state");
+        if (done) throw badRequest(`ACL bootstrap already done (reset index: ${done.Index})`);
+        const body = await objectBody(rc, true);
+        const secret = typeof body.BootstrapSecret === "string" && body.BootstrapSecret ? body.BootstrapSecret : undefined;
+        if (secret !== undefined && !isUUID(secret)) throw badRequest("invalid acl token");
+        const token = ctx.store.write(() => {
+          const accessor = ctx.ids.uuid();
+          const row = tokens.putIndexed(accessor, {
+            AccessorID: accessor,
+            SecretID: secret ?? ctx.ids.uuid(),
+            Name: "Bootstrap Token",
+            Type: "management",
+            Policies: null,
+            Global: true,
+            CreateTime: ctx.clock.now(),
+          });
+          bootstrap.putIndexed("state", { Index: row.CreateIndex });
+          return row;
         });
-        return new Write(undefined, index);
-      }
-      throw new NomadError(405, "Invalid method");
-    }));
+        return new Write(tokenView(token), token.ModifyIndex);
+      }),
+    );
 
-    router.exact("/v1/acl/tokens", enabledOnly((rc) => {
-      method(rc, "GET");
-      management(rc);
-      return new Read([...tokens.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1)).map((t) => tokenView(t, false)), index());
-    }));
+    router.exact(
+      "/v1/acl/policies",
+      enabledOnly((rc) => {
+        method(rc, "GET");
+        const caller = callerToken(rc.token);
+        const own = caller?.Type === "management" ? undefined : new Set(callerPolicies(caller));
+        return new Read(
+          policies
+            .sorted()
+            .filter((p) => !own || own.has(p.Name))
+            .map((p) => policyView(p, false)),
+          ctx.store.tableIndex(ACL_TABLES.policies),
+        );
+      }),
+    );
+
+    router.prefix(
+      "/v1/acl/policy/",
+      enabledOnly(async (rc) => {
+        const name = rc.rest;
+        if (rc.method === "GET") {
+          if (name === "") throw badRequest("Missing Policy Name");
+          const caller = callerToken(rc.token);
+          // Anyone may read the anonymous policy; other tokens only their own policies.
+          if (caller?.Type !== "management" && name !== "anonymous" && !callerPolicies(caller).includes(name)) throw permissionDenied();
+          const row = policies.get(name);
+          if (!row) throw notFound("ACL policy not found");
+          return new Read(policyView(row), row.ModifyIndex);
+        }
+        if (rc.method === "PUT" || rc.method === "POST") {
+          if (name === "") throw badRequest("Missing Policy Name");
+          const body = await objectBody(rc);
+          if (field(body, "Name") !== name) throw badRequest("ACL policy name does not match request path");
+          management(rc);
+          const row = policyFrom({ Description: field(body, "Description"), Rules: field(body, "Rules") }, name);
+          const written = ctx.store.write(() => policies.putIndexed(name, row));
+          return new Write(undefined, written.ModifyIndex);
+        }
+        if (rc.method === "DELETE") {
+          if (name === "") throw badRequest("Missing Policy Name");
+          management(rc);
+          // Nomad deletes without looking first: a missing policy is still a successful write.
+          const index = ctx.store.write(() => {
+            policies.delete(name);
+            return ctx.store.writeIndex();
+          });
+          return new Write(undefined, index);
+        }
+        throw new NomadError(405, "Invalid method");
+      }),
+    );
+
+    router.exact(
+      "/v1/acl/tokens",
+      enabledOnly((rc) => {
+        method(rc, "GET");
+        management(rc);
+        return new Read(
+          [...tokens.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1)).map((t) => tokenView(t, false)),
+          index(),
+        );
+      }),
+    );
 
     /** ACL.UpsertTokens: a body naming an accessor updates that token, which must exist. */
     const upsertToken = (body: Json) => {
       const accessor = str(field(body, "AccessorID"));
       const existing = accessor ? tokens.get(accessor) : undefined;
       if (accessor && !existing) throw badRequest(`cannot find token ${accessor}`);
-      const row = tokenFrom({ Name: field(body, "Name"), Type: field(body, "Type"), Policies: typedField(body, "ACLToken", "Policies", "[]string"), Global: field(body, "Global") }, existing);
+      const row = tokenFrom(
+        { Name: field(body, "Name"), Type: field(body, "Type"), Policies: typedField(body, "ACLToken", "Policies", "[]string"), Global: field(body, "Global") },
+        existing,
+      );
       const written = ctx.store.write(() => tokens.putIndexed(row.AccessorID, row));
       return new Write(tokenView(written), written.ModifyIndex);
     };
 
-    router.exact("/v1/acl/token", enabledOnly(async (rc) => {
-      method(rc, "PUT", "POST");
-      const body = await objectBody(rc);
-      management(rc);
-      return upsertToken(body);
-    }));
-
-    router.prefix("/v1/acl/token/", enabledOnly(async (rc) => {
-      if (rc.rest === "self") {
-        method(rc, "GET");
-        // Nomad's ResolveToken RPC (through 1.10.0): no secret is its lookup error, an unknown one 404.
-        if (!rc.token) throw new NomadError(500, "acl token lookup failed: missing secret id");
-        const token = tokenBySecret(tokens, rc.token);
-        if (!token) throw notFound("ACL token not found");
-        return new Read(tokenView(token), token.ModifyIndex);
-      }
-      if (rc.rest === "") throw badRequest("Missing Token Accessor");
-      const existing = tokens.get(rc.rest);
-      if (rc.method === "GET") {
-        const caller = callerToken(rc.token);
-        if (caller?.Type !== "management" && (!caller || caller.AccessorID !== rc.rest)) throw permissionDenied();
-        if (!existing) throw notFound("ACL token not found");
-        return new Read(tokenView(existing), existing.ModifyIndex);
-      }
-      if (rc.method === "PUT" || rc.method === "POST") {
+    router.exact(
+      "/v1/acl/token",
+      enabledOnly(async (rc) => {
+        method(rc, "PUT", "POST");
         const body = await objectBody(rc);
-        const given = str(field(body, "AccessorID"));
-        if (given && given !== rc.rest) throw badRequest("ACL token accessor does not match request path");
         management(rc);
-        return upsertToken({ ...body, AccessorID: rc.rest });
-      }
-      if (rc.method === "DELETE") {
-        management(rc);
-        if (!existing) throw badRequest(`Cannot delete nonexistent tokens: ${rc.rest}`);
-        ctx.store.write(() => tokens.delete(rc.rest));
-        return new Write(undefined, ctx.store.tableIndex(ACL_TABLES.tokens));
-      }
-      throw new NomadError(405, "Invalid method");
-    }));
+        return upsertToken(body);
+      }),
+    );
+
+    router.prefix(
+      "/v1/acl/token/",
+      enabledOnly(async (rc) => {
+        if (rc.rest === "self") {
+          method(rc, "GET");
+          // Nomad's ResolveToken RPC (through 1.10.0): no secret is its lookup error, an unknown one 404.
+          if (!rc.token) throw new NomadError(500, "acl token lookup failed: missing secret id");
+          const token = tokenBySecret(tokens, rc.token);
+          if (!token) throw notFound("ACL token not found");
+          return new Read(tokenView(token), token.ModifyIndex);
+        }
+        if (rc.rest === "") throw badRequest("Missing Token Accessor");
+        const existing = tokens.get(rc.rest);
+        if (rc.method === "GET") {
+          const caller = callerToken(rc.token);
+          if (caller?.Type !== "management" && (!caller || caller.AccessorID !== rc.rest)) throw permissionDenied();
+          if (!existing) throw notFound("ACL token not found");
+          return new Read(tokenView(existing), existing.ModifyIndex);
+        }
+        if (rc.method === "PUT" || rc.method === "POST") {
+          const body = await objectBody(rc);
+          const given = str(field(body, "AccessorID"));
+          if (given && given !== rc.rest) throw badRequest("ACL token accessor does not match request path");
+          management(rc);
+          return upsertToken({ ...body, AccessorID: rc.rest });
+        }
+        if (rc.method === "DELETE") {
+          management(rc);
+          if (!existing) throw badRequest(`Cannot delete nonexistent tokens: ${rc.rest}`);
+          ctx.store.write(() => tokens.delete(rc.rest));
+          return new Write(undefined, ctx.store.tableIndex(ACL_TABLES.tokens));
+        }
+        throw new NomadError(405, "Invalid method");
+      }),
+    );
   };
 
   const seed = (section: { policies?: Json[]; tokens?: Json[] } | undefined, where: string) => {

@@ -30,10 +30,37 @@ export type TokenRow = {
 };
 
 const READ_CAPS = ["list-jobs", "parse-job", "read-job", "csi-list-volume", "csi-read-volume", "read-job-scaling", "list-scaling-policies", "read-scaling-policy"];
-const WRITE_CAPS = [...READ_CAPS, "scale-job", "submit-job", "dispatch-job", "read-logs", "read-fs", "alloc-exec", "alloc-lifecycle", "csi-write-volume", "csi-mount-volume", "submit-recommendation"];
+const WRITE_CAPS = [
+  ...READ_CAPS,
+  "scale-job",
+  "submit-job",
+  "dispatch-job",
+  "read-logs",
+  "read-fs",
+  "alloc-exec",
+  "alloc-lifecycle",
+  "csi-write-volume",
+  "csi-mount-volume",
+  "submit-recommendation",
+];
 const SCALE_CAPS = ["list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"];
 const NAMESPACE_POLICIES: Record<string, string[]> = { deny: ["deny"], read: READ_CAPS, write: WRITE_CAPS, scale: SCALE_CAPS };
-const VALID_CAPS = new Set(["deny", ...WRITE_CAPS, "sentinel-override", "host-volume-create", "host-volume-register", "host-volume-read", "host-volume-write", "host-volume-delete", "csi-register-plugin", "alloc-node-exec", "list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"]);
+const VALID_CAPS = new Set([
+  "deny",
+  ...WRITE_CAPS,
+  "sentinel-override",
+  "host-volume-create",
+  "host-volume-register",
+  "host-volume-read",
+  "host-volume-write",
+  "host-volume-delete",
+  "csi-register-plugin",
+  "alloc-node-exec",
+  "list-scaling-policies",
+  "read-scaling-policy",
+  "read-job-scaling",
+  "scale-job",
+]);
 const LEVELS = ["deny", "read", "write"] as const;
 type Level = (typeof LEVELS)[number] | "";
 
@@ -72,7 +99,8 @@ export function parsePolicy(rules: string): ParsedPolicy {
     const given = block.capabilities === undefined ? undefined : asArray(block.capabilities);
     const dump = () => namespaceDump(name, shorthand, given);
     if (!/^[a-zA-Z0-9\-*]{1,128}$/.test(name)) throw new PolicyParseError(`Invalid namespace name: ${dump()}`);
-    if (shorthand !== undefined && shorthand !== "" && !(typeof shorthand === "string" && isPolicyValid(shorthand))) throw new PolicyParseError(`Invalid namespace policy: ${dump()}`);
+    if (shorthand !== undefined && shorthand !== "" && !(typeof shorthand === "string" && isPolicyValid(shorthand)))
+      throw new PolicyParseError(`Invalid namespace policy: ${dump()}`);
     const caps = new Set<string>();
     for (const cap of given ?? []) {
       if (typeof cap !== "string" || !VALID_CAPS.has(cap)) throw new PolicyParseError(`Invalid namespace capability '${String(cap)}': ${dump()}`);
@@ -83,7 +111,8 @@ export function parsePolicy(rules: string): ParsedPolicy {
   }
   for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
-    if (typeof level !== "string" || !isPolicyValid(level)) throw new PolicyParseError(`Invalid ${kind} policy: &acl.${KIND_STRUCTS[kind]}{Policy:${goQuote(String(level ?? ""))}}`);
+    if (typeof level !== "string" || !isPolicyValid(level))
+      throw new PolicyParseError(`Invalid ${kind} policy: &acl.${KIND_STRUCTS[kind]}{Policy:${goQuote(String(level ?? ""))}}`);
     // "scale" is a valid level anywhere, though it grants nothing outside namespaces.
     policy[kind] = level === "scale" ? "" : (level as Level);
   }
@@ -102,7 +131,6 @@ function namespaceDump(name: string, shorthand: unknown, caps: unknown[] | undef
   const capsText = caps === undefined ? "[]string(nil)" : `[]string{${caps.map((c) => goQuote(String(c))).join(", ")}}`;
   return `&acl.NamespacePolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}, Variables:(*acl.VariablesPolicy)(nil)}`;
 }
-
 
 /** What a request may do. */
 export interface Authorizer {

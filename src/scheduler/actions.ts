@@ -57,7 +57,11 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
     };
     const { CreateIndex: _c, ModifyIndex: _m, ...fields } = updated;
     state.nodes.putIndexed(node.ID, fields);
-    ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain } });
+    ctx.events.record("node.updated", {
+      service: "scheduler",
+      subject: node.ID,
+      detail: { status: updated.Status, eligibility: updated.SchedulingEligibility, drain: updated.Drain },
+    });
     if (status === "down" && node.Status !== "down") engine.nodeDown({ ...node, ...updated });
     // Blocked evals may fit now; system jobs follow the node either way.
     engine.capacityChanged(state.nodes.get(node.ID));
@@ -121,7 +125,11 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
   const nodeArg = { node: v.pipe(v.string(), v.nonEmpty()) };
 
   const actions: ActionTable = {
-    "node-down": action({ summary: "a client node goes down: its allocations are lost and replaced elsewhere", args: v.strictObject(nodeArg), run: (a) => updateNode(findNode(a.node), { Status: "down" }) }),
+    "node-down": action({
+      summary: "a client node goes down: its allocations are lost and replaced elsewhere",
+      args: v.strictObject(nodeArg),
+      run: (a) => updateNode(findNode(a.node), { Status: "down" }),
+    }),
     "node-up": action({ summary: "a node is ready again", args: v.strictObject(nodeArg), run: (a) => updateNode(findNode(a.node), { Status: "ready" }) }),
     "node-status": action({
       summary: "sets a node's status",
@@ -129,7 +137,8 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
       run: (a) => updateNode(findNode(a.node), { Status: a.status }),
     }),
     "node-drain": action({
-      summary: "drains a node as `PUT /v1/node/:id/drain` does (allocations migrate per their group's migrate block; deadline: a Go duration, -1s forces at once, 0 or none waits as long as it takes) or, with drain: false, cancels the drain",
+      summary:
+        "drains a node as `PUT /v1/node/:id/drain` does (allocations migrate per their group's migrate block; deadline: a Go duration, -1s forces at once, 0 or none waits as long as it takes) or, with drain: false, cancels the drain",
       args: v.strictObject({ ...nodeArg, drain: v.optional(v.boolean(), true), deadline: v.optional(v.string()), ignoreSystemJobs: v.optional(v.boolean(), false) }),
       run: (a) => {
         const node = findNode(a.node);
@@ -155,8 +164,16 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
       args: v.strictObject({ ...nodeArg, eligible: v.boolean() }),
       run: (a) => updateNode(findNode(a.node), { SchedulingEligibility: a.eligible ? "eligible" : "ineligible" }),
     }),
-    "alloc-fail": action({ summary: "an allocation fails (an active deployment fails with it)", args: v.strictObject(allocSelector), run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }) }),
-    "alloc-complete": action({ summary: "an allocation's tasks exit successfully", args: v.strictObject(allocSelector), run: (a) => allocFault(selectAlloc(a), { ClientStatus: "complete" }) }),
+    "alloc-fail": action({
+      summary: "an allocation fails (an active deployment fails with it)",
+      args: v.strictObject(allocSelector),
+      run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }),
+    }),
+    "alloc-complete": action({
+      summary: "an allocation's tasks exit successfully",
+      args: v.strictObject(allocSelector),
+      run: (a) => allocFault(selectAlloc(a), { ClientStatus: "complete" }),
+    }),
     "alloc-health": action({
       summary: "the client reports an allocation healthy or unhealthy",
       args: v.strictObject({ ...allocSelector, healthy: v.boolean() }),
@@ -198,12 +215,20 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
           .filter((d) => d.Namespace === ns && d.JobID === a.job && (a.version === undefined || d.JobVersion === a.version))
           .sort((x, y) => y.CreateIndex - x.CreateIndex);
         const latest = candidates[0];
-        return { met: latest?.Status === a.status, observed: latest ? { ID: latest.ID, Status: latest.Status, StatusDescription: latest.StatusDescription, JobVersion: latest.JobVersion } : null };
+        return {
+          met: latest?.Status === a.status,
+          observed: latest ? { ID: latest.ID, Status: latest.Status, StatusDescription: latest.StatusDescription, JobVersion: latest.JobVersion } : null,
+        };
       },
     }),
     allocations: condition({
       summary: "a job has at least (or exactly) `count` allocations with a client status (default running)",
-      args: v.strictObject({ ...jobArgs, clientStatus: v.optional(v.string(), "running"), count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1), exactly: v.optional(v.boolean()) }),
+      args: v.strictObject({
+        ...jobArgs,
+        clientStatus: v.optional(v.string(), "running"),
+        count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1),
+        exactly: v.optional(v.boolean()),
+      }),
       check: (a) => {
         const matching = state.allocsOfJob(a.namespace ?? "default", a.job).filter((x) => x.ClientStatus === a.clientStatus).length;
         return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [a.clientStatus]: matching } };

@@ -88,7 +88,11 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   }));
   const state = new SchedulerState(ctx);
   broker.attach(state);
-  const leadership = new Leadership(ctx.store.table(SCHEDULER_CONFIG_TABLE), () => ctx.clock.now(), (fn) => ctx.store.write(fn));
+  const leadership = new Leadership(
+    ctx.store.table(SCHEDULER_CONFIG_TABLE),
+    () => ctx.clock.now(),
+    (fn) => ctx.store.write(fn),
+  );
   // The cluster's own work (evaluations, allocation updates, deployments, launches) waits while no leader is known;
   // a new leader takes it up.
   const gate = leaderGatedClock(ctx.clock, leadership, ctx.store.table(DEFERRED_TIMERS_TABLE), (fn) => ctx.store.write(fn));
@@ -110,8 +114,11 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
 
   // Nomad's EventStream parses index and topic itself, before the common parameters.
   const streamRoute = "/v1/event/stream";
-  const stream = eventStreamHandler(broker, ctx, () => settings.current().region, (request, topics, namespace) =>
-    guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
+  const stream = eventStreamHandler(
+    broker,
+    ctx,
+    () => settings.current().region,
+    (request, topics, namespace) => guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
   );
   const app = new Hono();
   app.all(streamRoute, stream);
@@ -138,7 +145,16 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       SchedulingEligibility: (other.SchedulingEligibility as string | undefined) ?? "eligible",
       Drain: false,
       DrainStrategy: null,
-      Attributes: { "cpu.arch": "amd64", "kernel.name": "linux", "os.name": "ubuntu", "nomad.version": "1.9.0", "driver.docker": "1", "driver.exec": "1", "unique.hostname": name, ...Attributes },
+      Attributes: {
+        "cpu.arch": "amd64",
+        "kernel.name": "linux",
+        "os.name": "ubuntu",
+        "nomad.version": "1.9.0",
+        "driver.docker": "1",
+        "driver.exec": "1",
+        "unique.hostname": name,
+        ...Attributes,
+      },
       Meta: { ...Meta },
       Drivers: {
         docker: { Attributes: null, Detected: true, HealthDescription: "Healthy", Healthy: true, UpdateTime: new Date(now).toISOString() },

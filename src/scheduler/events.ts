@@ -225,11 +225,21 @@ export class EventBroker {
   private aclEvents(index: number): StreamEvent[] {
     const events: StreamEvent[] = [];
     const tokenEvent = (row: TokenRow, type: string): StreamEvent => ({
-      Topic: "ACLToken", Type: type, Key: row.AccessorID, Namespace: "", FilterKeys: null, Index: index,
+      Topic: "ACLToken",
+      Type: type,
+      Key: row.AccessorID,
+      Namespace: "",
+      FilterKeys: null,
+      Index: index,
       payload: () => ({ ACLToken: tokenView({ ...row, SecretID: "" }) }),
     });
     const policyEvent = (row: PolicyRow, type: string): StreamEvent => ({
-      Topic: "ACLPolicy", Type: type, Key: row.Name, Namespace: "", FilterKeys: null, Index: index,
+      Topic: "ACLPolicy",
+      Type: type,
+      Key: row.Name,
+      Namespace: "",
+      FilterKeys: null,
+      Index: index,
       payload: () => ({ ACLPolicy: policyView(row) }),
     });
     const tokens = this.ctx.store.table<TokenRow>(ACL_TABLES.tokens);
@@ -242,8 +252,18 @@ export class EventBroker {
   }
 
   private rememberAcl(): void {
-    this.aclSeen.tokens = new Map(this.ctx.store.table<TokenRow>(ACL_TABLES.tokens).sorted().map((t) => [t.AccessorID, t]));
-    this.aclSeen.policies = new Map(this.ctx.store.table<PolicyRow>(ACL_TABLES.policies).sorted().map((p) => [p.Name, p]));
+    this.aclSeen.tokens = new Map(
+      this.ctx.store
+        .table<TokenRow>(ACL_TABLES.tokens)
+        .sorted()
+        .map((t) => [t.AccessorID, t]),
+    );
+    this.aclSeen.policies = new Map(
+      this.ctx.store
+        .table<PolicyRow>(ACL_TABLES.policies)
+        .sorted()
+        .map((p) => [p.Name, p]),
+    );
   }
 }
 
@@ -411,7 +431,6 @@ export function parseStreamIndex(value: string | null): number {
   return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
 }
 
-
 /**
  * The endpoint: a streaming 200 (`application/json`, `no-cache`) that sends
  * `{}` at once and every HEARTBEAT_MS of virtual time, and each batch that
@@ -457,51 +476,54 @@ export function eventStreamHandler(
 function openStream(broker: EventBroker, ctx: ServiceContext, request: SubscribeRequest, signal: AbortSignal): Response {
   const encoder = new TextEncoder();
   let cleanup: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      let unsubscribe: () => void = () => {};
-      let cancelHeartbeat: () => void = () => {};
-      const write = (line: string) => {
-        if (!open) return;
-        controller.enqueue(encoder.encode(line + "\n"));
-        if ((controller.desiredSize ?? 0) < -STREAM_BACKLOG_BYTES) onAbort();
-      };
-      cleanup = () => {
-        if (!open) return;
-        open = false;
-        unsubscribe();
-        cancelHeartbeat();
-        signal.removeEventListener("abort", onAbort);
-      };
-      const onAbort = () => {
-        cleanup();
-        try {
-          controller.close();
-        } catch {
-          // already closed or errored by the reader
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let open = true;
+        let unsubscribe: () => void = () => {};
+        let cancelHeartbeat: () => void = () => {};
+        const write = (line: string) => {
+          if (!open) return;
+          controller.enqueue(encoder.encode(line + "\n"));
+          if ((controller.desiredSize ?? 0) < -STREAM_BACKLOG_BYTES) onAbort();
+        };
+        cleanup = () => {
+          if (!open) return;
+          open = false;
+          unsubscribe();
+          cancelHeartbeat();
+          signal.removeEventListener("abort", onAbort);
+        };
+        const onAbort = () => {
+          cleanup();
+          try {
+            controller.close();
+          } catch {
+            // already closed or errored by the reader
+          }
+        };
+        if (signal.aborted) {
+          onAbort();
+          return;
         }
-      };
-      if (signal.aborted) {
-        onAbort();
-        return;
-      }
-      signal.addEventListener("abort", onAbort, { once: true });
-      const beat = (at: number) => {
-        cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
-          write("{}");
-          beat(at + HEARTBEAT_MS);
-        });
-      };
-      write("{}"); // the first heartbeat tells the client the stream is open
-      unsubscribe = broker.subscribe(request, (batch) => write(encodeBatch(batch)), onAbort);
-      beat(ctx.clock.now() + HEARTBEAT_MS);
+        signal.addEventListener("abort", onAbort, { once: true });
+        const beat = (at: number) => {
+          cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
+            write("{}");
+            beat(at + HEARTBEAT_MS);
+          });
+        };
+        write("{}"); // the first heartbeat tells the client the stream is open
+        unsubscribe = broker.subscribe(request, (batch) => write(encodeBatch(batch)), onAbort);
+        beat(ctx.clock.now() + HEARTBEAT_MS);
+      },
+      cancel() {
+        cleanup();
+      },
+      // Counted in bytes, so desiredSize says how much the client has left unread.
     },
-    cancel() {
-      cleanup();
-    },
-    // Counted in bytes, so desiredSize says how much the client has left unread.
-  }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }));
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
   return new Response(body, {
     status: 200,
     // Transfer-Encoding keeps the port's gzip middleware from buffering frames behind a compressor.

@@ -223,7 +223,8 @@ export class NomadRouter {
       if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty }), result.index, result.nextToken);
       // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
       const cached = this.answers!.get(cacheKey);
-      if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken) return markReplayable(this.readAnswer(cached.body, result.index, result.nextToken, true));
+      if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken)
+        return markReplayable(this.readAnswer(cached.body, result.index, result.nextToken, true));
       const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty }), "utf8");
       this.answers!.set(cacheKey, { body, meta: { index: result.index, nextToken: result.nextToken } });
       return markReplayable(this.readAnswer(body, result.index, result.nextToken, true));
@@ -371,4 +372,3 @@ export function typedField<T extends GoFieldType>(body: unknown, struct: string,
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, checkString(item)])) as GoFieldValue[T];
   }
 }
-

@@ -80,7 +80,13 @@ function normalizeNodeNetwork(n: Json): Json {
   return {
     Addresses: addresses.map((a) => {
       const address = String(a.Address ?? "");
-      return { Address: address, Alias: String(a.Alias ?? "default"), Family: String(a.Family ?? (address.includes(":") ? "ipv6" : "ipv4")), Gateway: String(a.Gateway ?? ""), ReservedPorts: String(a.ReservedPorts ?? "") };
+      return {
+        Address: address,
+        Alias: String(a.Alias ?? "default"),
+        Family: String(a.Family ?? (address.includes(":") ? "ipv6" : "ipv4")),
+        Gateway: String(a.Gateway ?? ""),
+        ReservedPorts: String(a.ReservedPorts ?? ""),
+      };
     }),
     Device: String(n.Device ?? ""),
     MacAddress: String(n.MacAddress ?? ""),
@@ -192,7 +198,13 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
       placed = mapping(label, value, to === -1 ? value : to, String(address.Address), false);
       break;
     }
-    if (!placed) return { dimension: (hostNetworks.get(hostNetworkOf(port)) ?? []).length === 0 ? `network: no addresses available for ${hostNetworkOf(port)} network` : "network: dynamic port selection failed" };
+    if (!placed)
+      return {
+        dimension:
+          (hostNetworks.get(hostNetworkOf(port)) ?? []).length === 0
+            ? `network: no addresses available for ${hostNetworkOf(port)} network`
+            : "network: dynamic port selection failed",
+      };
     offer.push(placed);
     inOffer.add(Number(placed.Value));
   }

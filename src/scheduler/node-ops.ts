@@ -93,7 +93,13 @@ export class NodeOperations {
           Drain: true,
           DrainStrategy: strategy,
           SchedulingEligibility: "ineligible",
-          LastDrain: { AccessorID: "", Meta: meta, StartedAt: previous ? (node.LastDrain as { StartedAt: string }).StartedAt : wholeSeconds(now), Status: "draining", UpdatedAt: wholeSeconds(now) },
+          LastDrain: {
+            AccessorID: "",
+            Meta: meta,
+            StartedAt: previous ? (node.LastDrain as { StartedAt: string }).StartedAt : wholeSeconds(now),
+            Status: "draining",
+            UpdatedAt: wholeSeconds(now),
+          },
         },
         { Subsystem: "Drain", Message: previous ? "Node drain strategy updated" : "Node drain strategy set" },
       );
@@ -245,7 +251,10 @@ export class NodeOperations {
   /** Writes the node's new fields and appends a node event (the last ten are kept). */
   private putNode(node: NodeRow, change: Partial<NodeRow>, event: { Subsystem: string; Message: string; Details?: Record<string, string> | null }): NodeRow {
     const index = this.ctx.store.writeIndex();
-    const events = [...((node.Events as unknown[] | null) ?? []), { CreateIndex: index, Details: event.Details ?? null, Message: event.Message, Subsystem: event.Subsystem, Timestamp: formatInstant(this.ctx.clock.now()) }];
+    const events = [
+      ...((node.Events as unknown[] | null) ?? []),
+      { CreateIndex: index, Details: event.Details ?? null, Message: event.Message, Subsystem: event.Subsystem, Timestamp: formatInstant(this.ctx.clock.now()) },
+    ];
     const { CreateIndex: _c, ModifyIndex: _m, ...fields } = { ...node, ...change, Events: events.slice(-MAX_NODE_EVENTS) };
     this.ctx.events.record("node.updated", { service: "scheduler", subject: node.ID, detail: { message: event.Message } });
     return this.state.nodes.putIndexed(node.ID, fields);
@@ -270,7 +279,8 @@ export class NodeOperations {
 
   private evalsFor(jobs: readonly JobRow[], node: NodeRow, triggeredBy = "node-update") {
     const seen = new Set(jobs.map((j) => jobKey(j.Namespace, j.ID)));
-    const system = triggeredBy === "node-update" ? this.state.jobs.sorted().filter((j) => (j.Type === "system" || j.Type === "sysbatch") && !seen.has(jobKey(j.Namespace, j.ID))) : [];
+    const system =
+      triggeredBy === "node-update" ? this.state.jobs.sorted().filter((j) => (j.Type === "system" || j.Type === "sysbatch") && !seen.has(jobKey(j.Namespace, j.ID))) : [];
     return [...jobs, ...system].filter((j) => !j.Stop).map((job) => this.engine.createEval(job, triggeredBy, { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex }));
   }
 

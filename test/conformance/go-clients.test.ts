@@ -63,7 +63,10 @@ const MANAGEMENT_SECRET = "6a1f6a6e-3d0e-4c55-9d0b-2f9c1c9e0001";
 const ACL_FIXTURE = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MANAGEMENT_SECRET, Name: "root", Type: "management" }] } } };
 
 async function build(): Promise<void> {
-  if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite: apt-get install golang-1.23-go from bookworm-backports (see .ci/run), set GO=/path/to/go, or STANDIN_SKIP_GO=1 to skip it");
+  if (!GO)
+    throw new Error(
+      "Go ≥ 1.21 is needed for the conformance suite: apt-get install golang-1.23-go from bookworm-backports (see .ci/run), set GO=/path/to/go, or STANDIN_SKIP_GO=1 to skip it",
+    );
   if (!existsSync(GO_CLIENTS)) throw new Error(`the Go clients are not at ${GO_CLIENTS} (shared/ beside the project)`);
   mkdirSync(dirname(BINARY), { recursive: true });
   const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${GO_CLIENTS}:/usr/share/gocode` };

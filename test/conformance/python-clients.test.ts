@@ -31,17 +31,25 @@ for (const client of CLIENTS) {
     let srv: RunningStandin;
     let results: Map<string, Result>;
     beforeAll(async () => {
-      if (client.env.PYTHONPATH && !existsSync(client.env.PYTHONPATH)) throw new Error(`${client.name} is not unpacked at ${CONSUL2} (.ci/run does it: apt-get download python3-consul2 && dpkg -x)`);
+      if (client.env.PYTHONPATH && !existsSync(client.env.PYTHONPATH))
+        throw new Error(`${client.name} is not unpacked at ${CONSUL2} (.ci/run does it: apt-get download python3-consul2 && dpkg -x)`);
       srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
       const { stdout } = await run("/usr/bin/python3", [RECIPE, srv.urls.registry, srv.urls.scheduler], { env: { ...process.env, ...client.env }, timeout: 300_000 });
-      results = new Map(stdout.trim().split("\n").map((line) => [(JSON.parse(line) as Result).check, JSON.parse(line) as Result]));
+      results = new Map(
+        stdout
+          .trim()
+          .split("\n")
+          .map((line) => [(JSON.parse(line) as Result).check, JSON.parse(line) as Result]),
+      );
     }, 300_000);
     afterAll(async () => {
       await srv?.close();
     });
 
     it(`is the ${client.name} ${client.version} the suite means`, async () => {
-      const { stdout } = await run("/usr/bin/python3", ["-c", "import consul; print(consul.__file__, getattr(consul, '__version__', '?'))"], { env: { ...process.env, ...client.env } });
+      const { stdout } = await run("/usr/bin/python3", ["-c", "import consul; print(consul.__file__, getattr(consul, '__version__', '?'))"], {
+        env: { ...process.env, ...client.env },
+      });
       expect(stdout).toContain(client.version);
       if (client.env.PYTHONPATH) expect(stdout).toContain(CONSUL2);
     });

@@ -207,7 +207,10 @@ describe("no drift between the document and the routes", () => {
       expect(schemaAccepts(document, example.method, template, example.body), `${example.where}: the schema accepts ${JSON.stringify(example.body)}`).toBe(true);
       const { emu, allocID } = await prepared();
       const answer = await send(emu, example.method, concrete(example.path, allocID), example.body);
-      expect(helperRejected(answer.status, answer.body), `${example.where}: the route accepts ${JSON.stringify(example.body)} (got ${answer.status} ${JSON.stringify(answer.body)})`).toBe(false);
+      expect(
+        helperRejected(answer.status, answer.body),
+        `${example.where}: the route accepts ${JSON.stringify(example.body)} (got ${answer.status} ${JSON.stringify(answer.body)})`,
+      ).toBe(false);
     }
   });
 
@@ -234,14 +237,31 @@ describe("no drift between the document and the routes", () => {
     {
       method: "POST",
       path: "/_standin/registry/checks",
-      good: [{ CheckID: "agentHealth", Status: "warning" }, { Node: "standin", CheckID: "disk", Status: "passing", Output: "ok" }],
-      bad: [{ Status: "passing" }, { CheckID: "", Status: "passing" }, { CheckID: "agentHealth" }, { CheckID: "agentHealth", Status: "sick" }, { CheckID: "x", Status: "passing", Node: 5 }],
+      good: [
+        { CheckID: "agentHealth", Status: "warning" },
+        { Node: "standin", CheckID: "disk", Status: "passing", Output: "ok" },
+      ],
+      bad: [
+        { Status: "passing" },
+        { CheckID: "", Status: "passing" },
+        { CheckID: "agentHealth" },
+        { CheckID: "agentHealth", Status: "sick" },
+        { CheckID: "x", Status: "passing", Node: 5 },
+      ],
     },
     {
       method: "POST",
       path: "/_standin/echo/tokens",
       good: [{ scheme: "provider_jwt" }, { scheme: "provider_jwt", claims: { sub: null }, expiresIn: "-1m", header: { kid: null }, unsigned: true }],
-      bad: [{}, [], { scheme: 5 }, { scheme: "provider_jwt", claims: [] }, { scheme: "provider_jwt", expiresIn: 60 }, { scheme: "provider_jwt", header: { alg: "none" } }, { scheme: "provider_jwt", bogus: 1 }],
+      bad: [
+        {},
+        [],
+        { scheme: 5 },
+        { scheme: "provider_jwt", claims: [] },
+        { scheme: "provider_jwt", expiresIn: 60 },
+        { scheme: "provider_jwt", header: { alg: "none" } },
+        { scheme: "provider_jwt", bogus: 1 },
+      ],
     },
   ];
 
@@ -288,6 +308,8 @@ describe("no drift between the document and the routes", () => {
     expect(await post("/_standin/clock/advance", '{"by":"1m","x":1}')).toEqual({ status: 400, body: { error: "invalid body: x: unknown key" } });
     expect((await post("/_standin/reset", "")).status).toBe(200);
     expect((await post("/_standin/registry/checks", '{"Status":"passing"}')).body.error).toBe("invalid body: CheckID: CheckID is required");
-    expect((await post("/_standin/registry/checks", '{"CheckID":"c","Status":"sick"}')).body.error).toBe("invalid body: Status: Status must be one of passing, warning, critical, maintenance");
+    expect((await post("/_standin/registry/checks", '{"CheckID":"c","Status":"sick"}')).body.error).toBe(
+      "invalid body: Status: Status must be one of passing, warning, critical, maintenance",
+    );
   });
 });

@@ -104,13 +104,28 @@ describe("fixture timelines", () => {
   });
 
   it("a bad timeline is rejected whole, naming the step", async () => {
-    await expect(createStandin({ fixture: { timeline: [{ at: "1m", do: "node-down" }, { at: "soon", do: "node-up", node: "x" }, { at: "1s", do: "teleport" }] } })).rejects.toThrow(
-      /timeline\[0\] \(node-down\): .*node[\s\S]*timeline\[1\]\.at: time: invalid duration "soon"[\s\S]*timeline\[2\]: unknown action "teleport"/,
-    );
+    await expect(
+      createStandin({
+        fixture: {
+          timeline: [
+            { at: "1m", do: "node-down" },
+            { at: "soon", do: "node-up", node: "x" },
+            { at: "1s", do: "teleport" },
+          ],
+        },
+      }),
+    ).rejects.toThrow(/timeline\[0\] \(node-down\): .*node[\s\S]*timeline\[1\]\.at: time: invalid duration "soon"[\s\S]*timeline\[2\]: unknown action "teleport"/);
   });
 
   it("a step that no longer applies is journalled and skipped; the clock goes on", async () => {
-    const emu = await createStandin({ fixture: { timeline: [{ at: "10s", do: "alloc-fail", job: "ghost" }, { at: "20s", do: "node-down", node: "standin" }] } });
+    const emu = await createStandin({
+      fixture: {
+        timeline: [
+          { at: "10s", do: "alloc-fail", job: "ghost" },
+          { at: "20s", do: "node-down", node: "standin" },
+        ],
+      },
+    });
     const fired = emu.clock.advance("30s");
     expect(fired.map((f) => (f.detail as Json).error ?? "ok")).toEqual([expect.stringContaining("no live allocation"), "ok"]);
     const failed = (await control(emu, "GET", "/events?type=timeline")).body.events;

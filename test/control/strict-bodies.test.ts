@@ -15,7 +15,7 @@ async function post(path: string, body: unknown) {
 
 describe("unknown keys in control bodies", () => {
   it.each([
-    ["/_standin/scheduler/nodes/standin", { status: "down" }, 'status: unknown key (this body takes Status, SchedulingEligibility, Drain)'],
+    ["/_standin/scheduler/nodes/standin", { status: "down" }, "status: unknown key (this body takes Status, SchedulingEligibility, Drain)"],
     ["/_standin/registry/checks", { CheckID: "agentHealth", Status: "critical", node: "standin" }, "node: unknown key"],
     ["/_standin/clock/advance", { By: "10s" }, "By: unknown key"],
   ])("%s %j is a 400 naming the key and changes nothing", async (path, body, message) => {

@@ -58,7 +58,13 @@ describe("the tape", () => {
     expect(tape.start).toMatchObject({ seed: 1, compatHeaders: true, clock: { startMs: Date.parse("2026-01-01T00:00:00Z"), mode: "manual" } });
     const kinds = tape.entries.map((e: Json) => (e.kind === "request" ? `${e.service} ${e.method} ${e.path.split("?")[0]}` : e.kind === "clock" ? `clock ${e.op}` : e.kind));
     expect(kinds).toContain("scheduler PUT /v1/jobs");
-    expect(kinds).toContain("scheduler POST /_standin/scheduler/allocations/" + tape.entries.find((e: Json) => e.path?.startsWith("/_standin/scheduler/allocations/")).path.split("/").at(-1));
+    expect(kinds).toContain(
+      "scheduler POST /_standin/scheduler/allocations/" +
+        tape.entries
+          .find((e: Json) => e.path?.startsWith("/_standin/scheduler/allocations/"))
+          .path.split("/")
+          .at(-1),
+    );
     expect(kinds).toContain("clock advance-to");
     expect(kinds).toContain("action");
     expect(kinds).toContain("fixture");

@@ -1,12 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  DurationError,
-  formatGoDuration,
-  msToNanos,
-  nanosToMs,
-  parseDurationMs,
-  parseGoDuration,
-} from "../../src/core/durations.js";
+import { DurationError, formatGoDuration, msToNanos, nanosToMs, parseDurationMs, parseGoDuration } from "../../src/core/durations.js";
 
 // Go's duration constants, spelled out independently of the module under test.
 const Nanosecond = 1n;
@@ -67,10 +60,7 @@ describe("parseGoDuration: Go's parseDurationTests", () => {
     ["3h30m", 3n * Hour + 30n * Minute],
     ["10.5s4m", 4n * Minute + 10n * Second + 500n * Millisecond],
     ["-2m3.4s", -(2n * Minute + 3n * Second + 400n * Millisecond)],
-    [
-      "1h2m3s4ms5us6ns",
-      1n * Hour + 2n * Minute + 3n * Second + 4n * Millisecond + 5n * Microsecond + 6n * Nanosecond,
-    ],
+    ["1h2m3s4ms5us6ns", 1n * Hour + 2n * Minute + 3n * Second + 4n * Millisecond + 5n * Microsecond + 6n * Nanosecond],
     ["39h9m14.425s", 39n * Hour + 9n * Minute + 14n * Second + 425n * Millisecond],
     // large value
     ["52763797000ns", 52763797000n * Nanosecond],
@@ -199,10 +189,7 @@ describe("parseGoDuration: Go's parseDurationErrorTests", () => {
     ["+.s", 'time: invalid duration "+.s"'],
     ["1d", 'time: unknown unit "d" in duration "1d"'],
     ["\uFFFD", String.raw`time: invalid duration "\xef\xbf\xbd"`], // utf8.RuneError
-    [
-      "\uFFFD hello \uFFFD world",
-      String.raw`time: invalid duration "\xef\xbf\xbd hello \xef\xbf\xbd world"`,
-    ],
+    ["\uFFFD hello \uFFFD world", String.raw`time: invalid duration "\xef\xbf\xbd hello \xef\xbf\xbd world"`],
     // overflow
     ["9223372036854775810ns", 'time: invalid duration "9223372036854775810ns"'],
     ["9223372036854775808ns", 'time: invalid duration "9223372036854775808ns"'],
@@ -353,12 +340,9 @@ describe("formatGoDuration: more values", () => {
     expect(formatGoDuration(ns)).toBe(want);
   });
 
-  it.each<[bigint]>([[MaxInt64 + 1n], [MinInt64 - 1n], [1n << 64n]])(
-    "throws RangeError for %s, outside int64",
-    (ns) => {
-      expect(() => formatGoDuration(ns)).toThrow(RangeError);
-    },
-  );
+  it.each<[bigint]>([[MaxInt64 + 1n], [MinInt64 - 1n], [1n << 64n]])("throws RangeError for %s, outside int64", (ns) => {
+    expect(() => formatGoDuration(ns)).toThrow(RangeError);
+  });
 });
 
 describe("round trips", () => {
@@ -379,8 +363,24 @@ describe("round trips", () => {
     return values;
   }
   const values = [
-    0n, 1n, -1n, 999n, 1_000n, 999_999n, 1_000_000n, 999_999_999n, Second, Minute, Hour,
-    Minute - 1n, Hour - 1n, Hour + 1n, MaxInt64, MinInt64, MaxInt64 - 1n, MinInt64 + 1n,
+    0n,
+    1n,
+    -1n,
+    999n,
+    1_000n,
+    999_999n,
+    1_000_000n,
+    999_999_999n,
+    Second,
+    Minute,
+    Hour,
+    Minute - 1n,
+    Hour - 1n,
+    Hour + 1n,
+    MaxInt64,
+    MinInt64,
+    MaxInt64 - 1n,
+    MinInt64 + 1n,
     ...spread(120),
   ].map(String);
 
@@ -389,12 +389,12 @@ describe("round trips", () => {
     expect(parseGoDuration(formatGoDuration(ns))).toBe(ns);
   });
 
-  it.each([
-    "0s", "1ns", "1.1\u00b5s", "2.2ms", "1.5s", "1m0s", "1h0m0s", "24h0m0s", "-1h1m1s",
-    "72h3m0.5s", "2562047h47m16.854775807s", "-2562047h47m16.854775808s",
-  ])("parseGoDuration then formatGoDuration gives back %s", (text) => {
-    expect(formatGoDuration(parseGoDuration(text))).toBe(text);
-  });
+  it.each(["0s", "1ns", "1.1\u00b5s", "2.2ms", "1.5s", "1m0s", "1h0m0s", "24h0m0s", "-1h1m1s", "72h3m0.5s", "2562047h47m16.854775807s", "-2562047h47m16.854775808s"])(
+    "parseGoDuration then formatGoDuration gives back %s",
+    (text) => {
+      expect(formatGoDuration(parseGoDuration(text))).toBe(text);
+    },
+  );
 });
 
 describe("parseDurationMs", () => {
@@ -472,17 +472,11 @@ describe("msToNanos", () => {
     expect(msToNanos(ms)).toBe(want);
   });
 
-  it.each([1.5, Number.NaN, Number.POSITIVE_INFINITY, 9_223_372_036_855, -9_223_372_036_855, Number.MAX_SAFE_INTEGER])(
-    "throws RangeError for %d",
-    (ms) => {
-      expect(() => msToNanos(ms)).toThrow(RangeError);
-    },
-  );
+  it.each([1.5, Number.NaN, Number.POSITIVE_INFINITY, 9_223_372_036_855, -9_223_372_036_855, Number.MAX_SAFE_INTEGER])("throws RangeError for %d", (ms) => {
+    expect(() => msToNanos(ms)).toThrow(RangeError);
+  });
 
-  it.each([0, 1, -1, 42, 1_500, 86_400_000, -86_400_000, 9_223_372_036_854])(
-    "nanosToMs(msToNanos(%d)) is the identity",
-    (ms) => {
-      expect(nanosToMs(msToNanos(ms))).toBe(ms);
-    },
-  );
+  it.each([0, 1, -1, 42, 1_500, 86_400_000, -86_400_000, 9_223_372_036_854])("nanosToMs(msToNanos(%d)) is the identity", (ms) => {
+    expect(nanosToMs(msToNanos(ms))).toBe(ms);
+  });
 });

@@ -77,7 +77,9 @@ describe("the decoders that use them", () => {
       400,
       "json: cannot unmarshal bool into Go struct field NodeUpdateDrainRequest.DrainSpec of type api.DrainSpec",
     ]);
-    const acl = await createStandin({ fixture: { scheduler: { acl: { enabled: true, tokens: [{ SecretID: "00000000-0000-4000-8000-000000000001", Name: "root", Type: "management" }] } } } });
+    const acl = await createStandin({
+      fixture: { scheduler: { acl: { enabled: true, tokens: [{ SecretID: "00000000-0000-4000-8000-000000000001", Name: "root", Type: "management" }] } } },
+    });
     const res = await acl.scheduler.request("/v1/acl/token", { method: "PUT", headers: { "X-Nomad-Token": "00000000-0000-4000-8000-000000000001" }, body: "true" });
     expect([res.status, await res.text()]).toEqual([400, "json: cannot unmarshal bool into Go value of type struct"]);
   });

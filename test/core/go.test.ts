@@ -62,7 +62,9 @@ describe("Go's quoting in the scheduler's errors", () => {
   });
 
   it("an ACL policy's rejected block", async () => {
-    const emu = await createStandin({ fixture: { scheduler: { acl: { enabled: true, tokens: [{ SecretID: "00000000-0000-4000-8000-000000000001", Name: "root", Type: "management" }] } } } });
+    const emu = await createStandin({
+      fixture: { scheduler: { acl: { enabled: true, tokens: [{ SecretID: "00000000-0000-4000-8000-000000000001", Name: "root", Type: "management" }] } } },
+    });
     const res = await emu.scheduler.request("/v1/acl/policy/bad", {
       method: "POST",
       headers: { "X-Nomad-Token": "00000000-0000-4000-8000-000000000001" },

@@ -12,9 +12,12 @@ const text = (value: unknown) => new Response(jsonStream(value)).text();
 
 describe("jsonStream", () => {
   it("writes exactly JSON.stringify's bytes for any plain JSON value", async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (value) => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
         expect(await text(value)).toBe(JSON.stringify(value));
-      }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("skips undefined members and writes null for undefined items, as stringify does", async () => {

@@ -11,7 +11,7 @@ const plainValues: Array<[string, unknown]> = [
   ["null", null],
   ["empty object", {}],
   ["empty array", []],
-  ["unicode", { "é": "ü", emoji: "\u{1F600}" }],
+  ["unicode", { é: "ü", emoji: "\u{1F600}" }],
 ];
 
 describe("encodeJSON: layout", () => {
@@ -31,9 +31,7 @@ describe("encodeJSON: layout", () => {
 
   it("spells out the pretty layout", () => {
     expect(encodeJSON({ a: [1, {}], b: [] }, { pretty: true })).toBe('{\n    "a": [\n        1,\n        {}\n    ],\n    "b": []\n}\n');
-    expect(encodeJSON({ a: [1, {}], b: [] }, { pretty: true, sortKeys: true })).toBe(
-      '{\n    "a": [\n        1,\n        {}\n    ],\n    "b": []\n}\n',
-    );
+    expect(encodeJSON({ a: [1, {}], b: [] }, { pretty: true, sortKeys: true })).toBe('{\n    "a": [\n        1,\n        {}\n    ],\n    "b": []\n}\n');
   });
 
   it("encodes undefined at the top level as null", () => {
@@ -82,12 +80,24 @@ describe("encodeJSON: remembered key orders", () => {
     const keyList = fc.uniqueArray(fc.oneof(fc.string(), fc.constantFrom("a", "B", "\u{1F600}", "\uFFFD", "_", "ä")), { maxLength: 8 });
     fc.assert(
       fc.property(keyList, fc.integer({ min: 1, max: 4 }), (keys, repeats) => {
-        const expected = "{" + [...keys].sort(compareBytewise).map((k) => `${JSON.stringify(k)}:1`).join(",") + "}";
+        const expected =
+          "{" +
+          [...keys]
+            .sort(compareBytewise)
+            .map((k) => `${JSON.stringify(k)}:1`)
+            .join(",") +
+          "}";
         for (let i = 0; i < repeats; i++) {
           const shuffled = i % 2 === 0 ? keys : [...keys].reverse();
           const doc = Object.fromEntries(shuffled.map((k) => [k, 1]));
           // Integer-like keys come first in JS objects whatever the insertion order; compare with the same object's own keys.
-          const own = "{" + Object.keys(doc).sort(compareBytewise).map((k) => `${JSON.stringify(k)}:1`).join(",") + "}";
+          const own =
+            "{" +
+            Object.keys(doc)
+              .sort(compareBytewise)
+              .map((k) => `${JSON.stringify(k)}:1`)
+              .join(",") +
+            "}";
           expect(encodeJSON(doc, { sortKeys: true, escapeHTML: false })).toBe(own);
           if (!keys.some((k) => /^\d+$/.test(k))) expect(own).toBe(expected);
         }
@@ -152,7 +162,7 @@ describe("encodeJSON: bigint", () => {
 });
 
 describe("encodeJSON: escapeHTML", () => {
-  const value = { html: "<a href=\"x\">&</a>", seps: "line\u2028para\u2029", "<key>": 1 };
+  const value = { html: '<a href="x">&</a>', seps: "line\u2028para\u2029", "<key>": 1 };
 
   it("escapes < > & U+2028 U+2029 as \\u escapes", () => {
     const text = encodeJSON(value, { escapeHTML: true });

@@ -1,16 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { Clock } from "../../src/core/clock.js";
 import { Ids } from "../../src/core/ids.js";
-import {
-  SNAPSHOT_FORMAT,
-  captureState,
-  hashState,
-  restoreState,
-  parseSnapshot,
-  SnapshotError,
-  type StateParts,
-  type StateSnapshot,
-} from "../../src/core/snapshot.js";
+import { SNAPSHOT_FORMAT, captureState, hashState, restoreState, parseSnapshot, SnapshotError, type StateParts, type StateSnapshot } from "../../src/core/snapshot.js";
 import { Store } from "../../src/core/store.js";
 
 const START = 1_767_225_600_000; // 2026-01-01T00:00:00Z

@@ -215,9 +215,7 @@ describe("Store: rows", () => {
 
   it("putIndexed ignores caller-supplied index fields", () => {
     const store = new Store();
-    const row = store.write(() =>
-      store.table("jobs").putIndexed("j", { ID: "j", CreateIndex: 999, ModifyIndex: 999 } as unknown as Row),
-    );
+    const row = store.write(() => store.table("jobs").putIndexed("j", { ID: "j", CreateIndex: 999, ModifyIndex: 999 } as unknown as Row));
     expect(row).toMatchObject({ CreateIndex: 2, ModifyIndex: 2 });
   });
 

@@ -27,7 +27,11 @@ describe("echo answer headers", () => {
         ["x-powered-by", "Express"],
       ]);
       expect(await res.text()).toBe('{"message":"hi"}');
-      expect((await lastTapeResponse(emu)).headers).toEqual({ "content-type": "application/json; charset=utf-8", etag: 'W/"10-uMVlbw9Z7nUmyqNghHaAPQ8hQ5M"', "x-powered-by": "Express" });
+      expect((await lastTapeResponse(emu)).headers).toEqual({
+        "content-type": "application/json; charset=utf-8",
+        etag: 'W/"10-uMVlbw9Z7nUmyqNghHaAPQ8hQ5M"',
+        "x-powered-by": "Express",
+      });
     }
   });
 
@@ -40,7 +44,11 @@ describe("echo answer headers", () => {
     expect(JSON.parse(await plain.text())).toEqual({ message });
     expect((await lastTapeResponse(emu)).headers).toMatchObject({ vary: "Accept-Encoding", etag: 'W/"7de-10GbfSB4vwDzIKJecp/Pu2N5Xmg"' });
     const gzipped = await echo(emu, message, { "accept-encoding": "gzip" });
-    expect([gzipped.headers.get("content-encoding"), gzipped.headers.get("vary"), gzipped.headers.get("etag")]).toEqual(["gzip", "Accept-Encoding", 'W/"7de-10GbfSB4vwDzIKJecp/Pu2N5Xmg"']);
+    expect([gzipped.headers.get("content-encoding"), gzipped.headers.get("vary"), gzipped.headers.get("etag")]).toEqual([
+      "gzip",
+      "Accept-Encoding",
+      'W/"7de-10GbfSB4vwDzIKJecp/Pu2N5Xmg"',
+    ]);
     expect(JSON.parse(gunzipSync(Buffer.from(await gzipped.arrayBuffer())).toString("utf8"))).toEqual({ message });
   });
 });

@@ -90,9 +90,7 @@ const WWW_INVALID = 'Bearer, error="invalid_token"';
 
 // ---- keys and token building ----------------------------------------------------
 
-const TEST_KEYS = (
-  JSON.parse(readFileSync(new URL("../../keys/test-keys.json", import.meta.url), "utf8")) as { keys: Record<Scheme, JWK & { kid: string }> }
-).keys;
+const TEST_KEYS = (JSON.parse(readFileSync(new URL("../../keys/test-keys.json", import.meta.url), "utf8")) as { keys: Record<Scheme, JWK & { kid: string }> }).keys;
 
 const enc = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
 const dec = (s: string) => Buffer.from(s, "base64url").toString("utf8");
@@ -227,7 +225,11 @@ function espInfo(payload: Record<string, unknown>): string {
   const aud = payload.aud;
   const claimsCopy = Array.isArray(aud) ? { ...payload, aud: "" } : payload;
   const info: Record<string, unknown> = { claims: JSON.stringify(claimsCopy) };
-  for (const [key, claim] of [["issuer", "iss"], ["id", "sub"], ["email", "email"]] as const) {
+  for (const [key, claim] of [
+    ["issuer", "iss"],
+    ["id", "sub"],
+    ["email", "email"],
+  ] as const) {
     const value = payload[claim];
     if (typeof value === "string" && value !== "") info[key] = value;
   }
@@ -432,7 +434,7 @@ describe.each(DIALECTS)("auth-info success (%s)", (dialect) => {
     expectExpressJson(await call(emu, PJWT, { headers: { Authorization: `Bearer ${token}` } }), infoBody(dialect, payload));
   });
 
-  it("an aud list: ESP's claims string has aud \"\" and audiences lists them; ESPv2 returns the list", async () => {
+  it('an aud list: ESP\'s claims string has aud "" and audiences lists them; ESPv2 returns the list', async () => {
     const emu = await make(dialect);
     const token = await mint(emu, "identity_platform", { claims: { aud: ["other-project", "standin-test"] } });
     const got = await call(emu, IDP, { headers: { Authorization: `Bearer ${token}` } });
@@ -584,7 +586,12 @@ describe.each(DIALECTS)("Authorization header shapes (%s)", (dialect) => {
     { name: "lower-case prefix: bearer <good>", value: (t) => `bearer ${t}`, esp: fail("Bad JWT format: Invalid base64 in header"), espv2: fail("Jwt is missing") },
     { name: "no prefix: <good>", value: (t) => t, esp: "ok", espv2: fail("Jwt is missing") },
     { name: "Basic credentials", value: () => "Basic dXNlcjpwYXNz", esp: fail("Bad JWT format: should have 2 dots"), espv2: fail("Jwt is missing") },
-    { name: "Bearer after other text: Basic x, Bearer <good>", value: (t) => `Basic dXNlcjpwYXNz, Bearer ${t}`, esp: fail("Bad JWT format: Invalid base64 in header"), espv2: "ok" },
+    {
+      name: "Bearer after other text: Basic x, Bearer <good>",
+      value: (t) => `Basic dXNlcjpwYXNz, Bearer ${t}`,
+      esp: fail("Bad JWT format: Invalid base64 in header"),
+      espv2: "ok",
+    },
     { name: "trailing non-token characters: Bearer <good>==", value: (t) => `Bearer ${t}==`, espv2: "ok" },
   ];
   it.each(rows.filter((r) => r[dialect] !== undefined))("$name", async (row) => {
@@ -635,29 +642,76 @@ const JWT_CASES: JwtCase[] = [
   // -- parse
   { name: "one dot", token: async () => `${enc(goodIdpHeader)}.${enc(idp())}`, esp: fail("Bad JWT format: should have 2 dots"), espv2: fail(V2_TWO_DOTS) },
   { name: "three dots", token: async () => `${await signed("identity_platform", idp())}.c2ln`, esp: fail("Bad JWT format: should have 2 dots"), espv2: fail(V2_TWO_DOTS) },
-  { name: "unsigned alg none token from the mint (empty signature)", token: (emu) => mint(emu, "identity_platform", { unsigned: true }), esp: fail("Failed to allocate memory."), espv2: fail(V2_TWO_DOTS) },
-  { name: "alg none with a signature", token: async () => hand({ alg: "none", typ: "JWT" }, idp()), esp: fail("Failed to allocate memory."), espv2: fail("Jwt header [alg] is not supported") },
-  { name: "unknown alg XS256", token: async () => hand({ alg: "XS256", kid: kidOf("identity_platform"), typ: "JWT" }, idp()), esp: fail("Failed to allocate memory."), espv2: fail("Jwt header [alg] is not supported") },
+  {
+    name: "unsigned alg none token from the mint (empty signature)",
+    token: (emu) => mint(emu, "identity_platform", { unsigned: true }),
+    esp: fail("Failed to allocate memory."),
+    espv2: fail(V2_TWO_DOTS),
+  },
+  {
+    name: "alg none with a signature",
+    token: async () => hand({ alg: "none", typ: "JWT" }, idp()),
+    esp: fail("Failed to allocate memory."),
+    espv2: fail("Jwt header [alg] is not supported"),
+  },
+  {
+    name: "unknown alg XS256",
+    token: async () => hand({ alg: "XS256", kid: kidOf("identity_platform"), typ: "JWT" }, idp()),
+    esp: fail("Failed to allocate memory."),
+    espv2: fail("Jwt header [alg] is not supported"),
+  },
   {
     name: "PS256 (not an ESP alg; no RS256-only key matches it in ESPv2)",
     token: () => signed("identity_platform", idp(), { alg: "PS256" }),
     esp: fail("Failed to allocate memory."),
     espv2: fail(V2_NO_KEY),
   },
-  { name: "header not base64url", via: "iap", token: async () => hand("***", idp()), esp: fail("Bad JWT format: Invalid base64 in header"), espv2: fail("Jwt header is an invalid Base64url encoded") },
+  {
+    name: "header not base64url",
+    via: "iap",
+    token: async () => hand("***", idp()),
+    esp: fail("Bad JWT format: Invalid base64 in header"),
+    espv2: fail("Jwt header is an invalid Base64url encoded"),
+  },
   { name: "header not JSON", token: async () => hand(enc("not json"), idp()), esp: fail("Bad JWT format: Invalid JSON in header"), espv2: fail("Jwt header is an invalid JSON") },
-  { name: "header without alg", token: async () => hand({ kid: kidOf("identity_platform"), typ: "JWT" }, idp()), esp: fail("Missing alg field."), espv2: fail("Jwt header [alg] field is required and must be a string") },
+  {
+    name: "header without alg",
+    token: async () => hand({ kid: kidOf("identity_platform"), typ: "JWT" }, idp()),
+    esp: fail("Missing alg field."),
+    espv2: fail("Jwt header [alg] field is required and must be a string"),
+  },
   { name: "alg not a string", token: async () => hand({ alg: 256, typ: "JWT" }, idp()), espv2: fail("Jwt header [alg] field is required and must be a string") },
   { name: "kid not a string", token: async () => hand({ alg: "RS256", kid: 7, typ: "JWT" }, idp()), espv2: fail("Jwt header [kid] field is not a string") },
-  { name: "payload not base64url", via: "iap", token: async () => hand(goodIdpHeader, "***"), esp: fail("Bad JWT format: Invalid base64 in claims"), espv2: fail("Jwt payload is an invalid Base64url encoded") },
-  { name: "payload not JSON", token: () => signed("identity_platform", "not json"), esp: fail("Bad JWT format: Invalid JSON in claims"), espv2: fail("Jwt payload is an invalid JSON") },
+  {
+    name: "payload not base64url",
+    via: "iap",
+    token: async () => hand(goodIdpHeader, "***"),
+    esp: fail("Bad JWT format: Invalid base64 in claims"),
+    espv2: fail("Jwt payload is an invalid Base64url encoded"),
+  },
+  {
+    name: "payload not JSON",
+    token: () => signed("identity_platform", "not json"),
+    esp: fail("Bad JWT format: Invalid JSON in claims"),
+    espv2: fail("Jwt payload is an invalid JSON"),
+  },
   { name: "iss not a string", token: () => signed("identity_platform", idp({ iss: 42 })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [iss] field is not a string") },
   { name: "sub not a string", token: () => signed("identity_platform", idp({ sub: 42 })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [sub] field is not a string") },
   { name: "exp not a number", token: () => signed("identity_platform", idp({ exp: "soon" })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [exp] field is not an integer") },
   { name: "iat not a number", token: () => signed("identity_platform", idp({ iat: "then" })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [iat] field is not an integer") },
   { name: "nbf not a number", token: () => signed("identity_platform", idp({ nbf: "now" })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [nbf] field is not an integer") },
-  { name: "aud a number", token: () => signed("identity_platform", idp({ aud: 5 })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [aud] field is not a string or string list") },
-  { name: "aud a list with a non-string", token: () => signed("identity_platform", idp({ aud: ["standin-test", 1] })), esp: fail(ESP_WRONG_TYPE), espv2: fail("Jwt payload [aud] field is not a string or string list") },
+  {
+    name: "aud a number",
+    token: () => signed("identity_platform", idp({ aud: 5 })),
+    esp: fail(ESP_WRONG_TYPE),
+    espv2: fail("Jwt payload [aud] field is not a string or string list"),
+  },
+  {
+    name: "aud a list with a non-string",
+    token: () => signed("identity_platform", idp({ aud: ["standin-test", 1] })),
+    esp: fail(ESP_WRONG_TYPE),
+    espv2: fail("Jwt payload [aud] field is not a string or string list"),
+  },
   {
     name: "no iss",
     token: () => signed("identity_platform", idp({ iss: null })),
@@ -671,7 +725,12 @@ const JWT_CASES: JwtCase[] = [
     esp: fail("Bad JWT format: invalid base64 for signature"),
     espv2: fail("Jwt signature is an invalid Base64url encoded"),
   },
-  { name: "no aud (minted with aud: null)", token: (emu) => mint(emu, "identity_platform", { claims: { aud: null } }), esp: fail("Bad JWT format: missing audience field."), espv2: fail(V2_BAD_AUD, 403) },
+  {
+    name: "no aud (minted with aud: null)",
+    token: (emu) => mint(emu, "identity_platform", { claims: { aud: null } }),
+    esp: fail("Bad JWT format: missing audience field."),
+    espv2: fail(V2_BAD_AUD, 403),
+  },
   // -- order
   {
     name: "no aud and expired (ESP: parse first; ESPv2: time before audience)",
@@ -680,8 +739,18 @@ const JWT_CASES: JwtCase[] = [
     espv2: fail("Jwt is expired"),
   },
   // -- time
-  { name: "expired (exp 2 minutes ago)", token: (emu) => mint(emu, "identity_platform", { expiresIn: "-2m" }), esp: fail("TIME_CONSTRAINT_FAILURE"), espv2: fail("Jwt is expired") },
-  { name: "not yet valid (nbf in 2 minutes)", token: (emu) => mint(emu, "identity_platform", { notBefore: "2m" }), esp: fail("TIME_CONSTRAINT_FAILURE"), espv2: fail("Jwt not yet valid") },
+  {
+    name: "expired (exp 2 minutes ago)",
+    token: (emu) => mint(emu, "identity_platform", { expiresIn: "-2m" }),
+    esp: fail("TIME_CONSTRAINT_FAILURE"),
+    espv2: fail("Jwt is expired"),
+  },
+  {
+    name: "not yet valid (nbf in 2 minutes)",
+    token: (emu) => mint(emu, "identity_platform", { notBefore: "2m" }),
+    esp: fail("TIME_CONSTRAINT_FAILURE"),
+    espv2: fail("Jwt not yet valid"),
+  },
   {
     name: "expired and from an unlisted issuer (ESP: time first; ESPv2: issuer first)",
     token: (emu) => mint(emu, "identity_platform", { claims: { iss: "https://securetoken.google.com/other-project" }, expiresIn: "-2m" }),
@@ -740,11 +809,26 @@ const JWT_CASES: JwtCase[] = [
     esp: fail("Audience not allowed", 403),
     espv2: fail(V2_BAD_AUD, 403),
   },
-  { name: "aud list without an allowed audience", token: (emu) => mint(emu, "identity_platform", { claims: { aud: ["a", "b"] } }), esp: fail("Audience not allowed", 403), espv2: fail(V2_BAD_AUD, 403) },
+  {
+    name: "aud list without an allowed audience",
+    token: (emu) => mint(emu, "identity_platform", { claims: { aud: ["a", "b"] } }),
+    esp: fail("Audience not allowed", 403),
+    espv2: fail(V2_BAD_AUD, 403),
+  },
   { name: "aud list with an allowed audience", token: (emu) => mint(emu, "identity_platform", { claims: { aud: ["a", "standin-test"] } }), esp: "ok", espv2: "ok" },
   { name: "aud normalised: https://standin-test/", token: (emu) => mint(emu, "identity_platform", { claims: { aud: "https://standin-test/" } }), esp: "ok", espv2: "ok" },
-  { name: "aud = the service name (ESP always accepts it; ESPv2 only when the scheme has no audiences)", token: (emu) => mint(emu, "identity_platform", { claims: { aud: SERVICE } }), esp: "ok", espv2: fail(V2_BAD_AUD, 403) },
-  { name: "aud = https://<service name>/ (same)", token: (emu) => mint(emu, "identity_platform", { claims: { aud: `https://${SERVICE}/` } }), esp: "ok", espv2: fail(V2_BAD_AUD, 403) },
+  {
+    name: "aud = the service name (ESP always accepts it; ESPv2 only when the scheme has no audiences)",
+    token: (emu) => mint(emu, "identity_platform", { claims: { aud: SERVICE } }),
+    esp: "ok",
+    espv2: fail(V2_BAD_AUD, 403),
+  },
+  {
+    name: "aud = https://<service name>/ (same)",
+    token: (emu) => mint(emu, "identity_platform", { claims: { aud: `https://${SERVICE}/` } }),
+    esp: "ok",
+    espv2: fail(V2_BAD_AUD, 403),
+  },
   // -- key lookup
   {
     name: "unknown kid",
@@ -772,7 +856,12 @@ const JWT_CASES: JwtCase[] = [
     espv2: fail("Jwt verification fails"),
   },
   // -- signature
-  { name: "one signature character changed", token: async (emu) => flipSignature(await mint(emu, "identity_platform")), esp: fail("JWT signature verification failed."), espv2: fail("Jwt verification fails") },
+  {
+    name: "one signature character changed",
+    token: async (emu) => flipSignature(await mint(emu, "identity_platform")),
+    esp: fail("JWT signature verification failed."),
+    espv2: fail("Jwt verification fails"),
+  },
   {
     name: "payload swapped after signing",
     token: async (emu) => {
@@ -852,7 +941,13 @@ const JWT_CASES: JwtCase[] = [
     esp: fail("Issuer not allowed"),
     espv2: fail("Jwt issuer is not configured"),
   },
-  { name: "providerjwt: identity_platform token", path: PJWT, token: (emu) => mint(emu, "identity_platform"), esp: fail("Issuer not allowed"), espv2: fail("Jwt issuer is not configured") },
+  {
+    name: "providerjwt: identity_platform token",
+    path: PJWT,
+    token: (emu) => mint(emu, "identity_platform"),
+    esp: fail("Issuer not allowed"),
+    espv2: fail("Jwt issuer is not configured"),
+  },
   { name: "providerjwt: two dots missing", path: PJWT, token: async () => "abc", esp: fail("Bad JWT format: should have 2 dots"), espv2: fail(V2_TWO_DOTS) },
   { name: "providerjwt: aud https://<service name>", path: PJWT, token: (emu) => mint(emu, "provider_jwt", { claims: { aud: `https://${SERVICE}` } }), esp: "ok", espv2: "ok" },
   // -- provideridtoken
@@ -878,7 +973,13 @@ const JWT_CASES: JwtCase[] = [
     esp: fail("Audience not allowed", 403),
     espv2: fail(V2_BAD_AUD, 403),
   },
-  { name: "provideridtoken: a provider_jwt token", path: PID, token: (emu) => mint(emu, "provider_jwt"), esp: fail("Issuer not allowed"), espv2: fail("Jwt issuer is not configured") },
+  {
+    name: "provideridtoken: a provider_jwt token",
+    path: PID,
+    token: (emu) => mint(emu, "provider_jwt"),
+    esp: fail("Issuer not allowed"),
+    espv2: fail("Jwt issuer is not configured"),
+  },
 ];
 
 describe.each(DIALECTS)("JWT checks (%s)", (dialect) => {
@@ -1033,14 +1134,7 @@ describe.each(DIALECTS)("a JWK set given by the fixture (%s)", (dialect) => {
   it("the emulator's own identity_platform key no longer verifies (its kid is not in the set)", async () => {
     const emu = await make(dialect, fixture());
     const token = await signed("identity_platform", idp());
-    await expectOutcome(
-      emu,
-      dialect,
-      IDP,
-      token,
-      "bearer",
-      fail(dialect === "esp" ? `Cannot find matching key in key set for kid=${kidOf("identity_platform")}` : V2_NO_KEY),
-    );
+    await expectOutcome(emu, dialect, IDP, token, "bearer", fail(dialect === "esp" ? `Cannot find matching key in key set for kid=${kidOf("identity_platform")}` : V2_NO_KEY));
   });
 
   it("the fixture's kid on a token signed with another key → bad signature", async () => {

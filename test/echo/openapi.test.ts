@@ -36,7 +36,10 @@ describe("GET /openapi.json (echo)", () => {
     // schema's `format: uri` refuses; everything else must be valid as it is.
     const schemes = body.securityDefinitions as Json;
     for (const scheme of Object.values(schemes)) if (scheme.type === "oauth2") expect(scheme.authorizationUrl).toBe("");
-    const checked = { ...body, securityDefinitions: Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, v.type === "oauth2" ? { ...v, authorizationUrl: "https://example.invalid/" } : v])) };
+    const checked = {
+      ...body,
+      securityDefinitions: Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, v.type === "oauth2" ? { ...v, authorizationUrl: "https://example.invalid/" } : v])),
+    };
     const result = await new Validator().validate(checked);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
@@ -61,10 +64,24 @@ describe("GET /openapi.json (echo)", () => {
         security: [{ provider_jwt: [] }, { app_default_service_account: [] }, { provider_service_account: [] }],
         response: "#/definitions/authInfoResponse",
       },
-      { path: "/auth/info/provideridtoken", method: "get", operationId: "authInfoProviderIdToken", security: [{ provider_id_token: [] }], response: "#/definitions/authInfoResponse" },
-      { path: "/auth/info/identityplatform", method: "get", operationId: "authInfoIdentityPlatform", security: [{ identity_platform: [] }], response: "#/definitions/authInfoResponse" },
+      {
+        path: "/auth/info/provideridtoken",
+        method: "get",
+        operationId: "authInfoProviderIdToken",
+        security: [{ provider_id_token: [] }],
+        response: "#/definitions/authInfoResponse",
+      },
+      {
+        path: "/auth/info/identityplatform",
+        method: "get",
+        operationId: "authInfoIdentityPlatform",
+        security: [{ identity_platform: [] }],
+        response: "#/definitions/authInfoResponse",
+      },
     ]);
-    expect(body.paths["/echo"].post.parameters).toEqual([{ description: "Message to echo", in: "body", name: "message", required: true, schema: { $ref: "#/definitions/echoMessage" } }]);
+    expect(body.paths["/echo"].post.parameters).toEqual([
+      { description: "Message to echo", in: "body", name: "message", required: true, schema: { $ref: "#/definitions/echoMessage" } },
+    ]);
     expect(body.definitions).toEqual({
       echoMessage: { type: "object", properties: { message: { type: "string" } } },
       authInfoResponse: { properties: { id: { type: "string" }, email: { type: "string" } } },

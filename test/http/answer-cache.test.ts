@@ -141,7 +141,9 @@ describe("scheduler reads answered from the cache", () => {
   it("many parked readers woken by one write all get the new answer", async () => {
     const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a")] } } });
     const { index } = await jobIds(emu);
-    const parked = Array.from({ length: 50 }, () => Promise.resolve(emu.scheduler.request(`/v1/jobs?index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-index"), await r.text()]));
+    const parked = Array.from({ length: 50 }, () =>
+      Promise.resolve(emu.scheduler.request(`/v1/jobs?index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-index"), await r.text()]),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("b") }) });
     const answers = await Promise.all(parked);
@@ -156,7 +158,10 @@ describe("parked list reads woken together", () => {
     const emu = await createStandin({ fixture: { scheduler: { jobs: [job("a"), job("b")] } } });
     const { index } = await jobIds(emu);
     const parked = Array.from({ length: 30 }, () =>
-      Promise.resolve(emu.scheduler.request(`/v1/jobs?per_page=2&index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-nexttoken"), ((await r.json()) as Json[]).map((j) => j.ID)]),
+      Promise.resolve(emu.scheduler.request(`/v1/jobs?per_page=2&index=${index}`)).then(async (r: Response) => [
+        r.headers.get("x-nomad-nexttoken"),
+        ((await r.json()) as Json[]).map((j) => j.ID),
+      ]),
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("c") }) });
@@ -167,7 +172,10 @@ describe("parked list reads woken together", () => {
     const emu = await createStandin({ fixture: { registry: { nodes: [{ Node: "n1", Address: "10.0.0.1" }] } } });
     const index = (await emu.registry.request("/v1/session/list")).headers.get("x-consul-index");
     const parked = Array.from({ length: 30 }, () =>
-      Promise.resolve(emu.registry.request(`/v1/session/list?index=${index}`)).then(async (r: Response) => [r.headers.get("x-consul-index"), ((await r.json()) as Json[]).map((x) => x.Name)]),
+      Promise.resolve(emu.registry.request(`/v1/session/list?index=${index}`)).then(async (r: Response) => [
+        r.headers.get("x-consul-index"),
+        ((await r.json()) as Json[]).map((x) => x.Name),
+      ]),
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await emu.registry.request("/v1/session/create", { method: "PUT", body: JSON.stringify({ Node: "n1", Name: "woken" }) })).status).toBe(200);
@@ -178,7 +186,10 @@ describe("parked list reads woken together", () => {
 });
 
 describe("registry reads answered from the cache", () => {
-  const NODES = [{ Node: "n1", Address: "10.0.0.1" }, { Node: "n2", Address: "10.0.0.2" }];
+  const NODES = [
+    { Node: "n1", Address: "10.0.0.1" },
+    { Node: "n2", Address: "10.0.0.2" },
+  ];
 
   it("headers the query parsing reads still give their 400s after the same URL was cached", async () => {
     const emu = await createStandin({ fixture: { registry: { nodes: NODES } } });
@@ -238,7 +249,11 @@ describe("the tape over HTTP", () => {
     const running = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 }, fixture: { registry: { nodes: [{ Node: "n1", Address: "10.0.0.1" }] } } });
     try {
       const body = JSON.stringify({ Node: "n1", Name: "over-http" });
-      const res = await fetch(`${running.urls.registry}/v1/session/create`, { method: "PUT", headers: { "content-type": "application/json", "content-length": String(body.length) }, body });
+      const res = await fetch(`${running.urls.registry}/v1/session/create`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", "content-length": String(body.length) },
+        body,
+      });
       expect(res.status).toBe(200);
       const tape = (await (await fetch(`${running.urls.scheduler}/_standin/tape`)).json()) as Json;
       const entry = tape.entries.find((e: Json) => e.kind === "request" && e.path === "/v1/session/create");

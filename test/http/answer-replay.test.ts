@@ -94,7 +94,14 @@ describe("replayed answers through the emulator", () => {
   });
 
   it("a gzipped answer is replayed only to a client that accepts gzip, and the other way round", async () => {
-    const emu = await createStandin({ fixture: { registry: { nodes: Array.from({ length: 40 }, (_, i) => ({ Node: `node-${i}`, Address: `10.0.0.${i}` })), sessions: Array.from({ length: 40 }, (_, i) => ({ Node: `node-${i}`, Name: `s-${i}` })) } } });
+    const emu = await createStandin({
+      fixture: {
+        registry: {
+          nodes: Array.from({ length: 40 }, (_, i) => ({ Node: `node-${i}`, Address: `10.0.0.${i}` })),
+          sessions: Array.from({ length: 40 }, (_, i) => ({ Node: `node-${i}`, Name: `s-${i}` })),
+        },
+      },
+    });
     const plain = async () => emu.registry.request("/v1/session/list");
     const gzipped = async () => emu.registry.request("/v1/session/list", { headers: { "Accept-Encoding": "gzip" } });
     const p1 = await plain();

@@ -10,7 +10,10 @@ import { createStandin } from "../../src/emulator.js";
 import { turnsDuring } from "../support/turns.js";
 
 const metaOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, "v"]));
-const jobWithMeta = (n: number) => JSON.stringify({ Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: metaOf(n), TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } });
+const jobWithMeta = (n: number) =>
+  JSON.stringify({
+    Job: { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: metaOf(n), TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] },
+  });
 
 describe("exceedsValueCount", () => {
   it.each([

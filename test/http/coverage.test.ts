@@ -59,7 +59,9 @@ describe("unemulated routes answer 501 naming the route", () => {
     const emu = await createStandin();
     const parse = await call(emu, "scheduler", "PUT", "/v1/jobs/parse", { JobHCL: 'job "x" {}' });
     expect(parse.status).toBe(501);
-    expect(parse.text).toBe("standin does not emulate PUT /v1/jobs/parse (Nomad): standin accepts JSON job specifications only (HCL parsing is not emulated); send the job as JSON to PUT /v1/jobs");
+    expect(parse.text).toBe(
+      "standin does not emulate PUT /v1/jobs/parse (Nomad): standin accepts JSON job specifications only (HCL parsing is not emulated); send the job as JSON to PUT /v1/jobs",
+    );
     expect((await call(emu, "scheduler", "PUT", "/v1/deployment/unblock/d1", {})).text).toBe(
       "standin does not emulate PUT /v1/deployment/unblock/:deployment_id (Nomad): multiregion deployments are not emulated",
     );
@@ -70,7 +72,10 @@ describe("unemulated routes answer 501 naming the route", () => {
 
   it("scheduler: the router's own 501s (node sub-paths it does not know) read the same way", async () => {
     const emu = await createStandin();
-    expect(await call(emu, "scheduler", "GET", "/v1/node/abc/frobnicate")).toMatchObject({ status: 501, text: `standin does not emulate /v1/node/:id/frobnicate (Nomad): ${POINTER}` });
+    expect(await call(emu, "scheduler", "GET", "/v1/node/abc/frobnicate")).toMatchObject({
+      status: 501,
+      text: `standin does not emulate /v1/node/:id/frobnicate (Nomad): ${POINTER}`,
+    });
   });
 
   it("registry: Consul's plain text, with the headers every Consul answer carries", async () => {
@@ -82,7 +87,9 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect(self.headers.get("vary")).toBe("Accept-Encoding");
     expect((await call(emu, "registry", "GET", "/v1/health/service/web")).text).toBe(`standin does not emulate GET /v1/health/service/:service* (Consul): ${POINTER}`);
     expect((await call(emu, "registry", "GET", "/v1/catalog/services")).text).toContain("GET /v1/catalog/services (Consul)");
-    expect((await call(emu, "registry", "PUT", "/v1/txn", [])).text).toBe("standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see the README's known differences");
+    expect((await call(emu, "registry", "PUT", "/v1/txn", [])).text).toBe(
+      "standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see the README's known differences",
+    );
     expect((await call(emu, "registry", "GET", "/v1/query/abc/execute")).text).toContain("GET /v1/query/:query_id* (Consul): prepared queries are not emulated");
     expect((await call(emu, "registry", "GET", "/v1/acl/token/self")).text).toContain("GET /v1/acl/token/self (Consul)");
   });
@@ -103,7 +110,9 @@ describe("unemulated routes answer 501 naming the route", () => {
       ),
       unemulatedEchoResponse("espv2", "GET", entry, url)
         .text()
-        .then((text) => expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see the README's known differences" })),
+        .then((text) =>
+          expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see the README's known differences" }),
+        ),
     ]);
   });
 });
@@ -290,10 +299,14 @@ describe("the catalogs match the services", () => {
     const answeredAsUnemulated = ["/v1/jobs/parse"];
     for (const { kind, pattern } of patterns) {
       if (answeredAsUnemulated.includes(pattern)) {
-        expect(routes.some((r) => r.path === pattern && !r.emulated), pattern).toBe(true);
+        expect(
+          routes.some((r) => r.path === pattern && !r.emulated),
+          pattern,
+        ).toBe(true);
         continue;
       }
-      const covered = kind === "exact" ? routes.some((r) => r.emulated && r.path === pattern) : routes.some((r) => r.emulated && r.path.startsWith(pattern) && r.path.length > pattern.length);
+      const covered =
+        kind === "exact" ? routes.some((r) => r.emulated && r.path === pattern) : routes.some((r) => r.emulated && r.path.startsWith(pattern) && r.path.length > pattern.length);
       expect(covered, `${kind} ${pattern} is not an emulated route in src/scheduler/catalog.ts`).toBe(true);
     }
   });
@@ -315,7 +328,11 @@ describe("the catalogs match the services", () => {
   });
 
   it("the echo catalog is the specification's operations", () => {
-    expect(ECHO_ROUTES.routes.map((r) => `${r.methods.join()} ${r.path} ${r.emulated}`).sort()).toEqual(Object.entries(OPERATIONS).map(([path, op]) => `${op.method} ${path} true`).sort());
+    expect(ECHO_ROUTES.routes.map((r) => `${r.methods.join()} ${r.path} ${r.emulated}`).sort()).toEqual(
+      Object.entries(OPERATIONS)
+        .map(([path, op]) => `${op.method} ${path} true`)
+        .sort(),
+    );
   });
 
   it("catalogs list each (method, route) once", () => {

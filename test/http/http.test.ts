@@ -48,7 +48,10 @@ describe("header names", () => {
   it("sets both the specification's and the product's names by default, only the spec's without compat", () => {
     const h = new Headers();
     new HeaderNames(SCHEDULER_HEADERS, true).set(h, "Index", "7");
-    expect([...h]).toEqual([["x-nomad-index", "7"], ["x-scheduler-index", "7"]]);
+    expect([...h]).toEqual([
+      ["x-nomad-index", "7"],
+      ["x-scheduler-index", "7"],
+    ]);
     const s = new Headers();
     new HeaderNames(REGISTRY_HEADERS, false).set(s, "KnownLeader", "true");
     expect([...s]).toEqual([["x-registry-knownleader", "true"]]);

@@ -17,11 +17,19 @@ afterAll(() => srv.close());
 
 describe("bodies read from the Node request", () => {
   it("JSON, raw bytes and gzip bodies arrive whole on every service", async () => {
-    const echo = await fetch(`${srv.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message: "héllo" }) });
+    const echo = await fetch(`${srv.urls.echo}/echo?key=test-api-key`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ message: "héllo" }),
+    });
     expect(echo.status).toBe(200);
     expect(await echo.json()).toEqual({ message: "héllo" });
 
-    const gzipped = await fetch(`${srv.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" }, body: gzipSync(JSON.stringify({ message: "zipped" })) });
+    const gzipped = await fetch(`${srv.urls.echo}/echo?key=test-api-key`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+      body: gzipSync(JSON.stringify({ message: "zipped" })),
+    });
     expect(await gzipped.json()).toEqual({ message: "zipped" });
 
     const bytes = Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255]);
@@ -31,7 +39,12 @@ describe("bodies read from the Node request", () => {
     const session = await fetch(`${srv.urls.registry}/v1/session/create`, { method: "PUT", body: JSON.stringify({ Name: "s", TTL: "30s" }) });
     expect(session.status).toBe(200);
 
-    const job = await fetch(`${srv.urls.scheduler}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: { ID: "web", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] } }) });
+    const job = await fetch(`${srv.urls.scheduler}/v1/jobs`, {
+      method: "PUT",
+      body: JSON.stringify({
+        Job: { ID: "web", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] },
+      }),
+    });
     expect(job.status).toBe(200);
 
     const { requests } = (await (await fetch(`${srv.urls.control}/requests`)).json()) as { requests: Array<{ path: string; body: string | null }> };
@@ -77,7 +90,10 @@ describe("request headers from the Node request's raw headers", () => {
   });
 
   it("over HTTP, token headers in any case reach the ACL checks", async () => {
-    const acl = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 }, fixture: { registry: { acl: { enabled: true, defaultPolicy: "deny", tokens: [{ SecretID: "s3", Rules: { key_prefix: { "": { policy: "write" } } } }] } } } });
+    const acl = await startStandin({
+      ports: { scheduler: 0, registry: 0, echo: 0 },
+      fixture: { registry: { acl: { enabled: true, defaultPolicy: "deny", tokens: [{ SecretID: "s3", Rules: { key_prefix: { "": { policy: "write" } } } }] } } },
+    });
     try {
       const denied = await fetch(`${acl.urls.registry}/v1/kv/a`, { method: "PUT", body: "v" });
       expect(denied.status).toBe(403);

@@ -20,9 +20,7 @@ const fixture = {
     acl: {
       enabled: true,
       policies: [{ Name: "readonly", Rules: 'namespace "default" { policy = "read" }' }],
-      tokens: [
-        { AccessorID: "a1b2c3d4-0000-4000-8000-000000000001", SecretID: NOMAD_SECRET, Name: "root", Type: "management" },
-      ],
+      tokens: [{ AccessorID: "a1b2c3d4-0000-4000-8000-000000000001", SecretID: NOMAD_SECRET, Name: "root", Type: "management" }],
     },
   },
   registry: { acl: { enabled: true, defaultPolicy: "deny", tokens: [{ AccessorID: "acc-kv", SecretID: CONSUL_SECRET, Rules: { key_prefix: { "": { policy: "write" } } } }] } },
@@ -36,7 +34,13 @@ async function run(emu: Standin): Promise<{ minted: string; created: string }> {
   await emu.scheduler.request("/v1/jobs", { headers: { Authorization: `Bearer ${NOMAD_SECRET}` } });
   expect((await emu.scheduler.request("/v1/jobs", { headers: { "X-Nomad-Token": WRONG } })).status).toBe(403);
   // A token made during the run, then used: written by its accessor too.
-  const made = (await (await emu.scheduler.request("/v1/acl/token", { method: "POST", headers: { "X-Nomad-Token": NOMAD_SECRET }, body: JSON.stringify({ Name: "ci", Type: "client", Policies: ["readonly"] }) })).json()) as Json;
+  const made = (await (
+    await emu.scheduler.request("/v1/acl/token", {
+      method: "POST",
+      headers: { "X-Nomad-Token": NOMAD_SECRET },
+      body: JSON.stringify({ Name: "ci", Type: "client", Policies: ["readonly"] }),
+    })
+  ).json()) as Json;
   expect((await emu.scheduler.request("/v1/jobs", { headers: { "X-Nomad-Token": made.SecretID } })).status).toBe(200);
   await emu.registry.request("/v1/kv/app", { method: "PUT", body: "v", headers: { "X-Consul-Token": CONSUL_SECRET } });
   await emu.registry.request(`/v1/kv/app?token=${CONSUL_SECRET}`);
@@ -45,7 +49,8 @@ async function run(emu: Standin): Promise<{ minted: string; created: string }> {
   // A service control route, with the control token: on the tape.
   await emu.registry.request("/_standin/registry/checks", { method: "POST", headers: auth, body: JSON.stringify({ CheckID: "serfHealth", Status: "passing" }) });
   // A token signed by an emulator-held key is not a secret of the user's: written by its claims, signed again on replay.
-  const minted = ((await (await emu.echo.request("/_standin/echo/tokens", { method: "POST", headers: auth, body: JSON.stringify({ scheme: "provider_jwt" }) })).json()) as Json).token as string;
+  const minted = ((await (await emu.echo.request("/_standin/echo/tokens", { method: "POST", headers: auth, body: JSON.stringify({ scheme: "provider_jwt" }) })).json()) as Json)
+    .token as string;
   expect((await emu.echo.request("/auth/info/providerjwt?key=test-api-key", { headers: { Authorization: `Bearer ${minted}` } })).status).toBe(200);
   return { minted, created: made.SecretID };
 }

@@ -91,17 +91,26 @@ describe("repeated requests over HTTP", () => {
     expect(afterNew - afterRepeat).toBe(ENTRY_OVERHEAD + "/echo?key=test-api-key".length + '{"message":"diff"}'.length * 2);
     await (await echo("same", { "X-Trace": "t1" })).arrayBuffer();
 
-    const { requests } = (await (await fetch(`${srv.urls.control}/requests`)).json()) as { requests: Array<{ path: string; body: string | null; headers: Record<string, string> }> };
+    const { requests } = (await (await fetch(`${srv.urls.control}/requests`)).json()) as {
+      requests: Array<{ path: string; body: string | null; headers: Record<string, string> }>;
+    };
     const echoes = requests.filter((r) => r.path === "/echo");
     expect(echoes.map((r) => r.body)).toEqual(['{"message":"same"}', '{"message":"same"}', '{"message":"diff"}', '{"message":"same"}']);
     expect(echoes.map((r) => r.headers["x-trace"])).toEqual([undefined, undefined, undefined, "t1"]);
 
-    const tape = (await (await fetch(`${srv.urls.control}/tape`)).json()) as { entries: Array<{ path: string; headers: Record<string, string>; body?: { text?: string }; response?: { body?: { text?: string; sha256?: string } } }> };
+    const tape = (await (await fetch(`${srv.urls.control}/tape`)).json()) as {
+      entries: Array<{ path: string; headers: Record<string, string>; body?: { text?: string }; response?: { body?: { text?: string; sha256?: string } } }>;
+    };
     const recorded = tape.entries.filter((e) => e.path === "/echo?key=test-api-key");
     expect(recorded.map((e) => e.body?.text)).toEqual(['{"message":"same"}', '{"message":"same"}', '{"message":"diff"}', '{"message":"same"}']);
     // An answer written once in full is written again as its hash (the tape's export rule).
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-    expect(recorded.map((e) => e.response?.body?.text ?? e.response?.body?.sha256)).toEqual(['{"message":"same"}', sha('{"message":"same"}'), '{"message":"diff"}', sha('{"message":"same"}')]);
+    expect(recorded.map((e) => e.response?.body?.text ?? e.response?.body?.sha256)).toEqual([
+      '{"message":"same"}',
+      sha('{"message":"same"}'),
+      '{"message":"diff"}',
+      sha('{"message":"same"}'),
+    ]);
     expect(recorded.map((e) => e.headers["x-trace"])).toEqual([undefined, undefined, undefined, "t1"]);
   });
 });

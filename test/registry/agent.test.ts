@@ -49,7 +49,7 @@ describe("agent/self", () => {
     const nodes = JSON.parse((await req(emu, "/v1/catalog/nodes")).text) as { Node: string; ID: string }[];
     expect(self.Config!.NodeID).toBe(nodes.find((n) => n.Node === "consul-1")!.ID);
     expect(self.Member).toMatchObject({ Name: "consul-1", Addr: "127.0.0.1", Port: 8301, Status: 1 });
-    expect((self.Member!.Tags as Record<string, string>)).toMatchObject({ role: "consul", dc: "east", port: "8300", acls: "0" });
+    expect(self.Member!.Tags as Record<string, string>).toMatchObject({ role: "consul", dc: "east", port: "8300", acls: "0" });
     expect(res.text).toContain('"Coord":{"Vec":[0,0,0,0,0,0,0,0],"Error":1.5,"Adjustment":0,"Height":0.00001}');
     expect(self.Meta).toEqual({ "consul-network-segment": "" });
   });

@@ -65,7 +65,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 /** Whether the promise is still unsettled after `ms` real milliseconds. */
 async function stillPending(promise: Promise<unknown>, ms = 300): Promise<boolean> {
   const marker = Symbol("pending");
-  const winner = await Promise.race([promise.then(() => undefined, () => undefined), new Promise((r) => setTimeout(() => r(marker), ms))]);
+  const winner = await Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise((r) => setTimeout(() => r(marker), ms)),
+  ]);
   return winner === marker;
 }
 

@@ -70,9 +70,27 @@ describe("registry edition: community (the default) refuses namespaces and parti
     { name: "list ?ns=", method: "GET", path: "/v1/session/list?ns=team", text: NS_QUERY },
     { name: "renew ?ns=", method: "PUT", path: "/v1/session/renew/x?ns=team", text: NS_QUERY },
     { name: "list ?partition=default", method: "GET", path: "/v1/session/list?partition=default", text: PARTITION_QUERY },
-    { name: "create X-Consul-Namespace", method: "PUT", path: "/v1/session/create", headers: { "X-Consul-Namespace": "team" }, text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature' },
-    { name: "info X-Registry-Namespace", method: "GET", path: "/v1/session/info/x", headers: { "X-Registry-Namespace": "team" }, text: 'Invalid header: "X-Registry-Namespace" - Namespaces are a Consul Enterprise feature' },
-    { name: "destroy X-Consul-Partition", method: "PUT", path: "/v1/session/destroy/x", headers: { "X-Consul-Partition": "default" }, text: 'Invalid header: "X-Consul-Partition" - Partitions are a Consul Enterprise feature' },
+    {
+      name: "create X-Consul-Namespace",
+      method: "PUT",
+      path: "/v1/session/create",
+      headers: { "X-Consul-Namespace": "team" },
+      text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature',
+    },
+    {
+      name: "info X-Registry-Namespace",
+      method: "GET",
+      path: "/v1/session/info/x",
+      headers: { "X-Registry-Namespace": "team" },
+      text: 'Invalid header: "X-Registry-Namespace" - Namespaces are a Consul Enterprise feature',
+    },
+    {
+      name: "destroy X-Consul-Partition",
+      method: "PUT",
+      path: "/v1/session/destroy/x",
+      headers: { "X-Consul-Partition": "default" },
+      text: 'Invalid header: "X-Consul-Partition" - Partitions are a Consul Enterprise feature',
+    },
     { name: "KV get ?ns=", method: "GET", path: "/v1/kv/k?ns=team", text: NS_QUERY },
     { name: "KV put ?partition=", method: "PUT", path: "/v1/kv/k?partition=p1", text: PARTITION_QUERY },
     { name: "catalog nodes ?ns=", method: "GET", path: "/v1/catalog/nodes?ns=team", text: NS_QUERY },
@@ -361,7 +379,10 @@ describe("registry edition: enterprise, sessions per namespace", () => {
       acl: {
         enabled: true,
         defaultPolicy: "deny",
-        tokens: [{ SecretID: "writer", Rules: { session_prefix: { "": "write" } } }, { SecretID: "reader", Rules: { session_prefix: { "": "read" } } }],
+        tokens: [
+          { SecretID: "writer", Rules: { session_prefix: { "": "write" } } },
+          { SecretID: "reader", Rules: { session_prefix: { "": "read" } } },
+        ],
       },
     });
     const id = await create(emu, "/v1/session/create?ns=team-a", undefined, { "X-Consul-Token": "writer" });
@@ -391,9 +412,7 @@ describe("registry edition: enterprise, sessions per namespace", () => {
     await emu.applyFixture({ registry: { edition: "enterprise" } });
     const id = await create(emu, "/v1/session/create?ns=team-a");
     const before = emu.stateHash();
-    await expect(emu.applyFixture({ registry: { edition: "community" } })).rejects.toThrow(
-      'registry.edition: cannot change from "enterprise" to "community" while sessions exist',
-    );
+    await expect(emu.applyFixture({ registry: { edition: "community" } })).rejects.toThrow('registry.edition: cannot change from "enterprise" to "community" while sessions exist');
     expect(emu.stateHash()).toBe(before);
     await put(emu, `/v1/session/destroy/${id}?ns=team-a`);
     await emu.applyFixture({ registry: { edition: "community" } });
@@ -425,7 +444,9 @@ describe("registry edition: fixtures", () => {
 
   it("a community fixture session naming a namespace or partition is an error naming its path", async () => {
     await expect(standin({ sessions: [{ Name: "x" }, { Namespace: "team-a" }] })).rejects.toThrow('registry.sessions[1].Namespace: namespaces need registry.edition "enterprise"');
-    await expect(standin({ edition: "community", sessions: [{ partition: "default" }] })).rejects.toThrow('registry.sessions[0].partition: partitions need registry.edition "enterprise"');
+    await expect(standin({ edition: "community", sessions: [{ partition: "default" }] })).rejects.toThrow(
+      'registry.sessions[0].partition: partitions need registry.edition "enterprise"',
+    );
   });
 
   it("an enterprise fixture session in another partition, and an unknown edition, are errors naming their path", async () => {

@@ -47,9 +47,7 @@ describe("registry fixtures", () => {
   });
 
   it("name the fixture entry that fails, with the registry's own error", async () => {
-    await expect(createStandin({ fixture: { registry: { sessions: [{ Node: "ghost" }] } } })).rejects.toThrow(
-      "registry.sessions[0]: apply failed: Missing node registration",
-    );
+    await expect(createStandin({ fixture: { registry: { sessions: [{ Node: "ghost" }] } } })).rejects.toThrow("registry.sessions[0]: apply failed: Missing node registration");
     await expect(createStandin({ fixture: { registry: { sessions: [{ TTL: "5s" }] } } })).rejects.toThrow(
       "registry.sessions[0]: Invalid Session TTL '5000000000', must be between [10s=24h0m0s]",
     );

@@ -295,7 +295,12 @@ describe("uint64 flags", () => {
   });
 
   it("fixture entries take flags as a safe integer or as decimal digits, and refuse a rounded number", async () => {
-    const emu = await standin({ kv: [{ Key: "big", Value: "x", Flags: SEMAPHORE_FLAG }, { Key: "small", Value: "y", Flags: 42 }] });
+    const emu = await standin({
+      kv: [
+        { Key: "big", Value: "x", Flags: SEMAPHORE_FLAG },
+        { Key: "small", Value: "y", Flags: 42 },
+      ],
+    });
     expect((await req(emu, "/v1/kv/big")).text).toContain(`"Flags":${SEMAPHORE_FLAG},`);
     expect((await req(emu, "/v1/kv/small")).text).toContain(`"Flags":42,`);
     await expect(standin({ kv: [{ Key: "k", Flags: 2 ** 60 }] })).rejects.toThrow(/registry\.kv\[0\]\.Flags: must be a uint64/);
@@ -331,7 +336,7 @@ describe("bodies nested past Go's decoder limit", () => {
 
   it("a catalog register nested too deep is refused too", async () => {
     const emu = await standin();
-    const res = await put(emu, "/v1/catalog/register", `{"Node":"n","Address":"1.2.3.4","Meta":${"{\"a\":".repeat(10_001)}1${"}".repeat(10_001)}}`);
+    const res = await put(emu, "/v1/catalog/register", `{"Node":"n","Address":"1.2.3.4","Meta":${'{"a":'.repeat(10_001)}1${"}".repeat(10_001)}}`);
     expect(res.status).toBe(400);
     expect(res.text).toBe("Request decode failed: invalid character '{' exceeded max depth");
   });

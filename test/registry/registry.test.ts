@@ -126,8 +126,23 @@ function sessionJSON(s: {
 }
 
 const NODES = [
-  { Node: "n1", Address: "10.0.0.1", Checks: [{ CheckID: "c1", Status: "passing" }, { CheckID: "c2", Status: "passing" }, { CheckID: "svc1", Status: "passing", ServiceID: "web" }] },
-  { Node: "n2", Address: "10.0.0.2", Checks: [{ CheckID: "bad", Status: "critical" }, { CheckID: "warm", Status: "warning" }] },
+  {
+    Node: "n1",
+    Address: "10.0.0.1",
+    Checks: [
+      { CheckID: "c1", Status: "passing" },
+      { CheckID: "c2", Status: "passing" },
+      { CheckID: "svc1", Status: "passing", ServiceID: "web" },
+    ],
+  },
+  {
+    Node: "n2",
+    Address: "10.0.0.2",
+    Checks: [
+      { CheckID: "bad", Status: "critical" },
+      { CheckID: "warm", Status: "warning" },
+    ],
+  },
 ];
 
 // ---- 1. the status table (§4.2) --------------------------------------------
@@ -149,24 +164,120 @@ describe("status table (§4.2)", () => {
 
   const rows: Row[] = [
     { name: "create, bad JSON", method: "PUT", path: "/v1/session/create", body: "{x", status: 400, text: /^Request decode failed: /, contentType: TEXT_PLAIN, meta: false },
-    { name: "create, bad LockDelay string", method: "PUT", path: "/v1/session/create", body: '{"LockDelay":"abc"}', status: 400, text: 'Request decode failed: time: invalid duration "abc"', contentType: TEXT_PLAIN, meta: false },
-    { name: "create, node unknown", method: "PUT", path: "/v1/session/create", body: '{"Node":"nowhere"}', status: 500, text: "apply failed: Missing node registration", contentType: TEXT_PLAIN, meta: false },
-    { name: "create, check missing", method: "PUT", path: "/v1/session/create", body: '{"Node":"n1","NodeChecks":["nope"]}', status: 500, text: "apply failed: Missing check 'nope' registration", contentType: TEXT_PLAIN },
-    { name: "create, check critical", method: "PUT", path: "/v1/session/create", body: '{"Node":"n2","NodeChecks":["bad"]}', status: 500, text: "apply failed: Check 'bad' is in critical state", contentType: TEXT_PLAIN },
-    { name: "create, bad Behavior", method: "PUT", path: "/v1/session/create", body: '{"Behavior":"foo"}', status: 500, text: "Invalid Behavior setting 'foo'", contentType: TEXT_PLAIN },
-    { name: "create, Behavior is case-sensitive", method: "PUT", path: "/v1/session/create", body: '{"Behavior":"Release"}', status: 500, text: "Invalid Behavior setting 'Release'" },
-    { name: "create, TTL unparsable", method: "PUT", path: "/v1/session/create", body: '{"TTL":"10z"}', status: 500, text: `Session TTL '10z' invalid: time: unknown unit "z" in duration "10z"`, contentType: TEXT_PLAIN },
-    { name: "create, TTL too short", method: "PUT", path: "/v1/session/create", body: '{"TTL":"5s"}', status: 500, text: "Invalid Session TTL '5000000000', must be between [10s=24h0m0s]", contentType: TEXT_PLAIN },
-    { name: "create, TTL too long", method: "PUT", path: "/v1/session/create", body: '{"TTL":"100000s"}', status: 500, text: "Invalid Session TTL '100000000000000', must be between [10s=24h0m0s]" },
+    {
+      name: "create, bad LockDelay string",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"LockDelay":"abc"}',
+      status: 400,
+      text: 'Request decode failed: time: invalid duration "abc"',
+      contentType: TEXT_PLAIN,
+      meta: false,
+    },
+    {
+      name: "create, node unknown",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"Node":"nowhere"}',
+      status: 500,
+      text: "apply failed: Missing node registration",
+      contentType: TEXT_PLAIN,
+      meta: false,
+    },
+    {
+      name: "create, check missing",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"Node":"n1","NodeChecks":["nope"]}',
+      status: 500,
+      text: "apply failed: Missing check 'nope' registration",
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "create, check critical",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"Node":"n2","NodeChecks":["bad"]}',
+      status: 500,
+      text: "apply failed: Check 'bad' is in critical state",
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "create, bad Behavior",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"Behavior":"foo"}',
+      status: 500,
+      text: "Invalid Behavior setting 'foo'",
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "create, Behavior is case-sensitive",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"Behavior":"Release"}',
+      status: 500,
+      text: "Invalid Behavior setting 'Release'",
+    },
+    {
+      name: "create, TTL unparsable",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"TTL":"10z"}',
+      status: 500,
+      text: `Session TTL '10z' invalid: time: unknown unit "z" in duration "10z"`,
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "create, TTL too short",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"TTL":"5s"}',
+      status: 500,
+      text: "Invalid Session TTL '5000000000', must be between [10s=24h0m0s]",
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "create, TTL too long",
+      method: "PUT",
+      path: "/v1/session/create",
+      body: '{"TTL":"100000s"}',
+      status: 500,
+      text: "Invalid Session TTL '100000000000000', must be between [10s=24h0m0s]",
+    },
     { name: 'create, "Node":""', method: "PUT", path: "/v1/session/create", body: '{"Node":""}', status: 500, text: "Must provide Node", contentType: TEXT_PLAIN },
-    { name: "destroy unknown", method: "PUT", path: "/v1/session/destroy/0b7d3a1c-0000-4000-8000-000000000000", status: 200, text: "true", contentType: "application/json", meta: false },
+    {
+      name: "destroy unknown",
+      method: "PUT",
+      path: "/v1/session/destroy/0b7d3a1c-0000-4000-8000-000000000000",
+      status: 200,
+      text: "true",
+      contentType: "application/json",
+      meta: false,
+    },
     { name: "destroy malformed", method: "PUT", path: "/v1/session/destroy/not-a-uuid", status: 200, text: "true", contentType: "application/json", meta: false },
     { name: "destroy empty id", method: "PUT", path: "/v1/session/destroy/", status: 400, text: "Missing session", contentType: TEXT_PLAIN },
     { name: "info empty id", method: "GET", path: "/v1/session/info/", status: 400, text: "Missing session", contentType: TEXT_PLAIN },
     { name: "renew empty id", method: "PUT", path: "/v1/session/renew/", status: 400, text: "Missing session", contentType: TEXT_PLAIN },
     { name: "node empty name", method: "GET", path: "/v1/session/node/", status: 400, text: "Missing node name", contentType: TEXT_PLAIN },
-    { name: "info unknown", method: "GET", path: "/v1/session/info/0b7d3a1c-0000-4000-8000-000000000000", status: 200, text: "[]", contentType: "application/json", meta: { index: 1, knownLeader: "true" } },
-    { name: "info malformed", method: "GET", path: "/v1/session/info/not-a-uuid", status: 200, text: "[]", contentType: "application/json", meta: { index: 1, knownLeader: "true" } },
+    {
+      name: "info unknown",
+      method: "GET",
+      path: "/v1/session/info/0b7d3a1c-0000-4000-8000-000000000000",
+      status: 200,
+      text: "[]",
+      contentType: "application/json",
+      meta: { index: 1, knownLeader: "true" },
+    },
+    {
+      name: "info malformed",
+      method: "GET",
+      path: "/v1/session/info/not-a-uuid",
+      status: 200,
+      text: "[]",
+      contentType: "application/json",
+      meta: { index: 1, knownLeader: "true" },
+    },
     { name: "node unknown", method: "GET", path: "/v1/session/node/nowhere", status: 200, text: "[]", contentType: "application/json", meta: { index: 1, knownLeader: "true" } },
     { name: "list on a fresh agent", method: "GET", path: "/v1/session/list", status: 200, text: "[]", contentType: "application/json", meta: { index: 1, knownLeader: "true" } },
     { name: "renew unknown", method: "PUT", path: "/v1/session/renew/nope", status: 404, text: "Session id 'nope' not found", contentType: TEXT_PLAIN, meta: false },
@@ -174,16 +285,65 @@ describe("status table (§4.2)", () => {
     { name: "create ?dc= unknown", method: "PUT", path: "/v1/session/create?dc=dc9", status: 500, text: "No path to datacenter", contentType: TEXT_PLAIN, meta: false },
     { name: "destroy ?dc= unknown", method: "PUT", path: "/v1/session/destroy/x?dc=dc9", status: 500, text: "No path to datacenter", meta: false },
     { name: "renew ?dc= unknown", method: "PUT", path: "/v1/session/renew/x?dc=dc9", status: 500, text: "No path to datacenter", meta: false },
-    { name: "list ?dc= unknown", method: "GET", path: "/v1/session/list?dc=dc9", status: 500, text: "No path to datacenter", contentType: TEXT_PLAIN, meta: { index: 1, knownLeader: "false" } },
+    {
+      name: "list ?dc= unknown",
+      method: "GET",
+      path: "/v1/session/list?dc=dc9",
+      status: 500,
+      text: "No path to datacenter",
+      contentType: TEXT_PLAIN,
+      meta: { index: 1, knownLeader: "false" },
+    },
     { name: "info ?dc= unknown", method: "GET", path: "/v1/session/info/x?dc=dc9", status: 500, text: "No path to datacenter", meta: { index: 1, knownLeader: "false" } },
     { name: "node ?dc= unknown", method: "GET", path: "/v1/session/node/standin?dc=dc9", status: 500, text: "No path to datacenter", meta: { index: 1, knownLeader: "false" } },
-    { name: "create ?ns=", method: "PUT", path: "/v1/session/create?ns=team", status: 400, text: 'Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature', contentType: TEXT_PLAIN },
+    {
+      name: "create ?ns=",
+      method: "PUT",
+      path: "/v1/session/create?ns=team",
+      status: 400,
+      text: 'Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature',
+      contentType: TEXT_PLAIN,
+    },
     { name: "list ?ns=", method: "GET", path: "/v1/session/list?ns=team", status: 400, text: 'Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature' },
-    { name: "node ?partition=", method: "GET", path: "/v1/session/node/standin?partition=p1", status: 400, text: 'Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature' },
-    { name: "create ?partition=", method: "PUT", path: "/v1/session/create?partition=p1", status: 400, text: 'Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature' },
-    { name: "info X-Consul-Namespace", method: "GET", path: "/v1/session/info/x", headers: { "X-Consul-Namespace": "team" }, status: 400, text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature', contentType: TEXT_PLAIN },
-    { name: "destroy X-Consul-Partition", method: "PUT", path: "/v1/session/destroy/x", headers: { "X-Consul-Partition": "p1" }, status: 400, text: 'Invalid header: "X-Consul-Partition" - Partitions are a Consul Enterprise feature' },
-    { name: "create X-Consul-Namespace", method: "PUT", path: "/v1/session/create", headers: { "X-Consul-Namespace": "team" }, status: 400, text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature' },
+    {
+      name: "node ?partition=",
+      method: "GET",
+      path: "/v1/session/node/standin?partition=p1",
+      status: 400,
+      text: 'Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature',
+    },
+    {
+      name: "create ?partition=",
+      method: "PUT",
+      path: "/v1/session/create?partition=p1",
+      status: 400,
+      text: 'Invalid query parameter: "partition" - Partitions are a Consul Enterprise feature',
+    },
+    {
+      name: "info X-Consul-Namespace",
+      method: "GET",
+      path: "/v1/session/info/x",
+      headers: { "X-Consul-Namespace": "team" },
+      status: 400,
+      text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature',
+      contentType: TEXT_PLAIN,
+    },
+    {
+      name: "destroy X-Consul-Partition",
+      method: "PUT",
+      path: "/v1/session/destroy/x",
+      headers: { "X-Consul-Partition": "p1" },
+      status: 400,
+      text: 'Invalid header: "X-Consul-Partition" - Partitions are a Consul Enterprise feature',
+    },
+    {
+      name: "create X-Consul-Namespace",
+      method: "PUT",
+      path: "/v1/session/create",
+      headers: { "X-Consul-Namespace": "team" },
+      status: 400,
+      text: 'Invalid header: "X-Consul-Namespace" - Namespaces are a Consul Enterprise feature',
+    },
     { name: "GET create", method: "GET", path: "/v1/session/create", status: 405, text: "method GET not allowed", contentType: TEXT_PLAIN, allow: "OPTIONS,PUT", meta: false },
     { name: "POST create", method: "POST", path: "/v1/session/create", body: "{}", status: 405, text: "method POST not allowed", allow: "OPTIONS,PUT" },
     { name: "GET destroy", method: "GET", path: "/v1/session/destroy/x", status: 405, text: "method GET not allowed", allow: "OPTIONS,PUT" },
@@ -197,7 +357,14 @@ describe("status table (§4.2)", () => {
     { name: "unknown path under /v1/", method: "GET", path: "/v1/nope", status: 404, text: "Invalid URL path: not a recognized HTTP API endpoint\n", contentType: TEXT_PLAIN },
     { name: "unknown session path under /v1/", method: "PUT", path: "/v1/session/frobnicate", status: 404, text: "Invalid URL path: not a recognized HTTP API endpoint\n" },
     { name: "/v1/session/list/ (extra slash)", method: "GET", path: "/v1/session/list/", status: 404, text: "Invalid URL path: not a recognized HTTP API endpoint\n" },
-    { name: "unknown path outside /v1/", method: "GET", path: "/nope", status: 404, text: "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n", contentType: TEXT_PLAIN },
+    {
+      name: "unknown path outside /v1/",
+      method: "GET",
+      path: "/nope",
+      status: 404,
+      text: "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n",
+      contentType: TEXT_PLAIN,
+    },
   ];
 
   it.each(rows)("$name → $status", async (row) => {
@@ -213,7 +380,7 @@ describe("status table (§4.2)", () => {
     expectGlobalHeaders(res);
   });
 
-  it("create OK → 200 with exactly {\"ID\":\"<uuid>\"}, application/json, no index header", async () => {
+  it('create OK → 200 with exactly {"ID":"<uuid>"}, application/json, no index header', async () => {
     const emu = await standin();
     const res = await put(emu, "/v1/session/create", "{}");
     expect(res.status).toBe(200);
@@ -374,7 +541,11 @@ describe("create parsing (§1.1)", () => {
   });
 
   describe("Checks fix-up", () => {
-    const cases: Array<{ name: string; body: Record<string, unknown>; expect: { NodeChecks: string[] | null; ServiceChecks?: { ID: string; Namespace: string }[] | null; Checks?: string[] } }> = [
+    const cases: Array<{
+      name: string;
+      body: Record<string, unknown>;
+      expect: { NodeChecks: string[] | null; ServiceChecks?: { ID: string; Namespace: string }[] | null; Checks?: string[] };
+    }> = [
       { name: "no check fields", body: { Node: "n1" }, expect: { NodeChecks: ["agentHealth"] } },
       { name: '"Checks":["c2"] keeps the default node check too', body: { Node: "n1", Checks: ["c2"] }, expect: { NodeChecks: ["agentHealth"], Checks: ["c2"] } },
       { name: '"Checks":["agentHealth"] (the default) is dropped', body: { Node: "n1", Checks: ["agentHealth"] }, expect: { NodeChecks: ["agentHealth"] } },
@@ -1019,9 +1190,7 @@ describe("KV", () => {
     expect((await put(emu, `/v1/kv/lock?acquire=${a}`, "a")).text).toBe("true");
     let res = await req(emu, "/v1/kv/lock");
     let n = JSON.parse(res.text) as KV[];
-    expect(res.text).toBe(
-      `[{"LockIndex":1,"Key":"lock","Flags":0,"Value":"YQ==","Session":"${a}","CreateIndex":${n[0]!.CreateIndex},"ModifyIndex":${n[0]!.ModifyIndex}}]`,
-    );
+    expect(res.text).toBe(`[{"LockIndex":1,"Key":"lock","Flags":0,"Value":"YQ==","Session":"${a}","CreateIndex":${n[0]!.CreateIndex},"ModifyIndex":${n[0]!.ModifyIndex}}]`);
     // the holder re-acquires: LockIndex stays
     expect((await put(emu, `/v1/kv/lock?acquire=${a}`, "a2")).text).toBe("true");
     n = JSON.parse((await req(emu, "/v1/kv/lock")).text) as KV[];
@@ -1273,7 +1442,10 @@ describe("ACL (§5)", () => {
   });
 
   it("with ACLs disabled, tokens are ignored (even unknown ones)", async () => {
-    const emu = await standin({ nodes: NODES, acl: { enabled: false, tokens: [{ AccessorID: "acc-x", SecretID: "s-x", Rules: { session_prefix: { nope: { policy: "write" } } } }] } });
+    const emu = await standin({
+      nodes: NODES,
+      acl: { enabled: false, tokens: [{ AccessorID: "acc-x", SecretID: "s-x", Rules: { session_prefix: { nope: { policy: "write" } } } }] },
+    });
     const res = await put(emu, "/v1/session/create", JSON.stringify({ Node: "n1" }), { "X-Consul-Token": "unknown-token" });
     expect(res.status).toBe(200);
     const withKnown = await put(emu, "/v1/session/create", JSON.stringify({ Node: "n1" }), { "X-Consul-Token": "s-x" });
@@ -1294,7 +1466,10 @@ describe("compatHeaders: false", () => {
     for (const path of ["/v1/session/list", "/v1/session/node/standin", "/v1/session/list?dc=dc9", "/v1/nope"]) {
       const res = await req(emu, path);
       const names = [...res.headers.keys()];
-      expect(names.filter((n) => n.toLowerCase().startsWith("x-consul-")), path).toEqual([]);
+      expect(
+        names.filter((n) => n.toLowerCase().startsWith("x-consul-")),
+        path,
+      ).toEqual([]);
       expect(res.headers.get("x-registry-default-acl-policy")).toBe("allow");
     }
     const res = await req(emu, "/v1/session/list");

@@ -19,7 +19,12 @@ const TWO_DCS = {
     sessions: [{ Name: "home-session" }],
     kv: [{ Key: "where", Value: "home" }],
     datacenters: {
-      dc2: { agentNode: "agent-2", nodes: [{ Node: "n2", Address: "10.0.2.1" }], sessions: [{ Name: "dc2-session", Node: "n2", TTL: "10s" }], kv: [{ Key: "where", Value: "dc2" }] },
+      dc2: {
+        agentNode: "agent-2",
+        nodes: [{ Node: "n2", Address: "10.0.2.1" }],
+        sessions: [{ Name: "dc2-session", Node: "n2", TTL: "10s" }],
+        kv: [{ Key: "where", Value: "dc2" }],
+      },
     },
   },
 };
@@ -86,7 +91,10 @@ describe("registry datacenters", () => {
     const emu = await createStandin({ fixture: TWO_DCS });
     const bound = await call(emu, "PUT", "/v1/session/create?dc=dc2", { Node: "n2", Name: "bound" });
     expect(bound.status).toBe(200);
-    const res = await emu.registry.request("/_standin/registry/checks?dc=dc2", { method: "POST", body: JSON.stringify({ Node: "n2", CheckID: "agentHealth", Status: "critical" }) });
+    const res = await emu.registry.request("/_standin/registry/checks?dc=dc2", {
+      method: "POST",
+      body: JSON.stringify({ Node: "n2", CheckID: "agentHealth", Status: "critical" }),
+    });
     expect(await res.json()).toMatchObject({ Node: "n2", Status: "critical", invalidatedSessions: 2 });
     expect((await call(emu, "GET", "/v1/session/list?dc=dc2")).body).toEqual([]);
     expect((await emu.registry.request("/_standin/registry/checks?dc=mars", { method: "POST", body: JSON.stringify({ CheckID: "x", Status: "passing" }) })).status).toBe(404);

@@ -67,7 +67,7 @@ const schedulerRead = fc
       "/v1/jobs?namespace=*",
       "/v1/jobs?per_page=1",
       "/v1/jobs?namespace=*&per_page=1&next_token=prod.b",
-      '/v1/jobs?filter=Meta.tier%20%3D%3D%20%22gold%22&namespace=*',
+      "/v1/jobs?filter=Meta.tier%20%3D%3D%20%22gold%22&namespace=*",
       "/v1/jobs?prefix=c",
       "/v1/jobs?pretty",
       "/v1/job/a",
@@ -109,21 +109,42 @@ const registryRead = fc
   .map(({ path, token, encoding }): Step => ({ kind: "read", service: "registry", path, headers: { ...token, ...encoding } }));
 
 const write = fc.oneof(
-  fc
-    .record({ id: fc.constantFrom("a", "c", "d"), namespace: fc.constantFrom("default", "prod"), count: fc.integer({ min: 1, max: 3 }), token: schedulerToken })
-    .map(({ id, namespace, count, token }): Step => ({ kind: "write", service: "scheduler", method: "PUT", path: `/v1/jobs?namespace=${namespace}`, headers: token, body: JSON.stringify({ Job: job(id, namespace, count) }) })),
+  fc.record({ id: fc.constantFrom("a", "c", "d"), namespace: fc.constantFrom("default", "prod"), count: fc.integer({ min: 1, max: 3 }), token: schedulerToken }).map(
+    ({ id, namespace, count, token }): Step => ({
+      kind: "write",
+      service: "scheduler",
+      method: "PUT",
+      path: `/v1/jobs?namespace=${namespace}`,
+      headers: token,
+      body: JSON.stringify({ Job: job(id, namespace, count) }),
+    }),
+  ),
   fc
     .record({ id: fc.constantFrom("a", "c"), token: schedulerToken })
     .map(({ id, token }): Step => ({ kind: "write", service: "scheduler", method: "DELETE", path: `/v1/job/${id}`, headers: token, body: "" })),
-  fc
-    .record({ node: fc.constantFrom("n1", "n2"), ttl: fc.constantFrom("10s", "20s"), token: registryToken })
-    .map(({ node, ttl, token }): Step => ({ kind: "write", service: "registry", method: "PUT", path: "/v1/session/create", headers: token, body: JSON.stringify({ Node: node, TTL: ttl }) })),
+  fc.record({ node: fc.constantFrom("n1", "n2"), ttl: fc.constantFrom("10s", "20s"), token: registryToken }).map(
+    ({ node, ttl, token }): Step => ({
+      kind: "write",
+      service: "registry",
+      method: "PUT",
+      path: "/v1/session/create",
+      headers: token,
+      body: JSON.stringify({ Node: node, TTL: ttl }),
+    }),
+  ),
   fc
     .record({ value: fc.constantFrom("x", "y"), token: registryToken, dc: fc.constantFrom("", "?dc=dc2") })
     .map(({ value, token, dc }): Step => ({ kind: "write", service: "registry", method: "PUT", path: `/v1/kv/k${dc}`, headers: token, body: value })),
-  fc
-    .record({ id: fc.constantFrom("w", "x"), token: schedulerToken })
-    .map(({ id, token }): Step => ({ kind: "write", service: "scheduler", method: "PUT", path: "/v1/jobs?region=west", headers: token, body: JSON.stringify({ Job: job(id, "default", 1) }) })),
+  fc.record({ id: fc.constantFrom("w", "x"), token: schedulerToken }).map(
+    ({ id, token }): Step => ({
+      kind: "write",
+      service: "scheduler",
+      method: "PUT",
+      path: "/v1/jobs?region=west",
+      headers: token,
+      body: JSON.stringify({ Job: job(id, "default", 1) }),
+    }),
+  ),
 );
 
 const leaderFault = fc
@@ -177,9 +198,14 @@ describe("the read-answer cache and the port's replay", () => {
               const first = await seen(await app(emu, read.service).request(read.path, { headers: read.headers }));
               const second = await seen(await app(emu, read.service).request(read.path, { headers: read.headers }));
               const expected = await seen(await app(fresh, read.service).request(read.path, { headers: read.headers }));
-              for (const [which, actual] of [["first", first], ["second", second]] as const) {
+              for (const [which, actual] of [
+                ["first", first],
+                ["second", second],
+              ] as const) {
                 if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-                  throw new Error(`${read.service} GET ${read.path} ${JSON.stringify(read.headers)} (${which} ask) answered ${JSON.stringify(actual).slice(0, 400)}; a fresh emulator answers ${JSON.stringify(expected).slice(0, 400)}`);
+                  throw new Error(
+                    `${read.service} GET ${read.path} ${JSON.stringify(read.headers)} (${which} ask) answered ${JSON.stringify(actual).slice(0, 400)}; a fresh emulator answers ${JSON.stringify(expected).slice(0, 400)}`,
+                  );
                 }
               }
             }

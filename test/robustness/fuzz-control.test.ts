@@ -54,7 +54,13 @@ const CONTROL_TOKEN = "s3cret-control";
 // ---- the world ------------------------------------------------------------------------------
 
 const task = { Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 10, MemoryMB: 10 } };
-const job = (id: string, extra: Record<string, unknown> = {}) => ({ ID: id, Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [task] }], ...extra });
+const job = (id: string, extra: Record<string, unknown> = {}) => ({
+  ID: id,
+  Type: "service",
+  Datacenters: ["dc1"],
+  TaskGroups: [{ Name: "g", Count: 1, Tasks: [task] }],
+  ...extra,
+});
 
 const FIXTURE = {
   scheduler: { nodes: [{ Name: "client-1" }], jobs: [job("web", { Update: { MaxParallel: 1, Canary: 0 } })] },
@@ -72,7 +78,18 @@ const RICH_FIXTURE = {
   scheduler: {
     datacenter: "dc1",
     namespaces: [{ Name: "prod", Description: "p" }],
-    nodes: [{ Name: "client-2", Datacenter: "dc1", NodeClass: "big", NodePool: "default", Status: "ready", Attributes: { "os.name": "ubuntu" }, Meta: { rack: "r1" }, Resources: { CPU: 4000, MemoryMB: 8192 } }],
+    nodes: [
+      {
+        Name: "client-2",
+        Datacenter: "dc1",
+        NodeClass: "big",
+        NodePool: "default",
+        Status: "ready",
+        Attributes: { "os.name": "ubuntu" },
+        Meta: { rack: "r1" },
+        Resources: { CPU: 4000, MemoryMB: 8192 },
+      },
+    ],
     jobs: [job("api", { Namespace: "prod", Meta: { a: "b" } })],
     timing: { allocStart: "1s", batchRun: "10s" },
     acl: { enabled: false, policies: [{ Name: "p", Rules: 'namespace "default" { policy = "read" }' }], tokens: [{ Name: "t", Type: "client", Policies: ["p"] }] },
@@ -86,7 +103,10 @@ const RICH_FIXTURE = {
     datacenters: { dc2: { nodes: [{ Node: "node-c", Address: "10.0.2.1" }], sessions: [{ Node: "node-c", TTL: "20s" }], kv: [{ Key: "k2", Value: "v" }] } },
   },
   echo: { serviceName: "echo.fuzz.test", apiKeys: ["k1"], schemes: { provider_jwt: { issuer: "iss.test", audiences: ["aud"] } } },
-  timeline: [{ at: "30s", do: "check-critical", node: "node-b", check: "disk" }, { at: "2m", do: "api-key-add", key: "k2" }],
+  timeline: [
+    { at: "30s", do: "check-critical", node: "node-b", check: "disk" },
+    { at: "2m", do: "api-key-add", key: "k2" },
+  ],
 };
 
 const ACTION_TEMPLATES: Array<Record<string, unknown>> = [
@@ -119,7 +139,14 @@ const AWAIT_TEMPLATES: Array<Record<string, unknown>> = [
 
 const anyPort: fc.Arbitrary<Service> = fc.constantFrom("scheduler", "registry", "echo");
 
-const controlHeaders = headerEntries({ "Content-Type": fc.constantFrom("application/json", "text/plain", "", "application/x-www-form-urlencoded"), Authorization: tokenValue.map((t) => `Bearer ${t}`), "Accept-Encoding": fc.constantFrom("gzip", "", "br") }, 2);
+const controlHeaders = headerEntries(
+  {
+    "Content-Type": fc.constantFrom("application/json", "text/plain", "", "application/x-www-form-urlencoded"),
+    Authorization: tokenValue.map((t) => `Bearer ${t}`),
+    "Accept-Encoding": fc.constantFrom("gzip", "", "br"),
+  },
+  2,
+);
 
 interface Sent {
   port: Service;
@@ -137,10 +164,28 @@ const post = fc.oneof({ weight: 8, arbitrary: fc.constant("POST") }, { weight: 1
 
 function arbitraries(snapshot: unknown) {
   const clock = fc.oneof(
-    send(post, fc.constant("/_standin/clock/advance"), fc.oneof(durationText.map((by) => toJsonText({ by })), jsonBody({ by: "30s" }))),
-    send(post, fc.constant("/_standin/clock/advance-to"), fc.oneof(instantText.map((to) => toJsonText({ to })), jsonBody({ to: "2026-01-01T01:00:00Z" }))),
+    send(
+      post,
+      fc.constant("/_standin/clock/advance"),
+      fc.oneof(
+        durationText.map((by) => toJsonText({ by })),
+        jsonBody({ by: "30s" }),
+      ),
+    ),
+    send(
+      post,
+      fc.constant("/_standin/clock/advance-to"),
+      fc.oneof(
+        instantText.map((to) => toJsonText({ to })),
+        jsonBody({ to: "2026-01-01T01:00:00Z" }),
+      ),
+    ),
     send(post, fc.constant("/_standin/clock/auto"), jsonBody({ enabled: true })),
-    send(post, fc.constantFrom("/_standin/clock/next", "/_standin/clock/pause", "/_standin/clock/resume", "/_standin/clock/lock", "/_standin/clock/unlock"), fc.option(weirdValue.map(toJsonText), { nil: undefined })),
+    send(
+      post,
+      fc.constantFrom("/_standin/clock/next", "/_standin/clock/pause", "/_standin/clock/resume", "/_standin/clock/lock", "/_standin/clock/unlock"),
+      fc.option(weirdValue.map(toJsonText), { nil: undefined }),
+    ),
   );
   const fixtures = fc.oneof(
     send(post, fc.constant("/_standin/fixtures"), jsonBody(RICH_FIXTURE)),
@@ -150,37 +195,118 @@ function arbitraries(snapshot: unknown) {
   // documents, which a restore takes as they are (see the README's note on PUT /_standin/snapshot).
   const envelope = (path: Path) => !(path[0] === "store" && path[1] === "tables" && path.length > 3 && path[3] === "rows") && !(path[0] === "clock" && path[3] === "data");
   const restoreEnvelope = send(fc.constant("PUT"), fc.constant("/_standin/snapshot"), mutated(snapshot, envelope).map(toJsonText));
-  const restore = send(fc.oneof({ weight: 8, arbitrary: fc.constant("PUT") }, { weight: 1, arbitrary: method }), fc.constant("/_standin/snapshot"), fc.oneof({ weight: 4, arbitrary: mutated(snapshot).map(toJsonText) }, { weight: 1, arbitrary: malformedJson(snapshot) }, { weight: 1, arbitrary: fc.constant(toJsonText(snapshot)) }));
+  const restore = send(
+    fc.oneof({ weight: 8, arbitrary: fc.constant("PUT") }, { weight: 1, arbitrary: method }),
+    fc.constant("/_standin/snapshot"),
+    fc.oneof(
+      { weight: 4, arbitrary: mutated(snapshot).map(toJsonText) },
+      { weight: 1, arbitrary: malformedJson(snapshot) },
+      { weight: 1, arbitrary: fc.constant(toJsonText(snapshot)) },
+    ),
+  );
   const scenario = fc.oneof(
-    send(post, fc.constant("/_standin/actions"), fc.constantFrom(...ACTION_TEMPLATES).chain((t) => jsonBody(t))),
-    send(post, fc.constant("/_standin/actions"), fc.tuple(fc.oneof(fc.constantFrom(...ACTION_TEMPLATES.map((t) => t.do as string)), weirdString), fc.dictionary(weirdString, weirdValue, { maxKeys: 3 })).map(([name, args]) => toJsonText({ ...args, do: name }))),
-    send(post, fc.constant("/_standin/await"), fc.oneof(fc.constantFrom(...AWAIT_TEMPLATES).chain((t) => jsonBody(t)), durationText.map((within) => toJsonText({ until: { index: { above: 1_000 } }, within })))),
+    send(
+      post,
+      fc.constant("/_standin/actions"),
+      fc.constantFrom(...ACTION_TEMPLATES).chain((t) => jsonBody(t)),
+    ),
+    send(
+      post,
+      fc.constant("/_standin/actions"),
+      fc
+        .tuple(fc.oneof(fc.constantFrom(...ACTION_TEMPLATES.map((t) => t.do as string)), weirdString), fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }))
+        .map(([name, args]) => toJsonText({ ...args, do: name })),
+    ),
+    send(
+      post,
+      fc.constant("/_standin/await"),
+      fc.oneof(
+        fc.constantFrom(...AWAIT_TEMPLATES).chain((t) => jsonBody(t)),
+        durationText.map((within) => toJsonText({ until: { index: { above: 1_000 } }, within })),
+      ),
+    ),
   );
   const echo = fc.oneof(
-    send(post, fc.constant("/_standin/echo/tokens"), jsonBody({ scheme: "provider_jwt", claims: { email: "a@b.test", aud: ["x"], sub: null }, expiresIn: "10m", notBefore: "-1m", header: { kid: "k" }, unsigned: false })),
-    send(post, fc.constant("/_standin/echo/tokens"), fc.record({ scheme: fc.constantFrom("provider_jwt", "identity_platform"), claims: fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }), expiresIn: durationText, notBefore: durationText }).map(toJsonText)),
-    send(fc.constant("GET"), pathSegment.map((s) => `/_standin/echo/jwks/${s}`)),
+    send(
+      post,
+      fc.constant("/_standin/echo/tokens"),
+      jsonBody({ scheme: "provider_jwt", claims: { email: "a@b.test", aud: ["x"], sub: null }, expiresIn: "10m", notBefore: "-1m", header: { kid: "k" }, unsigned: false }),
+    ),
+    send(
+      post,
+      fc.constant("/_standin/echo/tokens"),
+      fc
+        .record({
+          scheme: fc.constantFrom("provider_jwt", "identity_platform"),
+          claims: fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }),
+          expiresIn: durationText,
+          notBefore: durationText,
+        })
+        .map(toJsonText),
+    ),
+    send(
+      fc.constant("GET"),
+      pathSegment.map((s) => `/_standin/echo/jwks/${s}`),
+    ),
   );
   const faults = fc.oneof(
-    send(post, fc.oneof(fc.constantFrom("client-1", "standin", "nope"), pathSegment).map((id) => `/_standin/scheduler/nodes/${id}`), jsonBody({ Status: "down", SchedulingEligibility: "ineligible", Drain: true })),
-    send(post, pathSegment.map((id) => `/_standin/scheduler/allocations/${id}`), jsonBody({ ClientStatus: "failed", Healthy: false })),
+    send(
+      post,
+      fc.oneof(fc.constantFrom("client-1", "standin", "nope"), pathSegment).map((id) => `/_standin/scheduler/nodes/${id}`),
+      jsonBody({ Status: "down", SchedulingEligibility: "ineligible", Drain: true }),
+    ),
+    send(
+      post,
+      pathSegment.map((id) => `/_standin/scheduler/allocations/${id}`),
+      jsonBody({ ClientStatus: "failed", Healthy: false }),
+    ),
     send(post, fc.constant("/_standin/registry/checks"), jsonBody({ Node: "node-a", CheckID: "web", Status: "critical", Output: "x" })),
     // Leader loss, and faults in another region or datacenter (named right, wrong, or weirdly).
     send(
       fc.oneof({ weight: 4, arbitrary: post }, { weight: 1, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
-      fc.tuple(fc.constantFrom("scheduler", "registry"), fc.constantFrom("", "?region=west", "?dc=dc2", "?region=mars", "?dc=", "?region=%2F")).map(([service, query]) => `/_standin/${service}/leader${query}`),
+      fc
+        .tuple(fc.constantFrom("scheduler", "registry"), fc.constantFrom("", "?region=west", "?dc=dc2", "?region=mars", "?dc=", "?region=%2F"))
+        .map(([service, query]) => `/_standin/${service}/leader${query}`),
       jsonBody({ known: false }),
     ),
-    send(post, fc.constantFrom("/_standin/scheduler/nodes/w-node?region=west", "/_standin/scheduler/nodes/w-node?region=nope", "/_standin/registry/checks?dc=dc2", "/_standin/registry/checks?dc=nope"), jsonBody({ Node: "node-c", CheckID: "agentHealth", Status: "critical", SchedulingEligibility: "ineligible" })),
+    send(
+      post,
+      fc.constantFrom(
+        "/_standin/scheduler/nodes/w-node?region=west",
+        "/_standin/scheduler/nodes/w-node?region=nope",
+        "/_standin/registry/checks?dc=dc2",
+        "/_standin/registry/checks?dc=nope",
+      ),
+      jsonBody({ Node: "node-c", CheckID: "agentHealth", Status: "critical", SchedulingEligibility: "ineligible" }),
+    ),
   );
   const reads = send(
     fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
     fc.oneof(
       fc.constantFrom(
-        "/_standin/ready", "/_standin/clock", "/_standin/snapshot", "/_standin/state/hash", "/_standin/tape", "/_standin/coverage", "/_standin/actions", "/_standin/openapi.json",
-        "/_standin/scheduler/event-streams", "/_standin", "/_standin/", "/_standin/nope", "/_standin/clock/", "/_standin//clock", "/_standin/%2E%2E/v1/jobs", "/_standin/../v1/jobs",
+        "/_standin/ready",
+        "/_standin/clock",
+        "/_standin/snapshot",
+        "/_standin/state/hash",
+        "/_standin/tape",
+        "/_standin/coverage",
+        "/_standin/actions",
+        "/_standin/openapi.json",
+        "/_standin/scheduler/event-streams",
+        "/_standin",
+        "/_standin/",
+        "/_standin/nope",
+        "/_standin/clock/",
+        "/_standin//clock",
+        "/_standin/%2E%2E/v1/jobs",
+        "/_standin/../v1/jobs",
       ),
-      fc.tuple(fc.constantFrom("/_standin/requests", "/_standin/events"), queryEntries({ since: indexText, limit: indexText, type: fc.constantFrom("clock", "timer", "", "x", "clock."), pretty: boolText }, 3)).map(([p, q]) => `${p}${queryString(q)}`),
+      fc
+        .tuple(
+          fc.constantFrom("/_standin/requests", "/_standin/events"),
+          queryEntries({ since: indexText, limit: indexText, type: fc.constantFrom("clock", "timer", "", "x", "clock."), pretty: boolText }, 3),
+        )
+        .map(([p, q]) => `${p}${queryString(q)}`),
       fc.array(pathSegment, { minLength: 1, maxLength: 3 }).map((s) => `/_standin/${s.join("/")}`),
     ),
   );
@@ -255,7 +381,13 @@ describe("control API: bad input (fuzz)", () => {
           fc.oneof(
             fc.constant([] as HeaderEntries),
             fc.constant([["Authorization", `Bearer ${CONTROL_TOKEN}`]] as HeaderEntries),
-            repeatedHeader("Authorization", fc.oneof(fc.constant(`Bearer ${CONTROL_TOKEN}`), tokenValue.map((t) => `Bearer ${t}`))),
+            repeatedHeader(
+              "Authorization",
+              fc.oneof(
+                fc.constant(`Bearer ${CONTROL_TOKEN}`),
+                tokenValue.map((t) => `Bearer ${t}`),
+              ),
+            ),
             fc.integer({ min: 1_000, max: 100_000 }).map((n) => [["Authorization", `Bearer ${"t".repeat(n)}`]] as HeaderEntries),
           ),
           async ({ port, request }, auth) => {
@@ -273,11 +405,15 @@ describe("control API: bad input (fuzz)", () => {
     "huge bodies (the control API has no body limit of its own)",
     () =>
       fuzz(
-        fc.asyncProperty(fc.constantFrom(1 << 20, 16 << 20, 17 << 20), fc.constantFrom("/_standin/fixtures", "/_standin/clock/advance", "/_standin/snapshot"), async (size, path) => {
-          await h.reset();
-          const body = path === "/_standin/fixtures" ? `{"description":"${"d".repeat(size - 20)}"}` : "x".repeat(size);
-          await h.send("scheduler", { method: path === "/_standin/snapshot" ? "PUT" : "POST", path, body }, CONTROL);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(1 << 20, 16 << 20, 17 << 20),
+          fc.constantFrom("/_standin/fixtures", "/_standin/clock/advance", "/_standin/snapshot"),
+          async (size, path) => {
+            await h.reset();
+            const body = path === "/_standin/fixtures" ? `{"description":"${"d".repeat(size - 20)}"}` : "x".repeat(size);
+            await h.send("scheduler", { method: path === "/_standin/snapshot" ? "PUT" : "POST", path, body }, CONTROL);
+          },
+        ),
         0.05,
       ),
     60_000,
@@ -349,7 +485,10 @@ describe("control API: regressions found by fuzzing", () => {
     const before = emu.stateHash();
     // Shrunk: {"do":"job-register","job":{…,"TaskGroups":[{…,"Count":-63.2405077576376}]}} answered 500 `internal error: json: cannot unmarshal …`.
     const res = await call(emu, "POST", "/_standin/actions", JSON.stringify({ do: "job-register", job: job("web", -63.2405077576376) }));
-    expect(res).toEqual({ status: 400, body: { error: "job-register: json: cannot unmarshal number -63.2405077576376 into Go struct field TaskGroup.Job.TaskGroups.Count of type int" } });
+    expect(res).toEqual({
+      status: 400,
+      body: { error: "job-register: json: cannot unmarshal number -63.2405077576376 into Go struct field TaskGroup.Job.TaskGroups.Count of type int" },
+    });
     expect(emu.stateHash()).toBe(before);
   });
 });

@@ -40,7 +40,8 @@ import { Harness, type FuzzRequest, type Oracle } from "./harness.js";
  * on a message nested a few thousand levels deep (README "The echo
  * service"). Anything else fails.
  */
-const EXPRESS_500_PAGE = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Internal Server Error</pre>\n</body>\n</html>\n';
+const EXPRESS_500_PAGE =
+  '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Internal Server Error</pre>\n</body>\n</html>\n';
 const ESP: Oracle = { documented5xx: (status, text, request) => status === 500 && text === EXPRESS_500_PAGE && request.path.startsWith("/echo") };
 
 const SCHEMES = ["provider_jwt", "app_default_service_account", "provider_service_account", "provider_id_token", "identity_platform"] as const;
@@ -73,7 +74,20 @@ function tokenArbitrary(minted: Minted[]): fc.Arbitrary<string> {
     { weight: 3, arbitrary: fc.tuple(parts, mutated(header)).map(([[, p, s], hd]) => `${b64(toJsonText(hd))}.${p}.${s}`) },
     { weight: 3, arbitrary: fc.tuple(parts, mutated(claims)).map(([[h, , s], c]) => `${h}.${b64(toJsonText(c))}.${s}`) },
     // Segments that are not base64url, not JSON, or missing.
-    { weight: 2, arbitrary: fc.tuple(parts, fc.nat(2), fc.oneof(weirdString.map(b64), weirdString.map((s) => s.replace(/[^\x21-\x7e]/g, "")), fc.constantFrom("", "=", "==", "a", "a===", "!!", "%%", "e30", "W10", "bnVsbA"))).map(([p, i, seg]) => p.map((x, j) => (j === i ? seg : x)).join(".")) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          parts,
+          fc.nat(2),
+          fc.oneof(
+            weirdString.map(b64),
+            weirdString.map((s) => s.replace(/[^\x21-\x7e]/g, "")),
+            fc.constantFrom("", "=", "==", "a", "a===", "!!", "%%", "e30", "W10", "bnVsbA"),
+          ),
+        )
+        .map(([p, i, seg]) => p.map((x, j) => (j === i ? seg : x)).join(".")),
+    },
     { weight: 1, arbitrary: fc.tuple(real, fc.nat()).map(([t, n]) => t.slice(0, n % t.length)) },
     { weight: 1, arbitrary: fc.array(fc.constantFrom("e30", "", "a", "x.y", "W10"), { minLength: 1, maxLength: 6 }).map((s) => s.join(".")) },
     { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 60_000 }).map((n) => `${b64("{}")}.${"e".repeat(n)}.x`) },
@@ -105,7 +119,15 @@ function tokenPlacement(token: fc.Arbitrary<string>): fc.Arbitrary<{ headers: He
 
 // ---- echo bodies -----------------------------------------------------------------------------
 
-const echoHeaders = headerEntries({ "Content-Type": contentType, "Accept-Encoding": acceptEncoding, "If-None-Match": weirdString.map((s) => s.replace(/[^\x20-\x7e]/g, "")), "x-api-key": fc.constantFrom("test-api-key", "", "nope") }, 2);
+const echoHeaders = headerEntries(
+  {
+    "Content-Type": contentType,
+    "Accept-Encoding": acceptEncoding,
+    "If-None-Match": weirdString.map((s) => s.replace(/[^\x20-\x7e]/g, "")),
+    "x-api-key": fc.constantFrom("test-api-key", "", "nope"),
+  },
+  2,
+);
 
 const apiKeyQuery: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
   { weight: 4, arbitrary: fc.constant([["key", "test-api-key"]] as Array<[string, string]>) },
@@ -118,28 +140,57 @@ type Body = { body: string | Uint8Array | undefined; headers: HeaderEntries };
 
 const echoBody: fc.Arbitrary<Body> = fc.oneof(
   // JSON near `{"message": …}`, as application/json (the backend parses it) or something else.
-  { weight: 6, arbitrary: fc.tuple(jsonBody({ message: "hi" }), fc.oneof({ weight: 3, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: contentType })).map(([body, type]) => ({ body, headers: [["Content-Type", type]] as HeaderEntries })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(jsonBody({ message: "hi" }), fc.oneof({ weight: 3, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: contentType }))
+      .map(([body, type]) => ({ body, headers: [["Content-Type", type]] as HeaderEntries })),
+  },
   // Messages of every JSON type.
   { weight: 2, arbitrary: weirdValue.map((message) => ({ body: toJsonText({ message }), headers: [["Content-Type", "application/json"]] as HeaderEntries })) },
   // Compressed bodies, declared or not, valid or not.
   {
     weight: 2,
-    arbitrary: fc.tuple(jsonBody({ message: "hi" }), fc.constantFrom("gzip", "deflate", "br", "GZIP", "identity", "gzip, identity", "x"), fc.boolean()).map(([text, encoding, compress]) => ({
-      body: compress ? new Uint8Array(gzipSync(text)) : text,
-      headers: [["Content-Type", "application/json"], ["Content-Encoding", encoding]] as HeaderEntries,
-    })),
+    arbitrary: fc
+      .tuple(jsonBody({ message: "hi" }), fc.constantFrom("gzip", "deflate", "br", "GZIP", "identity", "gzip, identity", "x"), fc.boolean())
+      .map(([text, encoding, compress]) => ({
+        body: compress ? new Uint8Array(gzipSync(text)) : text,
+        headers: [
+          ["Content-Type", "application/json"],
+          ["Content-Encoding", encoding],
+        ] as HeaderEntries,
+      })),
   },
   // Charsets: the bytes of another encoding under a charset label.
-  { weight: 1, arbitrary: fc.tuple(weirdString, fc.constantFrom("utf-8", "utf-16", "utf-16le", "utf-16be", "utf-32", "latin1", "utf-7", "UTF-8", "utf8")).map(([message, charset]) => ({ body: new Uint8Array(Buffer.from(toJsonText({ message }), charset === "latin1" ? "latin1" : charset.startsWith("utf-16") ? "utf16le" : "utf8")), headers: [["Content-Type", `application/json; charset=${charset}`]] as HeaderEntries })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(weirdString, fc.constantFrom("utf-8", "utf-16", "utf-16le", "utf-16be", "utf-32", "latin1", "utf-7", "UTF-8", "utf8")).map(([message, charset]) => ({
+      body: new Uint8Array(Buffer.from(toJsonText({ message }), charset === "latin1" ? "latin1" : charset.startsWith("utf-16") ? "utf16le" : "utf8")),
+      headers: [["Content-Type", `application/json; charset=${charset}`]] as HeaderEntries,
+    })),
+  },
   // Around the backend's 100 kB limit, with a true or a false Content-Length.
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 100 * 1024 - 20, max: 100 * 1024 + 20 }), fc.constantFrom(undefined, "0", "1", "-1", "abc", "999999999", "102400")).map(([size, length]) => ({ body: `{"message":"${"m".repeat(Math.max(0, size - 14))}"}`, headers: [["Content-Type", "application/json"], ...(length === undefined ? [] : [["Content-Length", length]])] as HeaderEntries })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 100 * 1024 - 20, max: 100 * 1024 + 20 }), fc.constantFrom(undefined, "0", "1", "-1", "abc", "999999999", "102400"))
+      .map(([size, length]) => ({
+        body: `{"message":"${"m".repeat(Math.max(0, size - 14))}"}`,
+        headers: [["Content-Type", "application/json"], ...(length === undefined ? [] : [["Content-Length", length]])] as HeaderEntries,
+      })),
+  },
   { weight: 1, arbitrary: fc.constant({ body: undefined, headers: [["Content-Type", "application/json"]] as HeaderEntries }) },
   { weight: 1, arbitrary: longString(1_000, 90_000).map((message) => ({ body: toJsonText({ message }), headers: [["Content-Type", "application/json"]] as HeaderEntries })) },
 );
 
 const echoRequest: fc.Arbitrary<FuzzRequest> = fc
   .record({ method: fc.oneof({ weight: 8, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }), query: apiKeyQuery, body: echoBody, headers: echoHeaders })
-  .map(({ method, query, body, headers }) => ({ method, path: `/echo${queryString(query)}`, headers: [...body.headers, ...headers], ...(body.body === undefined ? {} : { body: body.body }) }));
+  .map(({ method, query, body, headers }) => ({
+    method,
+    path: `/echo${queryString(query)}`,
+    headers: [...body.headers, ...headers],
+    ...(body.body === undefined ? {} : { body: body.body }),
+  }));
 
 function authRequest(tokens: fc.Arbitrary<string>): fc.Arbitrary<FuzzRequest> {
   return fc
@@ -147,13 +198,30 @@ function authRequest(tokens: fc.Arbitrary<string>): fc.Arbitrary<FuzzRequest> {
       method: fc.oneof({ weight: 8, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
       path: fc.constantFrom(...AUTH_PATHS),
       placed: tokenPlacement(tokens),
-      extra: fc.oneof({ weight: 3, arbitrary: fc.constant([] as HeaderEntries) }, { weight: 1, arbitrary: echoHeaders }, { weight: 1, arbitrary: repeatedHeader("Authorization", tokens.map((t) => `Bearer ${t.replace(/[^\x20-\x7e]/g, "")}`)) }),
+      extra: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([] as HeaderEntries) },
+        { weight: 1, arbitrary: echoHeaders },
+        {
+          weight: 1,
+          arbitrary: repeatedHeader(
+            "Authorization",
+            tokens.map((t) => `Bearer ${t.replace(/[^\x20-\x7e]/g, "")}`),
+          ),
+        },
+      ),
     })
     .map(({ method, path, placed, extra }) => ({ method, path: `${path}${queryString(placed.query)}`, headers: [...placed.headers, ...extra] }));
 }
 
 const otherRequest: fc.Arbitrary<FuzzRequest> = fc
-  .record({ method, path: fc.oneof(fc.constantFrom("/", "/echo/", "/ECHO", "/auth/info", "/auth/info/", "/auth/info/nope", "/echo%2F", "/auth%2Finfo%2Fproviderjwt", "/./echo", "/x/../echo", "/v1/echo"), fc.array(pathSegment, { minLength: 1, maxLength: 3 }).map((s) => `/${s.join("/")}`)), headers: echoHeaders })
+  .record({
+    method,
+    path: fc.oneof(
+      fc.constantFrom("/", "/echo/", "/ECHO", "/auth/info", "/auth/info/", "/auth/info/nope", "/echo%2F", "/auth%2Finfo%2Fproviderjwt", "/./echo", "/x/../echo", "/v1/echo"),
+      fc.array(pathSegment, { minLength: 1, maxLength: 3 }).map((s) => `/${s.join("/")}`),
+    ),
+    headers: echoHeaders,
+  })
   .map(({ method, path, headers }) => ({ method, path, headers }));
 
 // ---- the properties ------------------------------------------------------------------------------
@@ -169,7 +237,12 @@ describe.each([
     h = await Harness.create({ fixture });
     minted = [];
     for (const scheme of SCHEMES) {
-      for (const body of [{ scheme }, { scheme, expiresIn: "-1h" }, { scheme, claims: { aud: ["a", "echo.standin.test", "https://echo.standin.test"], email: "é@x" } }, { scheme, unsigned: true }]) {
+      for (const body of [
+        { scheme },
+        { scheme, expiresIn: "-1h" },
+        { scheme, claims: { aud: ["a", "echo.standin.test", "https://echo.standin.test"], email: "é@x" } },
+        { scheme, unsigned: true },
+      ]) {
         const token = await mint(h, body);
         if (token) minted.push({ scheme, token });
       }

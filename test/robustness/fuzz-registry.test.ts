@@ -82,7 +82,14 @@ const READER = "cccccccc-0000-0000-0000-000000000002";
 
 const REGISTRY = {
   nodes: [
-    { Node: "node-a", Address: "10.0.0.1", Checks: [{ CheckID: "web-health", Status: "passing" }, { CheckID: "broken", Status: "critical" }] },
+    {
+      Node: "node-a",
+      Address: "10.0.0.1",
+      Checks: [
+        { CheckID: "web-health", Status: "passing" },
+        { CheckID: "broken", Status: "critical" },
+      ],
+    },
     { Node: "node-b", Address: "10.0.0.2" },
   ],
   sessions: [
@@ -170,7 +177,10 @@ const headers = headerEntries(
     Authorization: tokenValue.map((t) => `Bearer ${t}`),
     "Content-Type": contentType,
     "Accept-Encoding": acceptEncoding,
-    "Cache-Control": fc.oneof(fc.constantFrom("max-age=10", "max-age=-1", "max-age=abc", "max-age=", "no-cache", "max-age=1, max-age=x", "max-age=99999999999999999999", "stale-if-error=5"), headerValue),
+    "Cache-Control": fc.oneof(
+      fc.constantFrom("max-age=10", "max-age=-1", "max-age=abc", "max-age=", "no-cache", "max-age=1, max-age=x", "max-age=99999999999999999999", "stale-if-error=5"),
+      headerValue,
+    ),
     "X-Consul-Namespace": fc.constantFrom("", "", "", "default"),
     "X-Consul-Partition": fc.constantFrom("", "", "", "x"),
   },
@@ -193,19 +203,43 @@ const sessionId = fc.oneof(
 
 /** Session bodies whose durations are what varies. */
 const durationBody = fc
-  .record({ TTL: fc.oneof(durationText, weirdValue), LockDelay: fc.oneof(durationText, fc.integer(), fc.double({ noNaN: true }), fc.constantFrom(rawJson("1e999"), rawJson("-1e999"), 999, 1000, -1, 1e20)), Behavior: fc.constantFrom("release", "delete", "", "Release", "x") })
+  .record({
+    TTL: fc.oneof(durationText, weirdValue),
+    LockDelay: fc.oneof(durationText, fc.integer(), fc.double({ noNaN: true }), fc.constantFrom(rawJson("1e999"), rawJson("-1e999"), 999, 1000, -1, 1e20)),
+    Behavior: fc.constantFrom("release", "delete", "", "Release", "x"),
+  })
   .map((fields) => toJsonText({ ...SESSION_BODY, ...fields }));
 
 const sessionCreate = request(put, fc.constant("/v1/session/create"), fc.oneof(jsonBody(SESSION_BODY), durationBody, fc.constant(undefined), fc.constant("")));
 
 const sessionOther = fc.oneof(
-  request(put, fc.tuple(fc.constantFrom("destroy", "renew"), sessionId).map(([op, id]) => `/v1/session/${op}/${id}`)),
-  request(fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }), fc.oneof(
-    sessionId.map((id) => `/v1/session/info/${id}`),
-    fc.oneof(fc.constantFrom("node-a", "NODE-A", "standin", "nope"), pathSegment).map((n) => `/v1/session/node/${n}`),
-    fc.constantFrom("/v1/session/list", "/v1/session/list/", "/v1/session/info", "/v1/session/info/", "/v1/session/node/", "/v1/session/destroy", "/v1/session/", "/v1/status/leader", "/v1/catalog/nodes", "/v1/agent/self", "/v1/", "/", "/v2/x"),
-    fc.oneof(fc.constantFrom("node-a", "standin"), pathSegment).map((n) => `/v1/health/node/${n}`),
-  )),
+  request(
+    put,
+    fc.tuple(fc.constantFrom("destroy", "renew"), sessionId).map(([op, id]) => `/v1/session/${op}/${id}`),
+  ),
+  request(
+    fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 1, arbitrary: method }),
+    fc.oneof(
+      sessionId.map((id) => `/v1/session/info/${id}`),
+      fc.oneof(fc.constantFrom("node-a", "NODE-A", "standin", "nope"), pathSegment).map((n) => `/v1/session/node/${n}`),
+      fc.constantFrom(
+        "/v1/session/list",
+        "/v1/session/list/",
+        "/v1/session/info",
+        "/v1/session/info/",
+        "/v1/session/node/",
+        "/v1/session/destroy",
+        "/v1/session/",
+        "/v1/status/leader",
+        "/v1/catalog/nodes",
+        "/v1/agent/self",
+        "/v1/",
+        "/",
+        "/v2/x",
+      ),
+      fc.oneof(fc.constantFrom("node-a", "standin"), pathSegment).map((n) => `/v1/health/node/${n}`),
+    ),
+  ),
 );
 
 /** A KV key: ordinary, or with encoded slashes, dot segments, unicode, or very long. */
@@ -222,8 +256,18 @@ const kvValue: fc.Arbitrary<string | Uint8Array | undefined> = fc.oneof(
 );
 
 const kv = fc.oneof(
-  request(fc.oneof({ weight: 6, arbitrary: fc.constant("PUT") }, { weight: 1, arbitrary: method }), kvKey.map((k) => `/v1/kv/${k}`), kvValue, 4),
-  request(fc.constantFrom("GET", "DELETE"), kvKey.map((k) => `/v1/kv/${k}`), undefined, 4),
+  request(
+    fc.oneof({ weight: 6, arbitrary: fc.constant("PUT") }, { weight: 1, arbitrary: method }),
+    kvKey.map((k) => `/v1/kv/${k}`),
+    kvValue,
+    4,
+  ),
+  request(
+    fc.constantFrom("GET", "DELETE"),
+    kvKey.map((k) => `/v1/kv/${k}`),
+    undefined,
+    4,
+  ),
 );
 
 const catalog = fc.oneof(
@@ -319,7 +363,10 @@ describe("registry: bad input (fuzz)", () => {
             fc.constant([] as Array<[string, string]>),
             fc.constantFrom(OPS, READER).map((t) => [["X-Consul-Token", t]] as Array<[string, string]>),
             repeatedHeader("X-Consul-Token", fc.oneof(fc.constantFrom(OPS, READER), tokenValue)),
-            repeatedHeader("Authorization", fc.oneof(fc.constantFrom(OPS, READER), tokenValue).map((t) => `Bearer ${t}`)),
+            repeatedHeader(
+              "Authorization",
+              fc.oneof(fc.constantFrom(OPS, READER), tokenValue).map((t) => `Bearer ${t}`),
+            ),
             fc.integer({ min: 1_000, max: 100_000 }).map((n) => [["X-Consul-Token", "t".repeat(n)]] as Array<[string, string]>),
           ),
           async (req, tokens) => {
@@ -351,5 +398,4 @@ describe("registry: bad input (fuzz)", () => {
       ),
     60_000,
   );
-
 });

@@ -156,7 +156,17 @@ const RICH_JOB = {
   Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }],
   Affinities: [{ LTarget: "${node.class}", RTarget: "big", Operand: "=", Weight: 50 }],
   Spreads: [{ Attribute: "${node.datacenter}", Weight: 100, SpreadTarget: [{ Value: "dc1", Percent: 100 }] }],
-  Update: { Stagger: 30_000_000_000, MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10_000_000_000, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000, AutoRevert: true, AutoPromote: false, Canary: 1 },
+  Update: {
+    Stagger: 30_000_000_000,
+    MaxParallel: 1,
+    HealthCheck: "checks",
+    MinHealthyTime: 10_000_000_000,
+    HealthyDeadline: 300_000_000_000,
+    ProgressDeadline: 600_000_000_000,
+    AutoRevert: true,
+    AutoPromote: false,
+    Canary: 1,
+  },
   TaskGroups: [
     {
       Name: "web",
@@ -180,7 +190,7 @@ const RICH_JOB = {
           Env: { A: "1" },
           Meta: { b: "2" },
           Resources: { CPU: 100, MemoryMB: 128, MemoryMaxMB: 256, Networks: null, Devices: [{ Name: "nvidia/gpu", Count: 1 }] },
-          Templates: [{ EmbeddedTmpl: "x={{ env \"A\" }}", DestPath: "local/x", ChangeMode: "restart" }],
+          Templates: [{ EmbeddedTmpl: 'x={{ env "A" }}', DestPath: "local/x", ChangeMode: "restart" }],
           Artifacts: [{ GetterSource: "https://example.test/a.tgz", RelativeDest: "local/" }],
           VolumeMounts: [{ Volume: "data", Destination: "/data", ReadOnly: false }],
           Lifecycle: { Hook: "prestart", Sidecar: false },
@@ -197,7 +207,10 @@ const RICH_JOB = {
   ],
 };
 
-const PERIODIC_JOB = { ...serviceJob("cron", { Type: "batch", Update: null }), Periodic: { Enabled: true, SpecType: "cron", Spec: "*/5 * * * *", Specs: ["0 1 * * *"], TimeZone: "Europe/Paris", ProhibitOverlap: true } };
+const PERIODIC_JOB = {
+  ...serviceJob("cron", { Type: "batch", Update: null }),
+  Periodic: { Enabled: true, SpecType: "cron", Spec: "*/5 * * * *", Specs: ["0 1 * * *"], TimeZone: "Europe/Paris", ProhibitOverlap: true },
+};
 const PARAM_JOB = { ...serviceJob("param", { Type: "batch", Update: null }), ParameterizedJob: { Payload: "required", MetaRequired: ["a"], MetaOptional: ["b"] } };
 const SYSTEM_JOB = { ID: "sys", Type: "system", TaskGroups: [{ Name: "agent", Tasks: [task] }] };
 
@@ -264,18 +277,29 @@ interface Refs {
 }
 
 function arbitraries(refs: Refs) {
-  const ref = (ids: string[]) => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(ids.length ? ids : ["none"])) }, { weight: 2, arbitrary: pathSegment }, { weight: 1, arbitrary: invalidUuid.map(encodeURIComponent) });
+  const ref = (ids: string[]) =>
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...(ids.length ? ids : ["none"])) },
+      { weight: 2, arbitrary: pathSegment },
+      { weight: 1, arbitrary: invalidUuid.map(encodeURIComponent) },
+    );
   const deployment = ref(refs.deployments);
   const alloc = ref(refs.allocs);
 
   // The job's own ID in the path mostly (`PUT /v1/job/:id` must match `Job.ID`).
-  const register = fc.constantFrom(...JOB_TEMPLATES).chain((job) =>
-    request(
-      writeMethod,
-      fc.oneof({ weight: 3, arbitrary: fc.constant("/v1/jobs") }, { weight: 2, arbitrary: fc.constant(`/v1/job/${job.ID}`) }, { weight: 1, arbitrary: jobIdSegment.map((id) => `/v1/job/${id}`) }),
-      jsonBody({ Job: job, EnforceIndex: false, JobModifyIndex: 0, PolicyOverride: false, PreserveCounts: false, EvalPriority: 50, Region: "", Namespace: "" }),
-    ),
-  );
+  const register = fc
+    .constantFrom(...JOB_TEMPLATES)
+    .chain((job) =>
+      request(
+        writeMethod,
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant("/v1/jobs") },
+          { weight: 2, arbitrary: fc.constant(`/v1/job/${job.ID}`) },
+          { weight: 1, arbitrary: jobIdSegment.map((id) => `/v1/job/${id}`) },
+        ),
+        jsonBody({ Job: job, EnforceIndex: false, JobModifyIndex: 0, PolicyOverride: false, PreserveCounts: false, EvalPriority: 50, Region: "", Namespace: "" }),
+      ),
+    );
 
   const jobBodies: Array<[string, unknown]> = [
     ["plan", { Job: RICH_JOB, Diff: true, PolicyOverride: false }],
@@ -293,44 +317,90 @@ function arbitraries(refs: Refs) {
       jsonBody(suffix === "plan" ? template : template),
     ),
   );
-  const validate = request(writeMethod, fc.constant("/v1/validate/job"), fc.constantFrom(...JOB_TEMPLATES).chain((job) => jsonBody({ Job: job })));
+  const validate = request(
+    writeMethod,
+    fc.constant("/v1/validate/job"),
+    fc.constantFrom(...JOB_TEMPLATES).chain((job) => jsonBody({ Job: job })),
+  );
 
-  const deploymentAction = fc
-    .tuple(fc.constantFrom("fail", "pause", "promote", "allocation-health", "unblock", "nope"), deployment, alloc)
-    .chain(([action, id, allocId]) =>
-      request(
-        fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }),
-        fc.constant(`/v1/deployment/${action}/${id}`),
-        jsonBody({ DeploymentID: decodeURIComponentSafe(id), Pause: true, All: true, Groups: ["web"], HealthyAllocationIDs: [decodeURIComponentSafe(allocId)], UnhealthyAllocationIDs: [] }),
-      ),
-    );
+  const deploymentAction = fc.tuple(fc.constantFrom("fail", "pause", "promote", "allocation-health", "unblock", "nope"), deployment, alloc).chain(([action, id, allocId]) =>
+    request(
+      fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }),
+      fc.constant(`/v1/deployment/${action}/${id}`),
+      jsonBody({
+        DeploymentID: decodeURIComponentSafe(id),
+        Pause: true,
+        All: true,
+        Groups: ["web"],
+        HealthyAllocationIDs: [decodeURIComponentSafe(allocId)],
+        UnhealthyAllocationIDs: [],
+      }),
+    ),
+  );
 
   // Node operations and allocation stop (issue 16): eligibility, drain specs, purge, stop.
   const nodeAction = fc.oneof(
-    fc.tuple(ref(refs.nodes), fc.constantFrom<[string, unknown]>(
-      ["eligibility", { Eligibility: "ineligible", NodeID: "" }],
-      ["eligibility", { Eligibility: "eligible" }],
-      ["drain", { DrainSpec: { Deadline: 3_600_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false, Meta: { reason: "k" } }],
-      ["drain", { DrainSpec: { Deadline: -1, IgnoreSystemJobs: true } }],
-      ["drain", { DrainSpec: null, MarkEligible: true }],
-      ["purge", {}],
-    )).chain(([id, [suffix, template]]) => request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/node/${id}/${suffix}`), jsonBody(template))),
-    alloc.chain((id) => request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/allocation/${id}/stop`), fc.constant(undefined))),
+    fc
+      .tuple(
+        ref(refs.nodes),
+        fc.constantFrom<[string, unknown]>(
+          ["eligibility", { Eligibility: "ineligible", NodeID: "" }],
+          ["eligibility", { Eligibility: "eligible" }],
+          ["drain", { DrainSpec: { Deadline: 3_600_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false, Meta: { reason: "k" } }],
+          ["drain", { DrainSpec: { Deadline: -1, IgnoreSystemJobs: true } }],
+          ["drain", { DrainSpec: null, MarkEligible: true }],
+          ["purge", {}],
+        ),
+      )
+      .chain(([id, [suffix, template]]) =>
+        request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/node/${id}/${suffix}`), jsonBody(template)),
+      ),
+    alloc.chain((id) =>
+      request(fc.oneof({ weight: 4, arbitrary: writeMethod }, { weight: 1, arbitrary: method }), fc.constant(`/v1/allocation/${id}/stop`), fc.constant(undefined)),
+    ),
   );
 
   const namespaceWrite = fc.oneof(
     request(writeMethod, fc.constant("/v1/namespace"), jsonBody({ Name: "team", Description: "d", Quota: "", Meta: { a: "b" } })),
-    pathSegment.chain((name) => request(fc.oneof(writeMethod, method), fc.constant(`/v1/namespace/${name}`), jsonBody({ Name: decodeURIComponentSafe(name), Description: "d", Meta: { a: "b" } }))),
+    pathSegment.chain((name) =>
+      request(fc.oneof(writeMethod, method), fc.constant(`/v1/namespace/${name}`), jsonBody({ Name: decodeURIComponentSafe(name), Description: "d", Meta: { a: "b" } })),
+    ),
     request(fc.constant("DELETE"), fc.constantFrom("/v1/namespace/default", "/v1/namespace/prod", "/v1/namespace/nope", "/v1/namespace/"), fc.constant(undefined)),
   );
 
   const readPath = fc.oneof(
     fc.constantFrom(
-      "/v1/jobs", "/v1/evaluations", "/v1/allocations", "/v1/deployments", "/v1/nodes", "/v1/namespaces", "/v1/regions", "/v1/status/leader", "/v1/status/peers",
-      "/v1/agent/health", "/v1/agent/members", "/v1/agent/self", "/v1/event/stream", "/", "/v1/", "/v1/jobsX", "/ui/", "/v1/acl/policies", "/v1/evaluations/count",
-      "/v1/jobs/parse", "/v1/quotas", "/v1/node/pools", "/v1/search", "/v1/operator/raft/configuration",
+      "/v1/jobs",
+      "/v1/evaluations",
+      "/v1/allocations",
+      "/v1/deployments",
+      "/v1/nodes",
+      "/v1/namespaces",
+      "/v1/regions",
+      "/v1/status/leader",
+      "/v1/status/peers",
+      "/v1/agent/health",
+      "/v1/agent/members",
+      "/v1/agent/self",
+      "/v1/event/stream",
+      "/",
+      "/v1/",
+      "/v1/jobsX",
+      "/ui/",
+      "/v1/acl/policies",
+      "/v1/evaluations/count",
+      "/v1/jobs/parse",
+      "/v1/quotas",
+      "/v1/node/pools",
+      "/v1/search",
+      "/v1/operator/raft/configuration",
     ),
-    fc.tuple(jobIdSegment, fc.constantFrom("", "/summary", "/allocations", "/evaluations", "/deployments", "/deployment", "/versions", "/scale", "/services", "/submission", "/nope")).map(([id, s]) => `/v1/job/${id}${s}`),
+    fc
+      .tuple(
+        jobIdSegment,
+        fc.constantFrom("", "/summary", "/allocations", "/evaluations", "/deployments", "/deployment", "/versions", "/scale", "/services", "/submission", "/nope"),
+      )
+      .map(([id, s]) => `/v1/job/${id}${s}`),
     fc.tuple(ref(refs.evals), fc.constantFrom("", "/allocations", "/x")).map(([id, s]) => `/v1/evaluation/${id}${s}`),
     alloc.map((id) => `/v1/allocation/${id}`),
     fc.tuple(deployment, fc.boolean()).map(([id, allocs]) => (allocs ? `/v1/deployment/allocations/${id}` : `/v1/deployment/${id}`)),
@@ -342,16 +412,23 @@ function arbitraries(refs: Refs) {
   // The paginated lists with a filter expression, paging and blocking parameters.
   const filtered = fc
     .tuple(
-      request(
-        fc.constant("GET"),
-        fc.constantFrom("/v1/jobs", "/v1/evaluations", "/v1/allocations", "/v1/deployments", "/v1/nodes", "/v1/evaluations/count"),
-        undefined,
-        { per_page: NOMAD_QUERY.per_page!, next_token: NOMAD_QUERY.next_token!, reverse: boolText, namespace: NOMAD_QUERY.namespace!, prefix: NOMAD_QUERY.prefix!, index: indexText, job: weirdString, meta: boolText },
-      ),
+      request(fc.constant("GET"), fc.constantFrom("/v1/jobs", "/v1/evaluations", "/v1/allocations", "/v1/deployments", "/v1/nodes", "/v1/evaluations/count"), undefined, {
+        per_page: NOMAD_QUERY.per_page!,
+        next_token: NOMAD_QUERY.next_token!,
+        reverse: boolText,
+        namespace: NOMAD_QUERY.namespace!,
+        prefix: NOMAD_QUERY.prefix!,
+        index: indexText,
+        job: weirdString,
+        meta: boolText,
+      }),
       filterExpression,
     )
     .map(([req, filter]) => ({ ...req, path: `${req.path}${req.path.includes("?") ? "&" : "?"}${queryString([["filter", filter]]).slice(1)}` }));
-  const deregister = request(fc.constant("DELETE"), jobIdSegment.map((id) => `/v1/job/${id}`));
+  const deregister = request(
+    fc.constant("DELETE"),
+    jobIdSegment.map((id) => `/v1/job/${id}`),
+  );
 
   const any = fc.oneof(
     { weight: 4, arbitrary: register },
@@ -394,33 +471,88 @@ const RULES = [
 
 const ruleText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...RULES) },
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...RULES), fc.nat(), fc.constantFrom("{", "}", '"', "=", "[", "]", "#", "\n", "\\", ",", "/*", "\u0000", "é")).map(([r, at, c]) => r.slice(0, at % (r.length + 1)) + c + r.slice(at % (r.length + 1))) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...RULES), fc.nat(), fc.constantFrom("{", "}", '"', "=", "[", "]", "#", "\n", "\\", ",", "/*", "\u0000", "é"))
+      .map(([r, at, c]) => r.slice(0, at % (r.length + 1)) + c + r.slice(at % (r.length + 1))),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...RULES), fc.nat()).map(([r, n]) => r.slice(0, n % (r.length + 1))) },
   { weight: 1, arbitrary: fc.integer({ min: 10, max: 20_000 }).map((n) => `${'namespace "a" { '.repeat(n)}${"}".repeat(n)}`) },
   { weight: 1, arbitrary: fc.integer({ min: 10, max: 20_000 }).map((n) => `namespace "a" { policy = ${"[".repeat(n)}${"]".repeat(n)} }`) },
-  { weight: 1, arbitrary: fc.integer({ min: 10, max: 20_000 }).map((n) => JSON.stringify({ namespace: { a: { policy: "read" } } }).replace('"read"', `${"[".repeat(n)}"read"${"]".repeat(n)}`)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 10, max: 20_000 })
+      .map((n) => JSON.stringify({ namespace: { a: { policy: "read" } } }).replace('"read"', `${"[".repeat(n)}"read"${"]".repeat(n)}`)),
+  },
   { weight: 1, arbitrary: longString(1_000, 50_000) },
   { weight: 2, arbitrary: weirdString },
 );
 
 function aclArbitraries() {
-  const mgmt: fc.Arbitrary<Array<[string, string]>> = fc.oneof({ weight: 5, arbitrary: fc.constant([["X-Nomad-Token", MGMT]] as Array<[string, string]>) }, { weight: 1, arbitrary: headers });
+  const mgmt: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
+    { weight: 5, arbitrary: fc.constant([["X-Nomad-Token", MGMT]] as Array<[string, string]>) },
+    { weight: 1, arbitrary: headers },
+  );
   const aclRequest = (methods: fc.Arbitrary<string>, path: fc.Arbitrary<string>, body?: fc.Arbitrary<string | undefined>) =>
-    fc.record({ method: methods, path, headers: mgmt, query: queryEntries(NOMAD_QUERY, 2), body: body ?? fc.constant(undefined) }).map(({ method, path, headers, query, body }) => ({
-      method,
-      path: `${path}${queryString(query)}`,
-      headers,
-      ...(body === undefined ? {} : { body }),
-    }));
-  const policyBody = fc.oneof(jsonBody({ Name: "fuzzy", Description: "d", Rules: RULES[0] }), ruleText.map((Rules) => toJsonText({ Name: "fuzzy", Description: "d", Rules })));
+    fc
+      .record({ method: methods, path, headers: mgmt, query: queryEntries(NOMAD_QUERY, 2), body: body ?? fc.constant(undefined) })
+      .map(({ method, path, headers, query, body }) => ({
+        method,
+        path: `${path}${queryString(query)}`,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      }));
+  const policyBody = fc.oneof(
+    jsonBody({ Name: "fuzzy", Description: "d", Rules: RULES[0] }),
+    ruleText.map((Rules) => toJsonText({ Name: "fuzzy", Description: "d", Rules })),
+  );
   return fc.oneof(
-    aclRequest(writeMethod, fc.oneof(fc.constant("/v1/acl/policy/fuzzy"), pathSegment.map((n) => `/v1/acl/policy/${n}`)), policyBody),
+    aclRequest(
+      writeMethod,
+      fc.oneof(
+        fc.constant("/v1/acl/policy/fuzzy"),
+        pathSegment.map((n) => `/v1/acl/policy/${n}`),
+      ),
+      policyBody,
+    ),
     aclRequest(writeMethod, fc.constant("/v1/acl/token"), jsonBody({ Name: "t", Type: "client", Policies: ["readonly"], Global: false })),
-    aclRequest(writeMethod, fc.oneof(invalidUuid.map(encodeURIComponent), fc.uuid()).map((id) => `/v1/acl/token/${id}`), jsonBody({ AccessorID: "", Name: "t", Type: "management", Policies: null, Global: true })),
-    aclRequest(writeMethod, fc.constant("/v1/acl/bootstrap"), fc.oneof(jsonBody({ BootstrapSecret: "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" }), invalidUuid.map((s) => toJsonText({ BootstrapSecret: s })))),
-    aclRequest(fc.oneof(fc.constantFrom("GET", "DELETE"), method), fc.oneof(pathSegment.map((n) => `/v1/acl/policy/${n}`), pathSegment.map((n) => `/v1/acl/token/${n}`), fc.constantFrom("/v1/acl/token/self", "/v1/acl/tokens", "/v1/acl/policies", "/v1/acl/policy/", "/v1/acl/token/"))),
+    aclRequest(
+      writeMethod,
+      fc.oneof(invalidUuid.map(encodeURIComponent), fc.uuid()).map((id) => `/v1/acl/token/${id}`),
+      jsonBody({ AccessorID: "", Name: "t", Type: "management", Policies: null, Global: true }),
+    ),
+    aclRequest(
+      writeMethod,
+      fc.constant("/v1/acl/bootstrap"),
+      fc.oneof(
+        jsonBody({ BootstrapSecret: "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" }),
+        invalidUuid.map((s) => toJsonText({ BootstrapSecret: s })),
+      ),
+    ),
+    aclRequest(
+      fc.oneof(fc.constantFrom("GET", "DELETE"), method),
+      fc.oneof(
+        pathSegment.map((n) => `/v1/acl/policy/${n}`),
+        pathSegment.map((n) => `/v1/acl/token/${n}`),
+        fc.constantFrom("/v1/acl/token/self", "/v1/acl/tokens", "/v1/acl/policies", "/v1/acl/policy/", "/v1/acl/token/"),
+      ),
+    ),
     // Every route with fuzzed tokens: the ACL guard's lookups.
-    fc.record({ path: fc.constantFrom("/v1/jobs", "/v1/job/web", "/v1/nodes", "/v1/namespaces", "/v1/acl/token/self", "/v1/event/stream?topic=Job:*"), headers: fc.oneof(headers, repeatedHeader("X-Nomad-Token", tokenValue), repeatedHeader("Authorization", tokenValue.map((t) => `Bearer ${t}`))) }).map(({ path, headers }) => ({ method: "GET", path, headers })),
+    fc
+      .record({
+        path: fc.constantFrom("/v1/jobs", "/v1/job/web", "/v1/nodes", "/v1/namespaces", "/v1/acl/token/self", "/v1/event/stream?topic=Job:*"),
+        headers: fc.oneof(
+          headers,
+          repeatedHeader("X-Nomad-Token", tokenValue),
+          repeatedHeader(
+            "Authorization",
+            tokenValue.map((t) => `Bearer ${t}`),
+          ),
+        ),
+      })
+      .map(({ path, headers }) => ({ method: "GET", path, headers })),
   );
 }
 
@@ -537,7 +669,13 @@ describe("scheduler: regressions found by fuzzing", () => {
     return { status: res.status, text: await res.text() };
   };
   const task = { Name: "t", Driver: "docker", Config: { image: "x", args: [] as unknown[] }, Resources: { CPU: 10, MemoryMB: 10 } };
-  const job = (id: string, extra: Record<string, unknown> = {}) => ({ ID: id, Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "web", Count: 1, Tasks: [task] }], ...extra });
+  const job = (id: string, extra: Record<string, unknown> = {}) => ({
+    ID: id,
+    Type: "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: [task] }],
+    ...extra,
+  });
   // {"Job":{"TaskGroups":[{"Tasks":[{"Config":{"args": — the args value starts seven levels down.
   const withArgs = (args: string) => JSON.stringify({ Job: job("deep") }).replace('"args":[]', `"args":${args}`);
 
@@ -548,7 +686,10 @@ describe("scheduler: regressions found by fuzzing", () => {
     const before = emu.stateHash();
     expect(await call(emu, "PUT", "/v1/namespace", `{"Name":"team","Meta":{"a":${nested(1001)}}}`)).toEqual({ status: 400, text: "invalid character '[' exceeded max depth" });
     expect(await call(emu, "PUT", "/v1/jobs", withArgs(nested(994)))).toEqual({ status: 400, text: "invalid character '[' exceeded max depth" });
-    expect(await call(emu, "PUT", "/v1/jobs", `{"Job":${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}}`)).toEqual({ status: 400, text: "invalid character '{' exceeded max depth" });
+    expect(await call(emu, "PUT", "/v1/jobs", `{"Job":${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}}`)).toEqual({
+      status: 400,
+      text: "invalid character '{' exceeded max depth",
+    });
     expect(emu.stateHash()).toBe(before);
   });
 
@@ -576,17 +717,29 @@ describe("scheduler: regressions found by fuzzing", () => {
     const before = emu.stateHash();
     const cases: Array<[string, string, string]> = [
       // Shrunk: answered 500 `job "web" in namespace "default" at version 5e-324 not found`.
-      ["/v1/job/web/revert", '{"JobID":"web","JobVersion":5e-324,"EnforcePriorVersion":0}', "json: cannot unmarshal number 5e-324 into Go struct field JobRevertRequest.JobVersion of type uint64"],
+      [
+        "/v1/job/web/revert",
+        '{"JobID":"web","JobVersion":5e-324,"EnforcePriorVersion":0}',
+        "json: cannot unmarshal number 5e-324 into Go struct field JobRevertRequest.JobVersion of type uint64",
+      ],
       // Shrunk: an array nested a few thousand levels deep overflowed the stack in Number().
       ["/v1/job/web/revert", `{"JobID":"web","JobVersion":${nested(900)}}`, "json: cannot unmarshal array into Go struct field JobRevertRequest.JobVersion of type uint64"],
       // Shrunk: answered 500 `job "web" in namespace "default" at version NaN not found`.
-      ["/v1/job/web/stable", '{"JobID":"web","JobVersion":"../..","Stable":true}', "json: cannot unmarshal string into Go struct field JobStabilityRequest.JobVersion of type uint64"],
+      [
+        "/v1/job/web/stable",
+        '{"JobID":"web","JobVersion":"../..","Stable":true}',
+        "json: cannot unmarshal string into Go struct field JobStabilityRequest.JobVersion of type uint64",
+      ],
       // Shrunk: answered 500 `Cannot use 'in' operator to search for 'customer' in 5e-324`.
       ["/v1/job/report/dispatch", '{"Meta":5e-324}', "json: cannot unmarshal number into Go struct field JobDispatchRequest.Meta of type map[string]string"],
       ["/v1/job/report/dispatch", '{"Meta":{"customer":7}}', "json: cannot unmarshal number into Go struct field JobDispatchRequest.Meta of type string"],
       ["/v1/job/web/scale", '{"Count":1.5,"Target":{"Group":"web"}}', "json: cannot unmarshal number 1.5 into Go struct field ScalingRequest.Count of type int64"],
       ["/v1/namespace", '{"Name":"team","Meta":{"a":["x"]}}', "json: cannot unmarshal array into Go struct field Namespace.Meta of type string"],
-      ["/v1/jobs", JSON.stringify({ Job: job("x"), EnforceIndex: true, JobModifyIndex: "7" }), "json: cannot unmarshal string into Go struct field JobRegisterRequest.JobModifyIndex of type uint64"],
+      [
+        "/v1/jobs",
+        JSON.stringify({ Job: job("x"), EnforceIndex: true, JobModifyIndex: "7" }),
+        "json: cannot unmarshal string into Go struct field JobRegisterRequest.JobModifyIndex of type uint64",
+      ],
     ];
     for (const [path, body, text] of cases) expect(await call(emu, "PUT", path, body), `${path} ${body.slice(0, 80)}`).toEqual({ status: 400, text });
     const [deployment] = JSON.parse((await call(emu, "GET", "/v1/deployments")).text) as Array<{ ID: string }>;

@@ -158,8 +158,7 @@ function clip(text: string, max: number): string {
 
 export function describeRequest(request: FuzzRequest): string {
   const headers = (request.headers ?? []).map(([k, v]) => `${k}: ${clip(v, 80)}`).join(", ");
-  const body =
-    request.body === undefined ? "" : typeof request.body === "string" ? ` body ${clip(request.body, 300)}` : ` body <${request.body.byteLength} bytes>`;
+  const body = request.body === undefined ? "" : typeof request.body === "string" ? ` body ${clip(request.body, 300)}` : ` body <${request.body.byteLength} bytes>`;
   return `${request.method} ${clip(request.path, 300)}${headers ? ` [${headers}]` : ""}${body}`;
 }
 

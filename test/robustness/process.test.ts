@@ -22,7 +22,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-
 const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 /** Runs `start` expecting it to fail before it is ready. */
@@ -78,7 +77,6 @@ function writeLoad(s: StartedCli, tag: string, writers = 6) {
     },
   };
 }
-
 
 async function presentAfterRestart(s: StartedCli, acked: { jobs: string[]; kv: Map<string, string> }) {
   const jobs = (await (await fetch(`${s.urls.scheduler}/v1/jobs`)).json()) as Array<{ ID: string }>;

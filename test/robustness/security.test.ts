@@ -28,7 +28,6 @@ afterEach(async () => {
   running = undefined;
 });
 
-
 const start = (args: string[] = []): Promise<StartedCli> => startCli(args, children);
 
 /** Local addresses (hex, as /proc/net/tcp{,6} print them) of the sockets listening on `port`; undefined off Linux. */
@@ -129,7 +128,11 @@ describe("control token", () => {
     for (const base of Object.values(srv.urls).slice(0, 3)) {
       for (const op of [...operations, { method: "GET", path: "/_standin/no-such-route" }]) {
         for (const headers of refused) {
-          const res = await fetch(`${base}${op.path}`, { method: op.method, headers: { ...headers, "Content-Type": "application/json" }, body: op.method === "GET" ? undefined : "{}" });
+          const res = await fetch(`${base}${op.path}`, {
+            method: op.method,
+            headers: { ...headers, "Content-Type": "application/json" },
+            body: op.method === "GET" ? undefined : "{}",
+          });
           const text = await res.text();
           if (op.method === "GET" && op.path === "/_standin/ready") {
             // The public readiness probe: it answers, and says nothing but that.
@@ -172,7 +175,19 @@ describe("control token", () => {
         req.on("error", reject);
         req.end();
       });
-    const paths = ["/v1/../_standin/clock", "/./_standin/clock", "/%2e%2e/_standin/clock", "/_standin//clock", "/_standin/clock/", "//_standin/clock", "/%5Fstandin/clock", "/_STANDIN/clock", "/_standin%2Fclock", "/_standin%00/clock", "http://elsewhere/_standin/clock"];
+    const paths = [
+      "/v1/../_standin/clock",
+      "/./_standin/clock",
+      "/%2e%2e/_standin/clock",
+      "/_standin//clock",
+      "/_standin/clock/",
+      "//_standin/clock",
+      "/%5Fstandin/clock",
+      "/_STANDIN/clock",
+      "/_standin%2Fclock",
+      "/_standin%00/clock",
+      "http://elsewhere/_standin/clock",
+    ];
     for (const port of Object.values(running.ports)) {
       for (const path of paths) {
         const res = await raw(port, path);
@@ -274,7 +289,10 @@ describe("scheduler ACLs: a token sees only what it may read", () => {
   for (const caller of CALLERS) {
     for (const list of lists) {
       it(`${caller.name}: ${list.replace(/\{(\w+)\.(\w+)\}/g, "<$1 $2>")}`, async () => {
-        const res = await get(list.replace(/\{(\w+)\.(\w+)\}/g, (_, ns: string, kind: string) => ids[ns]![kind]!), caller.secret);
+        const res = await get(
+          list.replace(/\{(\w+)\.(\w+)\}/g, (_, ns: string, kind: string) => ids[ns]![kind]!),
+          caller.secret,
+        );
         if (res.status !== 200) {
           expect(res.status).toBe(403);
           return;
@@ -308,9 +326,13 @@ describe("scheduler ACLs: a token sees only what it may read", () => {
           const asked = query === "" || query === "?namespace=*" ? "default" : query.slice("?namespace=".length);
           if (jobRoute && asked !== ns) continue; // another namespace's job of that name: nothing to leak
           const may = caller.namespaces.includes(ns);
-          const pathOf = (name: (kind: string) => string) => template.replace(/\{(\w+)\}/g, (_, kind: string) => (kind === "ns" ? ns : name(kind))) + (template.includes("/namespace/") ? "" : query);
+          const pathOf = (name: (kind: string) => string) =>
+            template.replace(/\{(\w+)\}/g, (_, kind: string) => (kind === "ns" ? ns : name(kind))) + (template.includes("/namespace/") ? "" : query);
           it(`${caller.name}: ${pathOf((kind) => `<${ns} ${kind}>`)}`, async () => {
-            const res = await get(pathOf((kind) => ids[ns]![kind]!), caller.secret);
+            const res = await get(
+              pathOf((kind) => ids[ns]![kind]!),
+              caller.secret,
+            );
             if (may && (jobRoute || template.includes("/namespace/") || query === `?namespace=${ns}`)) expect(res.status, res.text).toBe(200);
             if (!may) {
               expect([403, 404], res.text).toContain(res.status);
@@ -337,7 +359,8 @@ describe("scheduler ACLs: a token sees only what it may read", () => {
       const own = caller.secret ? [{ [S.defaultReader]: "default-read", [S.prodReader]: "prod-read" }[caller.secret]!] : [];
       expect(policies.status).toBe(200);
       expect((policies.body as Json[]).map((p) => p.Name)).toEqual(own);
-      for (const other of ["default-read", "prod-read", "default-write"].filter((p) => !own.includes(p))) expect((await get(`/v1/acl/policy/${other}`, caller.secret)).status).toBe(403);
+      for (const other of ["default-read", "prod-read", "default-write"].filter((p) => !own.includes(p)))
+        expect((await get(`/v1/acl/policy/${other}`, caller.secret)).status).toBe(403);
       expect((await get("/v1/acl/tokens", caller.secret)).status).toBe(403);
       for (const accessor of ["bbbbbbbb-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000004"]) {
         const res = await get(`/v1/acl/token/${accessor}`, caller.secret);
@@ -460,7 +483,10 @@ const registryFixture = {
       enabled: true,
       defaultPolicy: "deny",
       tokens: [
-        { SecretID: R.teamA, Rules: { key_prefix: { "team-a/": { policy: "read" } }, session_prefix: { "node-a": { policy: "read" } }, node_prefix: { "node-a": { policy: "read" } } } },
+        {
+          SecretID: R.teamA,
+          Rules: { key_prefix: { "team-a/": { policy: "read" } }, session_prefix: { "node-a": { policy: "read" } }, node_prefix: { "node-a": { policy: "read" } } },
+        },
         { SecretID: R.all, Rules: { key_prefix: { "": { policy: "write" } }, session_prefix: { "": { policy: "write" } }, node_prefix: { "": { policy: "write" } } } },
       ],
     },
@@ -557,10 +583,16 @@ describe("secrets never reach the logs", () => {
     const s = await start(["--fixture", fixtureFile, "--log-level", "debug", "--control-token", CONTROL]);
     const ctl = { Authorization: `Bearer ${CONTROL}` };
     const mint = async (scheme: string) =>
-      ((await (await fetch(`${s.urls.control}/echo/tokens`, { method: "POST", headers: { ...ctl, "Content-Type": "application/json" }, body: JSON.stringify({ scheme }) })).json()) as Json).token as string;
+      (
+        (await (
+          await fetch(`${s.urls.control}/echo/tokens`, { method: "POST", headers: { ...ctl, "Content-Type": "application/json" }, body: JSON.stringify({ scheme }) })
+        ).json()) as Json
+      ).token as string;
     const jwt = await mint("provider_jwt");
     const idToken = await mint("provider_id_token");
-    const expired = ((await (await fetch(`${s.urls.control}/echo/tokens`, { method: "POST", headers: ctl, body: JSON.stringify({ scheme: "provider_jwt", expiresIn: "-1h" }) })).json()) as Json).token as string;
+    const expired = (
+      (await (await fetch(`${s.urls.control}/echo/tokens`, { method: "POST", headers: ctl, body: JSON.stringify({ scheme: "provider_jwt", expiresIn: "-1h" }) })).json()) as Json
+    ).token as string;
     const wrongNomad = "ffffffff-dead-4bee-8f00-123456789abc";
     const wrongConsul = "consul-wrong-secret-77aa";
     const requests: Array<[string, RequestInit?]> = [

@@ -20,8 +20,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-
-
 /** KV puts from a few writers, each overwriting its own keys; only what answered `true` is acknowledged (last value per key). */
 async function writeStream(s: StartedCli, count: number, writers = 4): Promise<Map<string, string>> {
   const acked = new Map<string, string>();
@@ -45,8 +43,7 @@ async function eventually(ready: () => boolean, what: string, limitMs = 30_000):
   }
 }
 
-const holdsAll = (onDisk: Map<string, string> | undefined, acked: Map<string, string>) =>
-  onDisk !== undefined && [...acked].every(([key, value]) => onDisk.get(key) === value);
+const holdsAll = (onDisk: Map<string, string> | undefined, acked: Map<string, string>) => onDisk !== undefined && [...acked].every(([key, value]) => onDisk.get(key) === value);
 
 describe("state file write-behind", () => {
   it("catches up with every acknowledged write, is never torn, and a SIGKILL keeps them all for the next start", async () => {

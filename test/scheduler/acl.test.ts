@@ -44,7 +44,10 @@ beforeEach(async () => {
           enabled: true,
           policies: [
             { Name: "readonly", Description: "read default", Rules: 'namespace "default" { policy = "read" }' },
-            { Name: "deployer", Rules: JSON.stringify({ namespace: { prod: { policy: "write" }, "dev-*": { capabilities: ["list-jobs", "read-job"] }, "dev-b": { policy: "deny" } } }) },
+            {
+              Name: "deployer",
+              Rules: JSON.stringify({ namespace: { prod: { policy: "write" }, "dev-*": { capabilities: ["list-jobs", "read-job"] }, "dev-b": { policy: "deny" } } }),
+            },
             { Name: "ops", Rules: 'node { policy = "read" }\nagent { policy = "read" }\n# operators too\noperator { policy = "read" }' },
           ],
           tokens: [
@@ -73,7 +76,9 @@ describe("tokens on requests", () => {
   });
 
   it("an anonymous policy applies to requests without a token", async () => {
-    expect((await call("/v1/acl/policy/anonymous", { method: "POST", token: MGMT, body: { Name: "anonymous", Rules: 'namespace "default" { capabilities = ["list-jobs"] }' } })).status).toBe(200);
+    expect(
+      (await call("/v1/acl/policy/anonymous", { method: "POST", token: MGMT, body: { Name: "anonymous", Rules: 'namespace "default" { capabilities = ["list-jobs"] }' } })).status,
+    ).toBe(200);
     const list = await call("/v1/jobs");
     expect(list.status).toBe(200);
     expect(list.body.map((j: Json) => j.ID)).toEqual(["web"]);
@@ -139,7 +144,9 @@ describe("node, agent and namespace rules", () => {
 describe("ACL endpoints", () => {
   /** ACLs on, no token seeded: a cluster nobody has bootstrapped yet. */
   const unbootstrapped = async () => {
-    emu = await createStandin({ fixture: { scheduler: { namespaces: [{ Name: "prod" }, { Name: "dev-a" }], jobs: [job("web"), job("api", "prod"), job("tool", "dev-a")], acl: { enabled: true } } } });
+    emu = await createStandin({
+      fixture: { scheduler: { namespaces: [{ Name: "prod" }, { Name: "dev-a" }], jobs: [job("web"), job("api", "prod"), job("tool", "dev-a")], acl: { enabled: true } } },
+    });
   };
 
   it("a cluster seeded with a management token is bootstrapped: anonymous bootstrap is refused with the index the fixture wrote it at", async () => {
@@ -223,7 +230,9 @@ describe("ACL endpoints", () => {
     expect(unclosed.text).toContain("failed to parse rules: Failed to parse ACL Policy: ");
     // Every problem at once, in Nomad's order: name, rules, description.
     const many = await call("/v1/acl/policy/b_d", { method: "POST", token: MGMT, body: { Name: "b_d", Rules: 'x = "y"', Description: "d".repeat(257) } });
-    expect(many.text).toBe("policy 0 invalid: 3 errors occurred:\n\t* invalid name 'b_d'\n\t* failed to parse rules: Invalid policy: x = \"y\"\n\t* description longer than 256\n\n");
+    expect(many.text).toBe(
+      "policy 0 invalid: 3 errors occurred:\n\t* invalid name 'b_d'\n\t* failed to parse rules: Invalid policy: x = \"y\"\n\t* description longer than 256\n\n",
+    );
     // "scale" is a valid level for node rules too (it grants nothing there).
     expect((await call("/v1/acl/policy/scaler", { method: "POST", token: MGMT, body: { Name: "scaler", Rules: 'node { policy = "scale" }' } })).status).toBe(200);
     const broken = await emu.scheduler.request("/v1/acl/policy/bad", { method: "POST", headers: { "X-Nomad-Token": MGMT }, body: "{" });
@@ -432,7 +441,11 @@ describe("ACL events on the stream", () => {
     const boot = await fresh.scheduler.request("/v1/acl/bootstrap", { method: "POST" });
     expect(boot.status).toBe(200);
     const secret = ((await boot.json()) as Json).SecretID;
-    const created2 = await fresh.scheduler.request("/v1/acl/token", { method: "POST", headers: { "X-Nomad-Token": secret }, body: JSON.stringify({ Name: "later", Type: "management" }) });
+    const created2 = await fresh.scheduler.request("/v1/acl/token", {
+      method: "POST",
+      headers: { "X-Nomad-Token": secret },
+      body: JSON.stringify({ Name: "later", Type: "management" }),
+    });
     const later = ((await created2.json()) as Json).AccessorID;
     const controller = new AbortController();
     const res = await fresh.scheduler.request(`/v1/event/stream?topic=ACLToken&index=${before}`, { headers: { "X-Nomad-Token": secret }, signal: controller.signal });
@@ -441,7 +454,11 @@ describe("ACL events on the stream", () => {
     const reader = res.body!.getReader();
     while (!seen.includes("ACLTokenUpserted")) seen += text.decode((await reader.read()).value);
     controller.abort();
-    const frames = seen.trim().split("\n").map((l) => JSON.parse(l)).filter((f) => f.Events);
+    const frames = seen
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((f) => f.Events);
     // Only the later token: the bootstrap token's write left nothing in the buffer.
     expect(frames.flatMap((f) => f.Events.map((e: Json) => e.Key))).toEqual([later]);
   });

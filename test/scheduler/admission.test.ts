@@ -23,7 +23,11 @@ const INVALID: Array<[string, Json, string]> = [
 ];
 
 const UNDECODABLE: Array<[string, Json, string]> = [
-  ["a duration given as a string", job((j) => (j.TaskGroups[0].Tasks[0].KillTimeout = "abc")), "json: cannot unmarshal string into Go struct field Task.Job.TaskGroups.Tasks.KillTimeout of type time.Duration"],
+  [
+    "a duration given as a string",
+    job((j) => (j.TaskGroups[0].Tasks[0].KillTimeout = "abc")),
+    "json: cannot unmarshal string into Go struct field Task.Job.TaskGroups.Tasks.KillTimeout of type time.Duration",
+  ],
 ];
 
 async function everyEntryPoint(body: Json) {

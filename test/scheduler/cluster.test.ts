@@ -235,7 +235,16 @@ describe("stop, purge, nodes and capacity", () => {
   });
 
   it("a node going down loses its allocations and they are replaced on another node", async () => {
-    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ ID: "aaaaaaaa-0000-0000-0000-000000000001", Name: "client-1" }, { ID: "bbbbbbbb-0000-0000-0000-000000000002", Name: "client-2" }] } } });
+    const emu = await createStandin({
+      fixture: {
+        scheduler: {
+          nodes: [
+            { ID: "aaaaaaaa-0000-0000-0000-000000000001", Name: "client-1" },
+            { ID: "bbbbbbbb-0000-0000-0000-000000000002", Name: "client-2" },
+          ],
+        },
+      },
+    });
     await register(emu, serviceJob("web", { count: 3 }));
     advance(emu, "1100ms");
     const before = await allocs(emu, "web");
@@ -266,7 +275,10 @@ describe("stop, purge, nodes and capacity", () => {
     expect((await get(emu, "/v1/job/big")).body.Status).toBe("pending");
     expect((await get(emu, "/v1/job/big/summary")).body.Summary.web.Queued).toBe(1);
 
-    const added = await emu.scheduler.request("/_standin/fixtures", { method: "POST", body: JSON.stringify({ scheduler: { nodes: [{ Name: "huge", Resources: { CPU: 8000, MemoryMB: 200_000 } }] } }) });
+    const added = await emu.scheduler.request("/_standin/fixtures", {
+      method: "POST",
+      body: JSON.stringify({ scheduler: { nodes: [{ Name: "huge", Resources: { CPU: 8000, MemoryMB: 200_000 } }] } }),
+    });
     expect(added.status).toBe(200);
     advance(emu, "100ms");
     const placed = await allocs(emu, "big");
@@ -293,18 +305,58 @@ describe("wire format and errors", () => {
     const list = await get(emu, "/v1/jobs");
     const stub = list.body[0];
     expect(Object.keys(stub)).toEqual([
-      "CreateIndex", "Datacenters", "ID", "JobModifyIndex", "JobSummary", "ModifyIndex", "Multiregion", "Name", "Namespace", "NodePool",
-      "ParameterizedJob", "ParentID", "Periodic", "Priority", "Status", "StatusDescription", "Stop", "SubmitTime", "Type",
+      "CreateIndex",
+      "Datacenters",
+      "ID",
+      "JobModifyIndex",
+      "JobSummary",
+      "ModifyIndex",
+      "Multiregion",
+      "Name",
+      "Namespace",
+      "NodePool",
+      "ParameterizedJob",
+      "ParentID",
+      "Periodic",
+      "Priority",
+      "Status",
+      "StatusDescription",
+      "Stop",
+      "SubmitTime",
+      "Type",
     ]);
     expect(list.text).toMatch(/"SubmitTime":1767225600000000000,/);
     const deployment = (await get(emu, "/v1/job/web/deployment")).body;
     expect(Object.keys(deployment)).toEqual([
-      "CreateIndex", "CreateTime", "EvalPriority", "ID", "IsMultiregion", "JobCreateIndex", "JobID", "JobModifyIndex", "JobSpecModifyIndex",
-      "JobVersion", "ModifyIndex", "ModifyTime", "Namespace", "Status", "StatusDescription", "TaskGroups",
+      "CreateIndex",
+      "CreateTime",
+      "EvalPriority",
+      "ID",
+      "IsMultiregion",
+      "JobCreateIndex",
+      "JobID",
+      "JobModifyIndex",
+      "JobSpecModifyIndex",
+      "JobVersion",
+      "ModifyIndex",
+      "ModifyTime",
+      "Namespace",
+      "Status",
+      "StatusDescription",
+      "TaskGroups",
     ]);
     expect(Object.keys(deployment.TaskGroups.web)).toEqual([
-      "AutoPromote", "AutoRevert", "DesiredCanaries", "DesiredTotal", "HealthyAllocs", "PlacedAllocs", "PlacedCanaries", "ProgressDeadline",
-      "Promoted", "RequireProgressBy", "UnhealthyAllocs",
+      "AutoPromote",
+      "AutoRevert",
+      "DesiredCanaries",
+      "DesiredTotal",
+      "HealthyAllocs",
+      "PlacedAllocs",
+      "PlacedCanaries",
+      "ProgressDeadline",
+      "Promoted",
+      "RequireProgressBy",
+      "UnhealthyAllocs",
     ]);
   });
 
@@ -357,7 +409,7 @@ describe("wire format and errors", () => {
 
   it("/v1/jobs/parse says HCL is not supported; / redirects to the UI", async () => {
     const emu = await createStandin();
-    const parse = await call(emu, "PUT", "/v1/jobs/parse", { JobHCL: "job \"x\" {}" });
+    const parse = await call(emu, "PUT", "/v1/jobs/parse", { JobHCL: 'job "x" {}' });
     expect(parse.status).toBe(501);
     expect(parse.text).toContain("JSON job specifications only");
     const root = await emu.scheduler.request("/");
@@ -431,7 +483,14 @@ describe("determinism", () => {
 });
 
 describe("canaries, promotion, auto-revert and version operations", () => {
-  const canaryUpdate = (extra: Json = {}) => ({ MaxParallel: 1, Canary: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000, ...extra });
+  const canaryUpdate = (extra: Json = {}) => ({
+    MaxParallel: 1,
+    Canary: 1,
+    MinHealthyTime: 10_000_000_000,
+    HealthyDeadline: 300_000_000_000,
+    ProgressDeadline: 600_000_000_000,
+    ...extra,
+  });
 
   async function runningVersion0(emu: Standin, id: string, update: Json, count = 2) {
     await register(emu, serviceJob(id, { count, update }));
@@ -461,7 +520,12 @@ describe("canaries, promotion, auto-revert and version operations", () => {
 
     advance(emu, "11s"); // the canary becomes healthy; nothing else moves without promotion
     expect((await get(emu, "/v1/job/web/deployment")).body.Status).toBe("running");
-    expect((await allocs(emu, "web")).filter((a) => a.DesiredStatus === "run").map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
+    expect(
+      (await allocs(emu, "web"))
+        .filter((a) => a.DesiredStatus === "run")
+        .map((a) => a.JobVersion)
+        .sort(),
+    ).toEqual([0, 0, 1]);
 
     const promoted = await call(emu, "PUT", `/v1/deployment/promote/${deployment.ID}`, { DeploymentID: deployment.ID, All: true });
     expect(promoted.status).toBe(200);
@@ -565,7 +629,10 @@ describe("canaries, promotion, auto-revert and version operations", () => {
 });
 
 describe("dispatch, periodic force and scale", () => {
-  const parameterized = (extra: Json = {}) => ({ ...serviceJob("report", { type: "batch" }), ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["format"], ...extra } });
+  const parameterized = (extra: Json = {}) => ({
+    ...serviceJob("report", { type: "batch" }),
+    ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["format"], ...extra },
+  });
 
   it("dispatches children of a parameterized job, with Nomad's checks and idempotency", async () => {
     const emu = await createStandin();
@@ -587,7 +654,9 @@ describe("dispatch, periodic force and scale", () => {
     expect(again.body.DispatchedJobID).toBe(res.body.DispatchedJobID);
 
     expect((await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: {} })).text).toBe("Dispatch did not provide required meta keys: [customer]");
-    expect((await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "a", color: "red" } })).text).toBe("Dispatch request included unpermitted metadata keys: [color]");
+    expect((await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "a", color: "red" } })).text).toBe(
+      "Dispatch request included unpermitted metadata keys: [color]",
+    );
     await register(emu, serviceJob("plain"));
     expect((await call(emu, "PUT", "/v1/job/plain/dispatch", {})).text).toBe('Specified job "plain" is not a parameterized job');
     expect((await call(emu, "PUT", "/v1/job/ghost/dispatch", {})).text).toBe("parameterized job not found");
@@ -598,7 +667,10 @@ describe("dispatch, periodic force and scale", () => {
 
   it("forces a periodic job to launch a child now", async () => {
     const emu = await createStandin();
-    const reg = await register(emu, { ...serviceJob("nightly", { type: "batch" }), Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", ProhibitOverlap: false, TimeZone: "UTC" } });
+    const reg = await register(emu, {
+      ...serviceJob("nightly", { type: "batch" }),
+      Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", ProhibitOverlap: false, TimeZone: "UTC" },
+    });
     expect(reg.EvalID).toBe("");
     const forced = await call(emu, "PUT", "/v1/job/nightly/periodic/force");
     expect(forced.status).toBe(200);
@@ -695,12 +767,18 @@ describe("versions", () => {
     const withDiffs = (await get(emu, "/v1/job/web/versions?diffs=true")).body;
     expect(withDiffs.Diffs).toHaveLength(2);
     expect(withDiffs.Diffs[1].TaskGroups[0].Fields.find((f: Json) => f.Name === "Count")).toMatchObject({ Old: "1", New: "2" });
-    expect(withDiffs.Diffs[0].TaskGroups[0].Tasks[0].Objects.find((o: Json) => o.Name === "Config").Fields.find((f: Json) => f.Name === "image")).toMatchObject({ Old: "nginx:1", New: "nginx:2" });
+    expect(withDiffs.Diffs[0].TaskGroups[0].Tasks[0].Objects.find((o: Json) => o.Name === "Config").Fields.find((f: Json) => f.Name === "image")).toMatchObject({
+      Old: "nginx:1",
+      New: "nginx:2",
+    });
   });
 });
 
 describe("periodic jobs on the virtual clock", () => {
-  const nightly = (extra: Json = {}) => ({ ...serviceJob("nightly", { type: "batch" }), Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", TimeZone: "UTC", ProhibitOverlap: false, ...extra } });
+  const nightly = (extra: Json = {}) => ({
+    ...serviceJob("nightly", { type: "batch" }),
+    Periodic: { Enabled: true, SpecType: "cron", Spec: "0 3 * * *", TimeZone: "UTC", ProhibitOverlap: false, ...extra },
+  });
 
   it("launches a child at each cron time as the clock passes it, and plan reports the next launch", async () => {
     const emu = await createStandin();

@@ -93,7 +93,12 @@ const CASES: Case[] = [
         f("Added", "ShutdownDelay", "", "0"),
       ]);
       expect(names(app.Objects)).toEqual(["Config", "Resources", "LogConfig", "Identity"]);
-      expect(object(app.Objects, "Config")).toEqual({ Type: "Added", Name: "Config", Fields: [f("Added", "args[0]", "", "a"), f("Added", "image", "", "nginx:1.25")], Objects: null });
+      expect(object(app.Objects, "Config")).toEqual({
+        Type: "Added",
+        Name: "Config",
+        Fields: [f("Added", "args[0]", "", "a"), f("Added", "image", "", "nginx:1.25")],
+        Objects: null,
+      });
       // Contextual: empty values of an added object are listed as None.
       expect(object(web.Objects, "Consul").Fields).toEqual([f("Added", "Cluster", "", "default"), f("None", "Namespace", "", ""), f("None", "Partition", "", "")]);
     },
@@ -321,7 +326,10 @@ const CASES: Case[] = [
   {
     name: "fields sorted byte-wise by name; task groups by name",
     prev: stored(job({ Meta: { b: "1" } }, { Name: "b" }, {}, [{ ...API_GROUP, Name: "a" }])),
-    next: job({ Priority: 70, AllAtOnce: true, Meta: { b: "2", Zed: "x", a: "y" } }, { Name: "b" }, {}, [{ ...API_GROUP, Name: "a" }, { ...API_GROUP, Name: "C" }]),
+    next: job({ Priority: 70, AllAtOnce: true, Meta: { b: "2", Zed: "x", a: "y" } }, { Name: "b" }, {}, [
+      { ...API_GROUP, Name: "a" },
+      { ...API_GROUP, Name: "C" },
+    ]),
     contextual: false,
     check: (d) => {
       expect(names(d.Fields)).toEqual(["AllAtOnce", "Meta[Zed]", "Meta[a]", "Meta[b]", "Priority"]);
@@ -332,7 +340,11 @@ const CASES: Case[] = [
   {
     name: "job Objects keep Nomad's append order (Datacenters, Constraint, Affinity), not name order",
     prev: stored(job()),
-    next: job({ Datacenters: ["dc1"], Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }], Affinities: [{ LTarget: "${node.class}", RTarget: "big", Operand: "=", Weight: 50 }] }),
+    next: job({
+      Datacenters: ["dc1"],
+      Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }],
+      Affinities: [{ LTarget: "${node.class}", RTarget: "big", Operand: "=", Weight: 50 }],
+    }),
     contextual: true,
     check: (d) => {
       expect(names(d.Objects)).toEqual(["Datacenters", "Constraint", "Affinity"]);

@@ -87,7 +87,12 @@ describe("nil struct pointers (ParameterizedJob, Periodic, …)", () => {
 describe("allocation maps by task name", () => {
   it("AllocatedResources.Tasks and TaskLifecycles are maps keyed by task, as in Nomad", async () => {
     const local = await createStandin();
-    const job = { ID: "w", Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "main", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 250, MemoryMB: 128 } }] }] };
+    const job = {
+      ID: "w",
+      Type: "service",
+      Datacenters: ["dc1"],
+      TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "main", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 250, MemoryMB: 128 } }] }],
+    };
     expect((await call(local.scheduler, "PUT", "/v1/jobs", { Job: job })).status).toBe(200);
     local.clock.advance("1m");
     const allocs = async (filter: string) => {

@@ -202,7 +202,11 @@ describe("canonicalizeJob: defaults by job type", () => {
 
 describe("canonicalizeJob: decoding like encoding/json", () => {
   it("matches keys case-insensitively and keeps map keys as sent", () => {
-    const job = canon({ id: "x", PRIORITY: 70, taskgroups: [{ name: "g", COUNT: 2, tasks: [{ name: "t", driver: "exec", config: { Command: "/bin/true" }, meta: { Owner: "me" } }] }] });
+    const job = canon({
+      id: "x",
+      PRIORITY: 70,
+      taskgroups: [{ name: "g", COUNT: 2, tasks: [{ name: "t", driver: "exec", config: { Command: "/bin/true" }, meta: { Owner: "me" } }] }],
+    });
     expect(job["ID"]).toBe("x");
     expect(job["Name"]).toBe("x");
     expect(job["Priority"]).toBe(70);
@@ -294,7 +298,10 @@ describe("canonicalizeJob: job-level fields", () => {
   it.each([
     [undefined, ["*"]],
     [[], ["*"]],
-    [["dc1", "dc2"], ["dc1", "dc2"]],
+    [
+      ["dc1", "dc2"],
+      ["dc1", "dc2"],
+    ],
   ])("datacenters %j → %j", (given, want) => {
     expect(canon(given === undefined ? MINIMAL : { ...MINIMAL, Datacenters: given })["Datacenters"]).toEqual(want);
   });
@@ -306,7 +313,14 @@ describe("canonicalizeJob: job-level fields", () => {
   });
 
   it("never stores tokens, keeps meta and constraints, drops empty ones", () => {
-    const job = canon({ ...MINIMAL, ConsulToken: "c", VaultToken: "v", Meta: { a: "b" }, Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }], Affinities: [] });
+    const job = canon({
+      ...MINIMAL,
+      ConsulToken: "c",
+      VaultToken: "v",
+      Meta: { a: "b" },
+      Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }],
+      Affinities: [],
+    });
     expect(job["ConsulToken"]).toBe("");
     expect(job["VaultToken"]).toBe("");
     expect(job["Meta"]).toStrictEqual({ a: "b" });
@@ -366,7 +380,13 @@ describe("canonicalizeJob: groups", () => {
   });
 
   it("merges restart and reschedule blocks over the defaults (job → group → task)", () => {
-    const job = canon(jobWith({ Reschedule: { Attempts: 5, Unlimited: false, Interval: H } }, { RestartPolicy: { Attempts: 7 }, ReschedulePolicy: { Delay: 10 * S } }, { RestartPolicy: { Mode: "delay" } }));
+    const job = canon(
+      jobWith(
+        { Reschedule: { Attempts: 5, Unlimited: false, Interval: H } },
+        { RestartPolicy: { Attempts: 7 }, ReschedulePolicy: { Delay: 10 * S } },
+        { RestartPolicy: { Mode: "delay" } },
+      ),
+    );
     expect(group(job)["RestartPolicy"]).toStrictEqual({ ...SERVICE_RESTART, Attempts: 7 });
     expect(task(job)["RestartPolicy"]).toStrictEqual({ ...SERVICE_RESTART, Attempts: 7, Mode: "delay" });
     expect(group(job)["ReschedulePolicy"]).toStrictEqual({ ...SERVICE_RESCHEDULE, Attempts: 5, Unlimited: false, Interval: H, Delay: 10 * S });
@@ -397,7 +417,15 @@ describe("canonicalizeJob: groups", () => {
       ),
     );
     const groupService = (group(job)["Services"] as Obj[])[0] as Obj;
-    expect(groupService).toMatchObject({ Name: "example-g", TaskName: "", AddressMode: "auto", Provider: "consul", Namespace: "default", Cluster: "default", OnUpdate: "require_healthy" });
+    expect(groupService).toMatchObject({
+      Name: "example-g",
+      TaskName: "",
+      AddressMode: "auto",
+      Provider: "consul",
+      Namespace: "default",
+      Cluster: "default",
+      OnUpdate: "require_healthy",
+    });
     expect((groupService["Checks"] as Obj[])[0]).toMatchObject({ Name: 'service: "example-g" check', OnUpdate: "require_healthy", TaskName: "", CheckRestart: null });
     const taskService = (task(job)["Services"] as Obj[])[0] as Obj;
     expect(taskService).toMatchObject({ Name: "t-svc", TaskName: "t", Tags: null, Checks: null });
@@ -422,9 +450,19 @@ describe("canonicalizeJob: implied constraints (jobImpliedConstraints mutator)",
       {},
       [NOMAD_SD, NOMAD_CHECKS],
     ],
-    ["signals from kill_signal and templates", {}, { KillSignal: "SIGTERM", Templates: [{ EmbeddedTmpl: "x", DestPath: "local/x", ChangeMode: "signal", ChangeSignal: "sighup" }] }, [{ Operand: "set_contains", LTarget: "${attr.os.signals}", RTarget: "SIGHUP,SIGTERM" }]],
+    [
+      "signals from kill_signal and templates",
+      {},
+      { KillSignal: "SIGTERM", Templates: [{ EmbeddedTmpl: "x", DestPath: "local/x", ChangeMode: "signal", ChangeSignal: "sighup" }] },
+      [{ Operand: "set_contains", LTarget: "${attr.os.signals}", RTarget: "SIGHUP,SIGTERM" }],
+    ],
     ["vault", {}, { Vault: { Policies: ["p"] } }, [VAULT]],
-    ["none over a user constraint on the same attribute", { ...http, Constraints: [{ LTarget: "${attr.consul.version}", RTarget: ">= 1.10.0", Operand: "semver" }], Services: [{ PortLabel: "http" }] }, {}, [{ LTarget: "${attr.consul.version}", RTarget: ">= 1.10.0", Operand: "semver" }]],
+    [
+      "none over a user constraint on the same attribute",
+      { ...http, Constraints: [{ LTarget: "${attr.consul.version}", RTarget: ">= 1.10.0", Operand: "semver" }], Services: [{ PortLabel: "http" }] },
+      {},
+      [{ LTarget: "${attr.consul.version}", RTarget: ">= 1.10.0", Operand: "semver" }],
+    ],
   ])("%s", (_label, tg, tk, want) => {
     const job = canon(jobWith({}, tg, tk));
     expect(group(job)["Constraints"]).toStrictEqual(want);
@@ -452,11 +490,33 @@ describe("canonicalizeJob: tasks", () => {
   it("fills log config and template defaults", () => {
     const t = task(canon(jobWith({}, {}, { LogConfig: { MaxFiles: 3 }, Templates: [{ EmbeddedTmpl: "x", DestPath: "local/x" }] })));
     expect(t["LogConfig"]).toStrictEqual({ MaxFiles: 3, MaxFileSizeMB: 10, Disabled: false });
-    expect((t["Templates"] as Obj[])[0]).toMatchObject({ ChangeMode: "restart", ChangeSignal: "", Splay: 5 * S, Perms: "0644", LeftDelim: "{{", RightDelim: "}}", Uid: null, Wait: null });
+    expect((t["Templates"] as Obj[])[0]).toMatchObject({
+      ChangeMode: "restart",
+      ChangeSignal: "",
+      Splay: 5 * S,
+      Perms: "0644",
+      LeftDelim: "{{",
+      RightDelim: "}}",
+      Uid: null,
+      Wait: null,
+    });
   });
 
   it("moves a default identity out of Identities", () => {
-    const t = task(canon(jobWith({}, {}, { Identities: [{ Name: "default", Env: true }, { Name: "vault_default", Audience: ["vault.io"], TTL: H }] })));
+    const t = task(
+      canon(
+        jobWith(
+          {},
+          {},
+          {
+            Identities: [
+              { Name: "default", Env: true },
+              { Name: "vault_default", Audience: ["vault.io"], TTL: H },
+            ],
+          },
+        ),
+      ),
+    );
     expect(t["Identity"]).toStrictEqual({ ...DEFAULT_IDENTITY, Env: true });
     expect(t["Identities"]).toStrictEqual([{ Name: "vault_default", Audience: ["vault.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, ServiceName: "", TTL: H }]);
   });
@@ -472,7 +532,17 @@ describe("canonicalizeJob: tasks", () => {
       RelativeDest: "local/app.tgz",
       Chown: false,
     });
-    expect(t["Vault"]).toStrictEqual({ Role: "", Policies: ["p"], Namespace: "ns", Cluster: "default", Env: true, DisableFile: false, ChangeMode: "restart", ChangeSignal: "SIGHUP", AllowTokenExpiration: false });
+    expect(t["Vault"]).toStrictEqual({
+      Role: "",
+      Policies: ["p"],
+      Namespace: "ns",
+      Cluster: "default",
+      Env: true,
+      DisableFile: false,
+      ChangeMode: "restart",
+      ChangeSignal: "SIGHUP",
+      AllowTokenExpiration: false,
+    });
   });
 });
 
@@ -515,10 +585,7 @@ describe("validateJob: top-level messages in Nomad's order", () => {
 
   it("reports duplicate groups before the groups' own errors", () => {
     const job = canon({ ID: "x", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "d" }] }, { Name: "g" }] });
-    expect(validateJob(job)).toEqual([
-      "Job task group 2 redefines 'g' from group 1",
-      "Task group g validation failed: 1 error occurred:\n\t* Missing tasks for task group\n\n",
-    ]);
+    expect(validateJob(job)).toEqual(["Job task group 2 redefines 'g' from group 1", "Task group g validation failed: 1 error occurred:\n\t* Missing tasks for task group\n\n"]);
   });
 });
 
@@ -545,7 +612,10 @@ describe("validateJob: task groups and tasks", () => {
   });
 
   it("flattens update strategy errors into the group's list", () => {
-    const errors = groupErrors({}, { Update: { HealthCheck: "bogus", MaxParallel: -1, Canary: -1, MinHealthyTime: 10 * M, HealthyDeadline: 5 * M, ProgressDeadline: M, Stagger: 0 } });
+    const errors = groupErrors(
+      {},
+      { Update: { HealthCheck: "bogus", MaxParallel: -1, Canary: -1, MinHealthyTime: 10 * M, HealthyDeadline: 5 * M, ProgressDeadline: M, Stagger: 0 } },
+    );
     expect(errors).toEqual(
       wrap([
         'Invalid health check given: "bogus"',
@@ -560,7 +630,11 @@ describe("validateJob: task groups and tasks", () => {
 
   it.each([
     ["auto promote without canaries", { AutoPromote: true }, ["Auto Promote requires a Canary count greater than zero"]],
-    ["non-positive healthy deadline", { HealthyDeadline: 0, MinHealthyTime: 0 }, ["Healthy deadline must be greater than zero: 0s", "Minimum healthy time must be less than healthy deadline: 0s > 0s"]],
+    [
+      "non-positive healthy deadline",
+      { HealthyDeadline: 0, MinHealthyTime: 0 },
+      ["Healthy deadline must be greater than zero: 0s", "Minimum healthy time must be less than healthy deadline: 0s > 0s"],
+    ],
     [
       "negative progress deadline",
       { ProgressDeadline: -1 * S },
@@ -585,7 +659,12 @@ describe("validateJob: task groups and tasks", () => {
     ["batch: short delay", "batch", { Delay: S }, ["Delay cannot be less than 5s (got 1s)"]],
     ["service: bad function", "service", { DelayFunction: "linear" }, ['Invalid delay function "linear", must be one of ["constant" "exponential" "fibonacci"]']],
     // strconv.Quote escapes a character that is not printable (here U+2028); a hand-rolled quote wrote it raw.
-    ["service: unprintable function name", "service", { DelayFunction: "lin\u2028ear" }, ['Invalid delay function "lin\\u2028ear", must be one of ["constant" "exponential" "fibonacci"]']],
+    [
+      "service: unprintable function name",
+      "service",
+      { DelayFunction: "lin\u2028ear" },
+      ['Invalid delay function "lin\\u2028ear", must be one of ["constant" "exponential" "fibonacci"]'],
+    ],
     [
       "batch: attempts do not fit",
       "batch",
@@ -633,7 +712,9 @@ describe("validateJob: task groups and tasks", () => {
   });
 
   it("reports a task kill timeout longer than the progress deadline", () => {
-    expect(groupErrors({}, {}, { KillTimeout: 11 * M })).toEqual(wrap(["Task t validation failed: 1 error occurred:\n\t* KillTimout (11m0s) longer than the group's ProgressDeadline (10m0s)\n\n"]));
+    expect(groupErrors({}, {}, { KillTimeout: 11 * M })).toEqual(
+      wrap(["Task t validation failed: 1 error occurred:\n\t* KillTimout (11m0s) longer than the group's ProgressDeadline (10m0s)\n\n"]),
+    );
   });
 });
 

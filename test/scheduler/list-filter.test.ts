@@ -68,7 +68,10 @@ describe("filter on the full object", () => {
     for (const expression of ['Meta.team == "core"', 'Meta["team"] == "core"', "Meta['team'] == \"core\""]) {
       const res = await get(`/v1/jobs?filter=${q(expression)}`);
       expect(res.status, expression).toBe(200);
-      expect(res.body.map((j: Json) => j.ID), expression).toEqual(["api", "cache", "db"]);
+      expect(
+        res.body.map((j: Json) => j.ID),
+        expression,
+      ).toEqual(["api", "cache", "db"]);
     }
     const dotted = await get(`/v1/jobs?filter=${q("Meta['owner.email'] == \"a@x\"")}`);
     expect(dotted.body.map((j: Json) => j.ID)).toEqual(["api"]);
@@ -94,7 +97,10 @@ describe("filter on the full object", () => {
     for (const expression of ['"workers" in TaskGroups', "TaskGroups['workers'] is not empty == false or \"workers\" in TaskGroups"].slice(0, 1)) {
       const res = await get(`/v1/deployments?filter=${q(expression)}`);
       expect(res.status, res.text).toBe(200);
-      expect(res.body.map((d: Json) => d.JobID), expression).toEqual(["batch"]);
+      expect(
+        res.body.map((d: Json) => d.JobID),
+        expression,
+      ).toEqual(["batch"]);
     }
   });
 

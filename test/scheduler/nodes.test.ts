@@ -32,7 +32,8 @@ async function register(emu: Standin, body: Json): Promise<void> {
 }
 
 const liveOn = async (emu: Standin, jobId: string, nodeId: string) =>
-  ((await get(emu, `/v1/job/${jobId}/allocations`)) as Json[]).filter((a) => a.NodeID === nodeId && a.DesiredStatus === "run" && ["pending", "running"].includes(a.ClientStatus)).length;
+  ((await get(emu, `/v1/job/${jobId}/allocations`)) as Json[]).filter((a) => a.NodeID === nodeId && a.DesiredStatus === "run" && ["pending", "running"].includes(a.ClientStatus))
+    .length;
 
 describe("eligibility", () => {
   it("toggles, creates node evaluations when made eligible, and is a no-op with an all-zero answer when unchanged", async () => {

@@ -30,7 +30,10 @@ function job(id: string, namespace = "default"): Json {
 beforeAll(async () => {
   emu = await createStandin({ fixture: { scheduler: { namespaces: [{ Name: "prod" }], nodes: Array.from({ length: 5 }, (_, i) => ({ Name: `n${i}` })) } } });
   for (let i = 0; i < 9; i++) {
-    const res = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job(`job-${String.fromCharCode(106 - i)}`, i % 3 === 0 ? "prod" : "default") }) });
+    const res = await emu.scheduler.request("/v1/jobs", {
+      method: "PUT",
+      body: JSON.stringify({ Job: job(`job-${String.fromCharCode(106 - i)}`, i % 3 === 0 ? "prod" : "default") }),
+    });
     expect(res.status).toBe(200);
   }
   emu.clock.advance("12s");
@@ -104,7 +107,10 @@ describe("tokens and ordering", () => {
       expect(first.next).toBe(`${all[1]!.CreateIndex}.${all[1]!.ID}`);
       const prefix = all[0]!.ID.slice(0, 1);
       const withPrefix = await get(`${list}?namespace=*&prefix=${prefix}&per_page=1`);
-      const byId = all.filter((x) => x.ID.startsWith(prefix)).map((x) => x.ID).sort();
+      const byId = all
+        .filter((x) => x.ID.startsWith(prefix))
+        .map((x) => x.ID)
+        .sort();
       if (byId.length > 1) expect(withPrefix.next).toBe(byId[1]);
     }
   });

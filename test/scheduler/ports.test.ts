@@ -77,7 +77,11 @@ describe("node networks", () => {
             {
               Name: "edge",
               HTTPAddr: "10.0.0.5:4646",
-              NodeResources: { NodeNetworks: [{ Device: "eth0", Mode: "host", Addresses: [{ Address: "10.0.0.5", Alias: "public", ReservedPorts: "8000-8001" }] }], MinDynamicPort: 30000, MaxDynamicPort: 30002 },
+              NodeResources: {
+                NodeNetworks: [{ Device: "eth0", Mode: "host", Addresses: [{ Address: "10.0.0.5", Alias: "public", ReservedPorts: "8000-8001" }] }],
+                MinDynamicPort: 30000,
+                MaxDynamicPort: 30002,
+              },
               ReservedResources: { Networks: { ReservedHostPorts: "22" } },
             },
           ],
@@ -85,21 +89,28 @@ describe("node networks", () => {
       },
     });
     const node = (await call(emu.scheduler, "GET", `/v1/node/${(await nodeIds(emu)).edge}`)).body as Json;
-    expect(node.NodeResources.NodeNetworks).toEqual([{ Addresses: [{ Address: "10.0.0.5", Alias: "public", Family: "ipv4", Gateway: "", ReservedPorts: "8000-8001" }], Device: "eth0", MacAddress: "", Mode: "host", Speed: 1000 }]);
+    expect(node.NodeResources.NodeNetworks).toEqual([
+      { Addresses: [{ Address: "10.0.0.5", Alias: "public", Family: "ipv4", Gateway: "", ReservedPorts: "8000-8001" }], Device: "eth0", MacAddress: "", Mode: "host", Speed: 1000 },
+    ]);
     expect(node.NodeResources.Networks).toEqual([{ CIDR: "10.0.0.5/32", Device: "eth0", IP: "10.0.0.5", MBits: 1000, Mode: "host" }]);
     expect(node.NodeResources).toMatchObject({ MinDynamicPort: 30000, MaxDynamicPort: 30002 });
     expect(node.ReservedResources.Networks).toEqual({ ReservedHostPorts: "22" });
   });
 
   it("a fixture with unparseable reserved ports is refused", async () => {
-    await expect(createStandin({ fixture: { scheduler: { nodes: [{ Name: "bad", ReservedResources: { Networks: { ReservedHostPorts: "22,abc" } } }] } } })).rejects.toThrow(/ReservedHostPorts|port ranges/);
+    await expect(createStandin({ fixture: { scheduler: { nodes: [{ Name: "bad", ReservedResources: { Networks: { ReservedHostPorts: "22,abc" } } }] } } })).rejects.toThrow(
+      /ReservedHostPorts|port ranges/,
+    );
   });
 });
 
 describe("placing group network ports", () => {
   it("a job with a static and a dynamic port is placed; the allocation reports Shared.Ports and Networks", async () => {
     const emu = await createStandin();
-    const evaluation = await run(emu, job("web", { Mode: "host", ReservedPorts: [{ Label: "http", Value: 8080 }], DynamicPorts: [{ Label: "admin" }, { Label: "metrics", To: -1 }] }));
+    const evaluation = await run(
+      emu,
+      job("web", { Mode: "host", ReservedPorts: [{ Label: "http", Value: 8080 }], DynamicPorts: [{ Label: "admin" }, { Label: "metrics", To: -1 }] }),
+    );
     expect(evaluation.Status).toBe("complete");
     expect(evaluation).not.toHaveProperty("FailedTGAllocs");
     const [alloc] = await allocsOf(emu, "web");

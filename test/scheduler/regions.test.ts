@@ -132,7 +132,8 @@ describe("scheduler regions", () => {
       await call(emu, "PUT", "/v1/jobs?region=west", { Job: job("again", { Datacenters: ["west-1"] }) });
       emu.clock.advance("1m");
       const texts = [];
-      for (const path of ["/v1/jobs?region=west", "/v1/allocations?region=west", "/v1/evaluations?region=west", "/v1/agent/members"]) texts.push((await call(emu, "GET", path)).text);
+      for (const path of ["/v1/jobs?region=west", "/v1/allocations?region=west", "/v1/evaluations?region=west", "/v1/agent/members"])
+        texts.push((await call(emu, "GET", path)).text);
       return { texts, hash: emu.stateHash() };
     };
     expect(await run()).toEqual(await run());
@@ -246,7 +247,13 @@ describe("scheduler leader loss", () => {
 
   it("follows a fixture timeline on the virtual clock", async () => {
     const emu = await createStandin({
-      fixture: { ...TWO_REGIONS, timeline: [{ at: "10s", do: "scheduler-leader", known: false }, { at: "40s", do: "scheduler-leader", known: true }] },
+      fixture: {
+        ...TWO_REGIONS,
+        timeline: [
+          { at: "10s", do: "scheduler-leader", known: false },
+          { at: "40s", do: "scheduler-leader", known: true },
+        ],
+      },
     });
     emu.clock.advance("15s");
     expect((await call(emu, "GET", "/v1/jobs")).text).toBe("No cluster leader");

@@ -9,9 +9,30 @@ import { createStandin, type Standin } from "../../src/emulator.js";
 type Json = Record<string, any>;
 
 const EVENT_KEYS = [
-  "Details", "DiskLimit", "DisplayMessage", "DownloadError", "DriverError", "DriverMessage", "ExitCode", "FailedSibling", "FailsTask",
-  "GenericSource", "KillError", "KillReason", "KillTimeout", "Message", "RestartReason", "SetupError", "Signal", "StartDelay", "TaskSignal",
-  "TaskSignalReason", "Time", "Type", "ValidationError", "VaultError",
+  "Details",
+  "DiskLimit",
+  "DisplayMessage",
+  "DownloadError",
+  "DriverError",
+  "DriverMessage",
+  "ExitCode",
+  "FailedSibling",
+  "FailsTask",
+  "GenericSource",
+  "KillError",
+  "KillReason",
+  "KillTimeout",
+  "Message",
+  "RestartReason",
+  "SetupError",
+  "Signal",
+  "StartDelay",
+  "TaskSignal",
+  "TaskSignalReason",
+  "Time",
+  "Type",
+  "ValidationError",
+  "VaultError",
 ];
 
 function job(id: string, opts: { type?: string; killTimeout?: number; restart?: Json } = {}): Json {

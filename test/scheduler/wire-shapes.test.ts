@@ -15,7 +15,12 @@ afterEach(() => {
   for (const c of controllers.splice(0)) c.abort();
 });
 
-const job = { ID: "web", Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }] };
+const job = {
+  ID: "web",
+  Type: "service",
+  Datacenters: ["dc1"],
+  TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
+};
 
 async function placed(): Promise<{ emu: Standin; evalId: string; allocId: string }> {
   const emu = await createStandin();
@@ -29,7 +34,9 @@ async function placed(): Promise<{ emu: Standin; evalId: string; allocId: string
 /** The keys whose value is Go's zero (what omitempty leaves out). */
 function zeroKeys(o: Json): string[] {
   return Object.entries(o)
-    .filter(([, v]) => v === null || v === "" || v === 0 || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && v !== null && Object.keys(v).length === 0))
+    .filter(
+      ([, v]) => v === null || v === "" || v === 0 || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && v !== null && Object.keys(v).length === 0),
+    )
     .map(([k]) => k);
 }
 
@@ -38,7 +45,22 @@ describe("Evaluation and Allocation omit zero fields", () => {
     const { emu, evalId } = await placed();
     const evaluation = (await call(emu.scheduler, "GET", `/v1/evaluation/${evalId}`)).body as Json;
     expect(zeroKeys(evaluation)).toEqual([]);
-    for (const key of ["NodeID", "NodeModifyIndex", "BlockedEval", "NextEval", "PreviousEval", "AnnotatePlan", "EscapedComputedClass", "Wait", "WaitUntil", "StatusDescription", "RelatedEvals", "FailedTGAllocs", "LeaderACL", "SnapshotIndex"]) {
+    for (const key of [
+      "NodeID",
+      "NodeModifyIndex",
+      "BlockedEval",
+      "NextEval",
+      "PreviousEval",
+      "AnnotatePlan",
+      "EscapedComputedClass",
+      "Wait",
+      "WaitUntil",
+      "StatusDescription",
+      "RelatedEvals",
+      "FailedTGAllocs",
+      "LeaderACL",
+      "SnapshotIndex",
+    ]) {
       expect(evaluation, key).not.toHaveProperty(key);
     }
     expect(evaluation).toMatchObject({ ID: evalId, JobID: "web", Status: "complete", Type: "service", TriggeredBy: "job-register", Priority: 50, Namespace: "default" });
@@ -53,7 +75,7 @@ describe("Evaluation and Allocation omit zero fields", () => {
     expect((await call(emu.scheduler, "GET", "/v1/job/web/evaluations")).body).toEqual([single]);
   });
 
-  it("filters still see the omitted fields: NodeID == \"\" matches the evaluation without one", async () => {
+  it('filters still see the omitted fields: NodeID == "" matches the evaluation without one', async () => {
     const { emu, evalId } = await placed();
     const matched = await call(emu.scheduler, "GET", `/v1/evaluations?filter=${encodeURIComponent('NodeID == "" and AnnotatePlan == false')}`);
     expect(matched.status, matched.text).toBe(200);
@@ -67,7 +89,18 @@ describe("Evaluation and Allocation omit zero fields", () => {
     const { emu, allocId } = await placed();
     const full = (await call(emu.scheduler, "GET", `/v1/allocation/${allocId}`)).body as Json;
     expect(zeroKeys(full)).toEqual([]);
-    for (const key of ["PreviousAllocation", "NextAllocation", "FollowupEvalID", "RescheduleTracker", "DesiredTransition", "DesiredDescription", "TaskStates", "PreemptedAllocations", "PreemptedByAllocation", "DeploymentStatus"]) {
+    for (const key of [
+      "PreviousAllocation",
+      "NextAllocation",
+      "FollowupEvalID",
+      "RescheduleTracker",
+      "DesiredTransition",
+      "DesiredDescription",
+      "TaskStates",
+      "PreemptedAllocations",
+      "PreemptedByAllocation",
+      "DeploymentStatus",
+    ]) {
       expect(full, key).not.toHaveProperty(key);
     }
     expect(full).toMatchObject({ ID: allocId, JobID: "web", TaskGroup: "web", DesiredStatus: "run", ClientStatus: "pending", Name: "web.web[0]" });
@@ -75,7 +108,15 @@ describe("Evaluation and Allocation omit zero fields", () => {
     expect(full.AllocatedResources.Shared.DiskMB).toBe(300);
 
     const [stub] = (await call(emu.scheduler, "GET", "/v1/job/web/allocations")).body as Json[];
-    expect(stub).toMatchObject({ FollowupEvalID: "", NextAllocation: "", PreemptedByAllocation: "", RescheduleTracker: null, PreemptedAllocations: null, DesiredDescription: "", TaskStates: null });
+    expect(stub).toMatchObject({
+      FollowupEvalID: "",
+      NextAllocation: "",
+      PreemptedByAllocation: "",
+      RescheduleTracker: null,
+      PreemptedAllocations: null,
+      DesiredDescription: "",
+      TaskStates: null,
+    });
     expect(stub.DesiredTransition).toEqual({ ForceReschedule: null, Migrate: null, NoShutdownDelay: null, Reschedule: null });
     expect((await call(emu.scheduler, "GET", "/v1/allocations")).body).toEqual([stub]);
   });
@@ -105,7 +146,7 @@ describe("Evaluation and Allocation omit zero fields", () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = "";
-    const wanted = () => text.split("\n").filter((l) => l.startsWith("{\"Events\"")).length;
+    const wanted = () => text.split("\n").filter((l) => l.startsWith('{"Events"')).length;
     while (wanted() < 2) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -114,7 +155,7 @@ describe("Evaluation and Allocation omit zero fields", () => {
     controller.abort();
     const events = text
       .split("\n")
-      .filter((l) => l.startsWith("{\"Events\""))
+      .filter((l) => l.startsWith('{"Events"'))
       .flatMap((l) => (JSON.parse(l) as Json).Events as Json[]);
     const evaluation = events.find((e) => e.Topic === "Evaluation")!.Payload.Evaluation as Json;
     expect(zeroKeys(evaluation)).toEqual([]);

@@ -53,6 +53,12 @@ export function webJob(id: string, opts: WebJobOptions = {}): Json {
     ID: id,
     Type: opts.type ?? "service",
     Datacenters: ["dc1"],
-    TaskGroups: [{ Name: opts.group ?? "web", Count: opts.count ?? 1, Tasks: [{ Name: opts.task ?? "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
+    TaskGroups: [
+      {
+        Name: opts.group ?? "web",
+        Count: opts.count ?? 1,
+        Tasks: [{ Name: opts.task ?? "server", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } }],
+      },
+    ],
   };
 }

@@ -16,7 +16,11 @@ const srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } }
 const { scheduler, registry, echo, control } = srv.urls;
 
 async function call(base, path, { method = "GET", body, headers = {} } = {}) {
-  const res = await fetch(base + path, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, text, json: () => JSON.parse(text) };
 }

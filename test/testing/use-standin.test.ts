@@ -11,15 +11,7 @@ import { describe, expect, it } from "vitest";
 import { useStandin } from "../../src/testing/vitest.js";
 import { useStandinWith, type RunnerHooks, type StandinHandle } from "../../src/testing/shared.js";
 
-const ENV_NAMES = [
-  "NOMAD_ADDR",
-  "CONSUL_HTTP_ADDR",
-  "STANDIN_ECHO_URL",
-  "STANDIN_SCHEDULER_URL",
-  "STANDIN_REGISTRY_URL",
-  "STANDIN_CONTROL_URL",
-  "STANDIN_URL",
-] as const;
+const ENV_NAMES = ["NOMAD_ADDR", "CONSUL_HTTP_ADDR", "STANDIN_ECHO_URL", "STANDIN_SCHEDULER_URL", "STANDIN_REGISTRY_URL", "STANDIN_CONTROL_URL", "STANDIN_URL"] as const;
 
 // Captured while the file is collected, before any hook has run.
 const standin = useStandin({ seed: 7 });

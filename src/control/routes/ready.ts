@@ -11,7 +11,10 @@ export function readyRoute(routes: DocumentedRoutes, target: ControlTarget): voi
     "/ready",
     {
       summary: "whether the emulator is ready (fixtures loaded); public even with a control token, then `{ready}` alone without it",
-      responses: { 200: "`{ready: true, seed, now, index, stateHash}` (without the control token when one is set: `{ready: true}`)", 503: "`{ready: false}`: loading or shutting down" },
+      responses: {
+        200: "`{ready: true, seed, now, index, stateHash}` (without the control token when one is set: `{ready: true}`)",
+        503: "`{ready: false}`: loading or shutting down",
+      },
     },
     (c) => {
       if (!target.isReady) return c.json({ ready: false }, 503);

@@ -20,7 +20,10 @@ export function gatewayDiff(prev: unknown, next: unknown, contextual: boolean): 
           oldFlat.set("ConnectTimeout", typeof pp["ConnectTimeout"] === "number" ? formatGoDuration(BigInt(pp["ConnectTimeout"])) : "");
           newFlat.set("ConnectTimeout", typeof pn["ConnectTimeout"] === "number" ? formatGoDuration(BigInt(pn["ConnectTimeout"])) : "");
         },
-        objects: (pp, pn) => [bindAddressesDiff(pp["EnvoyGatewayBindAddresses"], pn["EnvoyGatewayBindAddresses"], contextual), configDiff("Config", pp["Config"], pn["Config"], contextual)],
+        objects: (pp, pn) => [
+          bindAddressesDiff(pp["EnvoyGatewayBindAddresses"], pn["EnvoyGatewayBindAddresses"], contextual),
+          configDiff("Config", pp["Config"], pn["Config"], contextual),
+        ],
       }),
       structDiff("Ingress", p["Ingress"], n["Ingress"], contextual, {
         objects: (ip, inn) => [
@@ -31,13 +34,27 @@ export function gatewayDiff(prev: unknown, next: unknown, contextual: boolean): 
             (l) => `${str(l, "Protocol")}/${str(l, "Port") || "0"}`,
             (lo, ln) =>
               structDiff("Listener", lo, ln, contextual, {
-                objects: (lp, lnn) => [keyedDiffs(lp["Services"], lnn["Services"], (s) => str(s, "Name"), (so, sn) => ingressServiceDiff(so, sn, contextual))],
+                objects: (lp, lnn) => [
+                  keyedDiffs(
+                    lp["Services"],
+                    lnn["Services"],
+                    (s) => str(s, "Name"),
+                    (so, sn) => ingressServiceDiff(so, sn, contextual),
+                  ),
+                ],
               }),
           ),
         ],
       }),
       structDiff("Terminating", p["Terminating"], n["Terminating"], contextual, {
-        objects: (tp, tn) => [keyedDiffs(tp["Services"], tn["Services"], (s) => str(s, "Name"), (so, sn) => structDiff("Service", so, sn, contextual))],
+        objects: (tp, tn) => [
+          keyedDiffs(
+            tp["Services"],
+            tn["Services"],
+            (s) => str(s, "Name"),
+            (so, sn) => structDiff("Service", so, sn, contextual),
+          ),
+        ],
       }),
       deepEqual(p["Mesh"], n["Mesh"]) ? null : { Type: isNil(p["Mesh"]) ? "Added" : isNil(n["Mesh"]) ? "Deleted" : "Edited", Name: "Mesh", Fields: [], Objects: [] },
     ],

@@ -10,7 +10,9 @@ export function hashKey(value: unknown): string {
   if (isNil(value)) return "~";
   if (Array.isArray(value)) return value.length === 0 ? "~" : `[${value.map(hashKey).join(",")}]`;
   if (isObj(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort(compareBytewise);
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort(compareBytewise);
     if (keys.length === 0) return "~";
     return `{${keys.map((k) => `${JSON.stringify(k)}:${hashKey(value[k])}`).join(",")}}`;
   }

@@ -49,7 +49,10 @@ function diffJob(j: Obj | null, other: Obj | null, contextual: boolean): { type:
   const periodic = periodicDiff(a["Periodic"], b["Periodic"], contextual);
   if (periodic) objects.push(periodic);
   const parameterized = structDiff("ParameterizedJob", a["ParameterizedJob"], b["ParameterizedJob"], contextual, {
-    objects: (p, n) => [stringSetDiff(p["MetaOptional"], n["MetaOptional"], "MetaOptional", contextual), stringSetDiff(p["MetaRequired"], n["MetaRequired"], "MetaRequired", contextual)],
+    objects: (p, n) => [
+      stringSetDiff(p["MetaOptional"], n["MetaOptional"], "MetaOptional", contextual),
+      stringSetDiff(p["MetaRequired"], n["MetaRequired"], "MetaRequired", contextual),
+    ],
   });
   if (parameterized) objects.push(parameterized);
   const multiregion = multiregionDiff(a["Multiregion"], b["Multiregion"], contextual);
@@ -84,7 +87,8 @@ export function jobDiff(previous: Record<string, unknown> | undefined, next: Rec
             Name: g.Name,
             Fields: outFields(g.Fields),
             Objects: outObjects(g.Objects),
-            Tasks: g.Tasks.length === 0 ? null : g.Tasks.map((t) => ({ Type: t.Type, Name: t.Name, Fields: outFields(t.Fields), Objects: outObjects(t.Objects), Annotations: null })),
+            Tasks:
+              g.Tasks.length === 0 ? null : g.Tasks.map((t) => ({ Type: t.Type, Name: t.Name, Fields: outFields(t.Fields), Objects: outObjects(t.Objects), Annotations: null })),
             Updates: null,
           })),
   };

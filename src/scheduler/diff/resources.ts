@@ -13,7 +13,12 @@ export function resourcesDiff(prev: unknown, next: unknown, contextual: boolean)
   return structDiff("Resources", prev, next, contextual, {
     objects: (p, n) => [
       networkResourceDiffs(p["Networks"], n["Networks"], contextual),
-      keyedDiffs(p["Devices"], n["Devices"], (d) => str(d, "Name"), (o, nn) => structDiff("Device", o, nn, contextual)),
+      keyedDiffs(
+        p["Devices"],
+        n["Devices"],
+        (d) => str(d, "Name"),
+        (o, nn) => structDiff("Device", o, nn, contextual),
+      ),
       numaDiff(p["NUMA"], n["NUMA"], contextual),
     ],
   });

@@ -17,7 +17,12 @@ function serviceDiff(prev: Obj | null, next: Obj | null, contextual: boolean): O
     objects: (p, n) => [
       stringSetDiff(p["CanaryTags"], n["CanaryTags"], "CanaryTags", contextual),
       stringSetDiff(p["Tags"], n["Tags"], "Tags", contextual),
-      keyedDiffs(p["Checks"], n["Checks"], (c) => str(c, "Name"), (o, nn) => serviceCheckDiff(o, nn, contextual)),
+      keyedDiffs(
+        p["Checks"],
+        n["Checks"],
+        (c) => str(c, "Name"),
+        (o, nn) => serviceCheckDiff(o, nn, contextual),
+      ),
       connectDiff(p["Connect"], n["Connect"], contextual),
       idDiff(p["Identity"], n["Identity"], contextual),
     ],

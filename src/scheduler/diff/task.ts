@@ -64,7 +64,12 @@ function taskDiff(t: Obj | null, other: Obj | null, contextual: boolean): TD {
     primitiveObjectDiff(a["Consul"], b["Consul"], null, "Consul", contextual),
     templateDiffs(a["Templates"], b["Templates"], contextual),
     idDiff(a["Identity"], b["Identity"], contextual),
-    keyedDiffs(a["Identities"], b["Identities"], (i) => str(i, "Name"), (o, n) => idDiff(o, n, contextual)),
+    keyedDiffs(
+      a["Identities"],
+      b["Identities"],
+      (i) => str(i, "Name"),
+      (o, n) => idDiff(o, n, contextual),
+    ),
     indexedDiffs(a["Actions"], b["Actions"], (o, n) =>
       structDiff("Action", o, n, contextual, {
         objects: (p, nn) => [stringSetDiff(p["Args"], nn["Args"], "Args", contextual)],

@@ -24,7 +24,15 @@ export function constraintsMet(job: JobRow, group: Group & { Constraints?: unkno
       case "regexp":
         return left !== undefined && regexpMatches(right ?? "", left);
       case "set_contains":
-        return left !== undefined && (right ?? "").split(",").every((v) => left.split(",").map((s) => s.trim()).includes(v.trim()));
+        return (
+          left !== undefined &&
+          (right ?? "").split(",").every((v) =>
+            left
+              .split(",")
+              .map((s) => s.trim())
+              .includes(v.trim()),
+          )
+        );
       case "is_set":
         return left !== undefined;
       case "is_not_set":

@@ -24,7 +24,13 @@ export interface RegisterResult {
 }
 
 /** The parts of a task group the engine reads. */
-export type Group = { Name: string; Count: number; Update: Record<string, unknown> | null; Networks?: Json[] | null; Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }> };
+export type Group = {
+  Name: string;
+  Count: number;
+  Update: Record<string, unknown> | null;
+  Networks?: Json[] | null;
+  Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }>;
+};
 
 export type Json = Record<string, unknown>;
 

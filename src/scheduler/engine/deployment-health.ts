@@ -22,7 +22,8 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
   const unhealthy: string[] = [];
   for (const [name, g] of chosen) {
     for (const id of g.PlacedCanaries ?? []) {
-      if ((state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true) unhealthy.push(`Canary allocation "${id}" for group "${name}" is not healthy`);
+      if ((state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true)
+        unhealthy.push(`Canary allocation "${id}" for group "${name}" is not healthy`);
     }
     if ((g.PlacedCanaries ?? []).length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${(g.PlacedCanaries ?? []).length}/${g.DesiredCanaries} healthy canaries`);
   }
@@ -48,7 +49,13 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
  * raft message, DeploymentAllocHealth) or a client's (the control API's
  * alloc health, an allocation update as far as events go).
  */
-export function setAllocHealth(core: EngineCore, deploymentId: string, healthy: readonly string[], unhealthy: readonly string[], reporter: "operator" | "client" = "operator"): { revertedVersion: number | null; evalId: string; evalIndex: number } {
+export function setAllocHealth(
+  core: EngineCore,
+  deploymentId: string,
+  healthy: readonly string[],
+  unhealthy: readonly string[],
+  reporter: "operator" | "client" = "operator",
+): { revertedVersion: number | null; evalId: string; evalIndex: number } {
   const { state, ctx } = core;
   const deployment = state.deployments.get(deploymentId);
   if (!deployment) throw new CodedError(500, "deployment not found");
@@ -58,15 +65,21 @@ export function setAllocHealth(core: EngineCore, deploymentId: string, healthy: 
     if (!alloc || alloc.DeploymentID !== deploymentId) throw new CodedError(500, `Deployment "${deploymentId}" does not contain allocation "${id}"`);
   }
   const now = ctx.clock.now();
-  if (reporter === "operator") ctx.events.record("deployment.alloc-health", { service: "scheduler", subject: deploymentId, detail: { healthy: [...healthy], unhealthy: [...unhealthy] } });
-  for (const [ids, isHealthy] of [[healthy, true], [unhealthy, false]] as const) {
+  if (reporter === "operator")
+    ctx.events.record("deployment.alloc-health", { service: "scheduler", subject: deploymentId, detail: { healthy: [...healthy], unhealthy: [...unhealthy] } });
+  for (const [ids, isHealthy] of [
+    [healthy, true],
+    [unhealthy, false],
+  ] as const) {
     for (const id of ids) {
       const alloc = state.allocs.get(id)!;
       const index = ctx.store.writeIndex();
       const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
       state.allocs.put(id, { ...alloc, DeploymentStatus: { Healthy: isHealthy, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
       ctx.clock.cancelFor(TIMERS.allocHealthy, id);
-      updateDeploymentGroup(core, deploymentId, alloc.TaskGroup, (g) => (isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1 } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+      updateDeploymentGroup(core, deploymentId, alloc.TaskGroup, (g) =>
+        isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1 } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 },
+      );
     }
   }
   if (unhealthy.length > 0) return failDeployment(core, deploymentId, DEPLOYMENT_DESCRIPTIONS.failedAllocations);

@@ -89,7 +89,11 @@ export function advanceDeployment(core: EngineCore, deploymentId: string): void 
   if (!job || job.Version !== deployment.JobVersion) return;
   const waitingForPromotion = Object.entries(deployment.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
   if (waitingForPromotion.length > 0) {
-    const canariesHealthy = waitingForPromotion.every(([, g]) => (g.PlacedCanaries ?? []).length >= g.DesiredCanaries && (g.PlacedCanaries ?? []).every((id) => (state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true));
+    const canariesHealthy = waitingForPromotion.every(
+      ([, g]) =>
+        (g.PlacedCanaries ?? []).length >= g.DesiredCanaries &&
+        (g.PlacedCanaries ?? []).every((id) => (state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true),
+    );
     if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) promote(core, deploymentId, undefined);
     return;
   }
@@ -144,7 +148,12 @@ export function cancelDeployments(core: EngineCore, namespace: string, jobId: st
   for (const d of core.state.deploymentsOfJob(namespace, jobId)) if (ACTIVE_DEPLOYMENT.has(d.Status)) finishDeployment(core, d.ID, "cancelled", description);
 }
 
-export function updateDeploymentGroup(core: EngineCore, deploymentId: string, group: string, update: (g: DeploymentRow["TaskGroups"][string]) => DeploymentRow["TaskGroups"][string]): void {
+export function updateDeploymentGroup(
+  core: EngineCore,
+  deploymentId: string,
+  group: string,
+  update: (g: DeploymentRow["TaskGroups"][string]) => DeploymentRow["TaskGroups"][string],
+): void {
   const { state, ctx } = core;
   const deployment = state.deployments.get(deploymentId);
   const current = deployment?.TaskGroups[group];

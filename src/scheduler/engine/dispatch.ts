@@ -20,7 +20,9 @@ export function dispatch(core: EngineCore, namespace: string, id: string, reques
   if (config.Payload === "required" && !hasPayload) throw new CodedError(500, "Payload is not provided but required by parameterized job");
   if (config.Payload === "forbidden" && hasPayload) throw new CodedError(500, "Payload provided but forbidden by parameterized job");
   const allowed = new Set([...(config.MetaRequired ?? []), ...(config.MetaOptional ?? [])]);
-  const unpermitted = Object.keys(request.meta).filter((k) => !allowed.has(k)).sort();
+  const unpermitted = Object.keys(request.meta)
+    .filter((k) => !allowed.has(k))
+    .sort();
   if (unpermitted.length) throw new CodedError(500, `Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
   const missing = (config.MetaRequired ?? []).filter((k) => !(k in request.meta)).sort();
   if (missing.length) throw new CodedError(500, `Dispatch did not provide required meta keys: [${missing.join(" ")}]`);

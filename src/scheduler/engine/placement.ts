@@ -64,7 +64,16 @@ export function pickNode(core: EngineCore, job: JobRow, group: Group): NodeRow |
   return best?.node;
 }
 
-export function placeAlloc(core: EngineCore, job: JobRow, group: Group, node: NodeRow, evaluation: EvalRow, name: string, deployment: DeploymentRow | undefined, canary = false): void {
+export function placeAlloc(
+  core: EngineCore,
+  job: JobRow,
+  group: Group,
+  node: NodeRow,
+  evaluation: EvalRow,
+  name: string,
+  deployment: DeploymentRow | undefined,
+  canary = false,
+): void {
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);

@@ -20,9 +20,7 @@ export function planUpdates(core: EngineCore, job: Record<string, unknown>): Rec
   const out: Record<string, Record<string, number>> = {};
   for (const group of job.TaskGroups as unknown as Group[]) {
     const u = { Canary: 0, DestructiveUpdate: 0, Ignore: 0, InPlaceUpdate: 0, Migrate: 0, Place: 0, Preemptions: 0, Reconnect: 0, RescheduleLater: 0, RescheduleNow: 0, Stop: 0 };
-    const live = existing
-      ? state.allocsOfJob(ns, id).filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus))
-      : [];
+    const live = existing ? state.allocsOfJob(ns, id).filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus)) : [];
     const kept = live.slice(0, group.Count);
     u.Stop = live.length - kept.length;
     u.Place = Math.max(0, group.Count - live.length);

@@ -106,7 +106,14 @@ function updateInPlace(core: EngineCore, alloc: AllocRow, job: JobRow, deploymen
   // is kept (Nomad's client re-checks it; the allocation is already running and healthy here).
   const moved = deployment !== undefined && deployment.ID !== alloc.DeploymentID;
   const deploymentStatus = moved && status?.Canary ? { ...status, Canary: false } : alloc.DeploymentStatus;
-  state.allocs.put(alloc.ID, { ...alloc, JobVersion: job.Version, DeploymentID: deployment?.ID ?? alloc.DeploymentID, DeploymentStatus: deploymentStatus, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+  state.allocs.put(alloc.ID, {
+    ...alloc,
+    JobVersion: job.Version,
+    DeploymentID: deployment?.ID ?? alloc.DeploymentID,
+    DeploymentStatus: deploymentStatus,
+    ModifyIndex: index,
+    ModifyTime: ctx.clock.now(),
+  });
   if (deployment) {
     updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, PlacedAllocs: g.PlacedAllocs + 1, HealthyAllocs: g.HealthyAllocs + (healthy ? 1 : 0) }));
   }
@@ -118,7 +125,13 @@ function updateInPlace(core: EngineCore, alloc: AllocRow, job: JobRow, deploymen
  * changed spec replaces them node by node. Sysbatch allocations that
  * completed are not run again on the same node.
  */
-function reconcileSystem(core: EngineCore, job: JobRow, evaluation: EvalRow, allocs: AllocRow[], outcome: { placed: number; queued: Record<string, number>; failed: Record<string, unknown> | null; deploymentId: string }) {
+function reconcileSystem(
+  core: EngineCore,
+  job: JobRow,
+  evaluation: EvalRow,
+  allocs: AllocRow[],
+  outcome: { placed: number; queued: Record<string, number>; failed: Record<string, unknown> | null; deploymentId: string },
+) {
   for (const group of job.TaskGroups as unknown as Group[]) {
     const mine = allocs.filter((a) => a.TaskGroup === group.Name);
     const feasible = new Set(feasibleNodes(core, job, group).map((n) => n.ID));
@@ -132,7 +145,11 @@ function reconcileSystem(core: EngineCore, job: JobRow, evaluation: EvalRow, all
     const covered = new Set(
       core.state
         .allocsOfJob(job.Namespace, job.ID)
-        .filter((a) => a.TaskGroup === group.Name && ((a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus)) || (job.Type === "sysbatch" && a.ClientStatus === "complete" && a.JobVersion === job.Version)))
+        .filter(
+          (a) =>
+            a.TaskGroup === group.Name &&
+            ((a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus)) || (job.Type === "sysbatch" && a.ClientStatus === "complete" && a.JobVersion === job.Version)),
+        )
         .map((a) => a.NodeID),
     );
     const need = group as Group;

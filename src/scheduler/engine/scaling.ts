@@ -47,7 +47,8 @@ export function scale(
   }
   if (group.Scaling) {
     if (request.count < Number(group.Scaling.Min ?? 0)) throw new CodedError(400, `group count was less than scaling policy minimum: ${request.count} < ${group.Scaling.Min}`);
-    if (Number(group.Scaling.Max ?? Infinity) < request.count) throw new CodedError(400, `group count was greater than scaling policy maximum: ${request.count} > ${group.Scaling.Max}`);
+    if (Number(group.Scaling.Max ?? Infinity) < request.count)
+      throw new CodedError(400, `group count was greater than scaling policy maximum: ${request.count} > ${group.Scaling.Max}`);
   }
   const latest = state.deploymentsOfJob(namespace, id)[0];
   if (latest && ACTIVE_DEPLOYMENT.has(latest.Status) && latest.JobCreateIndex === job.CreateIndex) throw new CodedError(400, "job scaling blocked due to active deployment");

@@ -8,7 +8,7 @@
 export class FilterParseError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'FilterParseError';
+    this.name = "FilterParseError";
   }
 }
 
@@ -16,7 +16,7 @@ export class FilterParseError extends Error {
 export class FilterEvaluationError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'FilterEvaluationError';
+    this.name = "FilterEvaluationError";
   }
 }
 

@@ -48,14 +48,14 @@
  * approximations (`int`, `float64`, `[]interface {}`, `map[string]interface {}`, `struct`).
  * (The field tables named here live in `values/fields.ts`.)
  */
-import type { Expr } from './ast.js';
-import { FilterEvaluationError, FilterParseError } from './errors.js';
-import { evaluate } from './evaluate/evaluate.js';
-import { parseExpression } from './grammar/parser.js';
-import { rootValue } from './values/go-value.js';
+import type { Expr } from "./ast.js";
+import { FilterEvaluationError, FilterParseError } from "./errors.js";
+import { evaluate } from "./evaluate/evaluate.js";
+import { parseExpression } from "./grammar/parser.js";
+import { rootValue } from "./values/go-value.js";
 
-export { FilterEvaluationError, FilterParseError } from './errors.js';
-export { MAP_FIELDS } from './values/fields.js';
+export { FilterEvaluationError, FilterParseError } from "./errors.js";
+export { MAP_FIELDS } from "./values/fields.js";
 
 export interface Filter {
   matches(datum: unknown): boolean;
@@ -68,7 +68,7 @@ export function compileFilter(expression: string): Filter {
     ast = parseExpression(expression);
   } catch (e) {
     if (e instanceof FilterParseError) throw e;
-    if (e instanceof RangeError) throw new FilterParseError('1:1 (0): expression nests too deeply');
+    if (e instanceof RangeError) throw new FilterParseError("1:1 (0): expression nests too deeply");
     throw e;
   }
   return {
@@ -77,7 +77,7 @@ export function compileFilter(expression: string): Filter {
         return evaluate(ast, rootValue(datum), []);
       } catch (e) {
         if (e instanceof FilterEvaluationError) throw e;
-        if (e instanceof RangeError) throw new FilterEvaluationError('expression nests too deeply');
+        if (e instanceof RangeError) throw new FilterEvaluationError("expression nests too deeply");
         throw e;
       }
     },

@@ -52,9 +52,7 @@ interface DecodeContext {
 }
 
 function typeError(what: string, schema: Schema, ctx: DecodeContext): JobDecodeError {
-  return new JobDecodeError(
-    unmarshalTypeError(what, goTypeName(schema), `${ctx.struct}.${ctx.stack.join(".")}`),
-  );
+  return new JobDecodeError(unmarshalTypeError(what, goTypeName(schema), `${ctx.struct}.${ctx.stack.join(".")}`));
 }
 
 const INT_RANGES: Record<IntType, readonly [number, number]> = {

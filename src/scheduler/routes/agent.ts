@@ -25,7 +25,20 @@ export function registerAgentRoutes(router: NomadRouter, { settings, peers }: Ro
         ProtocolMax: 5,
         ProtocolMin: 1,
         Status: "alive",
-        Tags: { bootstrap: "1", build: "1.9.0", dc: peer.datacenter, expect: "1", id: "", mvn: "1", port: "4647", raft_vsn: "3", region: peer.region, role: "nomad", rpc_addr: "127.0.0.1", vsn: "1" },
+        Tags: {
+          bootstrap: "1",
+          build: "1.9.0",
+          dc: peer.datacenter,
+          expect: "1",
+          id: "",
+          mvn: "1",
+          port: "4647",
+          raft_vsn: "3",
+          region: peer.region,
+          role: "nomad",
+          rpc_addr: "127.0.0.1",
+          vsn: "1",
+        },
       }))
       .sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
     return { Members: members, ServerDC: s.datacenter, ServerName: `${s.agentName}.${s.region}`, ServerRegion: s.region };

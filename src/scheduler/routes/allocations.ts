@@ -12,7 +12,11 @@ export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, 
     return readList(
       rc,
       [TABLES.allocs],
-      () => byPrefixOrCreate(rc, [...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace))),
+      () =>
+        byPrefixOrCreate(
+          rc,
+          [...state.allocs.values()].filter((a) => inNamespace(rc, a.Namespace)),
+        ),
       createListTokenizer(rc),
       allocStub,
       (a) => allocView(a, state.job(a.Namespace, a.JobID)),
@@ -30,12 +34,17 @@ export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, 
       return new Write(result, result.Index);
     }
     only(rc, "GET");
-    return read(rc, [TABLES.allocs], () => {
-      const alloc = state.allocs.get(rc.rest);
-      if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
-      // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
-      if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
-      return allocWire(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
-    }, objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)));
+    return read(
+      rc,
+      [TABLES.allocs],
+      () => {
+        const alloc = state.allocs.get(rc.rest);
+        if (!alloc) throw new ReadError(404, "alloc not found", state.index(TABLES.allocs));
+        // Checked in the allocation's own namespace (Nomad's GetAlloc answers as if it did not exist).
+        if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw new NomadError(404, `Unknown allocation "${rc.rest}"`);
+        return allocWire(alloc, state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID));
+      },
+      objectIndex(TABLES.allocs, () => state.allocs.get(rc.rest)),
+    );
   });
 }

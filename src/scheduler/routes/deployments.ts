@@ -13,7 +13,17 @@ import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
 export function registerDeploymentRoutes(router: NomadRouter, { state, engine, ctx, read, objectIndex, readList }: RouteKit): void {
   router.exact("/v1/deployments", (rc) => {
     only(rc, "GET");
-    return readList(rc, [TABLES.deployments], () => byPrefixOrCreate(rc, [...state.deployments.values()].filter((d) => inNamespace(rc, d.Namespace))), createListTokenizer(rc), deploymentView);
+    return readList(
+      rc,
+      [TABLES.deployments],
+      () =>
+        byPrefixOrCreate(
+          rc,
+          [...state.deployments.values()].filter((d) => inNamespace(rc, d.Namespace)),
+        ),
+      createListTokenizer(rc),
+      deploymentView,
+    );
   });
 
   router.prefix("/v1/deployment/", async (rc) => {
@@ -62,7 +72,10 @@ export function registerDeploymentRoutes(router: NomadRouter, { state, engine, c
     return ctx.store.write(() => {
       const outcome = rpc(() => engine.setAllocHealth(id, healthy, unhealthy));
       const index = ctx.store.writeIndex();
-      return new Write({ DeploymentModifyIndex: index, EvalCreateIndex: outcome.evalIndex, EvalID: outcome.evalId, Index: index, RevertedJobVersion: outcome.revertedVersion }, index);
+      return new Write(
+        { DeploymentModifyIndex: index, EvalCreateIndex: outcome.evalIndex, EvalID: outcome.evalId, Index: index, RevertedJobVersion: outcome.revertedVersion },
+        index,
+      );
     });
   });
 

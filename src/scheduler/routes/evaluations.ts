@@ -15,7 +15,11 @@ export function registerEvaluationRoutes(router: NomadRouter, { state, read, obj
     return readList(
       rc,
       [TABLES.evals],
-      () => byPrefixOrCreate(rc, [...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && (job === "" || e.JobID === job) && (status === "" || e.Status === status))),
+      () =>
+        byPrefixOrCreate(
+          rc,
+          [...state.evals.values()].filter((e) => inNamespace(rc, e.Namespace) && (job === "" || e.JobID === job) && (status === "" || e.Status === status)),
+        ),
       createListTokenizer(rc),
       evalWire,
       evalView, // the filter sees every field, as go-bexpr does over the Go struct

@@ -74,7 +74,14 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
           if (versions.length === 0) throw new ReadError(404, "job versions not found", state.index(TABLES.jobs));
           // With ?diffs=true, each version is diffed against the one before it (newest first, the oldest has none).
           const diffs = boolParam(rc.query, "diffs") ? versions.slice(0, -1).map((v, i) => jobDiff(versions[i + 1], v, true)) : null;
-          return { Diffs: diffs && diffs.length ? diffs : null, Index: state.index(TABLES.jobs), KnownLeader: false, LastContact: 0, NextToken: "", Versions: versions.map(jobView) };
+          return {
+            Diffs: diffs && diffs.length ? diffs : null,
+            Index: state.index(TABLES.jobs),
+            KnownLeader: false,
+            LastContact: 0,
+            NextToken: "",
+            Versions: versions.map(jobView),
+          };
         });
       case "evaluate": {
         only(rc, "PUT", "POST");
@@ -180,7 +187,23 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
 }
 
 /** `<id>` and the known suffix Nomad's job handler switches on (HasSuffix), else the whole rest is the ID. */
-const JOB_SUFFIXES = ["evaluate", "allocations", "evaluations", "periodic/force", "plan", "summary", "dispatch", "versions", "revert", "deployments", "deployment", "stable", "scale", "services", "submission"];
+const JOB_SUFFIXES = [
+  "evaluate",
+  "allocations",
+  "evaluations",
+  "periodic/force",
+  "plan",
+  "summary",
+  "dispatch",
+  "versions",
+  "revert",
+  "deployments",
+  "deployment",
+  "stable",
+  "scale",
+  "services",
+  "submission",
+];
 
 function splitJobPath(rest: string): { id: string; suffix: string } {
   for (const suffix of JOB_SUFFIXES) if (rest.endsWith(`/${suffix}`)) return { id: rest.slice(0, -suffix.length - 1), suffix };

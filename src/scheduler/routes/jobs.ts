@@ -20,7 +20,10 @@ export function registerJobsRoutes(router: NomadRouter, kit: RouteKit): void {
       return readList(
         rc,
         [TABLES.jobs, TABLES.summaries],
-        () => [...state.jobs.values()].filter((j) => inNamespace(rc, j.Namespace, "list-jobs") && j.ID.startsWith(rc.options.prefix)).sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
+        () =>
+          [...state.jobs.values()]
+            .filter((j) => inNamespace(rc, j.Namespace, "list-jobs") && j.ID.startsWith(rc.options.prefix))
+            .sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
         namespaceIdTokenizer<JobRow>(),
         (j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`)),
         jobView,

@@ -7,7 +7,12 @@ import type { RouteKit } from "./kit.js";
 export function registerNamespaceRoutes(router: NomadRouter, { state, ctx, settings, read }: RouteKit): void {
   router.exact("/v1/namespaces", (rc) => {
     only(rc, "GET");
-    return read(rc, [TABLES.namespaces], () => state.namespaces.sorted().filter((n) => n.Name.startsWith(rc.options.prefix) && rc.acl.anyInNamespace(n.Name)).map(namespaceView));
+    return read(rc, [TABLES.namespaces], () =>
+      state.namespaces
+        .sorted()
+        .filter((n) => n.Name.startsWith(rc.options.prefix) && rc.acl.anyInNamespace(n.Name))
+        .map(namespaceView),
+    );
   });
   router.exact("/v1/namespace", async (rc) => {
     only(rc, "PUT", "POST");

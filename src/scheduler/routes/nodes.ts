@@ -21,7 +21,10 @@ export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, 
       only(rc, "PUT", "POST");
       if (sub === "purge") {
         const result = rpc(() => nodeOps.purge(id));
-        return new Write({ ...result, Features: 0, HeartbeatTTL: 0, KnownLeader: false, LastContact: 0, LeaderRPCAddr: "", NextToken: "", NumNodes: 0, SchedulingEligibility: "", Servers: null }, result.Index);
+        return new Write(
+          { ...result, Features: 0, HeartbeatTTL: 0, KnownLeader: false, LastContact: 0, LeaderRPCAddr: "", NextToken: "", NumNodes: 0, SchedulingEligibility: "", Servers: null },
+          result.Index,
+        );
       }
       const body = await jsonBody(rc);
       if (sub === "eligibility") {
@@ -30,8 +33,11 @@ export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, 
         return new Write(result, result.Index);
       }
       const spec = field(body, "DrainSpec");
-      if (spec !== undefined && spec !== null && (typeof spec !== "object" || Array.isArray(spec))) throw badRequest(unmarshalTypeError(jsonKind(spec), "api.DrainSpec", "NodeUpdateDrainRequest.DrainSpec"));
-      const drain = spec ? { Deadline: typedField(spec, "DrainSpec", "Deadline", "int64") ?? 0, IgnoreSystemJobs: typedField(spec, "DrainSpec", "IgnoreSystemJobs", "bool") ?? false } : null;
+      if (spec !== undefined && spec !== null && (typeof spec !== "object" || Array.isArray(spec)))
+        throw badRequest(unmarshalTypeError(jsonKind(spec), "api.DrainSpec", "NodeUpdateDrainRequest.DrainSpec"));
+      const drain = spec
+        ? { Deadline: typedField(spec, "DrainSpec", "Deadline", "int64") ?? 0, IgnoreSystemJobs: typedField(spec, "DrainSpec", "IgnoreSystemJobs", "bool") ?? false }
+        : null;
       const markEligible = typedField(body, "NodeUpdateDrainRequest", "MarkEligible", "bool") ?? false;
       const meta = typedField(body, "NodeUpdateDrainRequest", "Meta", "map[string]string") ?? null;
       const result = rpc(() => nodeOps.updateDrain(id, drain, markEligible, meta));

@@ -3,45 +3,45 @@
  * `matches`, each with go-bexpr's rules for which kinds it accepts and its error texts. Where go-bexpr
  * panics this answers a FilterEvaluationError instead (see the module comment in ../index.ts).
  */
-import { notPresentDisposition, selectorString, type MatchExpr, type Selector } from '../ast.js';
-import { evalError } from '../errors.js';
-import { goParseUint, goQuote } from '../../../core/go/strconv.js';
-import { compileGoRegexp } from '../../../core/go/regexp.js';
-import { coerce, elementKind, isPrimitive, primitiveEqual } from '../values/coerce.js';
-import { classify, hasOwn, ownKeys, type GoValue } from '../values/go-value.js';
-import { kindName, typeName } from '../values/type-names.js';
-import { getValue, type LocalVariable } from './resolve.js';
+import { notPresentDisposition, selectorString, type MatchExpr, type Selector } from "../ast.js";
+import { evalError } from "../errors.js";
+import { goParseUint, goQuote } from "../../../core/go/strconv.js";
+import { compileGoRegexp } from "../../../core/go/regexp.js";
+import { coerce, elementKind, isPrimitive, primitiveEqual } from "../values/coerce.js";
+import { classify, hasOwn, ownKeys, type GoValue } from "../values/go-value.js";
+import { kindName, typeName } from "../values/type-names.js";
+import { getValue, type LocalVariable } from "./resolve.js";
 
 export function evaluateMatch(m: MatchExpr, datum: GoValue, locals: LocalVariable[]): boolean {
   const r = getValue(datum, m.sel.path, locals);
   if (!r.present) return notPresentDisposition(m.op);
   const value = r.val;
   switch (m.op) {
-    case 'eq':
+    case "eq":
       return doMatchEqual(m, value);
-    case 'ne':
+    case "ne":
       return !doMatchEqual(m, value);
-    case 'in':
+    case "in":
       return doMatchIn(m, value);
-    case 'notin':
+    case "notin":
       return !doMatchIn(m, value);
-    case 'empty':
+    case "empty":
       return doMatchIsEmpty(m, value);
-    case 'notempty':
+    case "notempty":
       return !doMatchIsEmpty(m, value);
-    case 'matches':
+    case "matches":
       return doMatchMatches(m, value);
-    case 'notmatches':
+    case "notmatches":
       return !doMatchMatches(m, value);
   }
 }
 
 function rawValue(m: MatchExpr): string {
-  return m.value?.raw ?? '';
+  return m.value?.raw ?? "";
 }
 
 function doMatchEqual(m: MatchExpr, value: GoValue): boolean {
-  if (!isPrimitive(value.kind)) evalError('unable to find suitable primitive comparison function for matching');
+  if (!isPrimitive(value.kind)) evalError("unable to find suitable primitive comparison function for matching");
   const mv = coerce(rawValue(m), value.kind);
   if (!mv.ok) evalError(`error getting match value in expression: ${mv.msg}`);
   return primitiveEqual(mv.v, value);
@@ -52,16 +52,16 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
   const mv = coerce(raw, value.kind);
   if (!mv.ok) evalError(`error getting match value in expression: ${mv.msg}`);
   switch (value.kind) {
-    case 'map':
+    case "map":
       return hasOwn(value.v, raw);
-    case 'slice': {
+    case "slice": {
       if (value.bytes) {
         // []uint8: the value is coerced to the element type, a byte
         const ev = goParseUint(raw);
         if (!ev.ok) evalError(`error getting match value in expression: ${ev.msg}`);
         return (value.v as number[]).some((b) => BigInt(b) === ev.v);
       }
-      const items = (value.v as unknown[]).map((x) => classify(x, { of: 'slice', free: value.free }));
+      const items = (value.v as unknown[]).map((x) => classify(x, { of: "slice", free: value.free }));
       if (items.length === 0) return false;
       const kind = elementKind(items);
       if (kind !== null) {
@@ -69,15 +69,15 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
         const ev = coerce(raw, kind);
         if (!ev.ok) evalError(`error getting match value in expression: ${ev.msg}`);
         if (!isPrimitive(kind)) evalError('unable to find suitable primitive comparison function for "in" comparison');
-        return items.some((item) => item.kind !== 'nil' && primitiveEqual(ev.v, kind === 'float' ? { ...item, kind } : item));
+        return items.some((item) => item.kind !== "nil" && primitiveEqual(ev.v, kind === "float" ? { ...item, kind } : item));
       }
       // []interface{}: per element, skipping elements the value cannot be coerced to
       for (const item of items) {
-        if (item.kind === 'nil') continue;
+        if (item.kind === "nil") continue;
         const ev = coerce(raw, item.kind);
         if (!ev.ok) {
           if (ev.syntax) continue;
-          evalError('error getting interface slice match value in expression');
+          evalError("error getting interface slice match value in expression");
         }
         if (!isPrimitive(item.kind)) {
           evalError(`unable to find suitable primitive comparison function for "in" comparison in interface slice: ${kindName(item.kind)}`);
@@ -86,9 +86,9 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
       }
       return false;
     }
-    case 'string':
+    case "string":
       return (value.v as string).includes(raw);
-    case 'nil':
+    case "nil":
       // A nil struct pointer is an invalid value to go-bexpr; a nil slice or map holds nothing.
       if (!value.nilStruct) return false;
       return evalError(`Cannot perform in/contains operations on type ${kindName(value.kind, value.field)} for selector: ${goQuote(selectorString(m.sel))}`);
@@ -99,14 +99,14 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
 
 function doMatchIsEmpty(m: MatchExpr, value: GoValue): boolean {
   switch (value.kind) {
-    case 'string':
-      return value.v === '';
-    case 'slice':
+    case "string":
+      return value.v === "";
+    case "slice":
       return (value.v as unknown[]).length === 0;
-    case 'map':
+    case "map":
       return ownKeys(value.v).length === 0;
-    case 'nil':
-      if (value.nilStruct) return nilStructPanic('is empty', m.sel);
+    case "nil":
+      if (value.nilStruct) return nilStructPanic("is empty", m.sel);
       return true;
     default:
       return evalError(`cannot perform is-empty operations on type ${kindName(value.kind, value.field)} for selector: ${goQuote(selectorString(m.sel))}`);
@@ -119,7 +119,7 @@ export function nilStructPanic(operation: string, sel: Selector): never {
 }
 
 function doMatchMatches(m: MatchExpr, value: GoValue): boolean {
-  if (value.kind !== 'string' && !value.bytes) evalError(`Value of type ${typeName(value)} is not convertible to []byte`);
+  if (value.kind !== "string" && !value.bytes) evalError(`Value of type ${typeName(value)} is not convertible to []byte`);
   const mv = m.value!;
   let re = mv.re;
   if (!re) {
@@ -128,5 +128,5 @@ function doMatchMatches(m: MatchExpr, value: GoValue): boolean {
     re = mv.re = compiled.re;
   }
   // []byte: Go's regexp matches the raw bytes; Latin-1 keeps one character per byte.
-  return re.test(value.bytes ? Buffer.from(value.v as number[]).toString('latin1') : (value.v as string));
+  return re.test(value.bytes ? Buffer.from(value.v as number[]).toString("latin1") : (value.v as string));
 }

@@ -3,9 +3,9 @@
  * enclosing `any`/`all` bound come first, then the datum through pointerstructure; a key missing as
  * the last segment under a map is "not present" (the operator decides), anything else an error.
  */
-import { evalError } from '../errors.js';
-import type { GoValue } from '../values/go-value.js';
-import { pointerGet, pointerString } from '../values/pointer.js';
+import { evalError } from "../errors.js";
+import type { GoValue } from "../values/go-value.js";
+import { pointerGet, pointerString } from "../values/pointer.js";
 
 export interface LocalVariable {
   name: string;
@@ -26,7 +26,7 @@ export function getValue(datum: GoValue, path0: string[], locals: LocalVariable[
       if (name !== lv.name) continue;
       if (lv.path === null) {
         if (path.length > 1) {
-          const goType = lv.value!.kind === 'int' ? 'int' : 'string';
+          const goType = lv.value!.kind === "int" ? "int" : "string";
           evalError(`${pointerString([name])} references a ${goType} so ${pointerString(path)} is invalid`);
         }
         return { present: true, val: lv.value! };
@@ -38,7 +38,7 @@ export function getValue(datum: GoValue, path0: string[], locals: LocalVariable[
   if (r.ok) return { present: true, val: r.val };
   if (r.notFound && path.length >= 2) {
     const parent = pointerGet(datum, path.slice(0, -1));
-    if (parent.ok && parent.val.kind === 'map') return { present: false };
+    if (parent.ok && parent.val.kind === "map") return { present: false };
   }
   return evalError(`error finding value in datum: ${r.msg}`);
 }

@@ -4,11 +4,11 @@
  * expected-list bookkeeping), rule references and actions. The closures are cached per node and
  * shared by every parse.
  */
-import type { PNode, PRule } from './peg.js';
-import type { PegParser } from './parser.js';
-import { RULES } from './rules.js';
+import type { PNode, PRule } from "./peg.js";
+import type { PegParser } from "./parser.js";
+import { RULES } from "./rules.js";
 
-export const FAIL: unique symbol = Symbol('fail');
+export const FAIL: unique symbol = Symbol("fail");
 export type PResult = unknown | typeof FAIL;
 
 /** A grammar node compiled to a closure (small stack frames keep deep nesting affordable). */
@@ -21,16 +21,16 @@ export function compileNode(n: PNode): Matcher {
   if (cached) return cached;
   let m: Matcher;
   switch (n.t) {
-    case 'lit':
+    case "lit":
       m = (p) => p.matchLit(n.cps, n.want);
       break;
-    case 'cls':
+    case "cls":
       m = (p) => p.matchClass(n.val, n.test);
       break;
-    case 'any':
+    case "any":
       m = (p) => p.matchAny();
       break;
-    case 'seq': {
+    case "seq": {
       const items = n.items.map(compileNode);
       m = (p) => {
         const start = p.pos;
@@ -47,7 +47,7 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'choice': {
+    case "choice": {
       const alts = n.alts.map(compileNode);
       m = (p) => {
         for (const alt of alts) {
@@ -58,10 +58,10 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'star':
-    case 'plus': {
+    case "star":
+    case "plus": {
       const e = compileNode(n.e);
-      const atLeastOne = n.t === 'plus';
+      const atLeastOne = n.t === "plus";
       m = (p) => {
         const vals: unknown[] = [];
         for (;;) {
@@ -75,7 +75,7 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'opt': {
+    case "opt": {
       const e = compileNode(n.e);
       m = (p) => {
         const r = e(p);
@@ -83,7 +83,7 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'and': {
+    case "and": {
       const e = compileNode(n.e);
       m = (p) => {
         const start = p.pos;
@@ -93,7 +93,7 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'not': {
+    case "not": {
       const e = compileNode(n.e);
       m = (p) => {
         const start = p.pos;
@@ -105,15 +105,15 @@ export function compileNode(n: PNode): Matcher {
       };
       break;
     }
-    case 'fail':
+    case "fail":
       m = (p) => p.failWith(n.msg);
       break;
-    case 'ref': {
+    case "ref": {
       let r: PRule | undefined;
       m = (p) => p.parseRule((r ??= RULES.get(n.name)!));
       break;
     }
-    case 'act': {
+    case "act": {
       const e = compileNode(n.e);
       m = (p) => {
         const start = p.pos;

@@ -10,11 +10,11 @@
  * skips is idempotent), and nesting deeper than {@link MAX_RULE_DEPTH} rules, or more than 2,000,000
  * parsing steps, is refused with a {@link FilterParseError} instead of exhausting the stack.
  */
-import type { Expr } from '../ast.js';
-import { FilterParseError } from '../errors.js';
-import { compileNode, FAIL, type Matcher, type PResult } from './matchers.js';
-import type { ActionFn, PRule } from './peg.js';
-import { RULES } from './rules.js';
+import type { Expr } from "../ast.js";
+import { FilterParseError } from "../errors.js";
+import { compileNode, FAIL, type Matcher, type PResult } from "./matchers.js";
+import type { ActionFn, PRule } from "./peg.js";
+import { RULES } from "./rules.js";
 
 /** Rule nesting refused beyond this depth (about 150 levels of parentheses, or 600 chained `and`s): about half of what a cold V8 stack holds. */
 const MAX_RULE_DEPTH = 600;
@@ -74,15 +74,15 @@ export class PegParser {
 
   run(): Expr {
     this.checkEncoding();
-    const r = this.parseRule(RULES.get('Input')!);
+    const r = this.parseRule(RULES.get("Input")!);
     if (r === FAIL && this.errs.length === 0) {
       const wants = new Set(this.maxFailExpected);
-      const eof = wants.delete('!.');
+      const eof = wants.delete("!.");
       const expected = [...wants].sort(compareBytes);
-      if (eof) expected.push('EOF');
-      this.addErrAt(`no match found, expected: ${listJoin(expected, ', ', 'or')}`, this.maxFailPos);
+      if (eof) expected.push("EOF");
+      this.addErrAt(`no match found, expected: ${listJoin(expected, ", ", "or")}`, this.maxFailPos);
     }
-    if (this.errs.length > 0) throw new FilterParseError([...new Set(this.errs)].join('\n'));
+    if (this.errs.length > 0) throw new FilterParseError([...new Set(this.errs)].join("\n"));
     return r as Expr;
   }
 
@@ -139,11 +139,11 @@ export class PegParser {
     this.count();
     const start = this.pos;
     if (start >= this.cps.length) {
-      this.failAt(false, start, '.');
+      this.failAt(false, start, ".");
       return FAIL;
     }
     this.read();
-    this.failAt(true, start, '.');
+    this.failAt(true, start, ".");
     return this.text(start);
   }
 
@@ -161,7 +161,7 @@ export class PegParser {
   }
 
   private count(): void {
-    if (++this.exprCnt > MAX_EXPRESSIONS) this.refuse('max number of expressions parsed');
+    if (++this.exprCnt > MAX_EXPRESSIONS) this.refuse("max number of expressions parsed");
   }
 
   private refuse(msg: string): never {
@@ -195,7 +195,7 @@ export class PegParser {
   /** A lone surrogate cannot be UTF-8: pigeon reports invalid input bytes as "invalid encoding". */
   private checkEncoding(): void {
     const cp = this.cps[this.pos];
-    if (cp !== undefined && cp >= 0xd800 && cp <= 0xdfff) this.addErrAt('invalid encoding', this.positions[this.pos]!);
+    if (cp !== undefined && cp >= 0xd800 && cp <= 0xdfff) this.addErrAt("invalid encoding", this.positions[this.pos]!);
   }
 
   private text(start: number): string {
@@ -222,7 +222,7 @@ function compareBytes(a: string, b: string): number {
 }
 
 function listJoin(list: string[], sep: string, lastSep: string): string {
-  if (list.length === 0) return '';
+  if (list.length === 0) return "";
   if (list.length === 1) return list[0]!;
   return `${list.slice(0, -1).join(sep)} ${lastSep} ${list[list.length - 1]}`;
 }

@@ -10,40 +10,40 @@
  * caller whose data holds other map-typed fields may add their names.
  */
 export const MAP_FIELDS: Set<string> = new Set([
-  'Meta',
-  'Attributes',
-  'Links',
-  'TaskGroups',
-  'Drivers',
-  'HostVolumes',
-  'Summary',
-  'QueuedAllocations',
-  'FailedTGAllocs',
-  'Config',
-  'Env',
-  'TaggedAddresses',
+  "Meta",
+  "Attributes",
+  "Links",
+  "TaskGroups",
+  "Drivers",
+  "HostVolumes",
+  "Summary",
+  "QueuedAllocations",
+  "FailedTGAllocs",
+  "Config",
+  "Env",
+  "TaggedAddresses",
   // Allocation, AllocMetric, Evaluation and Node maps (Go map[string]…)
-  'TaskStates',
-  'TaskResources',
-  'ClassEligibility',
-  'NodesAvailable',
-  'ClassFiltered',
-  'ConstraintFiltered',
-  'ClassExhausted',
-  'DimensionExhausted',
-  'ResourcesExhausted',
-  'Scores',
-  'CSIControllerPlugins',
-  'CSINodePlugins',
-  'HostNetworks',
+  "TaskStates",
+  "TaskResources",
+  "ClassEligibility",
+  "NodesAvailable",
+  "ClassFiltered",
+  "ConstraintFiltered",
+  "ClassExhausted",
+  "DimensionExhausted",
+  "ResourcesExhausted",
+  "Scores",
+  "CSIControllerPlugins",
+  "CSINodePlugins",
+  "HostNetworks",
   // AllocatedResources: per-task resources and lifecycles are maps by task name (a task group's
   // Tasks is a JSON array, which stays a slice whatever its name)
-  'Tasks',
-  'TaskLifecycles',
+  "Tasks",
+  "TaskLifecycles",
 ]);
 
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */
-export const FREEFORM_MAP_FIELDS: ReadonlySet<string> = new Set(['Config']);
+export const FREEFORM_MAP_FIELDS: ReadonlySet<string> = new Set(["Config"]);
 
 /**
  * Struct fields Nomad declares as a pointer to a struct (`*PeriodicConfig`,
@@ -54,25 +54,25 @@ export const FREEFORM_MAP_FIELDS: ReadonlySet<string> = new Set(['Config']);
  * then fails the request), which this port answers with a 400 saying so.
  */
 export const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
-  'ParameterizedJob',
-  'Periodic',
-  'Multiregion',
-  'DispatchPayload',
-  'EphemeralDisk',
-  'RestartPolicy',
-  'ReschedulePolicy',
-  'Migrate',
-  'Scaling',
-  'Lifecycle',
-  'LogConfig',
-  'Vault',
-  'Consul',
-  'Disconnect',
-  'DeploymentStatus',
-  'RescheduleTracker',
-  'DrainStrategy',
-  'LastDrain',
-  'Identity',
+  "ParameterizedJob",
+  "Periodic",
+  "Multiregion",
+  "DispatchPayload",
+  "EphemeralDisk",
+  "RestartPolicy",
+  "ReschedulePolicy",
+  "Migrate",
+  "Scaling",
+  "Lifecycle",
+  "LogConfig",
+  "Vault",
+  "Consul",
+  "Disconnect",
+  "DeploymentStatus",
+  "RescheduleTracker",
+  "DrainStrategy",
+  "LastDrain",
+  "Identity",
 ]);
 
 /**
@@ -81,24 +81,24 @@ export const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
  * `in`/`contains` compare a byte (ParseUint), `matches` runs over the raw
  * bytes, and `==` has no comparison for a slice.
  */
-export const BYTES_FIELDS: ReadonlySet<string> = new Set(['Payload']);
+export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload"]);
 
 /** int64 struct fields (Unix-nanosecond times, durations): their reflect kind is int64, not int. */
 export const INT64_FIELDS: ReadonlySet<string> = new Set([
-  'SubmitTime',
-  'CreateTime',
-  'ModifyTime',
-  'StatusUpdatedAt',
-  'Wait',
-  'KillTimeout',
-  'ShutdownDelay',
-  'MinHealthyTime',
-  'HealthyDeadline',
-  'ProgressDeadline',
-  'Stagger',
-  'Interval',
-  'Delay',
-  'MaxDelay',
+  "SubmitTime",
+  "CreateTime",
+  "ModifyTime",
+  "StatusUpdatedAt",
+  "Wait",
+  "KillTimeout",
+  "ShutdownDelay",
+  "MinHealthyTime",
+  "HealthyDeadline",
+  "ProgressDeadline",
+  "Stagger",
+  "Interval",
+  "Delay",
+  "MaxDelay",
 ]);
 
 /**
@@ -107,21 +107,21 @@ export const INT64_FIELDS: ReadonlySet<string> = new Set([
  * anything else gets the JSON-derived approximation.
  */
 export const GO_TYPE_NAMES: Readonly<Record<string, string>> = {
-  TaskGroups: '[]*structs.TaskGroup',
-  Tasks: '[]*structs.Task',
-  Datacenters: '[]string',
-  Constraints: '[]*structs.Constraint',
-  Affinities: '[]*structs.Affinity',
-  Spreads: '[]*structs.Spread',
-  Services: '[]*structs.Service',
-  Networks: '[]*structs.NetworkResource',
-  Meta: 'map[string]string',
-  Attributes: 'map[string]string',
-  Update: 'structs.UpdateStrategy',
-  Periodic: '*structs.PeriodicConfig',
-  ParameterizedJob: '*structs.ParameterizedJobConfig',
-  DeploymentStatus: '*structs.AllocDeploymentStatus',
-  TaskStates: 'map[string]*structs.TaskState',
+  TaskGroups: "[]*structs.TaskGroup",
+  Tasks: "[]*structs.Task",
+  Datacenters: "[]string",
+  Constraints: "[]*structs.Constraint",
+  Affinities: "[]*structs.Affinity",
+  Spreads: "[]*structs.Spread",
+  Services: "[]*structs.Service",
+  Networks: "[]*structs.NetworkResource",
+  Meta: "map[string]string",
+  Attributes: "map[string]string",
+  Update: "structs.UpdateStrategy",
+  Periodic: "*structs.PeriodicConfig",
+  ParameterizedJob: "*structs.ParameterizedJobConfig",
+  DeploymentStatus: "*structs.AllocDeploymentStatus",
+  TaskStates: "map[string]*structs.TaskState",
 };
 
 /**
@@ -132,16 +132,16 @@ export const GO_TYPE_NAMES: Readonly<Record<string, string>> = {
  * `int`/`int64` (ParseInt).
  */
 export const UNSIGNED_FIELDS: ReadonlySet<string> = new Set([
-  'CreateIndex',
-  'ModifyIndex',
-  'JobModifyIndex',
-  'AllocModifyIndex',
-  'NodeModifyIndex',
-  'SnapshotIndex',
-  'JobSpecModifyIndex',
-  'JobCreateIndex',
-  'EvalCreateIndex',
-  'JobVersion',
-  'Version',
-  'Restarts',
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+  "AllocModifyIndex",
+  "NodeModifyIndex",
+  "SnapshotIndex",
+  "JobSpecModifyIndex",
+  "JobCreateIndex",
+  "EvalCreateIndex",
+  "JobVersion",
+  "Version",
+  "Restarts",
 ]);

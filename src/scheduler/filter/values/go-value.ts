@@ -4,9 +4,9 @@
  * the kind go-bexpr would see (see "Datum model" in ../index.ts, and the field tables in fields.ts). The
  * datum is read as JSON.stringify renders it.
  */
-import { BYTES_FIELDS, FREEFORM_MAP_FIELDS, MAP_FIELDS, STRUCT_POINTER_FIELDS, UNSIGNED_FIELDS } from './fields.js';
+import { BYTES_FIELDS, FREEFORM_MAP_FIELDS, MAP_FIELDS, STRUCT_POINTER_FIELDS, UNSIGNED_FIELDS } from "./fields.js";
 
-export type Kind = 'string' | 'bool' | 'int' | 'uint' | 'float' | 'nil' | 'slice' | 'map' | 'struct';
+export type Kind = "string" | "bool" | "int" | "uint" | "float" | "nil" | "slice" | "map" | "struct";
 
 export interface GoValue {
   kind: Kind;
@@ -21,55 +21,55 @@ export interface GoValue {
   free: boolean;
 }
 
-type Parent = { of: 'root' } | { of: 'struct'; key: string } | { of: 'map' | 'slice'; free: boolean };
+type Parent = { of: "root" } | { of: "struct"; key: string } | { of: "map" | "slice"; free: boolean };
 
 export function classify(value: unknown, parent: Parent): GoValue {
   const classified = classifyValue(value, parent);
-  if (parent.of === 'struct') classified.field = parent.key;
+  if (parent.of === "struct") classified.field = parent.key;
   return classified;
 }
 
 function classifyValue(value: unknown, parent: Parent): GoValue {
   const raw = jsonView(value);
-  const free = parent.of === 'map' || parent.of === 'slice' ? parent.free : false;
-  const mapField = parent.of === 'struct' && MAP_FIELDS.has(parent.key);
-  const freeField = parent.of === 'struct' && FREEFORM_MAP_FIELDS.has(parent.key);
+  const free = parent.of === "map" || parent.of === "slice" ? parent.free : false;
+  const mapField = parent.of === "struct" && MAP_FIELDS.has(parent.key);
+  const freeField = parent.of === "struct" && FREEFORM_MAP_FIELDS.has(parent.key);
   if (raw === null || raw === undefined) {
-    if (mapField) return { kind: 'map', v: {}, free: freeField };
-    return parent.of === 'struct' && STRUCT_POINTER_FIELDS.has(parent.key) ? { kind: 'nil', v: null, free, nilStruct: true } : { kind: 'nil', v: null, free };
+    if (mapField) return { kind: "map", v: {}, free: freeField };
+    return parent.of === "struct" && STRUCT_POINTER_FIELDS.has(parent.key) ? { kind: "nil", v: null, free, nilStruct: true } : { kind: "nil", v: null, free };
   }
   switch (typeof raw) {
-    case 'string':
-      if (parent.of === 'struct' && BYTES_FIELDS.has(parent.key)) return { kind: 'slice', v: [...Buffer.from(raw, 'base64')], free: false, bytes: true };
-      return { kind: 'string', v: raw, free };
-    case 'boolean':
-      return { kind: 'bool', v: raw, free };
-    case 'number':
+    case "string":
+      if (parent.of === "struct" && BYTES_FIELDS.has(parent.key)) return { kind: "slice", v: [...Buffer.from(raw, "base64")], free: false, bytes: true };
+      return { kind: "string", v: raw, free };
+    case "boolean":
+      return { kind: "bool", v: raw, free };
+    case "number":
       // Numbers in a free-form map (a task's Config) were decoded by Nomad as float64.
-      if (free || !Number.isInteger(raw)) return { kind: 'float', v: raw, free };
-      return { kind: unsigned(parent) ? 'uint' : 'int', v: raw, free };
-    case 'bigint':
-      return { kind: unsigned(parent) ? 'uint' : 'int', v: raw, free };
-    case 'object':
-      if (Array.isArray(raw)) return { kind: 'slice', v: raw, free: free || freeField };
-      if (mapField || free) return { kind: 'map', v: raw, free: free || freeField };
-      return { kind: 'struct', v: raw, free: false };
+      if (free || !Number.isInteger(raw)) return { kind: "float", v: raw, free };
+      return { kind: unsigned(parent) ? "uint" : "int", v: raw, free };
+    case "bigint":
+      return { kind: unsigned(parent) ? "uint" : "int", v: raw, free };
+    case "object":
+      if (Array.isArray(raw)) return { kind: "slice", v: raw, free: free || freeField };
+      if (mapField || free) return { kind: "map", v: raw, free: free || freeField };
+      return { kind: "struct", v: raw, free: false };
     default:
-      return { kind: 'nil', v: null, free };
+      return { kind: "nil", v: null, free };
   }
 }
 
 function unsigned(parent: Parent): boolean {
-  return parent.of === 'struct' && UNSIGNED_FIELDS.has(parent.key);
+  return parent.of === "struct" && UNSIGNED_FIELDS.has(parent.key);
 }
 
 export function rootValue(datum: unknown): GoValue {
-  return classify(datum, { of: 'root' });
+  return classify(datum, { of: "root" });
 }
 
 /** What JSON.stringify would render: `toJSON()` results (e.g. of a Date) stand for the object. */
 function jsonView(value: unknown): unknown {
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     return (value as { toJSON: () => unknown }).toJSON();
   }
   return value;
@@ -77,7 +77,7 @@ function jsonView(value: unknown): unknown {
 
 /** A key of a rendered object: present, and not `undefined` (JSON.stringify drops those). */
 export function hasOwn(o: unknown, k: string): boolean {
-  return typeof o === 'object' && o !== null && Object.hasOwn(o, k) && (o as Record<string, unknown>)[k] !== undefined;
+  return typeof o === "object" && o !== null && Object.hasOwn(o, k) && (o as Record<string, unknown>)[k] !== undefined;
 }
 
 export function ownKeys(o: unknown): string[] {

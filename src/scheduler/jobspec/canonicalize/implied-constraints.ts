@@ -19,7 +19,9 @@ export function addImpliedConstraints(tg: Obj): void {
   const list = (): Obj[] => (tg["Constraints"] as Obj[] | null) ?? [];
   const add = (constraint: Obj, leftOnly: boolean): void => {
     const found = list().some((c) =>
-      leftOnly ? c["LTarget"] === constraint["LTarget"] : c["LTarget"] === constraint["LTarget"] && c["RTarget"] === constraint["RTarget"] && c["Operand"] === constraint["Operand"],
+      leftOnly
+        ? c["LTarget"] === constraint["LTarget"]
+        : c["LTarget"] === constraint["LTarget"] && c["RTarget"] === constraint["RTarget"] && c["Operand"] === constraint["Operand"],
     );
     if (!found) tg["Constraints"] = [...list(), { ...constraint }];
   };

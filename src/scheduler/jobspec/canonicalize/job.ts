@@ -128,9 +128,7 @@ export function canonicalizeJob(apiJob: unknown, opts: { region: string; namespa
           Links: getList(ui, "Links") ? getObjList(ui, "Links").map((l) => ({ Label: getStr(l, "Label"), Url: getStr(l, "Url") })) : null,
         }
       : null,
-    VersionTag: versionTag
-      ? { Name: getStr(versionTag, "Name"), Description: getStr(versionTag, "Description"), TaggedTime: getNum(versionTag, "TaggedTime") }
-      : null,
+    VersionTag: versionTag ? { Name: getStr(versionTag, "Name"), Description: getStr(versionTag, "Description"), TaggedTime: getNum(versionTag, "TaggedTime") } : null,
   };
   for (const tg of (job["TaskGroups"] as Obj[] | null) ?? []) addImpliedConstraints(tg);
   return job;

@@ -69,9 +69,7 @@ export function services(list: unknown[] | undefined, ctx: JobContext, groupName
         TLSSkipVerify: getBool(check, "TLSSkipVerify"),
         Method: getStr(check, "Method"),
         Header: headerOut,
-        CheckRestart: restart
-          ? { Limit: getNum(restart, "Limit"), Grace: getNum(restart, "Grace", SECOND), IgnoreWarnings: getBool(restart, "IgnoreWarnings") }
-          : null,
+        CheckRestart: restart ? { Limit: getNum(restart, "Limit"), Grace: getNum(restart, "Grace", SECOND), IgnoreWarnings: getBool(restart, "IgnoreWarnings") } : null,
         GRPCService: getStr(check, "GRPCService"),
         GRPCUseTLS: getBool(check, "GRPCUseTLS"),
         // Group checks keep their own task; every check falls back to the service's task.

@@ -84,4 +84,3 @@ export function validateDisconnect(d: Obj, jobType: string): string[] {
   }
   return errs;
 }
-

@@ -48,9 +48,7 @@ function validateService(svc: Obj): string[] {
   const errs: string[] = [];
   const name = str(svc, "Name");
   if (!SERVICE_NAME.test(name.replace(ENV_REFERENCE, "ENV-VAR"))) {
-    errs.push(
-      `Service name must be valid per RFC 1123 and can contain only alphanumeric characters or dashes and must be no longer than 63 characters: ${goQuote(name)}`,
-    );
+    errs.push(`Service name must be valid per RFC 1123 and can contain only alphanumeric characters or dashes and must be no longer than 63 characters: ${goQuote(name)}`);
   }
   const addressMode = str(svc, "AddressMode");
   if (["host", "driver", "alloc"].includes(addressMode)) {
