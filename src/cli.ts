@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { FixtureError, loadFixtureFile } from "./scenario-files/load.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
-import { SERVICE_NAMES } from "./http/service.js";
+import { SERVICE_NAMES } from "./http/service-names.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
 import type { TlsFiles } from "./tls.js";
 

@@ -27,7 +27,8 @@ import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
 import { textResponse } from "./http/respond.js";
-import type { ServiceInstance, ServiceName } from "./http/service.js";
+import type { ServiceInstance } from "./http/service.js";
+import type { ServiceName } from "./http/service-names.js";
 import { createRegistryService } from "./registry/index.js";
 import { createSchedulerService } from "./scheduler/index.js";
 

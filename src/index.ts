@@ -13,7 +13,7 @@ export { formatInstant, parseInstant } from "./core/instant.js";
 export type { StateSnapshot } from "./core/snapshot.js";
 export { FixtureError, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
 export type { Fixture } from "./scenario-files/schema.js";
-export type { ServiceName } from "./http/service.js";
+export type { ServiceName } from "./http/service-names.js";
 export { replayTape, formatReport, TapeError } from "./replay.js";
 export type { ReplayReport, Divergence } from "./replay.js";
 export type { Tape, TapeEntry } from "./control/tape.js";

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeBody, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
 import { describeIssues } from "./core/validation.js";
 import { createStandin, type Standin } from "./emulator.js";
-import type { ServiceName } from "./http/service.js";
+import type { ServiceName } from "./http/service-names.js";
 
 export interface Divergence {
   /** The entry's sequence number (0: the start state, -1: the end state). */

@@ -9,7 +9,7 @@ import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
 import type { GeneratedCa, PreparedTls, TlsFiles } from "./tls.js";
-import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service.js";
+import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service-names.js";
 import { checkStateFileWritable, DEFAULT_STATE_FILE_INTERVAL_MS, loadStateFile, removeStaleTemporaries, StateFileWriter, writeStateFile } from "./state-file.js";
 
 export { writeStateFile } from "./state-file.js";

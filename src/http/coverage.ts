@@ -22,7 +22,7 @@
  * which unemulated routes were asked for and which unknown paths came in.
  * It describes the run: reset, snapshots and the state hash do not touch it.
  */
-import type { ServiceName } from "./service.js";
+import type { ServiceName } from "./service-names.js";
 
 export interface RouteEntry {
   /** The methods the product accepts here (`*`: any). One entry per operation: PUT and POST aliases share one. */

@@ -10,12 +10,7 @@ import type { ActionTable, ConditionTable } from "./actions.js";
 import type { DocumentedRoutes } from "./documented-routes.js";
 import type { Credentials } from "./redact.js";
 import type { RouteCatalog } from "./coverage.js";
-
-export type ServiceName = "scheduler" | "registry" | "echo";
-
-export const SERVICE_NAMES: readonly ServiceName[] = ["scheduler", "registry", "echo"];
-
-export const DEFAULT_PORTS: Record<ServiceName, number> = { scheduler: 4646, registry: 8500, echo: 8080 };
+import type { ServiceName } from "./service-names.js";
 
 export interface ServiceInstance<Section> {
   readonly name: ServiceName;

@@ -10,7 +10,6 @@ import type { ServiceContext } from "../core/context.js";
 import { formatInstant } from "../core/instant.js";
 import type { Table } from "../core/store.js";
 import { omitEmpty } from "./encode.js";
-import { networksOf } from "./network.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";
 
 export const TABLES = {
@@ -421,28 +420,6 @@ export function nodeStub(n: NodeRow): Json {
     LastDrain: null,
     CreateIndex: n.CreateIndex,
     ModifyIndex: n.ModifyIndex,
-  };
-}
-
-export function nodeView(n: NodeRow): Json {
-  const { CpuShares, MemoryMB, StatusUpdatedAt, NodeNetworks: _nn, TaskNetworks: _tn, MinDynamicPort: _min, MaxDynamicPort: _max, ReservedHostPorts: _rhp, ...rest } = n;
-  const networks = networksOf(n);
-  return {
-    ...rest,
-    SecretID: "",
-    NodeResources: {
-      Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null },
-      Memory: { MemoryMB },
-      Disk: { DiskMB: 100000 },
-      Networks: networks.TaskNetworks,
-      NodeNetworks: networks.NodeNetworks,
-      Devices: null,
-      MinDynamicPort: networks.MinDynamicPort,
-      MaxDynamicPort: networks.MaxDynamicPort,
-    },
-    ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: networks.ReservedHostPorts } },
-    Resources: { CPU: CpuShares, MemoryMB, DiskMB: 100000 },
-    StatusUpdatedAt: Math.floor(StatusUpdatedAt / 1000),
   };
 }
 

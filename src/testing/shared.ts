@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import type { FiredTimer } from "../core/clock.js";
 import type { Standin } from "../emulator.js";
 import type { FixtureSource } from "../emulator.js";
-import type { ServiceName } from "../http/service.js";
+import type { ServiceName } from "../http/service-names.js";
 import { startStandin, type RunningStandin, type StartStandinOptions } from "../server.js";
 
 export interface UseStandinOptions {

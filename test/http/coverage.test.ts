@@ -9,7 +9,7 @@ import { createStandin, type Standin } from "../../src/emulator.js";
 import { ECHO_ROUTES, unemulatedEchoResponse } from "../../src/echo/route-catalog.js";
 import { OPERATIONS } from "../../src/echo/schemes.js";
 import { CoverageTracker, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type CoverageReport, type RouteCatalog, type RouteEntry } from "../../src/http/coverage.js";
-import type { ServiceName } from "../../src/http/service.js";
+import type { ServiceName } from "../../src/http/service-names.js";
 import { REGISTRY_ROUTES } from "../../src/registry/route-catalog.js";
 import { SCHEDULER_ROUTES } from "../../src/scheduler/route-catalog.js";
 import { call as callApp, type Answer } from "../support/call.js";

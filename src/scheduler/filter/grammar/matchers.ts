@@ -1,18 +1,29 @@
 /**
- * Grammar nodes compiled once to closures that run against a {@link PegParser}: sequence, choice,
+ * Grammar nodes compiled once to closures that run against a {@link ParserState} (the parser): sequence, choice,
  * repetition, lookahead (`&`/`!`, which flip the parser's "inverted" flag as pigeon does for its
  * expected-list bookkeeping), rule references and actions. The closures are cached per node and
  * shared by every parse.
  */
-import type { PNode, PRule } from "./peg.js";
-import type { PegParser } from "./parser.js";
+import type { ActionFn, PNode, PRule } from "./peg.js";
 import { RULES } from "./rules.js";
 
 export const FAIL: unique symbol = Symbol("fail");
 export type PResult = unknown | typeof FAIL;
 
 /** A grammar node compiled to a closure (small stack frames keep deep nesting affordable). */
-export type Matcher = (p: PegParser) => PResult;
+/** What a compiled grammar node asks of the parser running it (parser.ts's ParserState). */
+export interface ParserState {
+  pos: number;
+  invert: boolean;
+  parseRule(r: PRule): PResult;
+  matchLit(cps: number[], want: string): PResult;
+  matchClass(val: string, test: (cp: number) => boolean): PResult;
+  matchAny(): PResult;
+  failWith(msg: string): PResult;
+  runAction(fn: ActionFn, v: unknown, start: number): PResult;
+}
+
+export type Matcher = (p: ParserState) => PResult;
 
 const COMPILED = new Map<PNode, Matcher>();
 

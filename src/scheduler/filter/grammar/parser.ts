@@ -12,7 +12,7 @@
  */
 import type { Expr } from "../ast.js";
 import { FilterParseError } from "../errors.js";
-import { compileNode, FAIL, type Matcher, type PResult } from "./matchers.js";
+import { compileNode, FAIL, type Matcher, type ParserState, type PResult } from "./matchers.js";
 import type { ActionFn, PRule } from "./peg.js";
 import { RULES } from "./rules.js";
 
@@ -29,7 +29,7 @@ interface Position {
 
 const RULE_MATCHERS = new Map<PRule, Matcher>();
 
-export class PegParser {
+export class PegParser implements ParserState {
   pos = 0;
   invert = false;
   private readonly input: string;

@@ -1,0 +1,30 @@
+/**
+ * A node as Nomad's API shows it (`GET /v1/node/:id`, node events): the
+ * stored row with its resources and networks laid out as structs.Node.
+ * Apart from model.ts because the networks come from network.ts, which
+ * reads the model's rows.
+ */
+import type { Json, NodeRow } from "./model.js";
+import { networksOf } from "./network.js";
+
+export function nodeView(n: NodeRow): Json {
+  const { CpuShares, MemoryMB, StatusUpdatedAt, NodeNetworks: _nn, TaskNetworks: _tn, MinDynamicPort: _min, MaxDynamicPort: _max, ReservedHostPorts: _rhp, ...rest } = n;
+  const networks = networksOf(n);
+  return {
+    ...rest,
+    SecretID: "",
+    NodeResources: {
+      Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null },
+      Memory: { MemoryMB },
+      Disk: { DiskMB: 100000 },
+      Networks: networks.TaskNetworks,
+      NodeNetworks: networks.NodeNetworks,
+      Devices: null,
+      MinDynamicPort: networks.MinDynamicPort,
+      MaxDynamicPort: networks.MaxDynamicPort,
+    },
+    ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: networks.ReservedHostPorts } },
+    Resources: { CPU: CpuShares, MemoryMB, DiskMB: 100000 },
+    StatusUpdatedAt: Math.floor(StatusUpdatedAt / 1000),
+  };
+}
