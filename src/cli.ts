@@ -13,15 +13,18 @@ import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
 import type { TlsFiles } from "./tls.js";
+import { BackgroundFiles } from "./cli/background-files.js";
+import { CliFailure, oneLine } from "./cli/failure.js";
+import { send } from "./cli/send.js";
+import { stopStandin } from "./cli/stop.js";
+import { waitReady } from "./cli/wait-ready.js";
+import { parseTimeout } from "./cli/wall-wait.js";
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
 const DEFAULT_URL = "http://127.0.0.1:4646";
 const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** A clean one-line failure: printed without a stack trace, exit code 1. */
-class CliFailure extends Error {}
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -61,7 +64,30 @@ export function buildProgram(): Command {
     .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default 16m)", byteSize)
     .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default 64m)", byteSize)
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
+    .option("--ready-file <file>", "once every port listens, write the URLs and the pid here as JSON (atomically); removed on exit")
+    .option("--pid-file <file>", "once every port listens, write the pid here; removed on exit")
     .action(startCommand);
+
+  program
+    .command("wait-ready")
+    .description("wait until a standin answers GET /_standin/ready with 200; exit 1 at the timeout")
+    .option("--url <url>", "any service URL of the emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
+    .option("--ready-file <file>", "wait for this file (start --ready-file) to appear, then for the URL in it (instead of --url)")
+    .addOption(new Option("--timeout <duration>", "give up after this long (Go duration)").argParser(parseTimeout).default(parseTimeout("30s"), "30s"))
+    .option("--ca <file>", "trust this CA certificate for an https URL (or STANDIN_CA; with --ready-file, the file's CA by default)", process.env.STANDIN_CA)
+    .action(async (opts: Parameters<typeof waitReady>[0]) => {
+      process.stdout.write(`standin ready at ${await waitReady(opts)}\n`);
+    });
+
+  program
+    .command("stop")
+    .description("stop a standin started in the background: SIGTERM to its pid, then wait until it is gone")
+    .option("--pid-file <file>", "the pid file of start --pid-file")
+    .option("--ready-file <file>", "or the ready file of start --ready-file (it holds the pid)")
+    .addOption(new Option("--timeout <duration>", "give up after this long (Go duration)").argParser(parseTimeout).default(parseTimeout("10s"), "10s"))
+    .action(async (opts: Parameters<typeof stopStandin>[0]) => {
+      process.stdout.write(`${await stopStandin(opts)}\n`);
+    });
 
   const client = (name: string, description: string) =>
     program
@@ -192,6 +218,8 @@ interface StartOptions {
   journalBytes?: number;
   controlBodyLimit?: number;
   logLevel: LogLevel;
+  readyFile?: string;
+  pidFile?: string;
 }
 
 async function startCommand(opts: StartOptions): Promise<void> {
@@ -228,8 +256,13 @@ async function startCommand(opts: StartOptions): Promise<void> {
     throw new CliFailure(`standin: cannot start: ${(error as Error).message}`);
   }
 
+  const files = new BackgroundFiles({ readyFile: opts.readyFile, pidFile: opts.pidFile });
+  // Every way out passes here (process.exit below, a failure in main), so the files never outlive the process but for a SIGKILL.
+  process.on("exit", () => files.removeAll());
+
   const shutdown = async (signal: string) => {
     log("info", `standin: ${signal}, shutting down`);
+    files.removeReadyFile();
     try {
       await running.close();
       if (opts.stateFile) log("info", `standin: state written to ${opts.stateFile}`);
@@ -250,7 +283,13 @@ async function startCommand(opts: StartOptions): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  // The banner last: a supervisor that signals as soon as it reads the URLs finds the handlers in place.
+  // The files and the banner last: a supervisor that signals as soon as it reads the URLs finds the handlers in place.
+  try {
+    await files.write({ pid: process.pid, ...running.urls, ...(running.ca && { ca: running.ca.path }) });
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
   const emu = running.emulator;
   const clock = emu.clock.status();
   log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
@@ -313,40 +352,6 @@ async function control(opts: ClientOptions, method: string, path: string, body?:
     throw new CliFailure(`standin: ${method} ${url.pathname} failed (${response.status}): ${message}`);
   }
   return parsed;
-}
-
-/**
- * One request: fetch, or with a CA file node:https trusting it (Node's fetch
- * takes no CA; NODE_EXTRA_CA_CERTS works too, but only from the start).
- */
-async function send(
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  caFile: string | undefined,
-): Promise<{ ok: boolean; status: number; text: string }> {
-  if (!caFile || url.protocol !== "https:") {
-    const response = await fetch(url, { method, headers, body });
-    return { ok: response.ok, status: response.status, text: await response.text() };
-  }
-  let ca: string;
-  try {
-    ca = readFileSync(caFile, "utf8");
-  } catch (error) {
-    throw new CliFailure(`standin: cannot read --ca ${caFile}: ${(error as Error).message}`);
-  }
-  const { request } = await import("node:https");
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, ca }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ ok: res.statusCode! >= 200 && res.statusCode! < 300, status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
 function print(value: unknown): void {
@@ -413,11 +418,6 @@ function parseClaim(pair: string): [string, unknown] {
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-}
-
-/** A failure stays on one line: control characters (a garbage state file's bytes quoted in a parse error) are escaped, never sent to the terminal. */
-function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
