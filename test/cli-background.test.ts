@@ -139,6 +139,28 @@ describe("standin wait-ready", () => {
     GENEROUS_MS,
   );
 
+  it(
+    "waits past a ready file a killed standin left behind, for the one the new standin writes over it",
+    async () => {
+      const dir = freshDir();
+      const readyFile = join(dir, "standin.json");
+      const deadUrl = `http://127.0.0.1:${await unusedPort()}`;
+      writeFileSync(readyFile, JSON.stringify({ pid: await pidOfAnEndedProcess(), scheduler: deadUrl, registry: deadUrl, echo: deadUrl, control: `${deadUrl}/_standin` }));
+      // wait-ready first, so it finds the stale file before the new standin replaces it.
+      const waiting = runCli(["wait-ready", "--ready-file", readyFile, "--timeout", "60s"]);
+      const standin = startInBackground(["--ready-file", readyFile]);
+      const waited = await waiting;
+      expect(waited.stderr).toBe("");
+      expect(waited.code).toBe(0);
+      const ready = JSON.parse(readFileSync(readyFile, "utf8")) as { pid: number; scheduler: string };
+      expect(ready.pid).toBe(standin.child.pid);
+      expect(waited.stdout).toBe(`standin ready at ${ready.scheduler}\n`);
+      expect((await runCli(["stop", "--ready-file", readyFile])).code).toBe(0);
+      expect(await standin.exited).toBe(0);
+    },
+    GENEROUS_MS,
+  );
+
   it("refuses a timeout that is not a Go duration", async () => {
     const res = await runCli(["wait-ready", "--timeout", "30"]);
     expect(res.code).toBe(1);

@@ -21,10 +21,11 @@ export async function waitReady(opts: WaitReadyOptions): Promise<string> {
   let target: { url: string; ca: string | undefined } | undefined = opts.readyFile ? undefined : { url: opts.url, ca: opts.ca };
   let lastSeen = "";
   for (;;) {
-    if (!target && opts.readyFile) {
+    if (opts.readyFile) {
+      // Read again at every look: a file a killed standin left behind is replaced when the new one is ready.
       const ready = await readReadyFile(opts.readyFile);
       // The ready file's CA (start --tls) serves unless one was given.
-      if (ready) target = { url: ready.scheduler, ca: opts.ca ?? ready.ca };
+      target = ready && { url: ready.scheduler, ca: opts.ca ?? ready.ca };
     }
     if (target) {
       const url = readyUrl(target.url);
