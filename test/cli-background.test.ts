@@ -115,6 +115,16 @@ describe("standin start --ready-file --pid-file, wait-ready, stop", () => {
   );
 });
 
+describe("standin start --ready-file that cannot be written", () => {
+  it("exits 1 with one line and leaves no process listening", async () => {
+    const readyFile = join(freshDir(), "missing-dir", "standin.json");
+    const res = await runCli(["start", ...FREE_PORTS, "--ready-file", readyFile]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toMatch(new RegExp(`^standin: cannot write --ready-file ${readyFile.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: ENOENT: [^\\n]*\\n$`));
+  });
+});
+
 describe("standin wait-ready", () => {
   it(
     "exits 1 with one line when nothing answers at the URL by the timeout",
