@@ -19,7 +19,8 @@ export interface WaitReadyOptions {
 export async function waitReady(opts: WaitReadyOptions): Promise<string> {
   const deadline = new Deadline(opts.timeout.ms);
   let target: { url: string; ca: string | undefined } | undefined = opts.readyFile ? undefined : { url: opts.url, ca: opts.ca };
-  let lastSeen = "";
+  // What the last look that got an outcome saw: a look cut short by the deadline saw nothing worth reporting.
+  let lastSeen = "no answer";
   for (;;) {
     if (opts.readyFile) {
       // Read again at every look: a file a killed standin left behind is replaced when the new one is ready.
@@ -29,8 +30,9 @@ export async function waitReady(opts: WaitReadyOptions): Promise<string> {
     }
     if (target) {
       const url = readyUrl(target.url);
-      lastSeen = await probe(url, target.ca, deadline);
-      if (lastSeen === "") return target.url;
+      const seen = await probe(url, target.ca, deadline);
+      if (seen === READY) return target.url;
+      if (seen !== CUT_SHORT) lastSeen = seen;
       if (deadline.passed()) throw new CliFailure(`standin wait-ready: ${url} not ready within ${opts.timeout.text} (last: ${lastSeen})`);
     } else if (deadline.passed()) {
       throw new CliFailure(`standin wait-ready: ready file ${opts.readyFile} did not appear within ${opts.timeout.text}`);
@@ -47,14 +49,23 @@ function readyUrl(base: string): URL {
   }
 }
 
-/** One look: "" when ready, otherwise what it saw (a status or the connection error), for the message at the end. */
-async function probe(url: URL, ca: string | undefined, deadline: Deadline): Promise<string> {
+/** The least time a look is given, even when the deadline is nearer. */
+const LOOK_FLOOR_MS = 1000;
+
+const READY = Symbol("ready");
+const CUT_SHORT = Symbol("cut short by the deadline");
+
+/** One look: READY, or what it saw (a status or the connection error) for the message at the end, or CUT_SHORT. */
+async function probe(url: URL, ca: string | undefined, deadline: Deadline): Promise<string | typeof READY | typeof CUT_SHORT> {
+  // A server that accepts and never answers must not hold the command much past the deadline; the floor
+  // gives the last look (and the only one, with --timeout 0s) time to get an answer.
+  const signal = AbortSignal.timeout(Math.max(deadline.remaining(), LOOK_FLOOR_MS));
   try {
-    // A server that accepts and never answers must not outlast the deadline.
-    const response = await send(url, "GET", {}, undefined, ca, AbortSignal.timeout(Math.max(deadline.remaining(), 1)));
-    return response.status === 200 ? "" : `HTTP ${response.status}`;
+    const response = await send(url, "GET", {}, undefined, ca, signal);
+    return response.status === 200 ? READY : `HTTP ${response.status}`;
   } catch (error) {
     if (error instanceof CliFailure) throw error;
+    if (signal.aborted) return CUT_SHORT;
     return ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
   }
 }
