@@ -82,7 +82,7 @@ describe("standin start --ready-file --pid-file, wait-ready, stop", () => {
       expect(clock.status).toBe(200);
       expect(await clock.json()).toMatchObject({ now: "2026-01-01T00:00:00Z", mode: "manual" });
 
-      const stopped = await runCli(["stop", "--pid-file", pidFile]);
+      const stopped = await runCli(["stop", "--pid-file", pidFile, "--timeout", "60s"]);
       expect(stopped).toEqual({ code: 0, stdout: `standin stopped (pid ${standin.child.pid})\n`, stderr: "" });
       expect(await standin.exited).toBe(0);
       expect(standin.stderr()).toBe("");
@@ -103,7 +103,7 @@ describe("standin start --ready-file --pid-file, wait-ready, stop", () => {
       const { control } = JSON.parse(readFileSync(readyFile, "utf8")) as { control: string };
       expect((await fetch(`${control}/clock/advance`, { method: "POST", body: JSON.stringify({ by: "90s" }) })).status).toBe(200);
 
-      const stopped = await runCli(["stop", "--ready-file", readyFile]);
+      const stopped = await runCli(["stop", "--ready-file", readyFile, "--timeout", "60s"]);
       expect(stopped.code).toBe(0);
       expect(stopped.stdout).toBe(`standin stopped (pid ${standin.child.pid})\n`);
       expect(await standin.exited).toBe(0);
@@ -167,7 +167,7 @@ describe("standin wait-ready", () => {
       const ready = JSON.parse(readFileSync(readyFile, "utf8")) as { pid: number; scheduler: string };
       expect(ready.pid).toBe(standin.child.pid);
       expect(waited.stdout).toBe(`standin ready at ${ready.scheduler}\n`);
-      expect((await runCli(["stop", "--ready-file", readyFile])).code).toBe(0);
+      expect((await runCli(["stop", "--ready-file", readyFile, "--timeout", "60s"])).code).toBe(0);
       expect(await standin.exited).toBe(0);
     },
     GENEROUS_MS,
