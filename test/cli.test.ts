@@ -124,7 +124,11 @@ describe("client commands", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   // One emulator for these tests (they test the client commands, not start), reset before each.
   const emulator = sharedCli();
   const url = () => ["--url", emulator().urls.echo!];
-  const advanceBy = (by: string) => json(`${emulator().urls.control}/clock/advance`, { method: "POST", body: JSON.stringify({ by }) });
+  // Moves the clock through the control API, so that a test has a state to change back.
+  const advanceBy = async (by: string) => {
+    const res = await json(`${emulator().urls.control}/clock/advance`, { method: "POST", body: JSON.stringify({ by }) });
+    expect(res.status).toBe(200);
+  };
   beforeEach(() => resetCli(emulator()), CLI_TEST_TIMEOUT_MS);
 
   it("clock prints the virtual clock", async () => {
