@@ -1,15 +1,18 @@
 /**
  * The CLI as users run it: the built `bin/standin` in a child process
  * (`npm test` builds first). Every server is started on ports 0 so tests
- * never collide with each other or with a standin already running.
+ * never collide with each other or with a standin already running. Tests of
+ * `start` itself (flags, banner, exit codes, signals) start their own process;
+ * the client commands share one per describe block. Nothing here depends on
+ * the machine's speed: the bound is CLI_TEST_TIMEOUT_MS, far above a normal run.
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { runCli, startCli, type StartedCli } from "./support/cli.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, resetCli, runCli, sharedCli, startCli, type StartedCli } from "./support/cli.js";
 
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), "standin-cli-"));
@@ -33,7 +36,7 @@ function occupyPort(): Promise<{ server: Server; port: number }> {
   });
 }
 
-describe("standin start", () => {
+describe("standin start", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("serves /_standin/ready on all three ports, prints the URLs, and stops cleanly on SIGINT", async () => {
     const s = await start();
     expect(s.stdout()).toMatch(/^standin ready \(seed 1, clock manual at 2026-01-01T00:00:00Z\)$/m);
@@ -117,49 +120,72 @@ describe("standin start", () => {
   });
 });
 
-describe("client commands", () => {
-  it("clock, advance, reset, token and snapshot save/load talk to a running emulator", async () => {
-    const s = await start();
-    const url = ["--url", s.urls.echo];
+describe("client commands", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  // One emulator for these tests (they test the client commands, not start), reset before each.
+  const emulator = sharedCli();
+  const url = () => ["--url", emulator().urls.echo!];
+  // Moves the clock through the control API, so that a test has a state to change back.
+  const advanceBy = async (by: string) => {
+    const res = await json(`${emulator().urls.control}/clock/advance`, { method: "POST", body: JSON.stringify({ by }) });
+    expect(res.status).toBe(200);
+  };
+  beforeEach(() => resetCli(emulator()), CLI_TEST_TIMEOUT_MS);
 
-    const clock = await cli(["clock", ...url]);
+  it("clock prints the virtual clock", async () => {
+    const clock = await cli(["clock", ...url()]);
     expect(clock.code).toBe(0);
     expect(JSON.parse(clock.stdout)).toMatchObject({ now: "2026-01-01T00:00:00Z", mode: "manual" });
+  });
 
-    const snapshotFile = join(dir, "snap.json");
-    expect((await cli(["snapshot", "save", snapshotFile, ...url])).code).toBe(0);
-
-    const advance = await cli(["advance", "1h30m", ...url]);
+  it("advance moves the clock and says which timers fired", async () => {
+    const advance = await cli(["advance", "1h30m", ...url()]);
     expect(advance).toMatchObject({ code: 0, stdout: "now 2026-01-01T01:30:00Z\n  (no timers fired)\n" });
+  });
 
-    const token = await cli(["token", "provider_jwt", "--claim", "email=a@b.test", "--claim", "n=5", "--expires-in", "10m", ...url]);
+  it("token signs a JWT at the virtual now with the claims and expiry given", async () => {
+    await advanceBy("1h30m");
+    const token = await cli(["token", "provider_jwt", "--claim", "email=a@b.test", "--claim", "n=5", "--expires-in", "10m", ...url()]);
     expect(token.code).toBe(0);
     const payload = JSON.parse(Buffer.from(token.stdout.trim().split(".")[1]!, "base64url").toString());
     expect(payload).toMatchObject({ email: "a@b.test", n: 5, iat: Date.parse("2026-01-01T01:30:00Z") / 1000 });
     expect(payload.exp - payload.iat).toBe(600);
+  });
 
-    const load = await cli(["snapshot", "load", snapshotFile, ...url]);
+  it("snapshot save and load bring a saved state back", async () => {
+    const snapshotFile = join(dir, "snap.json");
+    expect((await cli(["snapshot", "save", snapshotFile, ...url()])).code).toBe(0);
+    await advanceBy("1h30m");
+    const load = await cli(["snapshot", "load", snapshotFile, ...url()]);
     expect(load.code).toBe(0);
     expect(JSON.parse(load.stdout)).toMatchObject({ restored: true, now: "2026-01-01T00:00:00Z" });
+  });
 
-    await cli(["advance", "5m", ...url]);
-    const reset = await cli(["reset", ...url]);
+  it("reset returns the emulator to its start state", async () => {
+    await advanceBy("5m");
+    const reset = await cli(["reset", ...url()]);
     expect(JSON.parse(reset.stdout)).toMatchObject({ reset: true, now: "2026-01-01T00:00:00Z" });
+  });
 
-    const bad = await cli(["advance", "soon", ...url]);
+  it("a refused request fails in one line naming it", async () => {
+    const bad = await cli(["advance", "soon", ...url()]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe('standin: POST /_standin/clock/advance failed (400): time: invalid duration "soon"\n');
   });
+});
 
-  it("with --control-token, clients need the token", async () => {
-    const s = await start(["--control-token", "t0ken"]);
-    const without = await cli(["clock", "--url", s.urls.scheduler]);
+describe("client commands with --control-token", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  const emulator = sharedCli(["--control-token", "t0ken"]);
+
+  it("clients need the token", async () => {
+    const without = await cli(["clock", "--url", emulator().urls.scheduler!]);
     expect(without.code).toBe(1);
     expect(without.stderr).toContain("(401)");
-    const withToken = await cli(["clock", "--url", s.urls.scheduler, "--control-token", "t0ken"]);
+    const withToken = await cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "t0ken"]);
     expect(withToken.code).toBe(0);
   });
+});
 
+describe("client commands without an emulator", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("says clearly when nothing is listening", async () => {
     const { server, port } = await occupyPort();
     server.close();
@@ -169,7 +195,7 @@ describe("client commands", () => {
   });
 });
 
-describe("standin fixtures check", () => {
+describe("standin fixtures check", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("prints ok for valid files and readable errors (exit 1) for invalid ones", async () => {
     const good = join(dir, "good.json");
     const bad = join(dir, "bad-check.json");

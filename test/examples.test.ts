@@ -13,6 +13,15 @@ import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
+/**
+ * Each example is a whole test run in a child process (a vitest or node start,
+ * module loading, an emulator): seconds normally, far more on a busy machine.
+ * The child is stopped a little before the test's own limit so a hang reports
+ * its output; neither bound is a claim about speed.
+ */
+const TEST_TIMEOUT_MS = 180_000;
+const CHILD_RUN_LIMIT_MS = 170_000;
+
 interface Outcome {
   code: number;
   output: string;
@@ -30,7 +39,7 @@ function childEnv(): NodeJS.ProcessEnv {
 
 function run(command: string, args: string[]): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: root, env: childEnv(), timeout: 55_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd: root, env: childEnv(), timeout: CHILD_RUN_LIMIT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}\n${stderr}` });
     });
@@ -38,14 +47,14 @@ function run(command: string, args: string[]): Promise<Outcome> {
 }
 
 describe("examples", () => {
-  it("examples/vitest passes under vitest (setupFiles: standin/vitest/setup)", { timeout: 60_000 }, async () => {
+  it("examples/vitest passes under vitest (setupFiles: standin/vitest/setup)", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { code, output } = await run(join(root, "node_modules/.bin/vitest"), ["run", "--root", "examples/vitest"]);
     expect(code, output).toBe(0);
     expect(output).toMatch(/Test Files\s+2 passed \(2\)/);
     expect(output).toMatch(/Tests\s+4 passed \(4\)/);
   });
 
-  it("examples/node-test passes under node --test (standin/node-test)", { timeout: 60_000 }, async () => {
+  it("examples/node-test passes under node --test (standin/node-test)", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dir = "examples/node-test";
     const files = readdirSync(join(root, dir))
       .filter((name) => name.endsWith(".test.mjs"))

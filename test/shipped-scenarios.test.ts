@@ -6,13 +6,14 @@
  * leader election also runs as users run it: `standin start --clock auto`
  * in a child process with a python3-consul client loop (test/leader-election.py).
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { replayTape } from "../src/replay.js";
 import { createStandin, type Standin } from "../src/emulator.js";
 import { PYTHON, PYTHON_SKIP_NOTE, pythonConsul, warnIfNoPythonConsul } from "./support/python-consul.js";
+import { CLI_TEST_TIMEOUT_MS, startCli } from "./support/cli.js";
 
 type Json = Record<string, any>;
 
@@ -307,7 +308,6 @@ describe("scenario: token-expiry", () => {
 // ---------------------------------------------------------------------------
 
 const PY_CLIENT = join(process.cwd(), "test/leader-election.py");
-const BIN = join(process.cwd(), "bin/standin");
 const SKIP_NOTE = PYTHON_SKIP_NOTE;
 warnIfNoPythonConsul("scenarios: the python3-consul leader-election test");
 
@@ -317,37 +317,12 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** `standin start` on free ports; resolves with the URLs from its banner. */
-function startCli(args: string[]): Promise<{ child: ChildProcess; urls: Record<string, string>; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  let out = "";
-  let err = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 5 s; stdout: ${out}; stderr: ${err}`)), 5_000);
-    child.stderr!.on("data", (d) => (err += d));
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const urls = Object.fromEntries([...out.matchAll(/^ {2}(scheduler|registry|echo|control) +(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-      if (Object.keys(urls).length === 4) {
-        clearTimeout(timer);
-        resolve({ child, urls, exited });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`standin exited ${code} before ready; stderr: ${err}`));
-    });
-  });
-}
-
-describe("scenario: leader-election-failover from `standin start` with a python3-consul client", () => {
+describe("scenario: leader-election-failover from `standin start` with a python3-consul client", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it.skipIf(!pythonConsul)(
     `standin start --fixture fixtures/leader-election-failover.json --clock auto; test/leader-election.py on node-b becomes leader after the failover${SKIP_NOTE}`,
     async () => {
-      const { child, urls, exited } = await startCli(["--fixture", "fixtures/leader-election-failover.json", "--clock", "auto"]);
-      const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, urls.registry!, "node-b", LEADER_KEY], { timeout: 8_000 });
+      const { child, urls, exited } = await startCli(["--fixture", "fixtures/leader-election-failover.json", "--clock", "auto"], children);
+      const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, urls.registry!, "node-b", LEADER_KEY], { timeout: 90_000 });
       const result = JSON.parse(stdout.trim()) as Json;
       expect(result).toMatchObject({ leader: "node-b", key: LEADER_KEY, value: "node-b", lockIndex: 2 });
       expect(result.acquireAttempts.at(-1)).toBe(true);

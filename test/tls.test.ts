@@ -14,10 +14,10 @@ import { connect, type PeerCertificate } from "node:tls";
 import { X509CertificateGenerator, SubjectAlternativeNameExtension } from "@peculiar/x509";
 import Consul from "consul";
 import { Agent, fetch as undiciFetch } from "undici";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../src/server.js";
 import { certificateNames, TlsError } from "../src/tls.js";
-import { FREE_PORTS, runCli, startCli } from "./support/cli.js";
+import { CLI_TEST_TIMEOUT_MS, FREE_PORTS, resetCli, runCli, sharedCli, startCli } from "./support/cli.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 const dir = mkdtempSync(join(tmpdir(), "standin-tls-test-"));
@@ -225,7 +225,7 @@ describe("startStandin({ tls: { cert, key } })", () => {
   });
 });
 
-describe("standin start with TLS (the CLI)", () => {
+describe("standin start with TLS (the CLI)", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   const cli = (args: string[]) => runCli(args);
 
   it("--tls prints the CA's path and https URLs; a client trusting that file gets through; the file goes on exit", async () => {
@@ -255,21 +255,33 @@ describe("standin start with TLS (the CLI)", () => {
     expect(existsSync(join(tlsDir, "ca.pem"))).toBe(true);
   });
 
-  it("client commands reach an https emulator with --ca (or STANDIN_CA), and say why without it", async () => {
+  describe("client commands against an https emulator", () => {
+    // One emulator for these tests (they test the clients, not start), reset before each.
     const tlsDir = join(dir, "cli-client-tls");
-    const s = await startCli(["--tls-dir", tlsDir], children);
     const ca = join(tlsDir, "ca.pem");
-    const clock = await cli(["clock", "--url", s.urls.scheduler!, "--ca", ca]);
-    expect([clock.code, JSON.parse(clock.stdout).now]).toEqual([0, "2026-01-01T00:00:00Z"]);
-    const advanced = await cli(["advance", "90s", "--url", s.urls.registry!, "--ca", ca]);
-    expect([advanced.code, advanced.stdout.split("\n")[0]]).toEqual([0, "now 2026-01-01T00:01:30Z"]);
-    const viaEnv = await runCli(["clock", "--url", s.urls.echo!], { ...process.env, STANDIN_CA: ca });
-    expect(JSON.parse(viaEnv.stdout).now).toBe("2026-01-01T00:01:30Z");
-    const untrusted = await cli(["clock", "--url", s.urls.scheduler!]);
-    expect(untrusted.code).toBe(1);
-    expect(untrusted.stderr).toMatch(/^standin: cannot reach https:\/\/127\.0\.0\.1:\d+: .*(verify|certificate)/);
-    const missing = await cli(["clock", "--url", s.urls.scheduler!, "--ca", join(tlsDir, "nope.pem")]);
-    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^standin: cannot read --ca .*nope\.pem: ENOENT/)]);
+    const emulator = sharedCli(["--tls-dir", tlsDir]);
+    beforeEach(() => resetCli(emulator(), trusting(readFileSync(ca))), CLI_TEST_TIMEOUT_MS);
+
+    it("reach it with --ca (or STANDIN_CA) on every port", async () => {
+      const s = emulator();
+      const clock = await cli(["clock", "--url", s.urls.scheduler!, "--ca", ca]);
+      expect([clock.code, JSON.parse(clock.stdout).now]).toEqual([0, "2026-01-01T00:00:00Z"]);
+      const advanced = await cli(["advance", "90s", "--url", s.urls.registry!, "--ca", ca]);
+      expect([advanced.code, advanced.stdout.split("\n")[0]]).toEqual([0, "now 2026-01-01T00:01:30Z"]);
+      const viaEnv = await runCli(["clock", "--url", s.urls.echo!], { ...process.env, STANDIN_CA: ca });
+      expect(JSON.parse(viaEnv.stdout).now).toBe("2026-01-01T00:01:30Z");
+    });
+
+    it("say why they cannot connect without it", async () => {
+      const untrusted = await cli(["clock", "--url", emulator().urls.scheduler!]);
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.stderr).toMatch(/^standin: cannot reach https:\/\/127\.0\.0\.1:\d+: .*(verify|certificate)/);
+    });
+
+    it("say in one line that a --ca file cannot be read", async () => {
+      const missing = await cli(["clock", "--url", emulator().urls.scheduler!, "--ca", join(tlsDir, "nope.pem")]);
+      expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^standin: cannot read --ca .*nope\.pem: ENOENT/)]);
+    });
   });
 
   it("--tls-cert/--tls-key serve the user's certificate (no CA line)", async () => {
@@ -283,31 +295,47 @@ describe("standin start with TLS (the CLI)", () => {
     expect(await res.json()).toEqual({ message: "mine" });
   });
 
-  it("bad TLS flags and files fail in one line, exit 1, no stack trace", async () => {
-    const own = await ownCertificate();
-    const other = await ownCertificate();
-    writeFileSync(join(dir, "c.pem"), own.cert);
-    writeFileSync(join(dir, "k.pem"), own.key);
-    writeFileSync(join(dir, "other-k.pem"), other.key);
-    writeFileSync(join(dir, "garbage.pem"), "hello\n");
+  describe("bad TLS flags and files fail in one line, exit 1, no stack trace", () => {
     const missing = join(dir, "missing.pem");
-    const cases: Array<[string[], RegExp]> = [
+    beforeAll(async () => {
+      const own = await ownCertificate();
+      const other = await ownCertificate();
+      writeFileSync(join(dir, "c.pem"), own.cert);
+      writeFileSync(join(dir, "k.pem"), own.key);
+      writeFileSync(join(dir, "other-k.pem"), other.key);
+      writeFileSync(join(dir, "garbage.pem"), "hello\n");
+    }, CLI_TEST_TIMEOUT_MS);
+    // One start per case (each is about start's own exit), each its own test with its own time bound.
+    const cases: Array<[string, string[], RegExp]> = [
       [
+        "--tls-cert of a missing file",
         ["--tls-cert", missing, "--tls-key", join(dir, "k.pem")],
         new RegExp(`^standin: cannot read --tls-cert ${missing}: ENOENT: no such file or directory, open '${missing}'\\n$`),
       ],
-      [["--tls-cert", join(dir, "c.pem"), "--tls-key", missing], /^standin: cannot read --tls-key .*missing\.pem: ENOENT[^\n]*\n$/],
-      [["--tls-cert", join(dir, "c.pem"), "--tls-key", dir], /^standin: cannot read --tls-key .*: EISDIR[^\n]*\n$/],
-      [["--tls-cert", join(dir, "c.pem")], /^standin: --tls-cert and --tls-key go together\n$/],
-      [["--tls-key", join(dir, "k.pem")], /^standin: --tls-cert and --tls-key go together\n$/],
-      [["--tls-cert", join(dir, "c.pem"), "--tls-key", join(dir, "k.pem"), "--tls-dir", dir], /^standin: --tls-dir is for a generated certificate, not with --tls-cert\n$/],
-      [["--tls-cert", join(dir, "garbage.pem"), "--tls-key", join(dir, "k.pem")], /^standin: the TLS certificate and key cannot be served: [^\n]+\n$/],
-      [["--tls-cert", join(dir, "c.pem"), "--tls-key", join(dir, "other-k.pem")], /^standin: the TLS certificate and key cannot be served: [^\n]*key values mismatch\n$/],
+      ["--tls-key of a missing file", ["--tls-cert", join(dir, "c.pem"), "--tls-key", missing], /^standin: cannot read --tls-key .*missing\.pem: ENOENT[^\n]*\n$/],
+      ["--tls-key of a directory", ["--tls-cert", join(dir, "c.pem"), "--tls-key", dir], /^standin: cannot read --tls-key .*: EISDIR[^\n]*\n$/],
+      ["--tls-cert alone", ["--tls-cert", join(dir, "c.pem")], /^standin: --tls-cert and --tls-key go together\n$/],
+      ["--tls-key alone", ["--tls-key", join(dir, "k.pem")], /^standin: --tls-cert and --tls-key go together\n$/],
+      [
+        "--tls-dir with --tls-cert",
+        ["--tls-cert", join(dir, "c.pem"), "--tls-key", join(dir, "k.pem"), "--tls-dir", dir],
+        /^standin: --tls-dir is for a generated certificate, not with --tls-cert\n$/,
+      ],
+      [
+        "a --tls-cert that is no PEM",
+        ["--tls-cert", join(dir, "garbage.pem"), "--tls-key", join(dir, "k.pem")],
+        /^standin: the TLS certificate and key cannot be served: [^\n]+\n$/,
+      ],
+      [
+        "a key that does not match the certificate",
+        ["--tls-cert", join(dir, "c.pem"), "--tls-key", join(dir, "other-k.pem")],
+        /^standin: the TLS certificate and key cannot be served: [^\n]*key values mismatch\n$/,
+      ],
     ];
-    for (const [args, stderr] of cases) {
+    it.each(cases)("%s", async (_name, args, stderr) => {
       const res = await cli(["start", ...FREE_PORTS, ...args]);
       expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code: 1, stdout: "" });
       expect(res.stderr).toMatch(stderr);
-    }
+    });
   });
 });

@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { replayTape, formatReport } from "../../src/replay.js";
+import { CLI_TEST_TIMEOUT_MS } from "../support/cli.js";
 
 type Json = Record<string, any>;
 
@@ -159,7 +160,7 @@ describe("the tape", () => {
     await expect(replayTape(tape)).rejects.toThrow(/realtime/);
   });
 
-  it("`standin replay <tape>` prints the outcome and exits 1 on divergence", async () => {
+  it("`standin replay <tape>` prints the outcome and exits 1 on divergence", { timeout: CLI_TEST_TIMEOUT_MS }, async () => {
     const emu = await createStandin();
     await scriptedRun(emu);
     const tape = await tapeOf(emu);

@@ -4,7 +4,8 @@
  * acknowledged, the state file on disk is always whole JSON (written beside
  * and renamed over, behind while running too), SIGKILL leaves a whole file
  * that keeps what was there before, and a corrupt state
- * file stops `start` with one clean line naming the file.
+ * file stops `start` with one clean line naming the file. Every test starts
+ * processes, so each has CLI_TEST_TIMEOUT_MS; the waits are on conditions.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { watchStateFile } from "../support/state-file.js";
-import { BIN, FREE_PORTS, startCli, type StartedCli } from "../support/cli.js";
+import { BIN, CLI_TEST_TIMEOUT_MS, FREE_PORTS, startCli, type StartedCli } from "../support/cli.js";
 import { smallJob } from "../support/jobs.js";
 
 const PORTS = FREE_PORTS;
@@ -90,7 +91,7 @@ async function presentAfterRestart(s: StartedCli, acked: { jobs: string[]; kv: M
   };
 }
 
-describe("SIGTERM under load", () => {
+describe("SIGTERM under load", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("keeps every acknowledged write, the state file is never torn, and SIGKILL leaves a whole one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-faults-"));
     const stateFile = join(dir, "state.json");
@@ -140,7 +141,7 @@ describe("SIGTERM under load", () => {
   });
 });
 
-describe("a signal right after the banner", () => {
+describe("a signal right after the banner", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("a signal the moment the first banner line is read, and again on every later line, still ends in a clean exit with the state file written (regression)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-early-"));
     const outcomes = await Promise.all(
@@ -168,7 +169,7 @@ describe("a signal right after the banner", () => {
   });
 });
 
-describe("a corrupt state file", () => {
+describe("a corrupt state file", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("makes start exit 1 with one line naming the file (no stack trace, no raw bytes) and leaves the file alone", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-corrupt-"));
     // A real state file to cut short.
@@ -211,7 +212,7 @@ describe("a corrupt state file", () => {
   });
 });
 
-describe("a state file that cannot be written", () => {
+describe("a state file that cannot be written", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("makes start exit 1 with one line before any port is bound: a missing directory, a directory, a read-only directory", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-unwritable-"));
     const asDirectory = join(dir, "state-dir");

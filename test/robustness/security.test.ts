@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
-import { startCli, type StartedCli } from "../support/cli.js";
+import { CLI_TEST_TIMEOUT_MS, startCli, type StartedCli } from "../support/cli.js";
 
 type Json = Record<string, any>;
 
@@ -68,7 +68,7 @@ const externalAddresses = () =>
     .filter((i) => i && i.family === "IPv4" && !i.internal)
     .map((i) => i!.address);
 
-describe("default bind address", () => {
+describe("default bind address", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("the CLI without --host prints and listens on 127.0.0.1 only", async () => {
     const s = await start([]);
     for (const service of ["scheduler", "registry", "echo", "control"]) expect(s.urls[service]).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
@@ -566,7 +566,7 @@ describe("registry ACLs: a token limited to a prefix sees only that prefix", () 
 
 // ---- secrets in logs ------------------------------------------------------------------------------
 
-describe("secrets never reach the logs", () => {
+describe("secrets never reach the logs", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("with --log-level debug, no token, key, JWT or control token sent to any port appears in stdout or stderr", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-secrets-"));
     const CONTROL = "ctl-secret-0d1e2f3a4b5c";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { kvOnDisk, watchStateFile } from "../support/state-file.js";
-import { startCli, type StartedCli } from "../support/cli.js";
+import { CLI_TEST_TIMEOUT_MS, startCli, type StartedCli } from "../support/cli.js";
 
 const children: ChildProcess[] = [];
 
@@ -36,7 +36,7 @@ async function writeStream(s: StartedCli, count: number, writers = 4): Promise<M
   return acked;
 }
 
-async function eventually(ready: () => boolean, what: string, limitMs = 30_000): Promise<void> {
+async function eventually(ready: () => boolean, what: string, limitMs = 60_000): Promise<void> {
   for (let waited = 0; !ready(); waited += 20) {
     if (waited > limitMs) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -45,7 +45,7 @@ async function eventually(ready: () => boolean, what: string, limitMs = 30_000):
 
 const holdsAll = (onDisk: Map<string, string> | undefined, acked: Map<string, string>) => onDisk !== undefined && [...acked].every(([key, value]) => onDisk.get(key) === value);
 
-describe("state file write-behind", () => {
+describe("state file write-behind", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("catches up with every acknowledged write, is never torn, and a SIGKILL keeps them all for the next start", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-write-behind-"));
     const stateFile = join(dir, "state.json");
