@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, FREE_PORTS, runCli } from "./support/cli.js";
+import { BIN, CLI_TEST_TIMEOUT_MS, FREE_PORTS, runCli } from "./support/cli.js";
 
 /** Child processes wait on each other here; a loaded 2-core machine may take its time. */
 const GENEROUS_MS = 60_000;
@@ -53,7 +53,7 @@ function pidOfAnEndedProcess(): Promise<number> {
   });
 }
 
-describe("standin start --ready-file --pid-file, wait-ready, stop", () => {
+describe("standin start --ready-file --pid-file, wait-ready, stop", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it(
     "writes both files once ready, serves every URL in the ready file, and stop ends it and removes them",
     async () => {
@@ -115,7 +115,7 @@ describe("standin start --ready-file --pid-file, wait-ready, stop", () => {
   );
 });
 
-describe("standin start --ready-file that cannot be written", () => {
+describe("standin start --ready-file that cannot be written", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("exits 1 with one line and leaves no process listening", async () => {
     const readyFile = join(freshDir(), "missing-dir", "standin.json");
     const res = await runCli(["start", ...FREE_PORTS, "--ready-file", readyFile]);
@@ -125,7 +125,7 @@ describe("standin start --ready-file that cannot be written", () => {
   });
 });
 
-describe("standin wait-ready", () => {
+describe("standin wait-ready", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it(
     "exits 1 with one line when nothing answers at the URL by the timeout",
     async () => {
@@ -180,7 +180,7 @@ describe("standin wait-ready", () => {
   });
 });
 
-describe("standin stop", () => {
+describe("standin stop", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("says so and exits 0 when the pid file names no running process", async () => {
     const pidFile = join(freshDir(), "standin.pid");
     const pid = await pidOfAnEndedProcess();

@@ -997,6 +997,9 @@ describe("blocking queries", () => {
     const now = Number((await get(emu, "/v1/jobs")).headers.get("x-nomad-index"));
     let answered = false;
     const parked = get(emu, `/v1/jobs?index=${now + 1000}&wait=10s`).then((r) => ((answered = true), r));
+    // Move the clock only once the query has parked (its deadline counts from then), however slow the machine.
+    for (let turn = 0; turn < 100_000 && emu.watchers.parked === 0; turn++) await new Promise((r) => setImmediate(r));
+    expect(emu.watchers.parked).toBe(1);
     emu.clock.advance("9s");
     await new Promise((r) => setImmediate(r));
     expect(answered).toBe(false);
