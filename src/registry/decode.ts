@@ -85,10 +85,13 @@ function checkType(raw: unknown, type: FieldType, field: string): unknown {
       if (!Array.isArray(raw)) throw mismatch(jsonKind(raw), "[]string");
       for (const item of raw) if (typeof item !== "string" && item !== null) throw mismatch(jsonKind(item), "string");
       return raw.map((item) => item ?? "");
-    case "map[string]string":
+    case "map[string]string": {
       if (typeof raw !== "object" || Array.isArray(raw)) throw mismatch(jsonKind(raw), "map[string]string");
-      for (const item of Object.values(raw as object)) if (typeof item !== "string") throw mismatch(jsonKind(item), "string");
-      return raw;
+      // Go stores a null element as the element type's zero value (""), without an error.
+      const entries = Object.entries(raw as Record<string, unknown>);
+      for (const [, item] of entries) if (typeof item !== "string" && item !== null) throw mismatch(jsonKind(item), "string");
+      return entries.some(([, item]) => item === null) ? Object.fromEntries(entries.map(([key, item]) => [key, item ?? ""])) : raw;
+    }
     case "object":
       if (typeof raw !== "object" || Array.isArray(raw)) throw mismatch(jsonKind(raw), "struct");
       return raw;

@@ -84,3 +84,18 @@ describe("the decoders that use them", () => {
     expect([res.status, await res.text()]).toEqual([400, "json: cannot unmarshal bool into Go value of type struct"]);
   });
 });
+
+describe("null where Go decodes into a string", () => {
+  it("a null map element is stored as the zero value, as Go's decoder does (it was refused)", async () => {
+    const emu = await createStandin();
+    const put = await emu.registry.request("/v1/catalog/register", {
+      method: "PUT",
+      body: JSON.stringify({ Node: "n9", Address: "10.0.0.9", NodeMeta: { rack: null, zone: "a" } }),
+    });
+    expect([put.status, await put.text()]).toEqual([200, "true"]);
+    const nodes = (await (await emu.registry.request("/v1/catalog/nodes")).json()) as Array<{ Node: string; Meta: Record<string, string> }>;
+    expect(nodes.find((n) => n.Node === "n9")?.Meta).toEqual({ rack: "", zone: "a" });
+    const bad = await emu.registry.request("/v1/catalog/register", { method: "PUT", body: JSON.stringify({ Node: "n9", Address: "10.0.0.9", NodeMeta: { rack: 1 } }) });
+    expect([bad.status, await bad.text()]).toEqual([400, "Request decode failed: json: cannot unmarshal number into Go struct field .NodeMeta of type string"]);
+  });
+});
