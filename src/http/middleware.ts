@@ -56,11 +56,11 @@ function hasNoBody(method: string): boolean {
  * body written at once. (Replacing `c.res` here would make Hono rebuild the
  * response around a body stream, and the body would no longer be in hand.)
  */
-export function gzip(threshold: number): MiddlewareHandler {
+function gzip(threshold: number): (c: Context, next: Next) => Promise<void> {
   const streaming = compress({ encoding: "gzip", threshold });
   return async (c, next) => {
+    // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
     if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
-      // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
       await next();
       varyAcceptEncoding(c, threshold);
       return;
@@ -296,11 +296,7 @@ export function serviceRequests(options: {
       } else body = new Uint8Array(await c.req.arrayBuffer());
       noteRequestBody(c.req.raw, body!);
     }
-    if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
-      // Nothing is compressed: only the Vary header is added, as compress would (see `gzip`).
-      await next();
-      varyAcceptEncoding(c, compressThreshold);
-    } else await zip(c, next);
+    await zip(c, next);
     journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
   };
   return (c, next) => {
