@@ -37,7 +37,7 @@ RETRY_WAIT = "5s"  # after an acquire refused on a free key (lock-delay)
 
 def virtual_now(url):
     try:
-        with urllib.request.urlopen(url.rstrip("/") + "/_standin/clock", timeout=5) as response:
+        with urllib.request.urlopen(url.rstrip("/") + "/_standin/clock", timeout=60) as response:
             return json.load(response)["now"]
     except Exception:  # the control API may need a token, or not be there
         return None

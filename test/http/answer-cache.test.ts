@@ -8,6 +8,7 @@ import { AnswerCache, answerKey, StampedMemo } from "../../src/http/answer-cache
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { startStandin } from "../../src/server.js";
 import { smallJob as job } from "../support/jobs.js";
+import { untilParked } from "../support/parked.js";
 
 type Json = Record<string, any>;
 
@@ -132,7 +133,7 @@ describe("scheduler reads answered from the cache", () => {
     await jobIds(emu); // a cached answer at this very state
     let answered = false;
     const parked = jobIds(emu, `/v1/jobs?index=${index}`).then((r) => ((answered = true), r));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilParked(emu, 1);
     expect(answered).toBe(false);
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("b") }) });
     expect((await parked).ids).toEqual(["a", "b"]);
@@ -144,7 +145,7 @@ describe("scheduler reads answered from the cache", () => {
     const parked = Array.from({ length: 50 }, () =>
       Promise.resolve(emu.scheduler.request(`/v1/jobs?index=${index}`)).then(async (r: Response) => [r.headers.get("x-nomad-index"), await r.text()]),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilParked(emu, 50);
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("b") }) });
     const answers = await Promise.all(parked);
     const expected = await emu.scheduler.request("/v1/jobs");
@@ -163,7 +164,7 @@ describe("parked list reads woken together", () => {
         ((await r.json()) as Json[]).map((j) => j.ID),
       ]),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilParked(emu, 30);
     await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: job("c") }) });
     for (const answer of await Promise.all(parked)) expect(answer).toEqual(["default.c", ["a", "b"]]);
   });
@@ -177,7 +178,7 @@ describe("parked list reads woken together", () => {
         ((await r.json()) as Json[]).map((x) => x.Name),
       ]),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilParked(emu, 30);
     expect((await emu.registry.request("/v1/session/create", { method: "PUT", body: JSON.stringify({ Node: "n1", Name: "woken" }) })).status).toBe(200);
     const answers = await Promise.all(parked);
     for (const answer of answers) expect(answer).toEqual([String(emu.index), ["woken"]]);

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { send, type SendInit, type TextAnswer } from "../support/call.js";
 import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { CLI_TEST_TIMEOUT_MS } from "../support/cli.js";
 import { PYTHON, pythonConsul } from "../support/python-consul.js";
 
 const run = promisify(execFile);
@@ -147,14 +148,18 @@ describe("through real clients", () => {
     expect(((await consul.session.info(ID)) as { NodeChecks: string[] }).NodeChecks).toEqual(["serfHealth"]);
   });
 
-  it.skipIf(!pythonConsul)("python3-consul: status.peers, agent.self, agent.members, a session on serfHealth", async () => {
-    const script = `
+  it.skipIf(!pythonConsul)(
+    "python3-consul: status.peers, agent.self, agent.members, a session on serfHealth",
+    async () => {
+      const script = `
 import json, sys, consul
 c = consul.Consul(port=int(sys.argv[1]))
 sid = c.session.create(checks=['serfHealth'])
 print(json.dumps({"peers": c.status.peers(), "node": c.agent.self()["Config"]["NodeName"], "members": [m["Name"] for m in c.agent.members()], "checks": c.session.info(sid)[1]["NodeChecks"]}))
 `;
-    const { stdout } = await run(PYTHON, ["-c", script, String(srv.ports.registry)], { timeout: 20_000 });
-    expect(JSON.parse(stdout)).toEqual({ peers: ["127.0.0.1:8300"], node: "standin", members: ["standin"], checks: ["serfHealth"] });
-  });
+      const { stdout } = await run(PYTHON, ["-c", script, String(srv.ports.registry)], { timeout: 60_000 });
+      expect(JSON.parse(stdout)).toEqual({ peers: ["127.0.0.1:8300"], node: "standin", members: ["standin"], checks: ["serfHealth"] });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

@@ -13,6 +13,8 @@ import { promisify } from "node:util";
 import Consul from "consul";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { CLI_TEST_TIMEOUT_MS } from "../support/cli.js";
+import { untilParked } from "../support/parked.js";
 import { PYTHON, PYTHON_SKIP_NOTE, pythonConsul, warnIfNoPythonConsul } from "../support/python-consul.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
@@ -63,7 +65,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** Whether the promise is still unsettled after `ms` real milliseconds. */
-async function stillPending(promise: Promise<unknown>, ms = 300): Promise<boolean> {
+async function stillPending(promise: Promise<unknown>, ms = 50): Promise<boolean> {
   const marker = Symbol("pending");
   const winner = await Promise.race([
     promise.then(
@@ -274,6 +276,8 @@ describe("npm consul 2.0.1: leader election over KV", () => {
     const ctx = Object.assign(new EventEmitter(), { includeResponse: true });
     const blocking = kvGet(b, { index, wait: "60s", ctx }) as Promise<[IncomingMessage, KVEntry]>;
     try {
+      // Parked at the server (counted by the emulator, not guessed from a sleep), and not answered.
+      await untilParked(srv.emulator, 1);
       expect(await stillPending(blocking)).toBe(true);
 
       // t=36: A's session expired at 35 (2×TTL after its last renew); behavior release frees the key.
@@ -319,6 +323,8 @@ const SKIP_NOTE = PYTHON_SKIP_NOTE;
 warnIfNoPythonConsul("registry clients: python3-consul tests");
 
 const execFileAsync = promisify(execFile);
+/** A python client run is a child process: on a busy machine it can take seconds to start; this bound catches a hang. */
+const PROCESS_WAIT_MS = 60_000;
 
 type PyResult = {
   error?: string;
@@ -335,7 +341,7 @@ type PyResult = {
 };
 
 async function py(srv: RunningStandin, command: string, ...args: string[]): Promise<PyResult> {
-  const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, srv.urls.registry, command, ...args], { timeout: 10_000 });
+  const { stdout } = await execFileAsync(PYTHON, [PY_CLIENT, srv.urls.registry, command, ...args], { timeout: PROCESS_WAIT_MS });
   return JSON.parse(stdout) as PyResult;
 }
 
@@ -345,7 +351,7 @@ async function serverIndex(srv: RunningStandin, path: string): Promise<string | 
   return response.headers.get("X-Consul-Index");
 }
 
-describe("python3-consul 0.7.1 (Debian, /usr/bin/python3): sessions and KV", () => {
+describe("python3-consul 0.7.1 (Debian, /usr/bin/python3): sessions and KV", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   let srv: RunningStandin;
   beforeEach(async () => {
     srv = await startStandin({ ports: anyPorts });

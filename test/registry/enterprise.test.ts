@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { send, type SendInit, type TextAnswer } from "../support/call.js";
 import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { untilParked } from "../support/parked.js";
 
 // ---- helpers ---------------------------------------------------------------
 
@@ -344,7 +345,7 @@ describe("registry edition: enterprise, sessions per namespace", () => {
     // A write in another namespace moves the sessions table's index, so the query answers (same content, new index).
     const listWait = req(emu, `/v1/session/list?ns=team-a&index=${index}&wait=1m`);
     const nodeWait = req(emu, `/v1/session/node/standin?ns=team-a&index=${index}&wait=1m`);
-    await new Promise((r) => setTimeout(r, 20));
+    await untilParked(emu, 2);
     await create(emu, "/v1/session/create?ns=team-b");
     const [listed, onNode] = await Promise.all([listWait, nodeWait]);
     expect(indexOf(listed)).toBeGreaterThan(index);
@@ -355,7 +356,7 @@ describe("registry edition: enterprise, sessions per namespace", () => {
     // info in the session's namespace wakes when it goes away.
     const infoIndex = indexOf(listed);
     const infoWait = req(emu, `/v1/session/info/${mine}?ns=team-a&index=${infoIndex}&wait=1m`);
-    await new Promise((r) => setTimeout(r, 20));
+    await untilParked(emu, 1);
     await put(emu, `/v1/session/destroy/${mine}?ns=team-a`);
     const gone = await infoWait;
     expect(gone.text).toBe("[]");

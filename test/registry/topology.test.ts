@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call as callApp } from "../support/call.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { settleTurns, untilParked } from "../support/parked.js";
 
 type Json = Record<string, any>;
 
@@ -49,11 +50,12 @@ describe("registry datacenters", () => {
     const dc2Index = dc2.headers.get("X-Consul-Index");
     let answered: Awaited<ReturnType<typeof call>> | undefined;
     const parked = call(emu, "GET", `/v1/session/list?dc=dc2&index=${dc2Index}&wait=1m`).then((a) => (answered = a));
-    await new Promise((r) => setTimeout(r, 20));
+    await untilParked(emu, 1);
     const created = await call(emu, "PUT", "/v1/session/create", { Name: "another-home" });
     expect(created.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 20));
+    await settleTurns();
     expect(answered).toBeUndefined();
+    expect(emu.watchers.parked).toBe(1);
     expect((await call(emu, "GET", "/v1/session/list?dc=dc2")).headers.get("X-Consul-Index")).toBe(dc2Index);
     expect(Number((await call(emu, "GET", "/v1/session/list")).headers.get("X-Consul-Index"))).toBeGreaterThan(Number(home.headers.get("X-Consul-Index")));
     const inDc2 = await call(emu, "PUT", "/v1/session/create?dc=dc2", { Name: "another-dc2", Node: "n2" });

@@ -408,7 +408,8 @@ describe("GET /v1/event/stream over a real socket", () => {
     const http = await import("node:http");
     const running = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
     const until = async (check: () => boolean | Promise<boolean>) => {
-      for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+      // A generous bound (a hang, not slowness: a loaded machine may take seconds to deliver a close).
+      for (let i = 0; i < 1500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
       expect(await check()).toBe(true);
     };
     try {

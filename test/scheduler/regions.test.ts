@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call as callApp } from "../support/call.js";
 import { webJob } from "../support/jobs.js";
+import { settleTurns, untilParked } from "../support/parked.js";
 
 type Json = Record<string, any>;
 
@@ -144,10 +145,11 @@ describe("scheduler regions", () => {
     const index = (await call(emu, "GET", "/v1/jobs?region=west")).headers.get("X-Nomad-Index");
     let answered: Awaited<ReturnType<typeof call>> | undefined;
     const parked = call(emu, "GET", `/v1/jobs?region=west&index=${index}&wait=1m`).then((a) => (answered = a));
-    await new Promise((r) => setTimeout(r, 20));
+    await untilParked(emu, 1);
     await call(emu, "PUT", "/v1/jobs", { Job: job("home-2") }); // the home region moves past that index
-    await new Promise((r) => setTimeout(r, 20));
+    await settleTurns();
     expect(answered).toBeUndefined();
+    expect(emu.watchers.parked).toBe(1);
     await call(emu, "PUT", "/v1/jobs?region=west", { Job: job("west-2", { Datacenters: ["west-1"] }) });
     await parked;
     expect(answered!.body.map((j: Json) => j.ID)).toEqual(["west-2", "west-job"]);
