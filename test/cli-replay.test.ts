@@ -46,8 +46,8 @@ function firstDivergence(stdout: string): string[] {
 /** The window the report shows: `…` where the body goes on, ASCII text with newlines as `\n`. */
 function window(text: string, at: number): string {
   const from = Math.max(0, at - 40);
-  const escape = (s: string) => s.replaceAll("\n", "\\n");
-  return `${from > 0 ? "…" : ""}${escape(text.slice(from, at + 40))}${at + 40 < text.length ? "…" : ""}`;
+  const escaped = (s: string) => s.replaceAll("\n", "\\n");
+  return `${from > 0 ? "…" : ""}${escaped(text.slice(from, at + 40))}${at + 40 < text.length ? "…" : ""}`;
 }
 
 function caretUnder(text: string, at: number): string {
