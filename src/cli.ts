@@ -7,7 +7,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { FixtureError, loadFixtureFile } from "./scenario-files/load.js";
+import { FixtureError } from "./scenario-files/load.js";
+import { checkStartFixtures, withFixtureBlame } from "./scenario-files/check.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
@@ -150,21 +151,16 @@ export function buildProgram(): Command {
     .command("fixtures")
     .description("fixture tools")
     .command("check")
-    .description("validate fixture files; exit 1 with readable errors")
+    .description("check fixture files as start would use them (applied together, in order), without starting; exit 1 with start's errors")
     .argument("<file...>")
-    .action(async (files: string[]) => {
-      let failed = false;
-      for (const file of files) {
-        try {
-          await loadFixtureFile(file);
-          process.stdout.write(`ok ${file}\n`);
-        } catch (error) {
-          if (!(error instanceof FixtureError)) throw error;
-          failed = true;
-          process.stderr.write(`${error.message}\n`);
-        }
+    .option("--each", "check each file on its own, as start --fixture <file> would")
+    .action(async (files: string[], opts: { each?: boolean }) => {
+      for (const set of opts.each ? files.map((file) => [file]) : [files]) {
+        const problems = await checkStartFixtures(set);
+        for (const problem of problems) process.stderr.write(`${oneLine(`standin: ${problem.oneLine}`)}\n`);
+        if (problems.length > 0) process.exitCode = 1;
+        else for (const file of set) process.stdout.write(`ok ${file}\n`);
       }
-      if (failed) process.exitCode = 1;
     });
 
   program
@@ -226,28 +222,32 @@ async function startCommand(opts: StartOptions): Promise<void> {
   const log = logger(opts.logLevel);
   const tls = await tlsSetting(opts);
   let running: RunningStandin;
+  const fixtures = opts.fixture.length ? opts.fixture : [DEFAULT_FIXTURE];
+  const startState = { seed: opts.seed, clock: { mode: opts.clock, speed: opts.speed, start: opts.startTime } };
   try {
-    running = await startStandin({
-      fixture: opts.fixture.length ? opts.fixture : [DEFAULT_FIXTURE],
-      seed: opts.seed,
-      clock: { mode: opts.clock, speed: opts.speed, start: opts.startTime },
-      host: opts.host,
-      ports: { scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort },
-      compatHeaders: opts.compatHeaders,
-      stateFile: opts.stateFile,
-      stateFileIntervalMs: opts.stateFileInterval,
-      controlToken: opts.controlToken,
-      // Commander's --no-tape: `tape` is true unless given (then the fixture's recording.tape decides).
-      tape: opts.tape === false ? false : undefined,
-      tapeBytes: opts.tapeBytes,
-      journalCapacity: opts.journalEntries,
-      journalBytes: opts.journalBytes,
-      controlBodyLimit: opts.controlBodyLimit,
-      tls,
-      tlsDir: opts.tlsDir,
-      onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),
-      onRequest: opts.logLevel === "debug" ? (r) => log("debug", `${r.service} ${r.method} ${r.path} ${r.status}`) : undefined,
-    });
+    // A fixture the start state cannot be built from is named in the failure (fixtures check says the same).
+    running = await withFixtureBlame(fixtures, startState, () =>
+      startStandin({
+        fixture: fixtures,
+        ...startState,
+        host: opts.host,
+        ports: { scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort },
+        compatHeaders: opts.compatHeaders,
+        stateFile: opts.stateFile,
+        stateFileIntervalMs: opts.stateFileInterval,
+        controlToken: opts.controlToken,
+        // Commander's --no-tape: `tape` is true unless given (then the fixture's recording.tape decides).
+        tape: opts.tape === false ? false : undefined,
+        tapeBytes: opts.tapeBytes,
+        journalCapacity: opts.journalEntries,
+        journalBytes: opts.journalBytes,
+        controlBodyLimit: opts.controlBodyLimit,
+        tls,
+        tlsDir: opts.tlsDir,
+        onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),
+        onRequest: opts.logLevel === "debug" ? (r) => log("debug", `${r.service} ${r.method} ${r.path} ${r.status}`) : undefined,
+      }),
+    );
   } catch (error) {
     if (error instanceof PortInUseError) throw new CliFailure(`standin: ${error.message}`);
     if (error instanceof FixtureError) throw new CliFailure(`standin: ${error.oneLine}`);

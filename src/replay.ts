@@ -6,16 +6,19 @@
  * run's reproduction needs; all of them are reported.
  */
 import * as v from "valibot";
-import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeBody, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
+import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
 import { describeIssues } from "./core/validation.js";
 import { createStandin, type Standin } from "./emulator.js";
 import type { ServiceName } from "./http/service-names.js";
+import { bodyDifference, RecordedBodies } from "./replay-body-difference.js";
 
 export interface Divergence {
   /** The entry's sequence number (0: the start state, -1: the end state). */
   readonly seq: number;
   readonly entry: string;
   readonly what: string;
+  /** Lines that show it (a body's two windows around the first differing byte). */
+  readonly details?: readonly string[];
 }
 
 export interface ReplayReport {
@@ -74,6 +77,7 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
       what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed`,
     });
 
+  const recordedBodies = new RecordedBodies(tape.entries);
   const open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
   let requests = 0;
   let skipped = 0;
@@ -88,7 +92,7 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
           }
           const controller = new AbortController();
           const answer = send(emu, entry, controller.signal);
-          if (entry.awaited) divergences.push(...(await compare(emu, entry, await answer)));
+          if (entry.awaited) divergences.push(...(await compare(emu, recordedBodies, entry, await answer)));
           else open.push({ entry, answer, controller });
         } else applyEntry(emu, entry, divergences);
         if (entry.kind === "fixture") await emu.applyFixture(entry.fixture);
@@ -105,7 +109,7 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
       }
       const response = await Promise.race([answer, settle(SETTLE_TURNS * 10).then(() => undefined)]);
       if (!response) divergences.push({ seq: entry.seq, entry: describe(entry), what: "answered in the recording, still waiting in the replay" });
-      else divergences.push(...(await compare(emu, entry, response)));
+      else divergences.push(...(await compare(emu, recordedBodies, entry, response)));
       controller.abort();
     }
   } finally {
@@ -157,7 +161,7 @@ function send(emu: Standin, entry: TapeRequestEntry, signal: AbortSignal): Promi
   );
 }
 
-async function compare(emu: Standin, entry: TapeRequestEntry, response: Response): Promise<Divergence[]> {
+async function compare(emu: Standin, recordedBodies: RecordedBodies, entry: TapeRequestEntry, response: Response): Promise<Divergence[]> {
   const recorded = entry.response;
   const where = { seq: entry.seq, entry: describe(entry) };
   if (!recorded) return [];
@@ -168,24 +172,21 @@ async function compare(emu: Standin, entry: TapeRequestEntry, response: Response
     if (name !== "date") actualHeaders[name] = value;
   });
   for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(actualHeaders)])) {
-    if (recorded.headers[name] !== actualHeaders[name])
-      out.push({ ...where, what: `header ${name}: ${JSON.stringify(recorded.headers[name] ?? null)} expected, ${JSON.stringify(actualHeaders[name] ?? null)} now` });
+    const [expected, actual] = [recorded.headers[name], actualHeaders[name]];
+    if (expected !== actual) out.push({ ...where, what: `header ${name}: ${headerValue(expected)} expected, ${headerValue(actual)} now` });
   }
   if (recorded.streamed) {
     await response.body?.cancel().catch(() => undefined);
     return out;
   }
   // The tape keeps answers with secrets written as references (http/redact): this state writes its own the same way.
-  const body = keptBody(emu.redactedBody(new Uint8Array(await response.arrayBuffer())));
-  if (!sameBody(recorded.body, body)) out.push({ ...where, what: `body differs: ${preview(recorded.body)} expected, ${preview(body)} now` });
+  const bytes = emu.redactedBody(new Uint8Array(await response.arrayBuffer()));
+  if (!sameBody(recorded.body, keptBody(bytes))) out.push({ ...where, ...bodyDifference(recorded.body, bytes, recordedBodies.bytesOf(recorded.body)) });
   return out;
 }
 
-function preview(body: TapeBody | undefined): string {
-  if (!body) return "(none)";
-  if (body.text !== undefined) return JSON.stringify(body.text.length > 300 ? `${body.text.slice(0, 300)}…` : body.text);
-  if (body.base64 !== undefined) return `${body.bytes} bytes (binary)`;
-  return `${body.bytes} bytes (sha256 ${body.sha256})`;
+function headerValue(value: string | undefined): string {
+  return value === undefined ? "none" : JSON.stringify(value);
 }
 
 function describe(entry: TapeEntry): string {
@@ -215,8 +216,12 @@ export function formatReport(report: ReplayReport): string {
   if (report.ok) lines.push(report.truncatedAt !== undefined ? "0 divergences" : `0 divergences; state hash ${report.stateHash.actual} matches`);
   else {
     const first = report.divergences[0]!;
-    lines.push(`${report.divergences.length} divergence${report.divergences.length === 1 ? "" : "s"}; the first:`, `  #${first.seq} ${first.entry}: ${first.what}`);
-    for (const d of report.divergences.slice(1, 20)) lines.push(`  #${d.seq} ${d.entry}: ${d.what}`);
+    lines.push(`${report.divergences.length} divergence${report.divergences.length === 1 ? "" : "s"}; the first:`);
+    for (const d of report.divergences.slice(0, 20)) {
+      lines.push(`  #${d.seq} ${d.entry}: ${d.what}`);
+      // The first diverging entry is shown in full (its body's bytes); the rest in a line each.
+      if (d.seq === first.seq) for (const detail of d.details ?? []) lines.push(`      ${detail}`);
+    }
     if (report.divergences.length > 20) lines.push(`  … and ${report.divergences.length - 20} more`);
   }
   return lines.join("\n");

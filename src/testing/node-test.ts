@@ -7,7 +7,8 @@
  * test("…", async () => { standin.advance("30s"); });
  * ```
  *
- * `before` starts the emulator on free ports and sets the environment
+ * `before` starts the emulator on free ports (or the `ports` given; then one
+ * test file at a time, `--test-concurrency=1`) and sets the environment
  * variables, `beforeEach` resets it, `after` closes it. (`node --test` runs
  * each file in its own process, so each file gets its own emulator.)
  */

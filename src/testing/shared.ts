@@ -14,7 +14,7 @@ import type { FiredTimer } from "../core/clock.js";
 import type { Standin } from "../emulator.js";
 import type { FixtureSource } from "../emulator.js";
 import type { ServiceName } from "../http/service-names.js";
-import { startStandin, type RunningStandin, type StartStandinOptions } from "../server.js";
+import { PortInUseError, startStandin, type RunningStandin, type StartStandinOptions } from "../server.js";
 
 export interface UseStandinOptions {
   /**
@@ -34,6 +34,12 @@ export interface UseStandinOptions {
   env?: boolean;
   /** Reset the emulator to its start state before every test (default true). */
   reset?: boolean;
+  /**
+   * Fixed ports for some or all services, e.g. `{ scheduler: 4646, registry: 8500, echo: 8080 }`
+   * (as `startStandin` takes them); the others (default: all) get any free port. A fixed port
+   * holds one emulator at a time: test files running in parallel cannot each start their own.
+   */
+  ports?: Partial<Record<ServiceName, number>>;
 }
 
 /** What `useStandin()` returns: usable inside tests and hooks, once the emulator has started. */
@@ -85,7 +91,7 @@ function instances(): Map<string, SharedEntry> {
 function emulatorOptions(options: UseStandinOptions): StartStandinOptions {
   const result: StartStandinOptions = {
     host: "127.0.0.1",
-    ports: { scheduler: 0, registry: 0, echo: 0 },
+    ports: { scheduler: 0, registry: 0, echo: 0, ...options.ports },
   };
   const fromEnv = process.env.STANDIN_FIXTURE;
   if (options.fixture !== undefined) result.fixture = options.fixture;
@@ -138,8 +144,19 @@ async function acquire(options: StartStandinOptions): Promise<{ entry: SharedEnt
     return { entry, server: await entry.starting };
   } catch (error) {
     entry.users -= 1;
+    if (error instanceof PortInUseError) throw fixedPortTaken(error);
     throw error;
   }
+}
+
+/** A fixed port in use is most often another test file's emulator: say how to run them one at a time. */
+function fixedPortTaken(error: PortInUseError): Error {
+  return new Error(
+    `standin: ${error.message}; with fixed ports only one emulator can run at a time ` +
+      "(another test file's, or a standin left running): run the test files one at a time " +
+      "(vitest: fileParallelism: false; node --test: --test-concurrency=1), or leave the ports to the OS",
+    { cause: error },
+  );
 }
 
 async function release(entry: SharedEntry): Promise<void> {

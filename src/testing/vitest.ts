@@ -1,5 +1,7 @@
 /**
- * `standin/vitest`: one emulator per vitest worker, on free ports.
+ * `standin/vitest`: one emulator per vitest worker, on free ports (or the
+ * `ports` given: `useStandin({ ports: { scheduler: 4646 } })`; then one test
+ * file at a time, `fileParallelism: false`).
  *
  * ```ts
  * // vitest.config.ts: test: { setupFiles: ["standin/vitest/setup"] }   (or a setup file of your own:)
