@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, CLI_TEST_TIMEOUT_MS, FREE_PORTS } from "../support/cli.js";
 import { anchors, links, proseLines } from "./links.js";
-import { blockScript, isStart, masked, parseSamples, type Sample, splitOutputs, startOptions, toDocumentedPorts, toRealPorts } from "./samples.js";
+import { blockScript, type Command, isStart, masked, parseSamples, recorded, type Sample, splitOutputs, startOptions, toDocumentedPorts, toRealPorts } from "./samples.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DOCS = readdirSync(join(ROOT, "docs"))
@@ -177,11 +177,14 @@ function sh(script: string, dir: string, env: NodeJS.ProcessEnv): Promise<string
   return new Promise((resolvePromise, reject) => {
     execFile("/bin/sh", ["-c", script], { cwd: dir, env, timeout: GENEROUS_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       // A command's own failure is part of its output; only a hung block is an error here.
-      if (error && error.killed) reject(new Error(`the block did not finish within ${GENEROUS_MS / 1000} s: ${stdout}`));
+      if (error?.killed) reject(new Error(`the block did not finish within ${GENEROUS_MS / 1000} s: ${stdout}`));
       else resolvePromise(stdout);
     });
   });
 }
+
+/** `DOCS_RECORD=1`: write each sample's actual output into its page instead of failing (review the diff). */
+const RECORD = process.env.DOCS_RECORD === "1";
 
 const withoutOneNewline = (text: string) => text.replace(/\n$/, "");
 
@@ -191,13 +194,21 @@ for (const page of PAGES) {
   describe(`the checked samples of ${page}`, { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const { dir, env } = scratch();
     let running: Running | undefined;
+    const actual = new Map<number, string[]>();
     afterAll(async () => {
+      if (RECORD) writeFileSync(join(ROOT, page), recorded(read(page), actual));
       await stop(running);
       rmSync(dir, { recursive: true, force: true });
     }, CLI_TEST_TIMEOUT_MS);
 
     const check = async (sample: Sample) => {
       const where = `${page}:${sample.line}`;
+      const outputs: string[] = [];
+      actual.set(sample.line, outputs);
+      const compare = (got: string, command: Command) => {
+        outputs.push(got);
+        if (!RECORD) expect(masked(got, sample.vary), `${where}: $ ${command.text}`).toBe(masked(command.expected.join("\n"), sample.vary));
+      };
       if (!isStart(sample.commands[0]?.text ?? "") && running === undefined) running = await start([], dir);
       if (sample.reset) {
         const res = await fetch(`${running!.url}/_standin/reset`, { method: "POST" });
@@ -210,12 +221,9 @@ for (const page of PAGES) {
         const commands = pending;
         pending = [];
         const output = await sh(blockScript(commands.map((c) => toRealPorts(c.text, running!.ports))), dir, { ...env, STANDIN_URL: running!.url });
-        const outputs = splitOutputs(output);
-        expect(outputs.length, `${where}: the block's commands did not all run: ${output}`).toBe(commands.length);
-        commands.forEach((command, i) => {
-          const actual = masked(withoutOneNewline(toDocumentedPorts(outputs[i]!, running!.ports)), sample.vary);
-          expect(actual, `${where}: $ ${command.text}`).toBe(masked(command.expected.join("\n"), sample.vary));
-        });
+        const split = splitOutputs(output);
+        expect(split.length, `${where}: the block's commands did not all run: ${output}`).toBe(commands.length);
+        for (const [i, command] of commands.entries()) compare(withoutOneNewline(toDocumentedPorts(split[i]!, running!.ports)), command);
       };
       for (const command of sample.commands) {
         if (!isStart(command.text)) {
@@ -226,11 +234,7 @@ for (const page of PAGES) {
         await stop(running);
         const { args, redirected } = startOptions(command.text);
         running = await start(args, dir);
-        if (redirected) expect(command.expected, `${where}: a redirected start shows no output`).toEqual([]);
-        else
-          expect(masked(withoutOneNewline(toDocumentedPorts(running.banner, running.ports)), sample.vary), `${where}: $ ${command.text}`).toBe(
-            masked(command.expected.join("\n"), sample.vary),
-          );
+        compare(redirected ? "" : withoutOneNewline(toDocumentedPorts(running.banner, running.ports)), command);
       }
       await flush();
     };

@@ -34,6 +34,8 @@
 export interface Command {
   /** The command as written, without `$ `, continuation lines joined. */
   text: string;
+  /** The command's lines as written (with `$ ` and any continuation lines). */
+  raw: string[];
   expected: string[];
 }
 
@@ -82,8 +84,12 @@ export function parseSamples(page: string, text: string): Sample[] {
       const line = lines[j]!;
       if (line.startsWith("$ ")) {
         let command = line.slice(2);
-        while (command.endsWith("\\") && j + 1 < lines.length) command = `${command.slice(0, -1)}${lines[++j]!.trim()}`;
-        sample.commands.push({ text: command, expected: [] });
+        const raw = [line];
+        while (command.endsWith("\\") && j + 1 < lines.length) {
+          raw.push(lines[++j]!);
+          command = `${command.slice(0, -1)}${lines[j]!.trim()}`;
+        }
+        sample.commands.push({ text: command, raw, expected: [] });
       } else if (sample.commands.length > 0) {
         sample.commands.at(-1)!.expected.push(line);
       } else {
@@ -95,6 +101,21 @@ export function parseSamples(page: string, text: string): Sample[] {
     i = j;
   }
   return samples;
+}
+
+/** The page with each block's expected outputs replaced by the actual ones (`DOCS_RECORD=1`). */
+export function recorded(text: string, actual: Map<number, string[]>): string {
+  const lines = text.split("\n");
+  const samples = parseSamples("", text).reverse();
+  for (const sample of samples) {
+    const outputs = actual.get(sample.line);
+    if (!outputs) continue;
+    const body = sample.commands.flatMap((c, i) => [...c.raw, ...(outputs[i] === "" ? [] : outputs[i]!.split("\n"))]);
+    let end = sample.line;
+    while (lines[end] !== "```") end++;
+    lines.splice(sample.line, end - sample.line, ...body);
+  }
+  return lines.join("\n");
 }
 
 /** The documented ports in a command, read as the real ones. */
