@@ -84,7 +84,7 @@ describe("the README and docs pages", () => {
     expect(found).toEqual([]);
   });
 
-  it("output is shown only in checked console blocks, never as comments in sh blocks", () => {
+  it("output is shown only in checked console blocks, never as comments in sh blocks or in blocks of another kind", () => {
     const found: string[] = [];
     for (const page of PAGES) {
       let lang: string | undefined;
@@ -97,6 +97,7 @@ describe("the README and docs pages", () => {
             return;
           }
           if (lang === "sh" && /(^|\s)# *([[{"]|\d{3}\b|HTTP\/)/.test(line)) found.push(`${page}:${i + 1}: ${line.trim()}`);
+          if (lang !== undefined && lang !== "console" && line.startsWith("$ ")) found.push(`${page}:${i + 1}: a $ command outside a console block`);
         });
     }
     expect(found).toEqual([]);
