@@ -1,5 +1,5 @@
 /**
- * standin in the background of a CI job, as the README's recipe runs it:
+ * standin in the background of a CI job, as the recipe in docs/ci.md runs it:
  * `start --ready-file --pid-file` as a real child process, then `wait-ready`
  * and `stop` as separate processes. Waits are for conditions (a process's
  * exit, an HTTP answer), bounded generously; nothing asserts how long anything took.

@@ -1,9 +1,9 @@
 /**
  * GET /_standin/openapi.json: a valid OpenAPI 3.1 document listing every
  * control route, whose request schemas accept what the routes accept
- * (the README's examples) and reject what the routes reject.
+ * (the examples of the README and docs/) and reject what the routes reject.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020Module from "ajv/dist/2020.js";
 import type { Hono } from "hono";
@@ -15,7 +15,9 @@ import type { PortApp } from "../../src/http/port-app.js";
 
 type Json = any;
 
-const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+/** The pages whose control examples are checked here: the README and every page under docs/. */
+const DOC_PAGES = ["README.md", ...readdirSync(new URL("../../docs/", import.meta.url)).map((name) => `docs/${name}`)].filter((page) => page.endsWith(".md"));
+const readPage = (page: string) => readFileSync(new URL(`../../${page}`, import.meta.url), "utf8");
 const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 // ajv is CommonJS; its default export is the class either way round.
@@ -73,27 +75,30 @@ interface Example {
 }
 
 /**
- * The README's control examples with a JSON body: the control table's
+ * The control examples with a JSON body in the README and docs/*.md: the control table's
  * `METHOD /_standin/path` `{…}` rows, `curl -XPOST …/_standin/… -d '{…}'`
  * lines, and the token-minting JSON block.
  */
 function readmeExamples(): Example[] {
   const examples: Example[] = [];
-  README.split("\n").forEach((line, i) => {
-    const row = /^\| `(GET|POST|PUT|DELETE) (\/_standin\/[^`]+)` `([^`]+)`/.exec(line);
-    const curl = /curl -s -X(POST|PUT) localhost:\d+(\/_standin\/\S+) -d '([^']+)'/.exec(line);
-    const match = row ?? curl;
-    if (!match) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(match[3]!);
-    } catch {
-      return; // field lists like {"scheme","claims",…}
-    }
-    examples.push({ method: match[1]!, path: match[2]!.replace(/<([^>]+)>/g, "{$1}"), body, where: `README.md:${i + 1}` });
-  });
-  const minting = /\*\*Minting tokens\.\*\*[\s\S]*?```json\n([\s\S]*?)```/.exec(README);
-  if (minting) examples.push({ method: "POST", path: "/_standin/echo/tokens", body: JSON.parse(minting[1]!), where: "README.md: Minting tokens" });
+  for (const page of DOC_PAGES) {
+    const text = readPage(page);
+    text.split("\n").forEach((line, i) => {
+      const row = /^\| `(GET|POST|PUT|DELETE) (\/_standin\/[^`]+)` `([^`]+)`/.exec(line);
+      const curl = /curl -s -X(POST|PUT) localhost:\d+(\/_standin\/\S+) -d '([^']+)'/.exec(line);
+      const match = row ?? curl;
+      if (!match) return;
+      let body: unknown;
+      try {
+        body = JSON.parse(match[3]!);
+      } catch {
+        return; // field lists like {"scheme","claims",…}
+      }
+      examples.push({ method: match[1]!, path: match[2]!.replace(/<([^>]+)>/g, "{$1}"), body, where: `${page}:${i + 1}` });
+    });
+    const minting = /\*\*Minting tokens\.\*\*[\s\S]*?```json\n([\s\S]*?)```/.exec(text);
+    if (minting) examples.push({ method: "POST", path: "/_standin/echo/tokens", body: JSON.parse(minting[1]!), where: `${page}: Minting tokens` });
+  }
   return examples;
 }
 
@@ -184,7 +189,7 @@ describe("no drift between the document and the routes", () => {
 
   const concrete = (path: string, allocID: string) => path.replace("allocations/{id}", `allocations/${allocID}`).replace("nodes/{id}", "nodes/client-1");
 
-  it("every JSON example in the README is accepted by the documented schema and by the route", async () => {
+  it("every JSON example in the README and docs is accepted by the documented schema and by the route", async () => {
     const examples = readmeExamples();
     // The table's rows, the curl lines and the minting block: at least these routes have examples.
     expect([...new Set(examples.map((e) => `${e.method} ${e.path}`))]).toEqual(

@@ -34,14 +34,14 @@ import {
 import { Harness, type FuzzRequest, type Oracle, type Service } from "./harness.js";
 
 /**
- * The control API answers 400, 401, 404, 408 and 409 (README "Control API");
+ * The control API answers 400, 401, 404, 408 and 409 (docs/control-api.md);
  * its only 5xx is `GET /_standin/ready`'s 503 before the fixtures are loaded
  * or while shutting down, which an in-process emulator never is. Any other
  * 5xx fails.
  */
 const CONTROL: Oracle = {
   documented5xx: (status, _text, request) => status === 503 && new URL(request.path, "http://x").pathname === "/_standin/ready",
-  // README: await's 408 answers after moving the clock timer by timer up to the limit (what it observed is the answer),
+  // docs/fixtures.md: await's 408 answers after moving the clock timer by timer up to the limit (what it observed is the answer),
   // and the clock's loop guard stops an advance midway with a 409; both move the state by design.
   rejectionMayWrite: (status, request) => {
     const path = new URL(request.path, "http://x").pathname;
@@ -192,7 +192,7 @@ function arbitraries(snapshot: unknown) {
     send(post, fc.constant("/_standin/reset"), fc.oneof(fc.constant(undefined), fc.constant(""), jsonBody({ fixture: RICH_FIXTURE }), malformedJson({}))),
   );
   // In sequences, only the envelope the restore validates is changed: rows and timer data are the services' own
-  // documents, which a restore takes as they are (see the README's note on PUT /_standin/snapshot).
+  // documents, which a restore takes as they are (see docs/development.md on PUT /_standin/snapshot).
   const envelope = (path: Path) => !(path[0] === "store" && path[1] === "tables" && path.length > 3 && path[3] === "rows") && !(path[0] === "clock" && path[3] === "data");
   const restoreEnvelope = send(fc.constant("PUT"), fc.constant("/_standin/snapshot"), mutated(snapshot, envelope).map(toJsonText));
   const restore = send(

@@ -37,7 +37,7 @@ import { Harness, type FuzzRequest, type Oracle } from "./harness.js";
  * bad input (echo-esp.md: the backend's body errors are express's 400, 413
  * and 415 pages; every proxy refusal is a 4xx). The one 5xx the sample gives
  * is express's 500 page when `res.json` throws, as V8's JSON.stringify does
- * on a message nested a few thousand levels deep (README "The echo
+ * on a message nested a few thousand levels deep (docs/echo.md, "The echo
  * service"). Anything else fails.
  */
 const EXPRESS_500_PAGE =

@@ -66,7 +66,7 @@ const CONSUL_500: ReadonlyArray<string | RegExp> = [
   /^Invalid check status: "[\s\S]*"$/,
 ];
 
-/** README "Unemulated routes": a Consul route standin does not emulate is a 501 naming it. */
+/** docs/control-api.md "Unemulated routes": a Consul route standin does not emulate is a 501 naming it. */
 const CONSUL_501: ReadonlyArray<string | RegExp> = [/^standin does not emulate /];
 
 const CONSUL: Oracle = {

@@ -93,11 +93,11 @@ const NOMAD_500: ReadonlyArray<string | RegExp> = [
   /^namespace "[\s\S]*" has non-terminal jobs in regions: \[[\s\S]*\]$/,
   // plan of a periodic job: the next launch is computed from the cron spec
   /^Failed to parse cron expression: /,
-  // README "Known differences": token/self without a secret is Nomad 1.9's lookup error
+  // docs/known-differences.md: token/self without a secret is Nomad 1.9's lookup error
   "acl token lookup failed: missing secret id",
 ];
 
-/** README "Unemulated routes": 501 naming the route, and Nomad CE's own Enterprise stub answer. */
+/** docs/control-api.md "Unemulated routes": 501 naming the route, and Nomad CE's own Enterprise stub answer. */
 const NOMAD_501: ReadonlyArray<string | RegExp> = [/^standin (does not emulate|accepts JSON job specifications only)/, "Nomad Enterprise only endpoint"];
 
 const NOMAD: Oracle = {

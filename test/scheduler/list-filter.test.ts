@@ -154,7 +154,7 @@ describe("filter errors", () => {
   });
 });
 
-describe("the README's examples", () => {
+describe("filter examples", () => {
   it("a job by meta and status, and deployments by task group name", async () => {
     const jobs = await get(`/v1/jobs?filter=${q('Meta.team == "core" and not (Status == "dead")')}`);
     expect(jobs.status, jobs.text).toBe(200);
