@@ -195,9 +195,9 @@ export function rawPathOf(url: string): string {
   return url.slice(start, end);
 }
 
-/** The 501 body: `standin does not emulate GET /v1/acl/roles (Nomad): see the README's known differences`. */
+/** The 501 body: `standin does not emulate GET /v1/acl/roles (Nomad): see docs/known-differences.md`. */
 export function unemulatedMessage(catalog: RouteCatalog, method: string, entry: RouteEntry): string {
-  return `standin does not emulate ${method} ${entry.path} (${catalog.product}): ${entry.note ?? "see the README's known differences"}`;
+  return `standin does not emulate ${method} ${entry.path} (${catalog.product}): ${entry.note ?? "see docs/known-differences.md"}`;
 }
 
 // ---- the run's coverage ---------------------------------------------------------------------

@@ -139,7 +139,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     e("GET", "/v1/kv/:key*"),
     e("PUT", "/v1/kv/:key*"),
     e("DELETE", "/v1/kv/:key*"),
-    u("PUT", "/v1/txn", { note: "KV transactions are not emulated; see the README's known differences" }),
+    u("PUT", "/v1/txn", { note: "KV transactions are not emulated; see docs/known-differences.md" }),
 
     // Operator, peering, prepared queries, snapshots.
     u("GET", "/v1/operator/raft/configuration"),
@@ -155,8 +155,8 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     u("POST", "/v1/peering/establish"),
     u("GET DELETE", "/v1/peering/:name*"),
     u("GET", "/v1/peerings"),
-    u("GET POST", "/v1/query", { note: "prepared queries are not emulated; see the README's known differences" }),
-    u("*", "/v1/query/:query_id*", { note: "prepared queries are not emulated; see the README's known differences" }),
+    u("GET POST", "/v1/query", { note: "prepared queries are not emulated; see docs/known-differences.md" }),
+    u("*", "/v1/query/:query_id*", { note: "prepared queries are not emulated; see docs/known-differences.md" }),
     u("GET PUT", "/v1/snapshot"),
 
     // Sessions.

@@ -15,7 +15,7 @@ import { SCHEDULER_ROUTES } from "../../src/scheduler/route-catalog.js";
 import { call as callApp, type Answer } from "../support/call.js";
 
 const TEXT_PLAIN = "text/plain; charset=utf-8";
-const POINTER = "see the README's known differences";
+const POINTER = "see docs/known-differences.md";
 
 function call(emu: Standin, service: ServiceName, method: string, path: string, body?: unknown): Promise<Answer> {
   return callApp(emu.app(service), method, path, body);
@@ -88,7 +88,7 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect((await call(emu, "registry", "GET", "/v1/health/service/web")).text).toBe(`standin does not emulate GET /v1/health/service/:service* (Consul): ${POINTER}`);
     expect((await call(emu, "registry", "GET", "/v1/catalog/services")).text).toContain("GET /v1/catalog/services (Consul)");
     expect((await call(emu, "registry", "PUT", "/v1/txn", [])).text).toBe(
-      "standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see the README's known differences",
+      "standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see docs/known-differences.md",
     );
     expect((await call(emu, "registry", "GET", "/v1/query/abc/execute")).text).toContain("GET /v1/query/:query_id* (Consul): prepared queries are not emulated");
     expect((await call(emu, "registry", "GET", "/v1/acl/token/self")).text).toContain("GET /v1/acl/token/self (Consul)");
@@ -104,14 +104,14 @@ describe("unemulated routes answer 501 naming the route", () => {
       esp.text().then((text) =>
         expect(JSON.parse(text)).toEqual({
           code: 12,
-          message: "standin does not emulate GET /healthz (echo sample behind ESP): see the README's known differences",
+          message: "standin does not emulate GET /healthz (echo sample behind ESP): see docs/known-differences.md",
           details: [{ "@type": "type.googleapis.com/google.rpc.DebugInfo", stackEntries: [], detail: "service_control" }],
         }),
       ),
       unemulatedEchoResponse("espv2", "GET", entry, url)
         .text()
         .then((text) =>
-          expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see the README's known differences" }),
+          expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see docs/known-differences.md" }),
         ),
     ]);
   });

@@ -13,7 +13,7 @@ export const only = (rc: RequestContext, ...methods: string[]) => {
 /** In the asked namespace; across `namespace=*`, only the namespaces whose `capability` the token holds (the guard checked a single one). */
 export const inNamespace = (rc: RequestContext, namespace: string, capability = "read-job") =>
   rc.options.namespace === "*" ? rc.acl.allowNamespace(namespace, capability) : rc.options.namespace === namespace;
-export const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} (Nomad): see the README's known differences`);
+export const notYet = (what: string) => textResponse(501, `standin does not emulate ${what} (Nomad): see docs/known-differences.md`);
 
 /** An evaluation's or a deployment's allocations (one namespace): 403 when the token may not read it (Nomad checks the first). */
 export function readableAllocs<T extends { Namespace: string }>(rc: RequestContext, allocs: T[]): T[] {
