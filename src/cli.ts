@@ -320,6 +320,7 @@ function packageVersion(): string {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  ignoreClosedOutput();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
@@ -329,7 +330,21 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     }
     // A bug, not a usage error: still one line, the stack only when asked for.
     if (process.env.STANDIN_DEBUG) throw error;
-    process.stderr.write(oneLine(`standin: unexpected error: ${(error as Error)?.message ?? String(error)} (STANDIN_DEBUG=1 shows the stack)`) + "\n");
+    process.stderr.write(`${oneLine(`standin: unexpected error: ${(error as Error)?.message ?? String(error)} (STANDIN_DEBUG=1 shows the stack)`)}\n`);
     process.exit(1);
+  }
+}
+
+/**
+ * A reader that stops early (`standin journal | head`, a supervisor that
+ * closes the pipe once it has the URLs) must not crash the command with an
+ * EPIPE stack: what is left to print goes nowhere, and a running standin
+ * keeps serving.
+ */
+function ignoreClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    });
   }
 }

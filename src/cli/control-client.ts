@@ -51,7 +51,7 @@ export async function controlRequest(opts: ClientOptions, method: string, path: 
     response = await send(url, method, headers, body === undefined ? undefined : JSON.stringify(body), opts.ca);
   } catch (error) {
     if (error instanceof CliFailure) throw error;
-    throw new CliFailure(`standin: cannot reach ${base.origin}: ${((error as Error).cause as Error)?.message ?? (error as Error).message}`);
+    throw new CliFailure(`standin: cannot reach ${base.origin}: ${connectFailure(error, base, opts.ca)}`);
   }
   const request = `${method} ${url.pathname}`;
   try {
@@ -77,7 +77,20 @@ export function refusal(answer: ControlAnswer): CliFailure {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Why a request got no answer, in words where the usual causes have a plain name (Node's own messages are OpenSSL's for TLS). */
+function connectFailure(error: unknown, url: URL, ca: string | undefined): string {
+  const cause = ((error as Error).cause ?? error) as NodeJS.ErrnoException;
+  const message = cause?.message ?? String(error);
+  if (cause?.code === "ECONNREFUSED") return `${message} (is standin running there?)`;
+  if (url.protocol === "https:" && /wrong version number|packet length too long/i.test(message)) return "it does not answer TLS (an http:// URL?)";
+  if (url.protocol === "http:" && /other side closed|socket hang up/i.test(message)) return `${message} (an https:// URL? start --tls serves HTTPS)`;
+  if (/self[- ]signed|unable to (get|verify)|certificate/i.test(message)) {
+    return `${message} (${ca ? "is --ca that standin's CA?" : "for a standin started with --tls, give its CA with --ca or STANDIN_CA"})`;
+  }
+  return message;
 }
 
 const GIST_LENGTH = 80;

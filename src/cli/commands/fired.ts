@@ -9,5 +9,5 @@ export interface FiredTimer {
 
 export function firedLines(fired: readonly FiredTimer[]): string[] {
   if (fired.length === 0) return ["  (no timers fired)"];
-  return fired.map((f) => `  ${f.at}  ${f.kind}  ${f.subject}${f.detail === null ? "" : "  " + JSON.stringify(f.detail)}`);
+  return fired.map((f) => `  ${f.at}  ${f.kind}  ${f.subject}${f.detail === null ? "" : `  ${JSON.stringify(f.detail)}`}`);
 }

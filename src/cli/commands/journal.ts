@@ -73,7 +73,7 @@ export function journalCommand(program: Command): void {
 }
 
 function requestRow(r: RequestEntry): string[] {
-  return [String(r.seq), r.at, r.service, String(r.status), `${r.method} ${r.path}${r.query ? `?${r.query}` : ""}`];
+  return [String(r.seq), r.at, r.service, String(r.status), `${r.method} ${r.path}${r.query}`];
 }
 
 function eventRow(e: EventEntry): string[] {
@@ -83,6 +83,16 @@ function eventRow(e: EventEntry): string[] {
 /** Columns aligned, the last one left ragged. */
 function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")}`.trimEnd() + "\n").join("");
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+          .join("  ")
+          .trimEnd()}\n`,
+    )
+    .join("");
 }

@@ -12,7 +12,7 @@ export function snapshotCommand(program: Command): void {
   const snapshot = program.command("snapshot").description("save or load the whole state");
   addClientOptions(snapshot.command("save").description("write the state to a file").argument("<file>")).action(async (file: string, opts: ClientOptions) => {
     const state = await control(opts, "GET", "/snapshot");
-    await writeTextFile("standin snapshot save", file, JSON.stringify(state) + "\n");
+    await writeTextFile("standin snapshot save", file, `${JSON.stringify(state)}\n`);
     process.stdout.write(`saved ${file}\n`);
   });
   addClientOptions(snapshot.command("load").description("restore the state from a file").argument("<file>")).action(async (file: string, opts: ClientOptions) => {
