@@ -101,9 +101,12 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const missing = join(dir, "missing.json");
     expect(await runCli(["snapshot", "load", missing, "--url", hostPort()])).toMatchObject({
       code: 1,
-      stderr: `standin snapshot load: cannot read ${missing}: no such file or directory\n`,
+      stderr: `standin snapshot load: cannot read ${missing}: ENOENT: no such file or directory\n`,
     });
-    expect(await runCli(["snapshot", "load", dir, "--url", hostPort()])).toMatchObject({ code: 1, stderr: `standin snapshot load: cannot read ${dir}: it is a directory\n` });
+    expect(await runCli(["snapshot", "load", dir, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot load: cannot read ${dir}: EISDIR: it is a directory\n`,
+    });
     const notJson = join(dir, "not.json");
     writeFileSync(notJson, "{\n");
     const res = await runCli(["snapshot", "load", notJson, "--url", hostPort()]);
@@ -116,16 +119,19 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const inMissing = join(dir, "no-such-dir", "snap.json");
     expect(await runCli(["snapshot", "save", inMissing, "--url", hostPort()])).toMatchObject({
       code: 1,
-      stderr: `standin snapshot save: cannot write ${inMissing}: no such file or directory\n`,
+      stderr: `standin snapshot save: cannot write ${inMissing}: ENOENT: no such file or directory\n`,
     });
-    expect(await runCli(["snapshot", "save", dir, "--url", hostPort()])).toMatchObject({ code: 1, stderr: `standin snapshot save: cannot write ${dir}: it is a directory\n` });
+    expect(await runCli(["snapshot", "save", dir, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot save: cannot write ${dir}: EISDIR: it is a directory\n`,
+    });
   });
 
   it("--ca that cannot be read fails in one line", async () => {
     const missing = join(dir, "no-ca.pem");
     expect(await runCli(["clock", "--url", `https://${hostPort()}`, "--ca", missing])).toMatchObject({
       code: 1,
-      stderr: `standin: cannot read --ca ${missing}: no such file or directory\n`,
+      stderr: `standin: cannot read --ca ${missing}: ENOENT: no such file or directory\n`,
     });
   });
 });

@@ -33,19 +33,21 @@ export async function writeTextFile(command: string, file: string, text: string)
   }
 }
 
-/** The reason in words for the usual codes (Node's messages repeat the path and the syscall). */
+/**
+ * The error's code and the reason in words for the usual codes, without the
+ * path and syscall Node's messages repeat (`ENOENT: no such file or
+ * directory`); any other error's own message.
+ */
 export function fileErrorReason(error: unknown): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case "ENOENT":
-      return "no such file or directory";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "it is a directory";
-    case "ENOTDIR":
-      return "a part of the path is not a directory";
-    default:
-      return (error as Error).message;
-  }
+  const code = (error as NodeJS.ErrnoException).code;
+  const words = code === undefined ? undefined : REASONS[code];
+  return words === undefined ? (error as Error).message : `${code}: ${words}`;
 }
+
+const REASONS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "it is a directory",
+  ENOTDIR: "a part of the path is not a directory",
+};
