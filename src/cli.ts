@@ -3,10 +3,10 @@
  * talk to a running one over its control API.
  */
 import { readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, Option } from "commander";
 import { FixtureError } from "./scenario-files/load.js";
 import { checkStartFixtures, withFixtureBlame } from "./scenario-files/check.js";
 import { formatInstant } from "./core/instant.js";
@@ -14,16 +14,26 @@ import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
 import type { TlsFiles } from "./tls.js";
+import { ECHO_SCHEMES } from "./scenario-files/schema.js";
 import { BackgroundFiles } from "./cli/background-files.js";
+import { actCommand } from "./cli/commands/act.js";
+import { awaitCommand } from "./cli/commands/await.js";
+import { firedLines, type FiredTimer } from "./cli/commands/fired.js";
+import { journalCommand } from "./cli/commands/journal.js";
+import { snapshotCommand } from "./cli/commands/snapshot.js";
+import { addClientOptions, type ClientOptions, control, DEFAULT_URL, printJson } from "./cli/control-client.js";
 import { CliFailure, oneLine } from "./cli/failure.js";
-import { send } from "./cli/send.js";
+import { ENVIRONMENT_HELP, oneUsageLineOnError } from "./cli/help.js";
+import { parseKeyValue } from "./cli/key-values.js";
+import { byteSize, collect, integer, port, positiveInteger, positiveNumber } from "./cli/option-values.js";
+import { duplicatePort } from "./cli/ports.js";
+import { resumedLine } from "./cli/resumed.js";
 import { stopStandin } from "./cli/stop.js";
 import { waitReady } from "./cli/wait-ready.js";
 import { parseTimeout } from "./cli/wall-wait.js";
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
-const DEFAULT_URL = "http://127.0.0.1:4646";
 const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -32,38 +42,40 @@ export function buildProgram(): Command {
     .name("standin")
     .description("Deterministic emulator of a cluster scheduler, registry sessions and an echo/auth service, on a virtual clock")
     .version(packageVersion())
-    .showHelpAfterError();
+    .addHelpText("after", ENVIRONMENT_HELP);
 
   program
     .command("start")
     .description("start the emulator on its three ports")
-    .option("--fixture <file>", "fixture to load at start (repeatable; applied in order)", collect, [] as string[])
-    .option("--seed <n>", "overrides the fixture's seed", integer)
-    .addOption(new Option("--clock <mode>", "virtual clock mode").choices(["manual", "auto", "realtime"]))
-    .option("--speed <x>", "realtime only: virtual seconds per real second (default 1)", positiveNumber)
-    .option("--start-time <iso|now>", "overrides the fixture's clock start (default 2026-01-01T00:00:00Z)")
+    .addOption(
+      new Option("--fixture <file>", "fixture to load at start (repeatable; applied in order)").argParser(collect).default([] as string[], "the bundled fixtures/default.json"),
+    )
+    .option("--seed <n>", "overrides the fixture's seed (default: the fixture's; 1 in the bundled one)", integer)
+    .addOption(new Option("--clock <mode>", "virtual clock mode (default: the fixture's; manual in the bundled one)").choices(["manual", "auto", "realtime"]))
+    .option("--speed <x>", "realtime only: virtual seconds per real second (default: the fixture's, or 1)", positiveNumber)
+    .option("--start-time <iso|now>", "overrides the fixture's clock start (default: the fixture's; 2026-01-01T00:00:00Z in the bundled one)")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--scheduler-port <n>", "scheduler port; 0 = any free port", port, 4646)
     .option("--registry-port <n>", "registry port; 0 = any free port", port, 8500)
     .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
-    .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*)")
-    .option("--state-file <file>", "load state from it at start if it exists; write it atomically while running (when changed) and on exit")
+    .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*; default: both)")
+    .option("--state-file <file>", "load state from it at start if it exists; write it atomically while running (when changed) and on exit (default: none)")
     .option(
       "--state-file-interval <ms>",
       "with --state-file: write the changed state at most this often, so a crash loses at most about this much; 0 = only on exit",
       integer,
       1000,
     )
-    .option("--control-token <secret>", "require Authorization: Bearer <secret> on the control API")
-    .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem")
-    .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default a new directory under the OS temp dir, removed on exit); implies --tls")
+    .option("--control-token <secret>", "require the header Authorization: Bearer <secret> on the control API, but for GET /_standin/ready (default: none, open)")
+    .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem (default: plain HTTP)")
+    .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default: a new directory under the OS temp dir, removed on exit); implies --tls")
     .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM, chain allowed) instead of a generated one; needs --tls-key")
     .option("--tls-key <file>", "the private key (PEM) of --tls-cert")
-    .option("--no-tape", "do not record the tape (GET /_standin/tape answers 409)")
-    .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default 24m)", byteSize)
-    .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default 10000)", positiveInteger)
-    .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default 16m)", byteSize)
-    .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default 64m)", byteSize)
+    .option("--no-tape", "do not record the tape (GET /_standin/tape answers 409; default: recorded)")
+    .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default: 24m)", byteSize)
+    .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default: 10000)", positiveInteger)
+    .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default: 16m)", byteSize)
+    .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default: 64m)", byteSize)
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
     .option("--ready-file <file>", "once every port listens, write the URLs and the pid here as JSON (atomically); removed on exit")
     .option("--pid-file <file>", "once every port listens, write the pid here; removed on exit")
@@ -72,10 +84,10 @@ export function buildProgram(): Command {
   program
     .command("wait-ready")
     .description("wait until a standin answers GET /_standin/ready with 200; exit 1 at the timeout")
-    .option("--url <url>", "any service URL of the emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
+    .addOption(new Option("--url <url>", "any service URL of the emulator (host:port means http://host:port)").env("STANDIN_URL").default(DEFAULT_URL))
     .option("--ready-file <file>", "wait for this file (start --ready-file) to appear, then for the URL in it (instead of --url)")
     .addOption(new Option("--timeout <duration>", "give up after this long (Go duration)").argParser(parseTimeout).default(parseTimeout("30s"), "30s"))
-    .option("--ca <file>", "trust this CA certificate for an https URL (or STANDIN_CA; with --ready-file, the file's CA by default)", process.env.STANDIN_CA)
+    .addOption(new Option("--ca <file>", "trust this CA certificate for an https URL (with --ready-file, the file's CA by default)").env("STANDIN_CA"))
     .action(async (opts: Parameters<typeof waitReady>[0]) => {
       process.stdout.write(`standin ready at ${await waitReady(opts)}\n`);
     });
@@ -90,62 +102,36 @@ export function buildProgram(): Command {
       process.stdout.write(`${await stopStandin(opts)}\n`);
     });
 
-  const client = (name: string, description: string) =>
-    program
-      .command(name)
-      .description(description)
-      .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
-      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN)
-      .option("--ca <file>", "trust this CA certificate for an https --url (the `tls ca` file of `start --tls`; or STANDIN_CA)", process.env.STANDIN_CA);
+  const client = (name: string, description: string) => addClientOptions(program.command(name).description(description));
 
-  client("clock", "print the virtual clock").action(async (opts: ClientOptions) => print(await control(opts, "GET", "/clock")));
+  client("clock", "print the virtual clock").action(async (opts: ClientOptions) => printJson(await control(opts, "GET", "/clock")));
 
   client("advance", "move the clock forward by a Go duration (e.g. 90s, 1h30m) and print what fired")
     .argument("<duration>")
     .action(async (duration: string, opts: ClientOptions) => {
-      const result = (await control(opts, "POST", "/clock/advance", { by: duration })) as AdvanceResult;
+      const result = (await control(opts, "POST", "/clock/advance", { by: duration })) as { now: string; fired: FiredTimer[] };
       process.stdout.write(`now ${result.now}\n`);
-      for (const f of result.fired) process.stdout.write(`  ${f.at}  ${f.kind}  ${f.subject}${f.detail === null ? "" : "  " + JSON.stringify(f.detail)}\n`);
-      if (result.fired.length === 0) process.stdout.write("  (no timers fired)\n");
+      for (const line of firedLines(result.fired)) process.stdout.write(`${line}\n`);
     });
 
-  client("reset", "return the running emulator to its start state").action(async (opts: ClientOptions) => print(await control(opts, "POST", "/reset")));
+  client("reset", "return the running emulator to its start state").action(async (opts: ClientOptions) => printJson(await control(opts, "POST", "/reset")));
 
-  client("token", "mint a JWT for an echo token scheme")
-    .argument("<scheme>")
-    .option("--claim <k=v>", "extra claim (repeatable; the value is parsed as JSON when it is JSON)", collect, [] as string[])
-    .option("--expires-in <d>", "lifetime as a Go duration (default 1h)")
+  client("token", "mint a JWT for an echo token scheme, signed by the emulator-held key and dated by the virtual clock")
+    .addArgument(new Argument("<scheme>", "the echo token scheme").choices(ECHO_SCHEMES))
+    .addOption(new Option("--claim <k=v>", "extra claim (repeatable; the value is parsed as JSON when it is JSON)").argParser(collect).default([] as string[], "none"))
+    .option("--expires-in <d>", "lifetime as a Go duration (default: 1h)")
     .action(async (scheme: string, opts: ClientOptions & { claim: string[]; expiresIn?: string }) => {
-      const claims = Object.fromEntries(opts.claim.map(parseClaim));
+      const claims = Object.fromEntries(opts.claim.map((pair) => parseKeyValue(pair, "standin: --claim")));
       const body: Record<string, unknown> = { scheme, claims };
       if (opts.expiresIn) body.expiresIn = opts.expiresIn;
       const result = (await control(opts, "POST", "/echo/tokens", body)) as { token: string };
       process.stdout.write(`${result.token}\n`);
     });
 
-  const snapshot = program.command("snapshot").description("save or load the whole state");
-  for (const [name, description] of [
-    ["save", "write the state to a file"],
-    ["load", "restore the state from a file"],
-  ] as const) {
-    snapshot
-      .command(name)
-      .description(description)
-      .argument("<file>")
-      .option("--url <url>", "any service URL of the running emulator", process.env.STANDIN_URL ?? DEFAULT_URL)
-      .option("--control-token <secret>", "control API token (or STANDIN_CONTROL_TOKEN)", process.env.STANDIN_CONTROL_TOKEN)
-      .option("--ca <file>", "trust this CA certificate for an https --url (or STANDIN_CA)", process.env.STANDIN_CA)
-      .action(async (file: string, opts: ClientOptions) => {
-        if (name === "save") {
-          const state = await control(opts, "GET", "/snapshot");
-          await writeFile(file, JSON.stringify(state) + "\n");
-          process.stdout.write(`saved ${file}\n`);
-        } else {
-          const document = JSON.parse(await readFile(file, "utf8"));
-          print(await control(opts, "PUT", "/snapshot", document));
-        }
-      });
-  }
+  actCommand(program);
+  awaitCommand(program);
+  journalCommand(program);
+  snapshotCommand(program);
 
   program
     .command("fixtures")
@@ -187,6 +173,7 @@ export function buildProgram(): Command {
       }
     });
 
+  oneUsageLineOnError(program);
   return program;
 }
 
@@ -220,6 +207,9 @@ interface StartOptions {
 
 async function startCommand(opts: StartOptions): Promise<void> {
   const log = logger(opts.logLevel);
+  // Before anything listens: the second service would find its port taken and blame something else.
+  const clash = duplicatePort({ scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort });
+  if (clash) throw new CliFailure(`standin: ${clash}`);
   const tls = await tlsSetting(opts);
   let running: RunningStandin;
   const fixtures = opts.fixture.length ? opts.fixture : [DEFAULT_FIXTURE];
@@ -293,6 +283,7 @@ async function startCommand(opts: StartOptions): Promise<void> {
   const emu = running.emulator;
   const clock = emu.clock.status();
   log("info", `standin ready (seed ${emu.seed}, clock ${clock.mode} at ${formatInstant(clock.nowMs)})`);
+  if (opts.stateFile) log("info", resumedLine(opts.stateFile, running.resumed));
   const width = Math.max(...SERVICE_NAMES.map((s) => s.length), "control".length);
   // Before the URLs: a script that stops reading at the control URL has the CA's path already.
   if (running.ca) log("info", `  ${"tls ca".padEnd(width)}  ${running.ca.path}`);
@@ -315,49 +306,6 @@ async function tlsSetting(opts: StartOptions): Promise<TlsFiles | boolean> {
   return { cert: await read("--tls-cert", opts.tlsCert), key: await read("--tls-key", opts.tlsKey) };
 }
 
-interface ClientOptions {
-  url: string;
-  controlToken?: string;
-  /** A CA certificate file to trust for an https URL. */
-  ca?: string;
-}
-
-interface AdvanceResult {
-  now: string;
-  fired: Array<{ at: string; kind: string; subject: string; detail: unknown }>;
-}
-
-async function control(opts: ClientOptions, method: string, path: string, body?: unknown): Promise<unknown> {
-  const base = new URL(opts.url);
-  const url = new URL(`/_standin${path}`, base);
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (opts.controlToken) headers.Authorization = `Bearer ${opts.controlToken}`;
-  let response: { ok: boolean; status: number; text: string };
-  try {
-    response = await send(url, method, headers, body === undefined ? undefined : JSON.stringify(body), opts.ca);
-  } catch (error) {
-    if (error instanceof CliFailure) throw error;
-    throw new CliFailure(`standin: cannot reach ${base.origin}: ${((error as Error).cause as Error)?.message ?? (error as Error).message}`);
-  }
-  const text = response.text;
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // keep the text
-  }
-  if (!response.ok) {
-    const message = (parsed as { error?: string })?.error ?? text;
-    throw new CliFailure(`standin: ${method} ${url.pathname} failed (${response.status}): ${message}`);
-  }
-  return parsed;
-}
-
-function print(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
-}
-
 function logger(level: LogLevel) {
   const threshold = LOG_LEVELS.indexOf(level);
   return (at: LogLevel, message: string) => {
@@ -367,60 +315,12 @@ function logger(level: LogLevel) {
   };
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError("expected a non-negative integer");
-  return n;
-}
-
-function positiveInteger(value: string): number {
-  const n = integer(value);
-  if (n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
-
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-/** A size in bytes: `1048576`, `512k`, `64m`, `1g` (binary units). */
-function byteSize(value: string): number {
-  const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
-  const n = match ? Number(match[1]) * SIZE_UNITS[match[2]!.toLowerCase()]! : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a size in bytes, e.g. 1048576, 512k, 64m or 1g");
-  return n;
-}
-
-function port(value: string): number {
-  const n = integer(value);
-  if (n > 65535) throw new InvalidArgumentError("expected a port from 0 to 65535");
-  return n;
-}
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number");
-  return n;
-}
-
-function parseClaim(pair: string): [string, unknown] {
-  const eq = pair.indexOf("=");
-  if (eq <= 0) throw new CliFailure(`standin: --claim expects key=value, got "${pair}"`);
-  const raw = pair.slice(eq + 1);
-  try {
-    return [pair.slice(0, eq), JSON.parse(raw)];
-  } catch {
-    return [pair.slice(0, eq), raw];
-  }
-}
-
 function packageVersion(): string {
   return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  ignoreClosedOutput();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
@@ -428,6 +328,23 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.stderr.write(oneLine(error.message) + "\n");
       process.exit(1);
     }
-    throw error;
+    // A bug, not a usage error: still one line, the stack only when asked for.
+    if (process.env.STANDIN_DEBUG) throw error;
+    process.stderr.write(`${oneLine(`standin: unexpected error: ${(error as Error)?.message ?? String(error)} (STANDIN_DEBUG=1 shows the stack)`)}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * A reader that stops early (`standin journal | head`, a supervisor that
+ * closes the pipe once it has the URLs) must not crash the command with an
+ * EPIPE stack: what is left to print goes nowhere, and a running standin
+ * keeps serving.
+ */
+function ignoreClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    });
   }
 }

@@ -10,7 +10,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
 import type { GeneratedCa, PreparedTls, TlsFiles } from "./tls.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service-names.js";
-import { checkStateFileWritable, DEFAULT_STATE_FILE_INTERVAL_MS, loadStateFile, removeStaleTemporaries, StateFileWriter, writeStateFile } from "./state-file.js";
+import { checkStateFileWritable, DEFAULT_STATE_FILE_INTERVAL_MS, loadStateFile, removeStaleTemporaries, type ResumedState, StateFileWriter, writeStateFile } from "./state-file.js";
 
 export { writeStateFile } from "./state-file.js";
 
@@ -46,6 +46,8 @@ export interface RunningStandin {
   readonly ports: Record<ServiceName, number>;
   /** With `tls: true`: the CA that signed the server certificate, for clients to trust (PEM, and the file it is in). */
   readonly ca?: GeneratedCa;
+  /** With `stateFile`, when the file existed: what was loaded from it (for the start banner). */
+  readonly resumed?: ResumedState;
   /** Stops listening, writes the state file if one was given, stops the clock. */
   close(): Promise<void>;
 }
@@ -67,8 +69,9 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
   // A state file that cannot be written would lose every write at shutdown: refuse to start instead.
   if (options.stateFile) await checkStateFileWritable(options.stateFile);
   const stateFileLoaded = Boolean(options.stateFile && existsSync(options.stateFile));
+  let resumed: ResumedState | undefined;
   if (options.stateFile && stateFileLoaded) {
-    await loadStateFile(emulator, options.stateFile);
+    resumed = await loadStateFile(emulator, options.stateFile);
     // The state file carries the clock settings it was saved with; settings given explicitly win.
     const { mode, speed } = options.clock ?? {};
     if (mode !== undefined || speed !== undefined) {
@@ -140,6 +143,7 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
     urls,
     ports,
     ...(tls?.ca && { ca: tls.ca }),
+    ...(resumed && { resumed }),
     close: () =>
       (closing ??= (async () => {
         await writer?.stop();

@@ -11,11 +11,23 @@ import type { Standin } from "./emulator.js";
 import { FixtureError } from "./scenario-files/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { jsonStream } from "./core/json-stream.js";
+import { TABLES as REGISTRY_TABLES } from "./registry/state.js";
+import { TABLES as SCHEDULER_TABLES } from "./scheduler/model.js";
 
 /** Default for `stateFileIntervalMs` / `--state-file-interval`. */
 export const DEFAULT_STATE_FILE_INTERVAL_MS = 1000;
 
-export async function loadStateFile(emulator: Standin, path: string): Promise<void> {
+/** What a loaded state file brought back, for the start banner. */
+export interface ResumedState {
+  /** The store index it was saved at. */
+  index: number;
+  /** Its virtual now (ms since epoch), before any clock setting given at start. */
+  nowMs: number;
+  /** Rows of the tables a user recognises, across every region and datacenter. */
+  counts: { jobs: number; allocations: number; nodes: number; sessions: number; keys: number };
+}
+
+export async function loadStateFile(emulator: Standin, path: string): Promise<ResumedState> {
   let document: unknown;
   try {
     document = JSON.parse(await readFile(path, "utf8"));
@@ -29,6 +41,24 @@ export async function loadStateFile(emulator: Standin, path: string): Promise<vo
     if (error instanceof SnapshotError) throw new FixtureError(path, error.problems, "state file");
     throw error;
   }
+  return resumedState(emulator, document as StateSnapshot);
+}
+
+/** Counted from the restored document (valid by now): a region's or datacenter's table is `<scope>/<table>`. */
+function resumedState(emulator: Standin, document: StateSnapshot): ResumedState {
+  const tables = Object.entries(document.store.tables);
+  const rows = (table: string) => tables.filter(([name]) => name === table || name.endsWith(`/${table}`)).reduce((sum, [, t]) => sum + Object.keys(t.rows).length, 0);
+  return {
+    index: emulator.index,
+    nowMs: emulator.clock.now(),
+    counts: {
+      jobs: rows(SCHEDULER_TABLES.jobs),
+      allocations: rows(SCHEDULER_TABLES.allocs),
+      nodes: rows(SCHEDULER_TABLES.nodes),
+      sessions: rows(REGISTRY_TABLES.sessions),
+      keys: rows(REGISTRY_TABLES.kv),
+    },
+  };
 }
 
 /** Whether the state file can be written where it is asked for: its directory exists and takes a new file, and it is not a directory. */

@@ -97,7 +97,9 @@ describe("standin start", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("with --state-file, writes the state atomically on SIGTERM and loads it at the next start", async () => {
     const stateFile = join(dir, "state.json");
     const first = await start(["--state-file", stateFile]);
+    expect(first.stdout()).toContain(`state file ${stateFile} not found: starting from the fixtures (it is written while running and on exit)\n`);
     await json(`${first.urls.scheduler}/_standin/clock/advance`, { method: "POST", body: JSON.stringify({ by: "2h30m" }) });
+    expect((await fetch(`${first.urls.registry}/v1/kv/resumed`, { method: "PUT", body: "yes" })).status).toBe(200);
     const hash = (await json(`${first.urls.scheduler}/_standin/state/hash`)).body.hash;
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -107,6 +109,13 @@ describe("standin start", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(JSON.parse(readFileSync(stateFile, "utf8")).format).toBe("standin.snapshot/v1");
 
     const second = await start(["--state-file", stateFile]);
+    // The banner says what came back: the agent's client node and the key written above, at the clock it was saved at.
+    expect(second.stdout()).toMatch(
+      new RegExp(
+        `^state resumed from ${stateFile.replace(/[.]/g, "\\.")} \\(index \\d+: 0 jobs, 0 allocations, 1 node, 0 sessions, 1 KV key; clock at 2026-01-01T02:30:00Z\\)$`,
+        "m",
+      ),
+    );
     expect((await json(`${second.urls.scheduler}/_standin/clock`)).body.now).toBe("2026-01-01T02:30:00Z");
     expect((await json(`${second.urls.scheduler}/_standin/state/hash`)).body.hash).toBe(hash);
   });

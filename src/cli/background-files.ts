@@ -7,6 +7,7 @@
 import { readFileSync, unlinkSync } from "node:fs";
 import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { CliFailure } from "./failure.js";
+import { fileErrorReason } from "./files.js";
 
 /** What the ready file says: everything a script needs to reach and to stop this standin. */
 export interface ReadyFile {
@@ -48,7 +49,7 @@ export class BackgroundFiles {
       await rename(temporary, path);
     } catch (error) {
       await unlink(temporary).catch(() => {});
-      throw new CliFailure(`standin: cannot write ${flag} ${path}: ${(error as Error).message}`);
+      throw new CliFailure(`standin: cannot write ${flag} ${path}: ${fileErrorReason(error)}`);
     }
     this.written.set(path, text);
   }
@@ -99,6 +100,6 @@ async function readIfPresent(path: string): Promise<string | undefined> {
     return await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new CliFailure(`standin: cannot read ${path}: ${(error as Error).message}`);
+    throw new CliFailure(`standin: cannot read ${path}: ${fileErrorReason(error)}`);
   }
 }

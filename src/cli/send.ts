@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { CliFailure } from "./failure.js";
+import { fileErrorReason } from "./files.js";
 
 export interface SentResponse {
   ok: boolean;
@@ -28,7 +29,7 @@ export async function send(
   try {
     ca = readFileSync(caFile, "utf8");
   } catch (error) {
-    throw new CliFailure(`standin: cannot read --ca ${caFile}: ${(error as Error).message}`);
+    throw new CliFailure(`standin: cannot read --ca ${caFile}: ${fileErrorReason(error)}`);
   }
   const { request } = await import("node:https");
   return new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@
 import { readReadyFile } from "./background-files.js";
 import { CliFailure } from "./failure.js";
 import { send } from "./send.js";
+import { serviceUrl } from "./service-url.js";
 import { Deadline, type Timeout } from "./wall-wait.js";
 
 export interface WaitReadyOptions {
@@ -42,11 +43,7 @@ export async function waitReady(opts: WaitReadyOptions): Promise<string> {
 }
 
 function readyUrl(base: string): URL {
-  try {
-    return new URL("/_standin/ready", base);
-  } catch {
-    throw new CliFailure(`standin wait-ready: not a URL: ${base}`);
-  }
+  return new URL("/_standin/ready", serviceUrl(base, "standin wait-ready"));
 }
 
 /** The least time a look is given, even when the deadline is nearer. */

@@ -1,0 +1,40 @@
+/** Commander parsers for option values: a bad value is refused with the reason, and commander prints it with the usage line. */
+import { InvalidArgumentError } from "commander";
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function integer(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError("expected a non-negative integer");
+  return n;
+}
+
+export function positiveInteger(value: string): number {
+  const n = integer(value);
+  if (n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size in bytes: `1048576`, `512k`, `64m`, `1g` (binary units). */
+export function byteSize(value: string): number {
+  const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
+  const n = match ? Number(match[1]) * SIZE_UNITS[match[2]!.toLowerCase()]! : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a size in bytes, e.g. 1048576, 512k, 64m or 1g");
+  return n;
+}
+
+export function port(value: string): number {
+  const n = integer(value);
+  if (n > 65535) throw new InvalidArgumentError("expected a port from 0 to 65535");
+  return n;
+}
+
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number");
+  return n;
+}

@@ -1,0 +1,191 @@
+/**
+ * How the CLI fails and what its help says: every error one line without a
+ * stack trace (bad option values with one usage line, files that cannot be
+ * read or written, URLs that are not a standin's), a port given to two
+ * services, `--url host:port` taken as http, and the help's environment
+ * variables, token schemes and defaults. Child processes of the built CLI;
+ * nothing depends on the machine's speed.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, runCli, sharedCli } from "./support/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "standin-cli-errors-"));
+
+/** One line, no stack frame: what every failure must look like. */
+function expectOneLine(stderr: string): void {
+  expect(stderr.endsWith("\n")).toBe(true);
+  expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(stderr).not.toMatch(/^\s+at /m);
+}
+
+function occupyPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port }));
+  });
+}
+
+describe("usage errors", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("a bad option value prints the reason and one usage line, exit 1", async () => {
+    const res = await runCli(["start", "--scheduler-port", "abc"]);
+    expect(res).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: option '--scheduler-port <n>' argument 'abc' is invalid. expected a non-negative integer\nusage: standin start [options]  (see standin start --help)\n",
+    });
+  });
+
+  it("an unknown option, a missing argument and an unknown command each get the same two lines", async () => {
+    const unknown = await runCli(["journal", "--bogus"]);
+    expect(unknown).toMatchObject({ code: 1, stderr: "error: unknown option '--bogus'\nusage: standin journal [options] [journal]  (see standin journal --help)\n" });
+    const missing = await runCli(["snapshot", "save"]);
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: "error: missing required argument 'file'\nusage: standin snapshot save [options] <file>  (see standin snapshot save --help)\n",
+    });
+    const command = await runCli(["frob"]);
+    expect(command).toMatchObject({ code: 1, stderr: "error: unknown command 'frob'\nusage: standin [options] [command]  (see standin --help)\n" });
+  });
+
+  it("two services given the same port are refused before anything listens, naming both and the port", async () => {
+    // The port is taken: without the check, start would fail on it with another message (not hang on a free one).
+    const { server, port } = await occupyPort();
+    try {
+      const res = await runCli(["start", "--scheduler-port", String(port), "--registry-port", "0", "--echo-port", String(port)]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`standin: scheduler (--scheduler-port) and echo (--echo-port) are both given port ${port}: each service needs its own port (0 = any free port)\n`);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  const emulator = sharedCli();
+  const hostPort = () => emulator().urls.scheduler!.replace(/^http:\/\//, "");
+
+  it("--url host:port (the CONSUL_HTTP_ADDR form) is taken as http://host:port, from the flag or STANDIN_URL", async () => {
+    const flag = await runCli(["clock", "--url", hostPort()]);
+    expect(flag.stderr).toBe("");
+    expect(JSON.parse(flag.stdout)).toMatchObject({ mode: "manual" });
+    const env = await runCli(["clock"], { ...process.env, STANDIN_URL: hostPort() });
+    expect(env.stderr).toBe("");
+    expect(JSON.parse(env.stdout)).toMatchObject({ mode: "manual" });
+  });
+
+  it("a flag wins over its environment variable", async () => {
+    const res = await runCli(["clock", "--url", hostPort()], { ...process.env, STANDIN_URL: "http://127.0.0.1:1" });
+    expect(res.code).toBe(0);
+  });
+
+  it("--url that is not an http URL fails in one line", async () => {
+    expect(await runCli(["clock", "--url", "ht tp://x"])).toMatchObject({
+      code: 1,
+      stderr: 'standin: --url "ht tp://x" is not a URL (expected e.g. http://127.0.0.1:4646 or 127.0.0.1:4646)\n',
+    });
+    expect(await runCli(["clock", "--url", "ftp://x"])).toMatchObject({ code: 1, stderr: 'standin: --url "ftp://x": expected an http or https URL\n' });
+    expect(await runCli(["wait-ready", "--url", "ht tp://x"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^standin wait-ready: --url "ht tp:\/\/x" is not a URL/) });
+  });
+
+  it("https against a plain-HTTP standin says it does not answer TLS", async () => {
+    const res = await runCli(["clock", "--url", `https://${hostPort()}`]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`standin: cannot reach https://${hostPort()}: it does not answer TLS (an http:// URL?)\n`);
+  });
+
+  it("snapshot load of a missing file, a directory or a file that is not JSON fails in one line", async () => {
+    const missing = join(dir, "missing.json");
+    expect(await runCli(["snapshot", "load", missing, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot load: cannot read ${missing}: ENOENT: no such file or directory\n`,
+    });
+    expect(await runCli(["snapshot", "load", dir, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot load: cannot read ${dir}: EISDIR: it is a directory\n`,
+    });
+    const notJson = join(dir, "not.json");
+    writeFileSync(notJson, "{\n");
+    const res = await runCli(["snapshot", "load", notJson, "--url", hostPort()]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`^standin snapshot load: ${notJson.replace(/[.]/g, "\\.")} is not JSON: `));
+    expectOneLine(res.stderr);
+  });
+
+  it("snapshot save into a missing directory or onto a directory fails in one line", async () => {
+    const inMissing = join(dir, "no-such-dir", "snap.json");
+    expect(await runCli(["snapshot", "save", inMissing, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot save: cannot write ${inMissing}: ENOENT: no such file or directory\n`,
+    });
+    expect(await runCli(["snapshot", "save", dir, "--url", hostPort()])).toMatchObject({
+      code: 1,
+      stderr: `standin snapshot save: cannot write ${dir}: EISDIR: it is a directory\n`,
+    });
+  });
+
+  it("--ca that cannot be read fails in one line", async () => {
+    const missing = join(dir, "no-ca.pem");
+    expect(await runCli(["clock", "--url", `https://${hostPort()}`, "--ca", missing])).toMatchObject({
+      code: 1,
+      stderr: `standin: cannot read --ca ${missing}: ENOENT: no such file or directory\n`,
+    });
+  });
+});
+
+describe("a URL that is not a standin's", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("an answer that is not JSON fails in one line saying what answered", async () => {
+    const server = createHttpServer((_req, res) => res.writeHead(404, { "Content-Type": "text/html" }).end("<!DOCTYPE html>\n<html><body>Not Found</body></html>\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      for (const args of [["clock"], ["advance", "1s"], ["journal"], ["await", "index", "above=0"]]) {
+        const res = await runCli([...args, "--url", `127.0.0.1:${port}`]);
+        expect(res.code).toBe(1);
+        expect(res.stderr).toMatch(
+          new RegExp(`^standin: (GET|POST) /_standin/\\S+ at http://127\\.0\\.0\\.1:${port} answered 404 "<!DOCTYPE html>", not JSON: is it a standin's URL\\?\\n$`),
+        );
+      }
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("help", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("standin --help lists the environment variables and the control API's Bearer scheme", async () => {
+    const help = await runCli(["--help"]);
+    expect(help.code).toBe(0);
+    for (const variable of ["STANDIN_URL", "STANDIN_CONTROL_TOKEN", "STANDIN_CA", "STANDIN_DEBUG"]) expect(help.stdout).toMatch(new RegExp(`^  ${variable}`, "m"));
+    expect(help.stdout).toContain('"Authorization: Bearer <secret>"');
+    for (const command of ["act", "await", "journal"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} \\[options\\]`, "m"));
+  });
+
+  it("a client command's help shows each option's default and environment variable", async () => {
+    const help = (await runCli(["journal", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(help).toContain('(default: "http://127.0.0.1:4646", env: STANDIN_URL)');
+    expect(help).toContain("Authorization: Bearer <secret> (env: STANDIN_CONTROL_TOKEN)");
+    expect(help).toContain("(env: STANDIN_CA)");
+    expect(help).toContain('(choices: "requests", "events", default: "requests")');
+  });
+
+  it("token's help names the token schemes; start's shows its defaults", async () => {
+    const token = (await runCli(["token", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(token).toContain('choices: "provider_jwt", "app_default_service_account", "provider_service_account", "provider_id_token", "identity_platform"');
+    const start = (await runCli(["start", "--help"])).stdout.replace(/\s+/g, " ");
+    for (const shown of [
+      "(default: 4646)",
+      "(default: 8500)",
+      "(default: 8080)",
+      '(default: "127.0.0.1")',
+      "(default: 1000)",
+      "(default: the bundled fixtures/default.json)",
+      "(default: 24m)",
+    ]) {
+      expect(start).toContain(shown);
+    }
+  });
+});
