@@ -110,9 +110,7 @@ describe("unemulated routes answer 501 naming the route", () => {
       ),
       unemulatedEchoResponse("espv2", "GET", entry, url)
         .text()
-        .then((text) =>
-          expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see docs/known-differences.md" }),
-        ),
+        .then((text) => expect(JSON.parse(text)).toEqual({ code: 501, message: "standin does not emulate GET /healthz (echo sample behind ESP): see docs/known-differences.md" })),
     ]);
   });
 });
