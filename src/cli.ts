@@ -2,15 +2,13 @@
  * The `standin` command line: `start` runs the emulator; the other commands
  * talk to a running one over its control API.
  */
-import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { FixtureError, loadFixtureFile } from "./scenario-files/load.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
+import { packageVersion } from "./package-files.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
 import type { TlsFiles } from "./tls.js";
 import { BackgroundFiles } from "./cli/background-files.js";
@@ -20,8 +18,8 @@ import { stopStandin } from "./cli/stop.js";
 import { waitReady } from "./cli/wait-ready.js";
 import { parseTimeout } from "./cli/wall-wait.js";
 
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
+/** The shipped fixture `start` loads when given no --fixture (see scenario-files/shipped.ts). */
+export const DEFAULT_FIXTURE = "default";
 const DEFAULT_URL = "http://127.0.0.1:4646";
 const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -414,10 +412,6 @@ function parseClaim(pair: string): [string, unknown] {
   } catch {
     return [pair.slice(0, eq), raw];
   }
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
