@@ -107,7 +107,7 @@ describe("the npm tarball installed in a consumer project", () => {
   }, SLOW_STEP_TIMEOUT_MS);
 
   it("npm pack builds on prepack, with no prepare script to warn about", () => {
-    expect(packed.stdout).toContain("> standin@" + VERSION + " prepack");
+    expect(packed.stdout).toContain(`> standin@${VERSION} prepack`);
     expect(packed.stdout + packed.stderr).not.toMatch(/prepare/);
     const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
     expect(manifest.scripts).not.toHaveProperty("prepare");
