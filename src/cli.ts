@@ -2,16 +2,14 @@
  * The `standin` command line: `start` runs the emulator; the other commands
  * talk to a running one over its control API.
  */
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Argument, Command, Option } from "commander";
 import { FixtureError } from "./scenario-files/load.js";
 import { checkStartFixtures, withFixtureBlame } from "./scenario-files/check.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
+import { packageVersion } from "./package-files.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
 import type { TlsFiles } from "./tls.js";
 import { ECHO_SCHEMES } from "./scenario-files/schema.js";
@@ -32,8 +30,8 @@ import { stopStandin } from "./cli/stop.js";
 import { waitReady } from "./cli/wait-ready.js";
 import { parseTimeout } from "./cli/wall-wait.js";
 
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const DEFAULT_FIXTURE = resolve(PACKAGE_ROOT, "fixtures/default.json");
+/** The shipped fixture `start` loads when given no --fixture (see scenario-files/shipped.ts). */
+export const DEFAULT_FIXTURE = "default";
 const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -48,7 +46,12 @@ export function buildProgram(): Command {
     .command("start")
     .description("start the emulator on its three ports")
     .addOption(
-      new Option("--fixture <file>", "fixture to load at start (repeatable; applied in order)").argParser(collect).default([] as string[], "the bundled fixtures/default.json"),
+      new Option(
+        "--fixture <file|name>",
+        "a fixture file, or a shipped fixture by name (default, token-expiry, leader-election-failover, rolling-deploy-failing-canary); repeatable, applied in order",
+      )
+        .argParser(collect)
+        .default([] as string[], "the shipped default"),
     )
     .option("--seed <n>", "overrides the fixture's seed (default: the fixture's; 1 in the bundled one)", integer)
     .addOption(new Option("--clock <mode>", "virtual clock mode (default: the fixture's; manual in the bundled one)").choices(["manual", "auto", "realtime"]))
@@ -313,10 +316,6 @@ function logger(level: LogLevel) {
     // The ready banner goes to stdout (scripts read the URLs); diagnostics to stderr.
     (at === "info" || at === "debug" ? process.stdout : process.stderr).write(message + "\n");
   };
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {

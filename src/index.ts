@@ -12,6 +12,7 @@ export { parseGoDuration, formatGoDuration, DurationError } from "./core/duratio
 export { formatInstant, parseInstant } from "./core/instant.js";
 export type { StateSnapshot } from "./core/snapshot.js";
 export { FixtureError, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
+export { shippedFixtureNames, shippedFixturePath } from "./scenario-files/shipped.js";
 export type { Fixture } from "./scenario-files/schema.js";
 export type { ServiceName } from "./http/service-names.js";
 export { replayTape, formatReport, TapeError } from "./replay.js";

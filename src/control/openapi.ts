@@ -7,13 +7,11 @@
  * durations, instants) are left out: the document never claims more than
  * the route checks, only less.
  */
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { fixtureSchema } from "../scenario-files/schema.js";
 import type { DocumentedOperation } from "../http/documented-routes.js";
+import { packageVersion } from "../package-files.js";
 
 /**
  * A fixture as the control API takes it (`POST /fixtures`, `POST /reset`'s
@@ -156,12 +154,4 @@ function operationId(operation: DocumentedOperation): string {
 
 function capital(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
-}
-
-let version: string | undefined;
-
-/** package.json's version (src/control and dist/control are both two levels down). */
-function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), "../..", "package.json"), "utf8")) as { version: string }).version;
-  return version;
 }

@@ -10,14 +10,12 @@
  * jose is loaded on first use: it costs ~45 ms of start-up that runs which
  * never touch a token should not pay.
  */
-import { readFileSync } from "node:fs";
 import { createPrivateKey, sign as cryptoSign, X509Certificate, type JsonWebKey, type KeyObject } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import type { JWK, JWTPayload } from "jose";
+import { readPackageFile } from "../package-files.js";
 import type { EchoSchemeName, SchemeConfig } from "./schemes.js";
 
-// src/echo/keys.ts and dist/echo/keys.js both sit two levels below the package root.
-const KEY_FILE = fileURLToPath(new URL("../../keys/test-keys.json", import.meta.url));
+const KEY_FILE = "keys/test-keys.json";
 
 type Jose = typeof import("jose");
 let jose: Promise<Jose> | undefined;
@@ -26,7 +24,7 @@ export const loadJose = (): Promise<Jose> => (jose ??= import("jose"));
 let keyFile: { keys: Record<EchoSchemeName, JWK & { kid: string }> } | undefined;
 
 function privateJwk(scheme: EchoSchemeName): JWK & { kid: string } {
-  keyFile ??= JSON.parse(readFileSync(KEY_FILE, "utf8")) as { keys: Record<EchoSchemeName, JWK & { kid: string }> };
+  keyFile ??= JSON.parse(readPackageFile(KEY_FILE)) as { keys: Record<EchoSchemeName, JWK & { kid: string }> };
   const jwk = keyFile.keys[scheme];
   if (!jwk) throw new Error(`no test key for scheme ${scheme} in ${KEY_FILE}`);
   return jwk;

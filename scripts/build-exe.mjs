@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// `npm run build:exe`: standin as one executable file (build/standin, build/standin.exe on
+// Windows) for CI machines without Node: Node's single executable applications. esbuild
+// bundles src/sea-main.ts and everything it imports (dependencies included) into one CommonJS
+// script; node turns it, with the package's own files as assets (src/package-files.ts reads
+// them), into a blob; postject injects the blob into a copy of the node binary running this.
+// The executable is for the platform and architecture it was built on.
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { inject } from "postject";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const out = join(root, "build");
+const work = join(out, "sea");
+const executable = join(out, process.platform === "win32" ? "standin.exe" : "standin");
+
+// node:sea's getAsset, which src/sea-main.ts reads the embedded files with, came in Node 20.12.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 20 || (major === 20 && minor < 12)) {
+  console.error(`build:exe needs Node 20.12 or later (this is ${process.version})`);
+  process.exit(1);
+}
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+// 1. One CommonJS script (a single executable's main cannot be an ES module).
+const script = join(work, "standin.cjs");
+await build({
+  entryPoints: [join(root, "src/sea-main.ts")],
+  outfile: script,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  // A single executable has no dynamic import() (node's own modules included, which stay
+  // external): esbuild turns every import() into a require().
+  supported: { "dynamic-import": false },
+  minify: true,
+  // The third-party licences stay with the code they cover.
+  legalComments: "eof",
+  // import.meta.url is only read when the files come from a package directory, which the
+  // executable never does (src/package-files.ts); in CommonJS it is empty, and unused.
+  logOverride: { "empty-import-meta": "silent" },
+  logLevel: "warning",
+});
+
+// 2. The package's own files, embedded as assets under their paths in the package.
+const shipped = ["package.json", "keys/test-keys.json", ...readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".json")).map((f) => `fixtures/${f}`)];
+const assetList = join(work, "assets.json");
+writeFileSync(assetList, JSON.stringify(shipped));
+const blob = join(work, "standin.blob");
+const seaConfig = join(work, "sea-config.json");
+writeFileSync(
+  seaConfig,
+  JSON.stringify(
+    {
+      main: script,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      assets: { "assets.json": assetList, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
+    },
+    null,
+    2,
+  ),
+);
+execFileSync(process.execPath, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
+
+// 3. A copy of this node binary with the blob injected.
+rmSync(executable, { force: true });
+copyFileSync(process.execPath, executable);
+chmodSync(executable, 0o755);
+if (process.platform === "darwin") execFileSync("codesign", ["--remove-signature", executable]);
+await inject(executable, "NODE_SEA_BLOB", readFileSync(blob), {
+  sentinelFuse: "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
+  ...(process.platform === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
+});
+// macOS runs only signed binaries on Apple silicon: an ad-hoc signature does.
+if (process.platform === "darwin") execFileSync("codesign", ["--sign", "-", executable]);
+
+const mib = (file) => (statSync(file).size / 2 ** 20).toFixed(1);
+console.log(`${executable}: ${mib(executable)} MiB (node ${process.version} ${process.platform}-${process.arch}; the bundled script ${mib(script)} MiB)`);

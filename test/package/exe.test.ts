@@ -1,0 +1,91 @@
+/**
+ * The single executable (`npm run build:exe`), as a CI job without Node runs
+ * it: copied alone into an empty directory and started with a PATH on which
+ * there is no node, it serves the three services, over TLS too, with the
+ * shipped fixtures by name. Slow: run by `npm run test:package`.
+ */
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, exerciseDefaultWorld, run, SLOW_STEP_TIMEOUT_MS, startInBackground, type Finished } from "./support.js";
+
+const ROOT = process.cwd();
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const NAME = process.platform === "win32" ? "standin.exe" : "standin";
+const FREE_PORTS = ["--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"];
+
+describe("the single executable, alone in an empty directory with no node on PATH", () => {
+  let build: Finished;
+  let dir: string;
+  let exe: string;
+  // Nothing but the executable: no node, no node_modules, no npm configuration.
+  const bare = () => ({ PATH: "/nonexistent-bin", HOME: dir });
+
+  beforeAll(async () => {
+    build = await run("npm", ["run", "build:exe"], { cwd: ROOT });
+    expect(build, build.stderr).toMatchObject({ code: 0 });
+    dir = mkdtempSync(join(tmpdir(), "standin-exe-"));
+    exe = join(dir, NAME);
+    copyFileSync(join(ROOT, "build", NAME), exe);
+  }, SLOW_STEP_TIMEOUT_MS);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the directory holds only the executable, and no node is reachable from it", async () => {
+    expect(readdirSync(dir)).toEqual([NAME]);
+    const lookup = await run("/bin/sh", ["-c", "command -v node"], { cwd: dir, env: bare() });
+    expect(lookup.code).not.toBe(0);
+  });
+
+  it("--version and --help answer", async () => {
+    expect(await run(exe, ["--version"], { cwd: dir, env: bare() })).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    const help = await run(exe, ["--help"], { cwd: dir, env: bare() });
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: standin \[options\] \[command\]$/m);
+    expect(help.stdout).toMatch(/^ {2}start \[options\] +start the emulator on its three ports$/m);
+  });
+
+  it("start serves the three services with the default fixture; stop ends it with 0", async () => {
+    const readyFile = join(dir, "ready.json");
+    const started = await startInBackground(exe, ["start", ...FREE_PORTS, "--ready-file", readyFile], readyFile, { cwd: dir, env: bare() });
+    try {
+      await exerciseDefaultWorld(started.ready);
+      expect(started.output()).not.toMatch(/ExperimentalWarning|single executable/i);
+      const stop = await run(exe, ["stop", "--ready-file", readyFile], { cwd: dir, env: bare() });
+      expect(stop, stop.stderr).toMatchObject({ code: 0, stdout: `standin stopped (pid ${started.ready.pid})\n` });
+      expect(await started.exited).toBe(0);
+      expect(existsSync(readyFile)).toBe(false);
+    } finally {
+      started.child.kill("SIGKILL");
+    }
+  });
+
+  it("--tls and a shipped fixture by name: HTTPS with its CA, tokens signed with the embedded keys; SIGTERM exits 0", async () => {
+    const readyFile = join(dir, "tls-ready.json");
+    const args = ["start", ...FREE_PORTS, "--ready-file", readyFile, "--tls-dir", join(dir, "tls"), "--fixture", "token-expiry"];
+    const started = await startInBackground(exe, args, readyFile, { cwd: dir, env: bare() });
+    try {
+      const ca = readFileSync(started.ready.ca!, "utf8");
+      expect(started.ready.echo).toMatch(/^https:/);
+      const hi = { method: "POST", body: JSON.stringify({ message: "hi" }), headers: { "Content-Type": "application/json" }, ca };
+      expect(await call(`${started.ready.echo}/echo?key=ci-key-1`, hi)).toEqual({ status: 200, body: JSON.stringify({ message: "hi" }) });
+      expect((await call(`${started.ready.echo}/echo?key=test-api-key`, hi)).status).toBe(400);
+
+      const minted = await call(`${started.ready.control}/echo/tokens`, { method: "POST", body: JSON.stringify({ scheme: "provider_jwt" }), ca });
+      expect(minted.status).toBe(200);
+      const token = (JSON.parse(minted.body) as { token: string }).token;
+      const header = JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()) as { alg: string; kid: string };
+      expect(header).toMatchObject({ alg: "RS256", kid: "standin-test-provider_jwt-1" });
+      const authInfo = await call(`${started.ready.echo}/auth/info/providerjwt`, { headers: { Authorization: `Bearer ${token}` }, ca });
+      expect(authInfo.status, authInfo.body).toBe(200);
+
+      started.child.kill("SIGTERM");
+      expect(await started.exited).toBe(0);
+    } finally {
+      started.child.kill("SIGKILL");
+    }
+  });
+});
