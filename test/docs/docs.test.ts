@@ -99,6 +99,19 @@ describe("the README and docs pages", () => {
     for (const page of PAGES) for (const sample of parseSamples(page, read(page))) expect(sample.commands.length, `${page}:${sample.line}`).toBeGreaterThan(0);
   });
 
+  it("docs/cli.md names every command and every start option the CLI's help lists", async () => {
+    const { buildProgram } = await import("../../src/cli.js");
+    const program = buildProgram();
+    const page = read("docs/cli.md");
+    const missing: string[] = [];
+    for (const command of program.commands) {
+      const names = command.commands.length > 0 ? command.commands.map((sub) => `standin ${command.name()} ${sub.name()}`) : [`standin ${command.name()}`];
+      for (const name of names) if (!page.includes(name)) missing.push(name);
+    }
+    for (const option of program.commands.find((c) => c.name() === "start")!.options) if (!page.includes(option.long!)) missing.push(`start ${option.long}`);
+    expect(missing).toEqual([]);
+  });
+
   it("prose outside code names no old README sections (the reference lives in docs/)", () => {
     const found: string[] = [];
     for (const page of PAGES)
