@@ -182,7 +182,7 @@ describe("help", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       "(default: 8080)",
       '(default: "127.0.0.1")',
       "(default: 1000)",
-      "(default: the bundled fixtures/default.json)",
+      "(default: the shipped default)",
       "(default: 24m)",
     ]) {
       expect(start).toContain(shown);

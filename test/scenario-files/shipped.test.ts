@@ -70,7 +70,9 @@ describe("shipped fixtures by name", () => {
       expect(check.stdout).toBe("ok default\nok token-expiry\n");
       const failed = await run(process.execPath, [BIN, "fixtures", "check", "nope"], { cwd: elsewhere }).catch((e: { code: number; stderr: string }) => e);
       expect(failed).toMatchObject({ code: 1 });
-      expect((failed as { stderr: string }).stderr).toContain("nope: invalid fixture\n  - no shipped fixture by that name (shipped: default,");
+      expect((failed as { stderr: string }).stderr).toBe(
+        "standin: nope: no shipped fixture by that name (shipped: default, leader-election-failover, rolling-deploy-failing-canary, token-expiry); a file needs a path, e.g. ./nope or nope.json\n",
+      );
     },
     CLI_TEST_TIMEOUT_MS,
   );
