@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
+import type { ReadyFile as Ready } from "../../src/cli/background-files.js";
 
 /** For a pack, an install or a build. */
 export const SLOW_STEP_TIMEOUT_MS = 600_000;
@@ -45,14 +46,7 @@ export function run(command: string, args: string[], options: { cwd: string; env
   });
 }
 
-export interface Ready {
-  pid: number;
-  scheduler: string;
-  registry: string;
-  echo: string;
-  control: string;
-  ca?: string;
-}
+export type { Ready };
 
 export interface Background {
   child: ChildProcess;

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { useStandinWith, type RunnerHooks } from "../../src/testing/shared.js";
+import { useStandinWith } from "../../src/testing/shared.js";
+import { manualHooks } from "../support/manual-hooks.js";
 import { useStandin } from "../../src/testing/vitest.js";
 import { CLI_TEST_TIMEOUT_MS } from "../support/cli.js";
 
@@ -35,20 +36,6 @@ function occupiedPort(): Promise<{ server: Server; port: number }> {
 
 async function ready(url: string): Promise<number> {
   return (await fetch(`${url}/_standin/ready`)).status;
-}
-
-function manualHooks() {
-  const registered: Record<"beforeAll" | "beforeEach" | "afterAll", Array<() => Promise<void>>> = { beforeAll: [], beforeEach: [], afterAll: [] };
-  const hooks: RunnerHooks = {
-    name: "manual",
-    beforeAll: (fn) => void registered.beforeAll.push(fn),
-    beforeEach: (fn) => void registered.beforeEach.push(fn),
-    afterAll: (fn) => void registered.afterAll.push(fn),
-  };
-  const run = async (kind: keyof typeof registered) => {
-    for (const fn of registered[kind]) await fn();
-  };
-  return { hooks, run };
 }
 
 const fixed = { scheduler: await freePort(), registry: await freePort(), echo: await freePort() };

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useStandin } from "../../src/testing/vitest.js";
-import { useStandinWith, type RunnerHooks, type StandinHandle } from "../../src/testing/shared.js";
+import { useStandinWith, type StandinHandle } from "../../src/testing/shared.js";
+import { manualHooks } from "../support/manual-hooks.js";
 
 const ENV_NAMES = ["NOMAD_ADDR", "CONSUL_HTTP_ADDR", "STANDIN_ECHO_URL", "STANDIN_SCHEDULER_URL", "STANDIN_REGISTRY_URL", "STANDIN_CONTROL_URL", "STANDIN_URL"] as const;
 
@@ -35,21 +36,6 @@ async function createSession(registryUrl: string, name: string): Promise<string>
 
 async function sessionNames(registryUrl: string): Promise<string[]> {
   return (await json<Array<{ Name: string }>>(`${registryUrl}/v1/session/list`)).map((s) => s.Name);
-}
-
-/** Hooks registered by hand, run by the test: the lifecycle step by step. */
-function manualHooks() {
-  const registered: Record<"beforeAll" | "beforeEach" | "afterAll", Array<() => Promise<void>>> = { beforeAll: [], beforeEach: [], afterAll: [] };
-  const hooks: RunnerHooks = {
-    name: "manual",
-    beforeAll: (fn) => void registered.beforeAll.push(fn),
-    beforeEach: (fn) => void registered.beforeEach.push(fn),
-    afterAll: (fn) => void registered.afterAll.push(fn),
-  };
-  const run = async (kind: keyof typeof registered) => {
-    for (const fn of registered[kind]) await fn();
-  };
-  return { hooks, run };
 }
 
 describe("useStandin (vitest hooks)", () => {
