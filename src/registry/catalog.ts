@@ -100,8 +100,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     });
     ctx.store.write(() => {
       if (!body.SkipNodeUpdate || !state.findNode(node)) {
-        state.nodes.putIndexed(
-          node.toLowerCase(),
+        state.putNode(
           nodeRow(api, {
             ID: body.ID as string | undefined,
             Node: node,

@@ -21,7 +21,7 @@ import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
-import { nodeKey, RegistryState, SERF_HEALTH_CHECK } from "./state.js";
+import { RegistryState, SERF_HEALTH_CHECK } from "./state.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
@@ -112,7 +112,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   /** A node with the agent's default check (passing), unless the node lists that check itself. */
   const ensureNode = (node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> }, id: string) => {
     const config = settings.current();
-    state.nodes.putIndexed(nodeKey(node.Node), nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
+    state.putNode(nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
     const checks = node.Checks ?? [];
     if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
       state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));

@@ -1,9 +1,12 @@
 /**
- * The registry's state: catalog nodes and checks, sessions, KV entries and
- * key lock-delays, each a store table, plus the rules that tie them together
- * (Consul's state store): destroying a session — explicitly, by TTL, by a
- * critical or removed check, or by node removal — applies its Behavior to
- * the keys it holds and starts their lock-delay.
+ * The registry's state: catalog nodes, services and checks, sessions, KV
+ * entries and key lock-delays, each a store table, plus the rules that tie
+ * them together (Consul's state store): destroying a session — explicitly,
+ * by TTL, by a critical or removed check, or by node removal — applies its
+ * Behavior to the keys it holds and starts their lock-delay; a service
+ * removed takes its checks with it; every write to a service's instances,
+ * their nodes or their checks moves that service's own index (Consul's
+ * `service.<name>` index), which its catalog and health reads block on.
  */
 import type { ServiceContext } from "../core/context.js";
 import type { Table } from "../core/store.js";
@@ -16,6 +19,11 @@ export const TABLES = {
   kv: "registry.kv",
   lockDelay: "registry.lockdelay",
   tombstones: "registry.kv-tombstones",
+  services: "registry.services",
+  /** Per service name, the index of the last write to its instances, their nodes or their checks (Consul's `service.<name>`). */
+  serviceIndexes: "registry.service-indexes",
+  /** One row (`last`): the index at which a service name last lost its last instance (Consul's `service_last_extinction`). */
+  serviceExtinction: "registry.service-extinction",
 } as const;
 
 /**
@@ -65,6 +73,33 @@ export type CheckRow = {
   Timeout: string;
   ExposedPort: number;
   Definition: Record<string, never>;
+  CreateIndex: number;
+  ModifyIndex: number;
+};
+
+/** Consul's `structs.ServiceAddress` (a service's tagged address). */
+export type ServiceAddress = { Address: string; Port: number };
+
+/**
+ * A service instance on a catalog node: Consul's `structs.NodeService`
+ * (its fields in its order, as the catalog's node view sends them) plus the
+ * node it runs on. `Node` is not on the wire in a NodeService: views drop it.
+ */
+export type ServiceRow = {
+  Node: string;
+  Kind: string;
+  ID: string;
+  Service: string;
+  /** Never null (Consul normalises them to `[]`). */
+  Tags: string[];
+  Address: string;
+  TaggedAddresses: Record<string, ServiceAddress> | null;
+  /** Never null (`{}`). */
+  Meta: Record<string, string>;
+  Port: number;
+  SocketPath: string;
+  Weights: { Passing: number; Warning: number };
+  EnableTagOverride: boolean;
   CreateIndex: number;
   ModifyIndex: number;
 };
@@ -135,6 +170,16 @@ export type LockDelayRow = {
 export const nodeKey = (node: string) => node.toLowerCase();
 export const checkKey = (node: string, checkId: string) => `${node.toLowerCase()}\u0000${checkId}`;
 export const sessionKey = (id: string) => id.toLowerCase();
+/** Services are keyed by node (case-insensitive, as Consul's node index is) and service ID (case-sensitive). */
+export const serviceKey = (node: string, serviceId: string) => `${node.toLowerCase()}\u0000${serviceId}`;
+
+/** Sorts by node name, then service ID: the order Consul's catalog lists a service's instances in. */
+function byNodeThenId(a: ServiceRow, b: ServiceRow): number {
+  const an = a.Node.toLowerCase();
+  const bn = b.Node.toLowerCase();
+  if (an !== bn) return an < bn ? -1 : 1;
+  return a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0;
+}
 
 /** Every check ID a session is bound to (Session.CheckIDs). */
 export function sessionCheckIds(session: SessionRow): string[] {
@@ -148,6 +193,9 @@ export class RegistryState {
   readonly kv: Table<KVRow>;
   readonly lockDelays: Table<LockDelayRow>;
   readonly tombstones: Table<TombstoneRow>;
+  readonly services: Table<ServiceRow>;
+  readonly serviceIndexes: Table<{ Index: number }>;
+  readonly serviceExtinction: Table<{ Index: number }>;
   /** The earliest instant a tombstone expires; 0 = unknown (look at them all). */
   private nextReapAt = 0;
 
@@ -159,6 +207,9 @@ export class RegistryState {
     this.kv = store.table(TABLES.kv);
     this.lockDelays = store.table(TABLES.lockDelay);
     this.tombstones = store.table(TABLES.tombstones);
+    this.services = store.table(TABLES.services);
+    this.serviceIndexes = store.table(TABLES.serviceIndexes);
+    this.serviceExtinction = store.table(TABLES.serviceExtinction);
     store.onRestore(() => (this.nextReapAt = 0));
   }
 
@@ -242,26 +293,134 @@ export class RegistryState {
     return namespace === undefined || namespace === WILDCARD_NAMESPACE ? all : all.filter((s) => inNamespace(s, namespace));
   }
 
-  /** Registers or updates a check; a critical status invalidates the sessions bound to it. */
+  /**
+   * Registers or updates a check; a critical status invalidates the sessions
+   * bound to it. A service check takes its service's name and tags (Consul's
+   * ensureCheckTxn); it moves its service's index, a node check the index of
+   * every service on the node (their health includes it).
+   */
   putCheck(check: Omit<CheckRow, "CreateIndex" | "ModifyIndex">): void {
-    this.checks.putIndexed(checkKey(check.Node, check.CheckID), check);
-    if (check.Status === "critical") this.invalidateWhere((s) => bound(s, check.Node, check.CheckID), "check critical");
+    const service = check.ServiceID === "" ? undefined : this.findService(check.Node, check.ServiceID);
+    const row = service ? { ...check, ServiceName: service.Service, ServiceTags: [...service.Tags] } : check;
+    this.checks.putIndexed(checkKey(row.Node, row.CheckID), row);
+    this.touchServicesFor(row.Node, row.ServiceID);
+    if (row.Status === "critical") this.invalidateWhere((s) => bound(s, row.Node, row.CheckID), "check critical");
   }
 
   removeCheck(node: string, checkId: string): boolean {
-    if (!this.checks.delete(checkKey(node, checkId))) return false;
+    const existing = this.checks.get(checkKey(node, checkId));
+    if (!existing || !this.checks.delete(checkKey(node, checkId))) return false;
+    this.touchServicesFor(existing.Node, existing.ServiceID);
     this.invalidateWhere((s) => bound(s, node, checkId), "check deregistered");
     return true;
   }
 
-  /** Removes a node with its checks; its sessions are invalidated. */
+  /** Registers or updates a catalog node; every service on it sees the write (its index moves). */
+  putNode(row: Omit<NodeRow, "CreateIndex" | "ModifyIndex">): void {
+    this.nodes.putIndexed(nodeKey(row.Node), row);
+    this.touchServicesFor(row.Node, "");
+  }
+
+  /** Removes a node with its services and checks; its sessions are invalidated. */
   removeNode(node: string): boolean {
     const existing = this.findNode(node);
     if (!existing) return false;
+    for (const service of this.servicesOf(node)) this.removeService(node, service.ID);
     for (const check of this.checksOf(node)) this.checks.delete(checkKey(check.Node, check.CheckID));
     this.nodes.delete(nodeKey(node));
     this.invalidateWhere((s) => s.Node.toLowerCase() === node.toLowerCase(), "node deregistered");
     return true;
+  }
+
+  findService(node: string, serviceId: string): ServiceRow | undefined {
+    return this.services.get(serviceKey(node, serviceId));
+  }
+
+  /** A node's services, by ID. */
+  servicesOf(node: string): ServiceRow[] {
+    const prefix = `${node.toLowerCase()}\u0000`;
+    return this.services.sorted().filter((s) => serviceKey(s.Node, s.ID).startsWith(prefix));
+  }
+
+  /** Every instance of a service name (case-insensitive, as Consul's service index is), by node then ID. */
+  instancesOf(name: string): ServiceRow[] {
+    const wanted = name.toLowerCase();
+    return [...this.services.values()].filter((s) => s.Service.toLowerCase() === wanted).sort(byNodeThenId);
+  }
+
+  /** Every instance, by node then ID. */
+  allServices(): ServiceRow[] {
+    return [...this.services.values()].sort(byNodeThenId);
+  }
+
+  /** A service's checks on its node (not the node's own checks), by check ID. */
+  checksOfService(node: string, serviceId: string): CheckRow[] {
+    return this.checksOf(node).filter((c) => c.ServiceID === serviceId);
+  }
+
+  /**
+   * Registers or updates a service instance (its node must exist: the caller
+   * checks). Its checks take its new name and tags. Runs inside the caller's write.
+   */
+  putService(row: Omit<ServiceRow, "CreateIndex" | "ModifyIndex">): void {
+    const previous = this.findService(row.Node, row.ID);
+    this.services.putIndexed(serviceKey(row.Node, row.ID), row);
+    if (previous && previous.Service.toLowerCase() !== row.Service.toLowerCase()) this.touchService(previous.Service, true);
+    this.touchService(row.Service, false);
+    for (const check of this.checksOfService(row.Node, row.ID)) {
+      if (check.ServiceName === row.Service && sameStrings(check.ServiceTags, row.Tags)) continue;
+      const { CreateIndex: _c, ModifyIndex: _m, ...fields } = check;
+      this.checks.putIndexed(checkKey(check.Node, check.CheckID), { ...fields, ServiceName: row.Service, ServiceTags: [...row.Tags] });
+    }
+  }
+
+  /**
+   * Removes a service instance with its checks (the sessions bound to those
+   * checks are invalidated). Runs inside the caller's write.
+   */
+  removeService(node: string, serviceId: string): boolean {
+    const existing = this.findService(node, serviceId);
+    if (!existing) return false;
+    for (const check of this.checksOfService(node, serviceId)) this.removeCheck(check.Node, check.CheckID);
+    this.services.delete(serviceKey(node, serviceId));
+    this.touchService(existing.Service, true);
+    return true;
+  }
+
+  /**
+   * The index a read of one service name answers with and blocks on
+   * (Consul's maxIndexAndWatchChForService): the service's own index while
+   * it has instances, else the last time any service lost its last instance,
+   * else the catalog's highest index.
+   */
+  serviceIndex(name: string): number {
+    const own = this.instancesOf(name).length > 0 ? this.serviceIndexes.get(name.toLowerCase())?.Index : undefined;
+    if (own !== undefined) return own;
+    const extinct = this.serviceExtinction.get("last")?.Index;
+    if (extinct !== undefined) return extinct;
+    return Math.max(this.ctx.store.tableIndex(TABLES.nodes), this.ctx.store.tableIndex(TABLES.services), this.ctx.store.tableIndex(TABLES.checks));
+  }
+
+  /** Moves a service name's index to this write's; `removed`: an instance went, so the name may be extinct now. */
+  private touchService(name: string, removed: boolean): void {
+    const index = this.ctx.store.writeIndex();
+    const key = name.toLowerCase();
+    if (removed && this.instancesOf(name).length === 0) {
+      this.serviceIndexes.delete(key);
+      this.serviceExtinction.put("last", { Index: index });
+      return;
+    }
+    this.serviceIndexes.put(key, { Index: index });
+  }
+
+  /** A check or node write: its service's index moves, or, for the node itself or a node check, every service's on the node. */
+  private touchServicesFor(node: string, serviceId: string): void {
+    if (serviceId !== "") {
+      const service = this.findService(node, serviceId);
+      if (service) this.touchService(service.Service, false);
+      return;
+    }
+    for (const name of new Set(this.servicesOf(node).map((s) => s.Service))) this.touchService(name, false);
   }
 
   /**
@@ -307,6 +466,10 @@ function inNamespace(session: SessionRow, namespace: string | undefined): boolea
 
 function sameEntry(a: Omit<KVRow, "CreateIndex" | "ModifyIndex">, b: Omit<KVRow, "CreateIndex" | "ModifyIndex">): boolean {
   return a.LockIndex === b.LockIndex && a.Key === b.Key && uint64Equal(a.Flags, b.Flags) && a.Value === b.Value && (a.Session ?? "") === (b.Session ?? "");
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function bound(session: SessionRow, node: string, checkId: string): boolean {
