@@ -7,6 +7,8 @@
 import { decodeStruct, decodingRequest, parseGoJSON, type FieldType } from "./decode.js";
 import { badRequest, serverError, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
+import { filterRows, registryFilter } from "./filter.js";
+import { NODE_FILTER } from "./filter-schemas.js";
 import { TABLES, type CheckRow, type NodeRow } from "./state.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"];
@@ -133,10 +135,14 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     const options = rc.parse();
     api.acceptEnterpriseMeta(rc);
     api.requireDatacenterForRead(options);
+    const keep = registryFilter<NodeRow>(rc, NODE_FILTER);
     const authz = api.authorize(rc);
     return api.blockingRead(rc, options, [TABLES.nodes], () => {
       const all = state.nodes.values();
-      const sorted = [...all].sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0));
+      const sorted = filterRows(
+        [...all].sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0)),
+        keep,
+      );
       const value = sorted.filter((n) => authz.allowed("node", n.Node, "read"));
       return { value, filtered: value.length < sorted.length };
     });

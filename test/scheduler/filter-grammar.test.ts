@@ -1,14 +1,14 @@
 /**
- * Table tests for the filter grammar (src/scheduler/filter/grammar), after go-bexpr's grammar_test.go:
+ * Table tests for the filter grammar (src/core/filter/grammar), after go-bexpr's grammar_test.go:
  * an expression and the AST it parses to, or the pigeon-shaped error it is refused with. The HTTP-level
  * behaviour of filters is covered in filter.test.ts, filter-typing.test.ts and list-filter.test.ts;
  * these pin the parser on its own, so that a change in precedence, selector or value parsing shows up
  * here first.
  */
 import { describe, expect, test } from "vitest";
-import type { Expr } from "../../src/scheduler/filter/ast.js";
-import { FilterParseError } from "../../src/scheduler/filter/errors.js";
-import { parseExpression } from "../../src/scheduler/filter/grammar/parser.js";
+import type { Expr } from "../../src/core/filter/ast.js";
+import { FilterParseError } from "../../src/core/filter/errors.js";
+import { parseExpression } from "../../src/core/filter/grammar/parser.js";
 
 const sel = (...path: string[]) => ({ type: "bexpr" as const, path });
 const ptr = (...path: string[]) => ({ type: "jsonptr" as const, path });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compileFilter, FilterEvaluationError, FilterParseError, MAP_FIELDS } from "../../src/scheduler/filter/index.js";
+import { compileFilter, FilterEvaluationError, FilterParseError, MAP_FIELDS } from "../../src/core/filter/index.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures: JSON renderings of Nomad structs (PascalCase, maps as objects, nil as null)

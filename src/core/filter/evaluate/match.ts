@@ -5,8 +5,8 @@
  */
 import { notPresentDisposition, selectorString, type MatchExpr, type Selector } from "../ast.js";
 import { evalError } from "../errors.js";
-import { goParseUint, goQuote } from "../../../core/go/strconv.js";
-import { compileGoRegexp } from "../../../core/go/regexp.js";
+import { goParseUint, goQuote } from "../../go/strconv.js";
+import { compileGoRegexp } from "../../go/regexp.js";
 import { coerce, elementKind, isPrimitive, primitiveEqual } from "../values/coerce.js";
 import { classify, hasOwn, ownKeys, type GoValue } from "../values/go-value.js";
 import { kindName, typeName } from "../values/type-names.js";

@@ -5,7 +5,6 @@
  * shared by every parse.
  */
 import type { ActionFn, PNode, PRule } from "./peg.js";
-import { RULES } from "./rules.js";
 
 export const FAIL: unique symbol = Symbol("fail");
 export type PResult = unknown | typeof FAIL;
@@ -16,6 +15,8 @@ export interface ParserState {
   pos: number;
   invert: boolean;
   parseRule(r: PRule): PResult;
+  /** the rule of the parser's grammar (its dialect) with this name */
+  rule(name: string): PRule;
   matchLit(cps: number[], want: string): PResult;
   matchClass(val: string, test: (cp: number) => boolean): PResult;
   matchAny(): PResult;
@@ -119,11 +120,10 @@ export function compileNode(n: PNode): Matcher {
     case "fail":
       m = (p) => p.failWith(n.msg);
       break;
-    case "ref": {
-      let r: PRule | undefined;
-      m = (p) => p.parseRule((r ??= RULES.get(n.name)!));
+    case "ref":
+      // resolved by the running parser: one node tree may serve several dialects' rule tables
+      m = (p) => p.parseRule(p.rule(n.name));
       break;
-    }
     case "act": {
       const e = compileNode(n.e);
       m = (p) => {

@@ -3,7 +3,7 @@
  * and is converted to the kind of the field it is compared with; primitive equality compares the
  * converted value with the field's, and a JSON array's element kind says which Go slice it stands for.
  */
-import { goParseBool, goParseFloat, goParseInt, goParseUint, type Coerced } from "../../../core/go/strconv.js";
+import { goParseBool, goParseFloat, goParseInt, goParseUint, type Coerced } from "../../go/strconv.js";
 import type { GoValue, Kind } from "./go-value.js";
 
 export function isPrimitive(k: Kind): boolean {

@@ -4,7 +4,7 @@
  * datum with pointerstructure's error texts (`/Foo at part 0: couldn't find key: struct field with
  * name "Foo"`).
  */
-import { goParseInt, goQuote } from "../../../core/go/strconv.js";
+import { goParseInt, goQuote } from "../../go/strconv.js";
 import { classify, hasOwn, type GoValue } from "./go-value.js";
 import { kindName } from "./type-names.js";
 

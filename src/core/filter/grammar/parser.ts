@@ -14,7 +14,7 @@ import type { Expr } from "../ast.js";
 import { FilterParseError } from "../errors.js";
 import { compileNode, FAIL, type Matcher, type ParserState, type PResult } from "./matchers.js";
 import type { ActionFn, PRule } from "./peg.js";
-import { RULES } from "./rules.js";
+import { GRAMMARS, type Dialect } from "./rules.js";
 
 /** Rule nesting refused beyond this depth (about 150 levels of parentheses, or 600 chained `and`s): about half of what a cold V8 stack holds. */
 const MAX_RULE_DEPTH = 600;
@@ -44,8 +44,11 @@ export class PegParser implements ParserState {
   private readonly memo = new Map<string, { r: PResult; end: number }>();
   private exprCnt = 0;
 
-  constructor(input: string) {
+  private readonly rules: ReadonlyMap<string, PRule>;
+
+  constructor(input: string, dialect: Dialect = "nomad") {
     this.input = input;
+    this.rules = GRAMMARS[dialect];
     this.cps = [];
     this.u16 = [];
     for (let i = 0; i < input.length; ) {
@@ -74,7 +77,7 @@ export class PegParser implements ParserState {
 
   run(): Expr {
     this.checkEncoding();
-    const r = this.parseRule(RULES.get("Input")!);
+    const r = this.parseRule(this.rule("Input"));
     if (r === FAIL && this.errs.length === 0) {
       const wants = new Set(this.maxFailExpected);
       const eof = wants.delete("!.");
@@ -84,6 +87,10 @@ export class PegParser implements ParserState {
     }
     if (this.errs.length > 0) throw new FilterParseError([...new Set(this.errs)].join("\n"));
     return r as Expr;
+  }
+
+  rule(name: string): PRule {
+    return this.rules.get(name)!;
   }
 
   parseRule(r: PRule): PResult {
@@ -203,8 +210,9 @@ export class PegParser implements ParserState {
   }
 }
 
-export function parseExpression(expression: string): Expr {
-  return new PegParser(expression).run();
+/** Parses in the dialect of a go-bexpr version: `nomad` (v0.1.13, the default) or `consul` (v0.1.2); see rules.ts. */
+export function parseExpression(expression: string, dialect: Dialect = "nomad"): Expr {
+  return new PegParser(expression, dialect).run();
 }
 
 function utf8Length(cp: number): number {

@@ -4,7 +4,7 @@
  * grammar.peg (`seq`, `choice`, `star`, `act`, …), and the shape of an action's result (a value,
  * and optionally an error recorded at the start of the match, as a pigeon action returning an error).
  */
-import { goQuote } from "../../../core/go/strconv.js";
+import { goQuote } from "../../go/strconv.js";
 
 export type ActionResult = { v: unknown; err?: string };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@
  */
 import { selectorString, type CollExpr, type Expr } from "../ast.js";
 import { evalError } from "../errors.js";
-import { goQuote } from "../../../core/go/strconv.js";
+import { goQuote } from "../../go/strconv.js";
 import { ownKeys, type GoValue } from "../values/go-value.js";
 import { evaluateMatch, nilStructPanic } from "./match.js";
 import { getValue, type LocalVariable } from "./resolve.js";

@@ -1,6 +1,12 @@
 /**
- * Nomad `filter=` expressions: a TypeScript port of hashicorp/go-bexpr **v0.1.13** (the version Nomad's
- * `go.mod` pins) together with the parts of mitchellh/pointerstructure v1.2.x it relies on.
+ * `filter=` expressions, shared by the services (hashicorp/go-bexpr ported to TypeScript). Two flavours
+ * over one grammar (grammar/, with a dialect per go-bexpr version) and one AST:
+ *  - this file: the dynamic evaluator Nomad uses, go-bexpr **v0.1.13** (the version Nomad's `go.mod`
+ *    pins) together with the parts of mitchellh/pointerstructure v1.2.x it relies on; its datum model
+ *    knows Nomad's structs by field name (values/fields.ts);
+ *  - typed/: Consul's, go-bexpr **v0.1.2**, which validates selectors and coerces values against a
+ *    described Go type when the filter is created (see typed/index.ts).
+ * The rest of this comment is about the first.
  *
  * This is the module's public face: {@link compileFilter} parses an expression once (grammar/) and
  * returns a {@link Filter} that evaluates it against a datum (evaluate/, over the Go-typed view of
@@ -83,3 +89,6 @@ export function compileFilter(expression: string): Filter {
     },
   };
 }
+
+/** Consul's flavour (go-bexpr v0.1.2, typed): see typed/index.ts. */
+export { createTypedFilter, CREATE_FILTER_PREFIX, TypedEvaluationError, TypedFilterError, type TypedFilter } from "./typed/index.js";
