@@ -92,7 +92,8 @@ export function registryActions(state: RegistryState, agentNode: () => string, a
       },
     }),
     service: condition({
-      summary: "a service instance exists (by ID, on the agent's node unless named), or (gone: true) no longer does, or its health (its checks and its node's) is passing, warning or critical",
+      summary:
+        "a service instance exists (by ID, on the agent's node unless named), or (gone: true) no longer does, or its health (its checks and its node's) is passing, warning or critical",
       args: v.strictObject({
         node: v.optional(v.string()),
         id: v.string(),

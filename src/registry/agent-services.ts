@@ -21,16 +21,7 @@ import { badRequest, RegistryError, serverError, type RequestContext, type Route
 import type { RegistryApi } from "./api.js";
 import { NODE_MAINTENANCE_CHECK, SERVICE_MAINTENANCE_PREFIX, type AgentLocal, type CheckFields } from "./agent-local.js";
 import { agentJson, agentServiceView, aggregatedStatus, apiHealthCheckView, contentHash, emptyOk, enableParam } from "./agent-views.js";
-import {
-  checkTypeName,
-  decodeServiceDefinition,
-  isAnyAddress,
-  metaError,
-  taggedAddressError,
-  validateCheckType,
-  weightsError,
-  type CheckType,
-} from "./service-definition.js";
+import { checkTypeName, decodeServiceDefinition, isAnyAddress, metaError, taggedAddressError, validateCheckType, weightsError, type CheckType } from "./service-definition.js";
 import { TABLES, type ServiceAddress, type ServiceRow } from "./state.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical"];
