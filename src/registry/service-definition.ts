@@ -62,6 +62,7 @@ const CHECK_TYPE_COMMON: Record<string, FieldSpec> = {
   Body: "string",
   DisableRedirects: "bool",
   TCP: "string",
+  TCPUseTLS: "bool",
   UDP: "string",
   Interval: "duration",
   AliasNode: "string",
