@@ -1,16 +1,23 @@
 /**
  * The registry's actions (health checks, sessions, KV) and conditions
- * (session gone or alive, a key's holder or value, a check's status), for
- * fixture timelines, `POST /_standin/actions` and `POST /_standin/await`.
+ * (session gone or alive, a key's holder or value, a check's status, a
+ * service there, gone or of a health), for fixture timelines,
+ * `POST /_standin/actions` and `POST /_standin/await`.
+ *
+ * A check the agent registered (a service's check, say) is set the way a
+ * TTL update sets it: its TTL restarts from now, and the agent's record of
+ * when it turned critical (for DeregisterCriticalServiceAfter) follows.
  */
 import * as v from "valibot";
 import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
 import { checkRow } from "./catalog.js";
+import type { AgentLocal } from "./agent-local.js";
+import { aggregatedStatus } from "./agent-views.js";
 import { sessionKey, type RegistryState } from "./state.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"] as const;
 
-export function registryActions(state: RegistryState, agentNode: () => string) {
+export function registryActions(state: RegistryState, agentNode: () => string, agent?: AgentLocal) {
   /** Sets a check's status, creating the check if needed; critical invalidates the sessions bound to it. */
   const setCheck = (args: { node?: string; check: string; status: (typeof CHECK_STATUSES)[number]; output?: string }) => {
     const nodeName = args.node ?? agentNode();
@@ -18,6 +25,10 @@ export function registryActions(state: RegistryState, agentNode: () => string) {
     if (!node) throw new ActionError(404, `no node "${nodeName}" in the registry's catalog`);
     const existing = state.checksOf(nodeName).find((check) => check.CheckID === args.check);
     const before = state.sessions.size;
+    if (existing && agent && node.Node.toLowerCase() === agentNode().toLowerCase() && agent.findCheck(args.check)) {
+      agent.setStatus(args.check, args.status, args.output ?? existing.Output);
+      return { Node: node.Node, CheckID: args.check, Status: args.status, invalidatedSessions: before - state.sessions.size };
+    }
     state.putCheck({ ...(existing ?? checkRow({ Node: node.Node, CheckID: args.check })), Status: args.status, Output: args.output ?? existing?.Output ?? "" });
     return { Node: node.Node, CheckID: args.check, Status: args.status, invalidatedSessions: before - state.sessions.size };
   };
@@ -72,11 +83,29 @@ export function registryActions(state: RegistryState, agentNode: () => string) {
       },
     }),
     check: condition({
-      summary: "a health check has a status",
-      args: v.strictObject({ node: v.optional(v.string()), check: v.string(), status: v.picklist(CHECK_STATUSES) }),
+      summary: "a health check (a node's, or a service's on it) has a status, or (gone: true) no longer exists",
+      args: v.strictObject({ node: v.optional(v.string()), check: v.string(), status: v.optional(v.picklist(CHECK_STATUSES)), gone: v.optional(v.boolean(), false) }),
       check: (a) => {
         const found = state.checksOf(a.node ?? agentNode()).find((c) => c.CheckID === a.check);
-        return { met: found?.Status === a.status, observed: found ? { Status: found.Status } : null };
+        const met = a.gone ? !found : found !== undefined && (a.status === undefined || found.Status === a.status);
+        return { met, observed: found ? { Status: found.Status, Output: found.Output, ServiceID: found.ServiceID } : null };
+      },
+    }),
+    service: condition({
+      summary:
+        "a service instance exists (by ID, on the agent's node unless named), or (gone: true) no longer does, or its health (its checks and its node's) is passing, warning or critical",
+      args: v.strictObject({
+        node: v.optional(v.string()),
+        id: v.string(),
+        gone: v.optional(v.boolean(), false),
+        health: v.optional(v.picklist(["passing", "warning", "critical", "maintenance"])),
+      }),
+      check: (a) => {
+        const node = a.node ?? agentNode();
+        const found = state.findService(node, a.id);
+        const health = found ? aggregatedStatus(state.checksOf(node).filter((c) => c.ServiceID === "" || c.ServiceID === found.ID)) : undefined;
+        const met = a.gone ? !found : found !== undefined && (a.health === undefined || health === a.health);
+        return { met, observed: found ? { ID: found.ID, Service: found.Service, Node: found.Node, health } : null };
       },
     }),
   };

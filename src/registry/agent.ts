@@ -8,6 +8,7 @@
  */
 import { badRequest, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
+import type { AgentLocal } from "./agent-local.js";
 
 /** The Consul version the registry reports (Config.Version, the `build` tag). */
 export const CONSUL_VERSION = "1.21.4";
@@ -18,7 +19,7 @@ const SERF_WAN_PORT = 8302;
 /** serf.StatusAlive. */
 const MEMBER_ALIVE = 1;
 
-export function registerAgentRoutes(router: Router, api: RegistryApi, datacenters: () => readonly string[]): void {
+export function registerAgentRoutes(router: Router, api: RegistryApi, datacenters: () => readonly string[], local: AgentLocal): void {
   const { state } = api;
 
   const agent = () => {
@@ -96,7 +97,8 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
       Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 },
       Member: member(false),
       Stats: {
-        agent: { check_monitors: "0", check_ttls: "0", checks: String(state.checksOf(self.name).length), services: "0" },
+        // The agent's own checks and services (not the node's catalog checks such as serfHealth).
+        agent: { check_monitors: "0", check_ttls: String(local.ttlCount()), checks: String(local.agentChecks().length), services: String(local.services().length) },
         build: { prerelease: "", revision: "standin", version: CONSUL_VERSION, version_metadata: "" },
         consul: {
           acl: config.acl.enabled ? "enabled" : "disabled",

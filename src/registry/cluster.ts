@@ -17,6 +17,9 @@ import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
 import { registerAgentRoutes } from "./agent.js";
+import { AgentLocal } from "./agent-local.js";
+import { registerAgentServiceRoutes } from "./agent-services.js";
+import { registerAgentCheckRoutes } from "./agent-checks.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
@@ -104,7 +107,10 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   registerSessionRoutes(router, api);
   registerCatalogRoutes(router, api);
   registerKVRoutes(router, api);
-  registerAgentRoutes(router, api, peers);
+  const agentLocal = new AgentLocal(api);
+  registerAgentRoutes(router, api, peers, agentLocal);
+  registerAgentServiceRoutes(router, api, agentLocal);
+  registerAgentCheckRoutes(router, api, agentLocal);
 
   const app = new Hono();
   app.all("*", (c) => router.dispatch(c));
@@ -155,7 +161,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     }
   };
 
-  const faults = registryActions(state, () => settings.current().agentNode);
+  const faults = registryActions(state, () => settings.current().agentNode, agentLocal);
 
   return {
     name: "registry",

@@ -38,6 +38,13 @@ const CHECKS = {
     "consul/blocking-kv-loop-request-count",
     "consul/blocking-list-wakes-on-delete",
   ],
+  "consul-agent": [
+    "consul-agent/service-register-with-ttl-check",
+    "consul-agent/update-ttl-then-lapse-invalidates-session",
+    "consul-agent/service-hash-blocking",
+    "consul-agent/check-register-and-maintenance",
+    "consul-agent/service-deregister",
+  ],
   nomad: [
     "nomad/register-and-run",
     "nomad/canary-and-promotion",
@@ -90,7 +97,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "nomad", "nomad-acl"] as const) {
+  for (const suite of ["consul", "consul-agent", "nomad", "nomad-acl"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

@@ -16,6 +16,8 @@ func main() {
 	switch os.Args[1] {
 	case "consul":
 		Run(consulChecks(control))
+	case "consul-agent":
+		Run(consulAgentChecks(control))
 	case "nomad":
 		Run(nomadChecks(control))
 	case "nomad-acl":
