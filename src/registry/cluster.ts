@@ -17,6 +17,9 @@ import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
 import { registerAgentRoutes } from "./agent.js";
+import { registerCatalogServiceRoutes } from "./catalog-services.js";
+import { registerHealthRoutes } from "./health.js";
+import { applyFixtureServices } from "./fixture-services.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
@@ -103,6 +106,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   router.register("/v1/catalog/datacenters", ["GET"], () => [settings.current().datacenter, ...peers().filter((dc) => dc !== settings.current().datacenter)]);
   registerSessionRoutes(router, api);
   registerCatalogRoutes(router, api);
+  registerCatalogServiceRoutes(router, api);
+  registerHealthRoutes(router, api);
   registerKVRoutes(router, api);
   registerAgentRoutes(router, api, peers);
 
@@ -125,6 +130,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
 
   const applyEntities = (section: DatacenterFixture) => {
     for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    // Before the sessions: a session may name a service's check.
+    applyFixtureServices(state, section.services ?? [], () => settings.current().agentNode);
     (section.sessions ?? []).forEach((body, i) => {
       const { ID, ...rest } = body as { ID?: unknown };
       // A fixture session may name its namespace (and partition) in the enterprise edition; the community
