@@ -20,6 +20,9 @@ import { registerAgentRoutes } from "./agent.js";
 import { AgentLocal } from "./agent-local.js";
 import { registerAgentServiceRoutes } from "./agent-services.js";
 import { registerAgentCheckRoutes } from "./agent-checks.js";
+import { registerCatalogServiceRoutes } from "./catalog-services.js";
+import { registerHealthRoutes } from "./health.js";
+import { applyFixtureServices } from "./fixture-services.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
@@ -106,6 +109,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   router.register("/v1/catalog/datacenters", ["GET"], () => [settings.current().datacenter, ...peers().filter((dc) => dc !== settings.current().datacenter)]);
   registerSessionRoutes(router, api);
   registerCatalogRoutes(router, api);
+  registerCatalogServiceRoutes(router, api);
+  registerHealthRoutes(router, api);
   registerKVRoutes(router, api);
   const agentLocal = new AgentLocal(api);
   registerAgentRoutes(router, api, peers, agentLocal);
@@ -131,6 +136,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
 
   const applyEntities = (section: DatacenterFixture) => {
     for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    // Before the sessions: a session may name a service's check.
+    applyFixtureServices(state, section.services ?? [], () => settings.current().agentNode);
     (section.sessions ?? []).forEach((body, i) => {
       const { ID, ...rest } = body as { ID?: unknown };
       // A fixture session may name its namespace (and partition) in the enterprise edition; the community

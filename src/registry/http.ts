@@ -80,6 +80,8 @@ export interface Meta {
   /** `…-LastContact` (0 when absent): milliseconds since the serving server heard from a leader. */
   lastContactMs?: number;
   filteredByACLs?: boolean;
+  /** `…-Effective-Consistency` (catalog and health reads): `leader`, `stale` or `consistent`. */
+  consistency?: string;
 }
 
 /** Query meta to attach to a read's answer: a value to encode, or a finished Response (KV's empty 404, a raw value). */
@@ -221,6 +223,7 @@ export class Router {
     this.names.set(h, "LastContact", String(meta.lastContactMs ?? 0));
     this.names.set(h, "Index", String(Math.max(1, meta.index)));
     this.names.set(h, "KnownLeader", String(meta.knownLeader));
+    if (meta.consistency) this.names.set(h, "Effective-Consistency", meta.consistency);
     this.names.set(h, "Query-Backend", "blocking-query");
     if (meta.filteredByACLs) this.names.set(h, "Results-Filtered-By-ACLs", "true");
     return response;
@@ -228,7 +231,13 @@ export class Router {
 }
 
 function sameMeta(a: Meta, b: Meta): boolean {
-  return a.index === b.index && a.knownLeader === b.knownLeader && (a.lastContactMs ?? 0) === (b.lastContactMs ?? 0) && Boolean(a.filteredByACLs) === Boolean(b.filteredByACLs);
+  return (
+    a.index === b.index &&
+    a.knownLeader === b.knownLeader &&
+    (a.lastContactMs ?? 0) === (b.lastContactMs ?? 0) &&
+    Boolean(a.filteredByACLs) === Boolean(b.filteredByACLs) &&
+    a.consistency === b.consistency
+  );
 }
 
 /** An error that still carries query meta (Consul's deferred setMeta runs before the error is written). */

@@ -78,16 +78,16 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     e("PUT", "/v1/agent/service/deregister/:service_id*"),
     e("PUT", "/v1/agent/service/maintenance/:service_id*"),
 
-    // Catalog: nodes and their checks are emulated (what sessions need), services are not.
+    // Catalog: nodes, checks and services (Connect and gateways are not emulated).
     e("PUT", "/v1/catalog/register"),
     e("PUT", "/v1/catalog/deregister"),
     e("GET", "/v1/catalog/nodes"),
     u("GET", "/v1/catalog/connect/:service*"),
     e("GET", "/v1/catalog/datacenters"),
-    u("GET", "/v1/catalog/services"),
-    u("GET", "/v1/catalog/service/:service*"),
-    u("GET", "/v1/catalog/node/:node*"),
-    u("GET", "/v1/catalog/node-services/:node*"),
+    e("GET", "/v1/catalog/services"),
+    e("GET", "/v1/catalog/service/:service*"),
+    e("GET", "/v1/catalog/node/:node*"),
+    e("GET", "/v1/catalog/node-services/:node*"),
     u("GET", "/v1/catalog/gateway-services/:gateway*"),
 
     // Config entries, Connect, coordinates, discovery chains.
@@ -111,11 +111,11 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     u("PUT", "/v1/event/fire/:name*"),
     u("GET", "/v1/event/list"),
 
-    // Health: a node's checks are emulated, the service views are not.
+    // Health: nodes, services, checks and states (Connect and ingress are not emulated).
     e("GET", "/v1/health/node/:node*"),
-    u("GET", "/v1/health/checks/:service*"),
-    u("GET", "/v1/health/state/:state*"),
-    u("GET", "/v1/health/service/:service*"),
+    e("GET", "/v1/health/checks/:service*"),
+    e("GET", "/v1/health/state/:state*"),
+    e("GET", "/v1/health/service/:service*"),
     u("GET", "/v1/health/connect/:service*"),
     u("GET", "/v1/health/ingress/:service*"),
 

@@ -45,6 +45,13 @@ const CHECKS = {
     "consul-agent/check-register-and-maintenance",
     "consul-agent/service-deregister",
   ],
+  "consul-health": [
+    "consul-health/catalog-service-and-services",
+    "consul-health/passing-only-drops-critical-instance",
+    "consul-health/blocking-service-woken-by-check",
+    "consul-health/blocking-catalog-services-woken-by-register",
+    "consul-health/deregister-service",
+  ],
   nomad: [
     "nomad/register-and-run",
     "nomad/canary-and-promotion",
@@ -97,7 +104,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "nomad", "nomad-acl"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "nomad", "nomad-acl"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

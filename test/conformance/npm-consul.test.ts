@@ -1,7 +1,9 @@
 /**
  * Conformance: the leader-election recipe with the npm `consul` package
  * (2.0.1): sessions, acquire/release, TTL expiry and lock-delay on the virtual
- * clock, and a `kv.get` watch that must see only its own key's changes.
+ * clock, a `kv.get` watch that must see only its own key's changes, and a
+ * `health.service` watch (passing only) that sees an instance drop out when
+ * its check goes critical.
  */
 import Consul from "consul";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +69,45 @@ describe("npm consul 2.0.1", () => {
       await consul.kv.set(key, "stop");
       await within(stopped, "the watch seeing its key change");
       expect(values).toEqual(["v1", "stop"]);
+    } finally {
+      watch.end();
+    }
+  });
+
+  it("a health.service watch (passing only) sees an instance drop out when its check goes critical", async () => {
+    const registry = `http://127.0.0.1:${srv.ports.registry}`;
+    for (const n of [1, 2]) {
+      const res = await fetch(`${registry}/v1/catalog/register`, {
+        method: "PUT",
+        body: JSON.stringify({
+          Node: `npm-node-${n}`,
+          Address: `10.9.0.${n}`,
+          Service: { ID: `npm-web-${n}`, Service: "npm-web", Port: 8080 },
+          Check: { CheckID: `npm-web-${n}-ttl`, ServiceID: `npm-web-${n}`, Status: "passing" },
+        }),
+      });
+      expect(res.status).toBe(200);
+    }
+    type Entry = { Service: { ID: string }; Checks: Array<{ Status: string }> };
+    const watch = consul.watch({ method: consul.health.service, options: { service: "npm-web", passing: true, wait: "60s" } as never });
+    const seen: string[][] = [];
+    const first = new Promise<void>((resolve) => watch.once("change", () => resolve()));
+    const dropped = new Promise<void>((resolve, reject) => {
+      watch.on("change", (entries: Entry[]) => {
+        seen.push(entries.map((e) => e.Service.ID));
+        if (entries.length === 1) resolve();
+      });
+      watch.on("error", reject);
+    });
+    try {
+      await within(first, "the watch's first answer");
+      const res = await fetch(`${registry}/_standin/registry/checks`, {
+        method: "POST",
+        body: JSON.stringify({ Node: "npm-node-2", CheckID: "npm-web-2-ttl", Status: "critical" }),
+      });
+      expect(res.status).toBe(200);
+      await within(dropped, "the watch seeing npm-web-2 drop out");
+      expect(seen).toEqual([["npm-web-1", "npm-web-2"], ["npm-web-1"]]);
     } finally {
       watch.end();
     }

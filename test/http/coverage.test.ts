@@ -85,8 +85,8 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect(self.headers.get("content-type")).toBe(TEXT_PLAIN);
     expect(self.headers.get("x-consul-default-acl-policy")).toBe("allow");
     expect(self.headers.get("vary")).toBe("Accept-Encoding");
-    expect((await call(emu, "registry", "GET", "/v1/health/service/web")).text).toBe(`standin does not emulate GET /v1/health/service/:service* (Consul): ${POINTER}`);
-    expect((await call(emu, "registry", "GET", "/v1/catalog/services")).text).toContain("GET /v1/catalog/services (Consul)");
+    expect((await call(emu, "registry", "GET", "/v1/health/connect/web")).text).toBe(`standin does not emulate GET /v1/health/connect/:service* (Consul): ${POINTER}`);
+    expect((await call(emu, "registry", "GET", "/v1/catalog/gateway-services/gw")).text).toContain("GET /v1/catalog/gateway-services/:gateway* (Consul)");
     expect((await call(emu, "registry", "PUT", "/v1/txn", [])).text).toBe(
       "standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see docs/known-differences.md",
     );

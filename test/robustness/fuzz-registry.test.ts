@@ -60,8 +60,13 @@ const CONSUL_500: ReadonlyArray<string | RegExp> = [
   // agent/kvs_endpoint.go: ?flags= / ?cas= through strconv.ParseUint, uncoded
   /^strconv\.ParseUint: parsing "[\s\S]*": (invalid syntax|value out of range)$/,
   // agent/consul/catalog_endpoint.go: Catalog.Register / Deregister validation
-  "Must provide node and address",
   "Must provide node",
+  "Must provide address if SkipNodeUpdate is not set",
+  "Must provide service name (Service.Service) when service ID is provided",
+  "Invalid service address",
+  /^Unknown service ID '[\s\S]*' for check ID '[\s\S]*'$/,
+  /^Unknown (service|check) ID '[\s\S]*'$/,
+  /^Node '[\s\S]*' for check '[\s\S]*' doesn't match register request node '[\s\S]*'$/,
   "Missing check ID",
   /^Invalid check status: "[\s\S]*"$/,
 ];
@@ -138,6 +143,7 @@ const REGISTER_BODY = {
   Address: "10.0.0.3",
   TaggedAddresses: { lan: "10.0.0.3", wan: "198.18.0.3" },
   NodeMeta: { rack: "r1" },
+  Service: { ID: "web", Service: "web", Tags: ["v1"], Port: 80 },
   Check: { Node: "node-c", CheckID: "service:web", Name: "web", Status: "passing", Notes: "", Output: "ok", ServiceID: "web", ServiceName: "web" },
   Checks: [{ CheckID: "disk", Name: "disk", Status: "warning" }],
   SkipNodeUpdate: false,

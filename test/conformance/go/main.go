@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|nomad|nomad-acl")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
@@ -18,6 +18,8 @@ func main() {
 		Run(consulChecks(control))
 	case "consul-agent":
 		Run(consulAgentChecks(control))
+	case "consul-health":
+		Run(consulHealthChecks(control))
 	case "nomad":
 		Run(nomadChecks(control))
 	case "nomad-acl":
