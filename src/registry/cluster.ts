@@ -17,6 +17,8 @@ import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
 import { registryHeaderNames, Router } from "./http.js";
 import { registerKVRoutes } from "./kv.js";
 import { registerAgentRoutes } from "./agent.js";
+import { registerTxnRoutes } from "./txn.js";
+import { registerEventRoutes } from "./events.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
@@ -105,6 +107,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   registerCatalogRoutes(router, api);
   registerKVRoutes(router, api);
   registerAgentRoutes(router, api, peers);
+  registerTxnRoutes(router, api);
+  registerEventRoutes(router, api);
 
   const app = new Hono();
   app.all("*", (c) => router.dispatch(c));
