@@ -96,7 +96,7 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
       Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 },
       Member: member(false),
       Stats: {
-        agent: { check_monitors: "0", check_ttls: "0", checks: String(state.checksOf(self.name).length), services: "0" },
+        agent: { check_monitors: "0", check_ttls: "0", checks: String(state.checksOf(self.name).length), services: String(state.servicesOf(self.name).length) },
         build: { prerelease: "", revision: "standin", version: CONSUL_VERSION, version_metadata: "" },
         consul: {
           acl: config.acl.enabled ? "enabled" : "disabled",

@@ -100,7 +100,11 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
 
   // The leader's RPC address; an empty string while none is known.
-  router.register("/v1/status/leader", ["GET"], () => (leadership.view().known ? "127.0.0.1:8300" : ""));
+  router.register("/v1/status/leader", ["GET"], (rc) => {
+    // Status.Leader goes through parse() like status/peers: a bad consistency or wait is a 400.
+    rc.parse();
+    return leadership.view().known ? "127.0.0.1:8300" : "";
+  });
   // Every known datacenter, the agent's own first (Consul sorts them by round-trip time from here).
   router.register("/v1/catalog/datacenters", ["GET"], () => [settings.current().datacenter, ...peers().filter((dc) => dc !== settings.current().datacenter)]);
   registerSessionRoutes(router, api);
