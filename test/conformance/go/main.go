@@ -5,17 +5,19 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|consul-txn|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|nomad|nomad-acl")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-txn|nomad|nomad-acl")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
 	switch os.Args[1] {
 	case "consul":
 		Run(consulChecks(control))
+	case "consul-txn":
+		Run(consulTxnChecks(control))
 	case "nomad":
 		Run(nomadChecks(control))
 	case "nomad-acl":
