@@ -82,31 +82,36 @@ export function registerTxnRoutes(router: Router, api: RegistryApi): void {
 
   function readOnly(rc: RequestContext, ops: TxnOp[], authz: ReturnType<RegistryApi["authorize"]>): Response {
     const leader = api.leader();
-    const meta = (filtered: boolean) => ({
+    // Txn.Read returns a pre-check failure before it sets the query meta, so that answer says no leader.
+    const meta = (known: { known: boolean; lastContactMs: number }, filtered: boolean) => ({
       Index: 0,
-      LastContact: 0,
-      KnownLeader: leader.known,
+      // A time.Duration: nanoseconds.
+      LastContact: known.lastContactMs * 1_000_000,
+      KnownLeader: known.known,
       ConsistencyLevel: "",
       NotModified: false,
       Backend: 0,
       // Consul masks it for a request without a token (maskResultsFilteredByACLs).
       ResultsFilteredByACLs: filtered && authz.presented,
     });
-    const denied = preCheck(state, authz, ops);
+    const unset = { known: false, lastContactMs: 0 };
     let response: Response;
+    let shown = leader;
+    const denied = preCheck(state, authz, ops);
     if (denied.length > 0) {
-      response = answer(rc, 409, { Results: null, Errors: denied, ...meta(false) });
+      shown = unset;
+      response = answer(rc, 409, { Results: null, Errors: denied, ...meta(unset, false) });
     } else {
       const { results, errors } = dispatch(state, ops);
       if (errors.length > 0) {
-        response = answer(rc, 409, { Results: null, Errors: errors, ...meta(false) });
+        response = answer(rc, 409, { Results: null, Errors: errors, ...meta(leader, false) });
       } else {
         const filtered = filterResults(authz, results);
-        response = answer(rc, 200, { Results: filtered.results, Errors: null, ...meta(filtered.removed) });
+        response = answer(rc, 200, { Results: filtered.results, Errors: null, ...meta(leader, filtered.removed) });
       }
     }
-    rc.names.set(response.headers, "LastContact", String(leader.lastContactMs));
-    rc.names.set(response.headers, "KnownLeader", String(leader.known));
+    rc.names.set(response.headers, "LastContact", String(shown.lastContactMs));
+    rc.names.set(response.headers, "KnownLeader", String(shown.known));
     return response;
   }
 }

@@ -373,6 +373,21 @@ describe("txn: ACLs", () => {
     expect((await req(emu, "/v1/kv/app/a", { headers: { "X-Consul-Token": "app-secret" } })).status).toBe(404);
   });
 
+  it("answers a read's pre-check denial before the query meta is set: no known leader", async () => {
+    const emu = await standin(acl);
+    const res = await txn(emu, [{ KV: { Verb: "check-index", Key: "secret/x", Index: 1 } }], "", { "X-Consul-Token": "app-secret" });
+    expect(res.status).toBe(409);
+    expect(res.headers.get("x-consul-knownleader")).toBe("false");
+    expect(JSON.parse(res.text)).toMatchObject({
+      Results: null,
+      Errors: [{ OpIndex: 0, What: "Permission denied: token with AccessorID 'acc-app' lacks permission 'key:read' on \"secret/x\"" }],
+      KnownLeader: false,
+    });
+    const missing = await txn(emu, [{ KV: { Verb: "check-index", Key: "app/none", Index: 1 } }], "", { "X-Consul-Token": "app-secret" });
+    expect(missing.status).toBe(409);
+    expect(missing.headers.get("x-consul-knownleader")).toBe("true");
+  });
+
   it("filters what a read may not see, and says so in the body to a token holder", async () => {
     const emu = await standin(acl);
     await txn(emu, [{ KV: { Verb: "set", Key: "app/a" } }], "", { "X-Consul-Token": "app-secret" });
