@@ -9,7 +9,7 @@
 import { RegistryError } from "./http.js";
 
 export type Access = "read" | "write";
-export type Resource = "session" | "key" | "node" | "agent" | "service";
+export type Resource = "session" | "key" | "node" | "agent" | "service" | "event";
 type Level = "deny" | "read" | "write";
 
 export interface AclSettings {

@@ -23,6 +23,8 @@ import { registerAgentCheckRoutes } from "./agent-checks.js";
 import { registerCatalogServiceRoutes } from "./catalog-services.js";
 import { registerHealthRoutes } from "./health.js";
 import { applyFixtureServices } from "./fixture-services.js";
+import { registerTxnRoutes } from "./txn.js";
+import { registerEventRoutes } from "./events.js";
 import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
@@ -104,7 +106,11 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   const router = new Router(names, () => settings.current().acl.defaultPolicy, unemulatedRegistryRoute, answerCacheOf(ctx), new StampedMemo(stampOf(ctx)));
 
   // The leader's RPC address; an empty string while none is known.
-  router.register("/v1/status/leader", ["GET"], () => (leadership.view().known ? "127.0.0.1:8300" : ""));
+  router.register("/v1/status/leader", ["GET"], (rc) => {
+    // Status.Leader goes through parse() like status/peers: a bad consistency or wait is a 400.
+    rc.parse();
+    return leadership.view().known ? "127.0.0.1:8300" : "";
+  });
   // Every known datacenter, the agent's own first (Consul sorts them by round-trip time from here).
   router.register("/v1/catalog/datacenters", ["GET"], () => [settings.current().datacenter, ...peers().filter((dc) => dc !== settings.current().datacenter)]);
   registerSessionRoutes(router, api);
@@ -116,6 +122,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   registerAgentRoutes(router, api, peers, agentLocal);
   registerAgentServiceRoutes(router, api, agentLocal);
   registerAgentCheckRoutes(router, api, agentLocal);
+  registerTxnRoutes(router, api);
+  registerEventRoutes(router, api);
 
   const app = new Hono();
   app.all("*", (c) => router.dispatch(c));

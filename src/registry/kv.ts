@@ -8,7 +8,7 @@
  */
 import { badRequest, RegistryError, serverError, type QueryOptions, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
-import { sessionKey, TABLES, type KVRow } from "./state.js";
+import { TABLES, type KVRow } from "./state.js";
 import { bufferedResponse } from "../http/respond.js";
 import { parseUint64, uint64Wire, type Uint64 } from "../core/uint64.js";
 
@@ -118,18 +118,9 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
       // Whatever its namespace (enterprise edition): KV is not namespaced here, and session IDs are unique.
       const session = state.findSession(acquire);
       if (!session) throw serverError(`apply failed: invalid session "${acquire}"`);
-      if (existing?.Session !== undefined && sessionKey(existing.Session) !== sessionKey(acquire)) return false;
-      const reacquire = existing?.Session !== undefined;
-      ctx.store.write(() =>
-        state.setKey({ LockIndex: reacquire ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1, Key: key, Flags: flags, Value: value, Session: session.ID }),
-      );
-      return true;
+      return ctx.store.write(() => state.lockKey({ Key: key, Flags: flags, Value: value }, session));
     }
-    if (release !== undefined) {
-      if (!existing || existing.Session === undefined || sessionKey(existing.Session) !== sessionKey(release)) return false;
-      ctx.store.write(() => state.setKey({ LockIndex: existing.LockIndex, Key: key, Flags: flags, Value: value }));
-      return true;
-    }
+    if (release !== undefined) return ctx.store.write(() => state.unlockKey({ Key: key, Flags: flags, Value: value }, release));
     if (cas !== undefined && (cas === 0 ? existing !== undefined : existing?.ModifyIndex !== cas)) return false;
     // A plain set keeps the holder but not the lock count: Consul's kvsSetTxn takes LockIndex
     // from the request, which a plain PUT leaves at 0.
@@ -173,10 +164,10 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
   }
 }
 
-type WireKVRow = Omit<KVRow, "Flags"> & { Flags: number | bigint };
+export type WireKVRow = Omit<KVRow, "Flags"> & { Flags: number | bigint };
 
 /** A KV entry as Consul encodes it: Flags as the exact uint64 integer. */
-function toWire(entry: KVRow): WireKVRow {
+export function toWire(entry: KVRow): WireKVRow {
   return typeof entry.Flags === "number" ? (entry as WireKVRow) : { ...entry, Flags: uint64Wire(entry.Flags) };
 }
 

@@ -108,8 +108,8 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     u("GET", "/v1/exported-services"),
 
     // Events.
-    u("PUT", "/v1/event/fire/:name*"),
-    u("GET", "/v1/event/list"),
+    e("PUT", "/v1/event/fire/:name*"),
+    e("GET", "/v1/event/list"),
 
     // Health: nodes, services, checks and states (Connect and ingress are not emulated).
     e("GET", "/v1/health/node/:node*"),
@@ -139,7 +139,7 @@ export const REGISTRY_ROUTES: RouteCatalog = {
     e("GET", "/v1/kv/:key*"),
     e("PUT", "/v1/kv/:key*"),
     e("DELETE", "/v1/kv/:key*"),
-    u("PUT", "/v1/txn", { note: "KV transactions are not emulated; see docs/known-differences.md" }),
+    e("PUT", "/v1/txn"),
 
     // Operator, peering, prepared queries, snapshots.
     u("GET", "/v1/operator/raft/configuration"),

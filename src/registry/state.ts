@@ -226,6 +226,34 @@ export class RegistryState {
     this.kv.putIndexed(entry.Key, entry);
   }
 
+  /**
+   * Consul's kvsLockTxn once the session is known to exist (and the
+   * lock-delay was checked, kvsPreApply): takes the key for the session
+   * with the given flags and value. LockIndex moves only on a new
+   * acquisition, not when the holder locks again. False, changing nothing,
+   * when another session holds the key. Runs inside the caller's write.
+   */
+  lockKey(entry: Pick<KVRow, "Key" | "Flags" | "Value">, session: SessionRow): boolean {
+    const existing = this.kv.get(entry.Key);
+    const holder = existing?.Session;
+    if (holder !== undefined && sessionKey(holder) !== sessionKey(session.ID)) return false;
+    const lockIndex = holder !== undefined ? existing!.LockIndex : (existing?.LockIndex ?? 0) + 1;
+    this.setKey({ LockIndex: lockIndex, Key: entry.Key, Flags: entry.Flags, Value: entry.Value, Session: session.ID });
+    return true;
+  }
+
+  /**
+   * Consul's kvsUnlockTxn: the holder lets go of the key (LockIndex stays),
+   * writing the given flags and value. False, changing nothing, when the key
+   * is missing or not held by `session`. Runs inside the caller's write.
+   */
+  unlockKey(entry: Pick<KVRow, "Key" | "Flags" | "Value">, session: string): boolean {
+    const existing = this.kv.get(entry.Key);
+    if (!existing || existing.Session === undefined || sessionKey(existing.Session) !== sessionKey(session)) return false;
+    this.setKey({ LockIndex: existing.LockIndex, Key: entry.Key, Flags: entry.Flags, Value: entry.Value });
+    return true;
+  }
+
   /** Consul's kvsDeleteTxn: removes the key and leaves a tombstone at this write's index. */
   deleteKey(key: string): boolean {
     this.reapTombstones();

@@ -52,6 +52,7 @@ const CHECKS = {
     "consul-health/blocking-catalog-services-woken-by-register",
     "consul-health/deregister-service",
   ],
+  "consul-txn": ["consul-txn/kv-set-cas-check-index", "consul-txn/failing-transaction-changes-nothing", "consul-txn/node-and-service-set", "consul-txn/event-fire-list-blocking"],
   nomad: [
     "nomad/register-and-run",
     "nomad/canary-and-promotion",
@@ -104,7 +105,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "nomad", "nomad-acl"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

@@ -87,9 +87,8 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect(self.headers.get("vary")).toBe("Accept-Encoding");
     expect((await call(emu, "registry", "GET", "/v1/health/connect/web")).text).toBe(`standin does not emulate GET /v1/health/connect/:service* (Consul): ${POINTER}`);
     expect((await call(emu, "registry", "GET", "/v1/catalog/gateway-services/gw")).text).toContain("GET /v1/catalog/gateway-services/:gateway* (Consul)");
-    expect((await call(emu, "registry", "PUT", "/v1/txn", [])).text).toBe(
-      "standin does not emulate PUT /v1/txn (Consul): KV transactions are not emulated; see docs/known-differences.md",
-    );
+    // Transactions are emulated now (registry/txn.ts): an empty one is answered, not refused.
+    expect((await call(emu, "registry", "PUT", "/v1/txn", [])).status).toBe(200);
     expect((await call(emu, "registry", "GET", "/v1/query/abc/execute")).text).toContain("GET /v1/query/:query_id* (Consul): prepared queries are not emulated");
     expect((await call(emu, "registry", "GET", "/v1/acl/token/self")).text).toContain("GET /v1/acl/token/self (Consul)");
   });

@@ -20,6 +20,8 @@ func main() {
 		Run(consulAgentChecks(control))
 	case "consul-health":
 		Run(consulHealthChecks(control))
+	case "consul-txn":
+		Run(consulTxnChecks(control))
 	case "nomad":
 		Run(nomadChecks(control))
 	case "nomad-acl":
