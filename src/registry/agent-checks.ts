@@ -12,7 +12,9 @@ import { badRequest, RegistryError, serverError, type RequestContext, type Route
 import type { RegistryApi } from "./api.js";
 import { capOutput, type AgentLocal } from "./agent-local.js";
 import { agentCheckView, agentJson, emptyOk } from "./agent-views.js";
-import { nanosToMs, refuseFilter } from "./agent-services.js";
+import { nanosToMs } from "./agent-services.js";
+import { filterRows, registryFilter } from "./filter.js";
+import { HEALTH_CHECK_FILTER } from "./filter-schemas.js";
 import { checkTypeName, decodeCheckDefinition, validateCheckType } from "./service-definition.js";
 import type { CheckRow } from "./state.js";
 
@@ -21,15 +23,18 @@ const CHECK_STATUSES = ["passing", "warning", "critical"];
 export function registerAgentCheckRoutes(router: Router, api: RegistryApi, local: AgentLocal): void {
   const { ctx } = api;
 
+  // Consul 1.20.2+ (#21950): ACLs first (the header counts what they removed), then the expression over
+  // structs.HealthCheck. AgentChecks creates its filter untyped, so only a parse error fails up front.
   router.register("/v1/agent/checks", ["GET"], (rc) => {
     api.acceptEnterpriseMeta(rc);
-    refuseFilter(rc);
     const authz = api.authorize(rc);
+    const keep = registryFilter<CheckRow>(rc, HEALTH_CHECK_FILTER, { validateOnFirstRow: true });
     const all = local.agentChecks();
     const visible = all.filter((c) => (c.ServiceName !== "" ? authz.allowed("service", c.ServiceName, "read") : authz.allowed("node", c.Node, "read")));
     const headers: Record<string, string> = {};
     if (visible.length < all.length && authz.presented) rc.names.put(headers, "Results-Filtered-By-ACLs", "true");
-    return agentJson(rc, Object.fromEntries(visible.map((c) => [c.CheckID, agentCheckView(c)])), 200, headers);
+    const views = filterRows(visible.map(agentCheckView), keep);
+    return agentJson(rc, Object.fromEntries(views.map((c) => [c.CheckID, c])), 200, headers);
   });
 
   router.register("/v1/agent/check/register", ["PUT"], async (rc) => {

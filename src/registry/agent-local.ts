@@ -66,6 +66,11 @@ export class AgentLocal {
     this.checks = ctx.store.table(AGENT_CHECKS_TABLE);
     ctx.clock.handle(CHECK_TTL_TIMER, (timer: TimerRecord) => this.expireTTL(timer.subject));
     ctx.clock.handle(CHECK_REAP_TIMER, () => this.reap());
+    // A check of the agent's node removed by another path (catalog deregister, txn, node or service
+    // removal) takes its agent-local row and TTL timer with it, as the agent's own removal does.
+    api.state.onCheckRemoved((node, checkId) => {
+      if (checkKey(node, checkId) === checkKey(this.node(), checkId)) this.forget(checkId);
+    });
   }
 
   node(): string {

@@ -23,15 +23,12 @@ import { NODE_MAINTENANCE_CHECK, SERVICE_MAINTENANCE_PREFIX, type AgentLocal, ty
 import { agentJson, agentServiceView, aggregatedStatus, apiHealthCheckView, contentHash, emptyOk, enableParam } from "./agent-views.js";
 import { checkTypeName, decodeServiceDefinition, isAnyAddress, metaError, taggedAddressError, validateCheckType, weightsError, type CheckType } from "./service-definition.js";
 import { TABLES, type ServiceAddress, type ServiceRow } from "./state.js";
+import { registryFilter } from "./filter.js";
+import { AGENT_SERVICE_FILTER } from "./filter-schemas.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical"];
 const SERVICE_MAINTENANCE_NOTES = "Maintenance mode is enabled for this service, but no reason was provided. This is a default message.";
 const NODE_MAINTENANCE_NOTES = "Maintenance mode is enabled for this node, but no reason was provided. This is a default message.";
-
-/** The `filter=` expression language is another module's; until it is wired, a filter is refused rather than ignored. */
-export function refuseFilter(rc: RequestContext): void {
-  if (rc.query.get("filter")) throw new RegistryError(501, `standin does not evaluate filter= on ${rc.url.pathname} yet`);
-}
 
 export function registerAgentServiceRoutes(router: Router, api: RegistryApi, local: AgentLocal): void {
   const { ctx } = api;
@@ -157,15 +154,18 @@ export function registerAgentServiceRoutes(router: Router, api: RegistryApi, loc
     return emptyOk();
   });
 
+  // Consul 1.20.2+ (#21950): ACLs first (the header counts what they removed), then the expression over
+  // api.AgentService, the map's values; the filter itself is created (and a bad one refused) before either.
   router.register("/v1/agent/services", ["GET"], (rc) => {
     api.acceptEnterpriseMeta(rc);
-    refuseFilter(rc);
     const authz = api.authorize(rc);
+    const keep = registryFilter<Record<string, unknown>>(rc, AGENT_SERVICE_FILTER);
     const all = sortById(local.services());
     const visible = all.filter((s) => authz.allowed("service", s.Service, "read"));
     const headers: Record<string, string> = {};
     if (visible.length < all.length && authz.presented) rc.names.put(headers, "Results-Filtered-By-ACLs", "true");
-    return agentJson(rc, Object.fromEntries(visible.map((s) => [s.ID, agentServiceView(s, datacenter())])), 200, headers);
+    const entries = visible.map((s) => [s.ID, agentServiceView(s, datacenter())] as const);
+    return agentJson(rc, Object.fromEntries(keep ? entries.filter(([, view]) => keep(view)) : entries), 200, headers);
   });
 
   router.register("/v1/agent/service/", ["GET"], async (rc) => {

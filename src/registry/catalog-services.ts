@@ -10,6 +10,11 @@ import type { RegistryApi } from "./api.js";
 import { badRequest, type RequestContext, type Router } from "./http.js";
 import { canRead, consistencyLevel, hasTags, nodeMetaFilter, nodeServiceView, nodeView, satisfiesMeta, serviceNodeView, tagFilter, withConsistency } from "./service-views.js";
 import { TABLES, type ServiceRow } from "./state.js";
+import { registryFilter } from "./filter.js";
+import { NODE_SERVICE_FILTER, SERVICE_NODE_FILTER } from "./filter-schemas.js";
+
+type ServiceNodeView = ReturnType<typeof serviceNodeView>;
+type NodeServiceView = ReturnType<typeof nodeServiceView>;
 
 /** What a read of one service name depends on: its own index, the extinction index and (before either exists) the catalog's. */
 export const SERVICE_READ_TABLES = [TABLES.serviceIndexes, TABLES.serviceExtinction, TABLES.nodes, TABLES.services, TABLES.checks] as const;
@@ -28,12 +33,15 @@ export function registerCatalogServiceRoutes(router: Router, api: RegistryApi): 
     const { options, level } = begin(rc);
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
+    const keep = registryFilter<ServiceNodeView>(rc, SERVICE_NODE_FILTER);
     const meta = nodeMetaFilter(rc.query);
     // Consul's state.Services answers with the services table's index; ServicesByNodeMeta with the catalog's (nodes too).
     const tables = meta.size > 0 ? [TABLES.nodes, TABLES.services] : [TABLES.services];
     const answer = await api.blockingRead(rc, options, tables, () => {
       const instances = state.allServices().filter((s) => meta.size === 0 || satisfiesMeta(state.findNode(s.Node)?.Meta ?? null, meta));
-      const byName = tagsByName(instances);
+      // Consul's ListServices runs the expression over the instances as structs.ServiceNode, before grouping them by name (ACLs after).
+      const kept = keep ? instances.filter((s) => keep(serviceNodeView(s, state.findNode(s.Node)!))) : instances;
+      const byName = tagsByName(kept);
       const names = [...byName.keys()].sort(goOrder);
       const readable = names.filter((name) => authz.allowed("service", name, "read"));
       return { value: Object.fromEntries(readable.map((name) => [name, byName.get(name)!])), filtered: readable.length < names.length };
@@ -47,6 +55,7 @@ export function registerCatalogServiceRoutes(router: Router, api: RegistryApi): 
     if (name === "") throw badRequest("Missing service name");
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
+    const keep = registryFilter<ServiceNodeView>(rc, SERVICE_NODE_FILTER);
     const tags = tagFilter(rc.query);
     const meta = nodeMetaFilter(rc.query);
     // `near=` sorts by round-trip time in Consul; with no coordinates here the order stays Consul's own (node, then ID).
@@ -56,10 +65,12 @@ export function registerCatalogServiceRoutes(router: Router, api: RegistryApi): 
         .filter((s) => hasTags(s, tags))
         .flatMap((s) => {
           const node = state.findNode(s.Node);
-          return node && satisfiesMeta(node.Meta, meta) ? [{ service: s, node }] : [];
-        });
+          return node && satisfiesMeta(node.Meta, meta) ? [{ service: s, node, view: serviceNodeView(s, node) }] : [];
+        })
+        // Consul's ServiceNodes: tags, node-meta, the expression over structs.ServiceNode, then ACLs.
+        .filter(({ view }) => !keep || keep(view));
       const readable = matching.filter(({ service, node }) => canRead(authz, node.Node, service));
-      return { value: readable.map(({ service, node }) => serviceNodeView(service, node)), filtered: readable.length < matching.length, index: state.serviceIndex(name) };
+      return { value: readable.map(({ view }) => view), filtered: readable.length < matching.length, index: state.serviceIndex(name) };
     });
     return withConsistency(answer, level);
   });
@@ -75,12 +86,15 @@ export function registerCatalogServiceRoutes(router: Router, api: RegistryApi): 
     const { options, level } = begin(rc);
     if (rc.rest === "") throw badRequest("Missing node name");
     api.requireDatacenterForRead(options);
+    // Consul's NodeServices and NodeServiceList create the filter (over structs.NodeService) before resolving the token.
+    const keep = registryFilter<NodeServiceView>(rc, NODE_SERVICE_FILTER);
     const authz = api.authorize(rc);
     const answer = await api.blockingRead(rc, options, [TABLES.nodes, TABLES.services], () => {
       const node = state.findNode(rc.rest);
       if (!node) return { value: missing };
+      // The expression runs first, then the ACL filter (which drops the whole answer for a node the token may not read).
+      const services = state.servicesOf(node.Node).filter((s) => !keep || keep(nodeServiceView(s)));
       if (!authz.allowed("node", node.Node, "read")) return { value: missing, filtered: true };
-      const services = state.servicesOf(node.Node);
       const readable = services.filter((s) => authz.allowed("service", s.Service, "read"));
       return { value: shape(node, readable), filtered: readable.length < services.length };
     });

@@ -9,10 +9,10 @@ import { DecodeError, decodeStruct, decodingRequest, parseGoJSON, type FieldType
 import { badRequest, RegistryError, serverError, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import { filterRows, registryFilter } from "./filter.js";
-import { NODE_FILTER } from "./filter-schemas.js";
+import { HEALTH_CHECK_FILTER, NODE_FILTER } from "./filter-schemas.js";
 import type { Authorizer } from "./acl.js";
 import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
-import { canReadCheck, consistencyLevel, withConsistency } from "./service-views.js";
+import { checkView, consistencyLevel, filterChecks, withConsistency } from "./service-views.js";
 import { TABLES, type CheckRow, type NodeRow, type ServiceAddress, type ServiceRow } from "./state.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"];
@@ -192,12 +192,10 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     api.acceptEnterpriseMeta(rc);
     if (rc.rest === "") throw badRequest("Missing node name");
     api.requireDatacenterForRead(options);
+    // Consul's NodeChecks creates the filter (over structs.HealthCheck) before resolving the token; since 1.20.2 (#21950) it runs after the ACL filter.
+    const keep = registryFilter<CheckRow>(rc, HEALTH_CHECK_FILTER);
     const authz = api.authorize(rc);
-    const answer = await api.blockingRead(rc, options, [TABLES.checks], () => {
-      const checks = state.checksOf(rc.rest);
-      const value = checks.filter((c) => canReadCheck(authz, c));
-      return { value, filtered: value.length < checks.length };
-    });
+    const answer = await api.blockingRead(rc, options, [TABLES.checks], () => filterChecks(authz, state.checksOf(rc.rest).map(checkView), { keep, order: "acl-first" }));
     return withConsistency(answer, consistencyLevel(options, rc.query));
   });
 }

@@ -10,8 +10,22 @@ import type { RegistryApi } from "./api.js";
 import type { Authorizer } from "./acl.js";
 import { SERVICE_READ_TABLES } from "./catalog-services.js";
 import { badRequest, WithMetaError, type RequestContext, type Router } from "./http.js";
-import { canRead, canReadCheck, checkServiceNodeView, checkView, consistencyLevel, hasTags, nodeMetaFilter, satisfiesMeta, tagFilter, withConsistency } from "./service-views.js";
+import {
+  canRead,
+  checkServiceNodeView,
+  checkView,
+  filterChecks,
+  type ChecksExpression,
+  consistencyLevel,
+  hasTags,
+  nodeMetaFilter,
+  satisfiesMeta,
+  tagFilter,
+  withConsistency,
+} from "./service-views.js";
 import { TABLES, type CheckRow, type RegistryState } from "./state.js";
+import { filterRows, registryFilter } from "./filter.js";
+import { CHECK_SERVICE_NODE_FILTER, HEALTH_CHECK_FILTER } from "./filter-schemas.js";
 
 type CheckServiceNode = ReturnType<typeof checkServiceNodeView>;
 
@@ -30,6 +44,7 @@ export function registerHealthRoutes(router: Router, api: RegistryApi): void {
     if (name === "") throw badRequest("Missing service name");
     api.requireDatacenterForRead(options);
     const authz = api.authorize(rc);
+    const keep = registryFilter<CheckServiceNode>(rc, CHECK_SERVICE_NODE_FILTER);
     const tags = tagFilter(rc.query);
     const meta = nodeMetaFilter(rc.query);
     // `near=` sorts by round-trip time in Consul; with no coordinates here the order stays Consul's own (node, then ID).
@@ -41,8 +56,9 @@ export function registerHealthRoutes(router: Router, api: RegistryApi): void {
           return [{ service, node }];
         });
         const readable = matching.filter(({ service, node }) => canRead(authz, node.Node, service));
-        const value = readable.map(({ service, node }) => checkServiceNodeView(service, node, healthChecksOf(state, node.Node, service.ID)));
-        return { value, filtered: readable.length < matching.length, index: state.serviceIndex(name) };
+        const views = readable.map(({ service, node }) => checkServiceNodeView(service, node, healthChecksOf(state, node.Node, service.ID)));
+        // Consul 1.20.2+ (#21950) runs the expression over structs.CheckServiceNode after the ACL filter (and `passing` after both).
+        return { value: filterRows(views, keep), filtered: readable.length < matching.length, index: state.serviceIndex(name) };
       }),
       level,
     );
@@ -57,12 +73,16 @@ export function registerHealthRoutes(router: Router, api: RegistryApi): void {
     const name = rc.rest;
     if (name === "") throw badRequest("Missing service name");
     api.requireDatacenterForRead(options);
+    // Consul's ServiceChecks creates the filter before resolving the token, and runs it before the ACL filter.
+    const keep = registryFilter<CheckRow>(rc, HEALTH_CHECK_FILTER);
     const authz = api.authorize(rc);
     const meta = nodeMetaFilter(rc.query);
     const wanted = name.toLowerCase();
     // UNVERIFIED: the index; believed to be the checks table's (catalogChecksMaxIndex), the nodes' too with node-meta.
     const tables = meta.size > 0 ? [TABLES.nodes, TABLES.checks] : [TABLES.checks];
-    const answer = await api.blockingRead(rc, options, tables, () => readChecks(state, authz, meta, (c) => c.ServiceName.toLowerCase() === wanted));
+    const answer = await api.blockingRead(rc, options, tables, () =>
+      readChecks(state, authz, meta, (c) => c.ServiceName.toLowerCase() === wanted, { keep, order: "expression-first" }),
+    );
     return withConsistency(answer, level);
   });
 
@@ -71,25 +91,27 @@ export function registerHealthRoutes(router: Router, api: RegistryApi): void {
     const wanted = rc.rest;
     if (wanted === "") throw badRequest("Missing check state");
     api.requireDatacenterForRead(options);
+    // Consul's ChecksInState creates the filter before resolving the token; since 1.20.2 (#21950) it runs after the ACL filter.
+    const keep = registryFilter<CheckRow>(rc, HEALTH_CHECK_FILTER);
     const authz = api.authorize(rc);
     const meta = nodeMetaFilter(rc.query);
     const tables = meta.size > 0 ? [TABLES.nodes, TABLES.checks] : [TABLES.checks];
     // `any` (exactly) lists every check; any other word is looked up in Consul's status index, which
     // lowercases both sides. An unknown state is no error there: it matches nothing (200 `[]`).
     const matches = wanted === "any" ? () => true : (c: CheckRow) => c.Status.toLowerCase() === wanted.toLowerCase();
-    const answer = await api.blockingRead(rc, options, tables, () => readChecks(state, authz, meta, matches));
+    const answer = await api.blockingRead(rc, options, tables, () => readChecks(state, authz, meta, matches, { keep, order: "acl-first" }));
     return withConsistency(answer, level);
   });
 }
 
-/** A health-check list read: the matching checks, by node-meta, then Consul's ACL filter for HealthChecks. */
-function readChecks(state: RegistryState, authz: Authorizer, meta: ReadonlyMap<string, string>, matches: (check: CheckRow) => boolean) {
+/** A health-check list read: the matching checks, by node-meta, then `filter=` and Consul's ACL filter for HealthChecks in the endpoint's order. */
+function readChecks(state: RegistryState, authz: Authorizer, meta: ReadonlyMap<string, string>, matches: (check: CheckRow) => boolean, expression: ChecksExpression) {
   const matching = state.checks
     .sorted()
     .filter(matches)
-    .filter((c) => meta.size === 0 || satisfiesMeta(state.findNode(c.Node)?.Meta ?? null, meta));
-  const readable = matching.filter((c) => canReadCheck(authz, c));
-  return { value: readable.map(checkView), filtered: readable.length < matching.length };
+    .filter((c) => meta.size === 0 || satisfiesMeta(state.findNode(c.Node)?.Meta ?? null, meta))
+    .map(checkView);
+  return filterChecks(authz, matching, expression);
 }
 
 /** An instance's health: its node's own checks first, then its own (Consul's parseCheckServiceNodes). */

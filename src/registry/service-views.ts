@@ -8,6 +8,7 @@
  * is a different shape, built elsewhere.
  */
 import type { Authorizer } from "./acl.js";
+import { filterRows } from "./filter.js";
 import { WithMeta, type QueryOptions } from "./http.js";
 import type { CheckRow, NodeRow, ServiceRow } from "./state.js";
 
@@ -175,4 +176,18 @@ export function canRead(authz: Authorizer, node: string, service: ServiceRow): b
 /** Consul's filterHealthChecks: the node readable, and the service too when the check names one. */
 export function canReadCheck(authz: Authorizer, check: CheckRow): boolean {
   return authz.allowed("node", check.Node, "read") && (check.ServiceName === "" || authz.allowed("service", check.ServiceName, "read"));
+}
+
+/** `filter=` over structs.HealthCheck, and where it runs relative to the ACL filter (see filter.ts). */
+export interface ChecksExpression {
+  keep: ((check: CheckRow) => boolean) | undefined;
+  order: "expression-first" | "acl-first";
+}
+
+/** Rendered checks through the expression and Consul's ACL filter for HealthChecks; `filtered` says whether the ACLs removed any. */
+export function filterChecks(authz: Authorizer, checks: readonly CheckRow[], { keep, order }: ChecksExpression) {
+  const candidates = order === "expression-first" ? filterRows(checks, keep) : checks;
+  const readable = candidates.filter((c) => canReadCheck(authz, c));
+  const value = order === "acl-first" ? filterRows(readable, keep) : readable;
+  return { value, filtered: readable.length < candidates.length };
 }

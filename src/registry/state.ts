@@ -198,6 +198,8 @@ export class RegistryState {
   readonly serviceExtinction: Table<{ Index: number }>;
   /** The earliest instant a tombstone expires; 0 = unknown (look at them all). */
   private nextReapAt = 0;
+  /** Told of every check that leaves the catalog, whichever path removed it (inside that write). */
+  private readonly checkRemovedListeners: Array<(node: string, checkId: string) => void> = [];
 
   constructor(private readonly ctx: ServiceContext) {
     const store = ctx.store;
@@ -340,7 +342,21 @@ export class RegistryState {
     if (!existing || !this.checks.delete(checkKey(node, checkId))) return false;
     this.touchServicesFor(existing.Node, existing.ServiceID);
     this.invalidateWhere((s) => bound(s, node, checkId), "check deregistered");
+    this.checkRemoved(existing);
     return true;
+  }
+
+  /**
+   * Subscribes to check removals (catalog deregister, txn, a service's or a
+   * node's removal, the agent's own): code that keeps data per check — the
+   * agent's local part — drops it with the check. Listeners run inside the write.
+   */
+  onCheckRemoved(listener: (node: string, checkId: string) => void): void {
+    this.checkRemovedListeners.push(listener);
+  }
+
+  private checkRemoved(check: CheckRow): void {
+    for (const listener of this.checkRemovedListeners) listener(check.Node, check.CheckID);
   }
 
   /** Registers or updates a catalog node; every service on it sees the write (its index moves). */
@@ -354,7 +370,7 @@ export class RegistryState {
     const existing = this.findNode(node);
     if (!existing) return false;
     for (const service of this.servicesOf(node)) this.removeService(node, service.ID);
-    for (const check of this.checksOf(node)) this.checks.delete(checkKey(check.Node, check.CheckID));
+    for (const check of this.checksOf(node)) if (this.checks.delete(checkKey(check.Node, check.CheckID))) this.checkRemoved(check);
     this.nodes.delete(nodeKey(node));
     this.invalidateWhere((s) => s.Node.toLowerCase() === node.toLowerCase(), "node deregistered");
     return true;

@@ -1,6 +1,8 @@
 /**
  * Conformance: the agent's services and TTL checks (register with a TTL
- * check, ttl_pass, the TTL lapsing on the virtual clock, deregister) with
+ * check, ttl_pass, the TTL lapsing on the virtual clock, `health.service`
+ * with `passing=True` leaving the lapsed instance out until the next
+ * ttl_pass, deregister) with
  * Debian's python3-consul and python3-consul2 (unpacked by .ci/run into
  * .cache/python3-consul2, put first on PYTHONPATH here). python3-consul
  * 0.7.1 sends check/pass and service/deregister as GETs, which Consul (and
@@ -19,7 +21,7 @@ const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SCRIPT = resolve(ROOT, "test/conformance/python/agent_services.py");
 const CONSUL2 = resolve(ROOT, ".cache/python3-consul2/usr/lib/python3/dist-packages");
-const CHECKS = ["register-with-ttl-check", "ttl-pass-and-lapse", "deregister"];
+const CHECKS = ["register-with-ttl-check", "ttl-pass-and-lapse", "health-service-passing", "deregister"];
 
 const CLIENTS = [
   { name: "python3-consul", env: {} as Record<string, string> },

@@ -60,6 +60,28 @@ def check_ttl_pass_and_lapse():
     expect(check["Status"] == "critical" and check["Output"] == "TTL expired (last output before timeout follows): up", "after the TTL: %r" % check)
 
 
+def ttl_pass(check_id, notes):
+    if GET_ERA:
+        expect(c.agent.check.ttl_pass(check_id, notes=notes) is False, "a GET to check/pass was accepted (Consul answers 405)")
+        expect(put("/v1/agent/check/pass/" + check_id, {"note": notes}) is True, "PUT check/pass refused")
+    else:
+        expect(c.agent.check.ttl_pass(check_id, notes=notes) is True, "ttl_pass refused")
+
+
+def check_health_service_passing():
+    # Runs after the TTL has lapsed: the instance is there, but not among the passing ones.
+    _, everything = c.health.service("api")
+    expect([e["Service"]["ID"] for e in everything] == ["api-1"], "health.service: %r" % everything)
+    statuses = dict((check["CheckID"], check["Status"]) for check in everything[0]["Checks"])
+    expect(statuses.get("service:api-1") == "critical", "checks of the lapsed instance: %r" % statuses)
+    _, passing = c.health.service("api", passing=True)
+    expect(passing == [], "passing=True with a lapsed TTL: %r" % passing)
+    ttl_pass("service:api-1", "back")
+    _, passing = c.health.service("api", passing=True)
+    expect([e["Service"]["ID"] for e in passing] == ["api-1"], "passing=True after ttl_pass: %r" % passing)
+    expect(all(check["Status"] == "passing" for check in passing[0]["Checks"]), "checks after ttl_pass: %r" % passing[0]["Checks"])
+
+
 def check_deregister():
     if GET_ERA:
         expect(c.agent.service.deregister("api-1") is False, "a GET to service/deregister was accepted (Consul answers 405)")
@@ -72,6 +94,7 @@ def check_deregister():
 for name, fn in [
     ("register-with-ttl-check", check_register_with_ttl_check),
     ("ttl-pass-and-lapse", check_ttl_pass_and_lapse),
+    ("health-service-passing", check_health_service_passing),
     ("deregister", check_deregister),
 ]:
     try:
