@@ -9,57 +9,6 @@
  * standin) answer with a 405: the script asserts that, then PUTs through the
  * client's own HTTP layer.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStandin, type RunningStandin } from "../../src/server.js";
+import { pythonChecks } from "./support/python-checks.js";
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SCRIPT = resolve(ROOT, "test/conformance/python/agent_services.py");
-const CONSUL2 = resolve(ROOT, ".cache/python3-consul2/usr/lib/python3/dist-packages");
-const CHECKS = ["register-with-ttl-check", "ttl-pass-and-lapse", "health-service-passing", "deregister"];
-
-const CLIENTS = [
-  { name: "python3-consul", env: {} as Record<string, string> },
-  { name: "python3-consul2", env: { PYTHONPATH: CONSUL2 } },
-];
-
-type Result = { check: string; ok: boolean; error?: string };
-
-for (const client of CLIENTS) {
-  describe(`${client.name}: agent services`, () => {
-    let srv: RunningStandin;
-    let results: Map<string, Result>;
-    beforeAll(async () => {
-      if (client.env.PYTHONPATH && !existsSync(client.env.PYTHONPATH))
-        throw new Error(`${client.name} is not unpacked at ${CONSUL2} (.ci/run does it: apt-get download python3-consul2 && dpkg -x)`);
-      srv = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
-      const { stdout } = await run("/usr/bin/python3", [SCRIPT, srv.urls.registry, srv.urls.scheduler], { env: { ...process.env, ...client.env }, timeout: 300_000 });
-      results = new Map(
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => [(JSON.parse(line) as Result).check, JSON.parse(line) as Result]),
-      );
-    }, 300_000);
-    afterAll(async () => {
-      await srv?.close();
-    });
-
-    it("runs exactly the checks listed here", () => {
-      expect([...results.keys()]).toEqual(CHECKS);
-    });
-    for (const check of CHECKS) {
-      it(check, () => {
-        const result = results.get(check);
-        expect(result, `${check} did not run`).toBeDefined();
-        expect(result!.error ?? "").toBe("");
-        expect(result!.ok).toBe(true);
-      });
-    }
-  });
-}
+pythonChecks("agent services", "agent_services.py", ["register-with-ttl-check", "ttl-pass-and-lapse", "health-service-passing", "deregister"]);

@@ -8,32 +8,9 @@
  * Effective-Consistency header.
  */
 import { describe, expect, it } from "vitest";
-import { send, type SendInit, type TextAnswer } from "../support/call.js";
-import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
-
-const req = (emu: Standin, path: string, init: SendInit = {}): Promise<TextAnswer> => send(emu.registry, path, init);
-const put = (emu: Standin, path: string, body: unknown, headers?: Record<string, string>) => req(emu, path, { method: "PUT", body: JSON.stringify(body), headers });
-const indexOf = (res: TextAnswer) => Number(res.headers.get("x-consul-index"));
-
-async function standin(registry: Record<string, unknown> = {}): Promise<Standin> {
-  return createStandin({ fixture: { registry } as CreateStandinOptions["fixture"] });
-}
-
-async function register(emu: Standin, body: Record<string, unknown>, headers?: Record<string, string>): Promise<void> {
-  const res = await put(emu, "/v1/catalog/register", { Address: "10.0.0.1", ...body }, headers);
-  expect([res.status, res.text]).toEqual([200, "true"]);
-}
-
-async function getJSON(emu: Standin, path: string, headers?: Record<string, string>): Promise<{ body: any; res: TextAnswer }> {
-  const res = await req(emu, path, { headers });
-  expect(res.status, res.text).toBe(200);
-  return { body: JSON.parse(res.text), res };
-}
-
-/** Lets every pending microtask and immediate run, so a request that can answer has answered. */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-}
+import type { TextAnswer } from "../support/call.js";
+import { flush, getJSON, indexOf, put, register, req, standin } from "../support/registry-http.js";
+import type { Standin } from "../../src/emulator.js";
 
 function track(emu: Standin, path: string) {
   const t = { done: false, promise: undefined as unknown as Promise<TextAnswer> };
