@@ -14,6 +14,7 @@ import type { ServiceContext } from "../core/context.js";
 import { formatGoDuration } from "../core/durations.js";
 import { keepKeyOrder } from "../core/json.js";
 import { formatMultierror } from "../core/go/multierror.js";
+import { ActionError } from "../http/actions.js";
 import { nanos, type SchedulerState } from "./model.js";
 
 export const VARIABLES_TABLE = "scheduler.variables";
@@ -334,4 +335,16 @@ export function variablesOf(state: SchedulerState): Variables {
     perState.set(state, variables);
   }
   return variables;
+}
+
+/** A fixture's `variables`: each a plain set (an invalid one names its place in the file). */
+export function seedVariables(variables: Variables, entries: readonly { Path: string; Namespace?: string; Items: Record<string, string> }[]): void {
+  for (const [i, entry] of entries.entries()) {
+    try {
+      variables.seed(entry.Namespace ?? "default", entry.Path, entry.Items);
+    } catch (error) {
+      if (error instanceof VariableInvalid) throw new ActionError(400, `scheduler.variables[${i}]: ${error.message.replaceAll(RPC_400, "")}`);
+      throw error;
+    }
+  }
 }
