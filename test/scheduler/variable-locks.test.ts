@@ -177,4 +177,26 @@ describe("variable locks", () => {
     await emu.clock.advance("40s");
     expect((await get("locks/leader")).body.Lock).toBeUndefined();
   });
+
+  it("awaits a lock's lapse with the `variable` condition; the `variable-lock-release` action frees a lock at once", async () => {
+    await start();
+    const held = (await acquire("locks/leader", { Lock: { TTL: "10s", LockDelay: "10s" } })).body;
+    emu.act("variable-lock-release", { path: "locks/leader" });
+    const read = await get("locks/leader");
+    expect(read.body.Lock).toBeUndefined();
+    expect(await renew("locks/leader", held.Lock.ID)).toMatchObject({ status: 409, text: "variable doesn't hold a lock" });
+    expect(() => emu.act("variable-lock-release", { path: "locks/leader" })).toThrow(/holds no lock/);
+    expect(() => emu.act("variable-lock-release", { path: "locks/none" })).toThrow(/no variable/);
+
+    const again = (await acquire("locks/leader", { Lock: { TTL: "10s", LockDelay: "10s" } })).body;
+    const locked = await emu.await({ variable: { path: "locks/leader", state: "locked" } });
+    expect(locked.met).toBe(true);
+    expect(locked.waitedMs).toBe(0);
+    const unlocked = await emu.await({ variable: { path: "locks/leader", state: "unlocked" } });
+    expect(unlocked.met).toBe(true);
+    expect(unlocked.waitedMs).toBe(30_000); // 2 × TTL, then the delay
+    expect(again.Lock.ID).not.toBe(held.Lock.ID);
+    await call("/v1/var/locks/leader", { method: "DELETE" });
+    expect((await emu.await({ variable: { path: "locks/leader", state: "gone" } })).met).toBe(true);
+  });
 });
