@@ -54,6 +54,9 @@ describe("variable locks", () => {
     expect(res.status).toBe(200);
     expect(res.body.Items).toEqual({ who: "a" });
     expect(res.body.Lock).toMatchObject({ TTL: "30s", LockDelay: "1m0s" });
+    // The official client sends its unset durations as "": taken as zero, so the defaults apply.
+    const blank = await acquire("locks/blank", { Lock: { ID: "", TTL: "", LockDelay: "" } });
+    expect(blank.body.Lock).toMatchObject({ TTL: "15s", LockDelay: "15s" });
   });
 
   it("refuses a bad TTL with the multierror text", async () => {

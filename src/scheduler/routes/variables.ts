@@ -232,6 +232,8 @@ function decodeLock(value: unknown): Partial<VariableLockRow> | undefined {
     const raw = field(value, name);
     if (raw === undefined || raw === null) return undefined;
     if (typeof raw === "number") return Math.trunc(raw);
+    // The official client sends "" for an unset duration (its VariableLock has string fields): Nomad takes it as zero.
+    if (raw === "") return undefined;
     if (typeof raw === "string") {
       try {
         return Number(parseGoDuration(raw));
