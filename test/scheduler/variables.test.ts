@@ -107,6 +107,23 @@ describe("variables: create, read, update", () => {
   });
 });
 
+describe("variables: fixtures", () => {
+  it("refuses a fixture variable Nomad would refuse, naming its place", async () => {
+    await expect(
+      createStandin({
+        fixture: {
+          scheduler: {
+            variables: [
+              { Path: "ok", Items: { a: "b" } },
+              { Path: "nomad", Items: { a: "b" } },
+            ],
+          },
+        },
+      }),
+    ).rejects.toThrow(/scheduler\.variables\[1\]: "nomad" is a reserved top-level directory path/);
+  });
+});
+
 describe("variables: check-and-set", () => {
   it("cas=0 creates only when absent; a stale index is a 409 with the existing variable and its index", async () => {
     await start();
