@@ -21,6 +21,18 @@ export interface EncodeOptions {
   escapeHTML?: boolean;
 }
 
+const KEEP_ORDER = Symbol("standin.keep-key-order");
+
+/**
+ * Marks an object whose keys `sortKeys` leaves in insertion order: what a Go
+ * type with its own MarshalJSON writes (encoding/json keeps struct order),
+ * e.g. Nomad's VariableLock `{"TTL","LockDelay","ID"}`.
+ */
+export function keepKeyOrder<T extends object>(value: T): T {
+  Object.defineProperty(value, KEEP_ORDER, { value: true, enumerable: false });
+  return value;
+}
+
 export function encodeJSON(value: unknown, options: EncodeOptions = {}): string {
   const text = options.sortKeys || containsBigInt(value) ? serialize(value, options) : nativeSerialize(value, options.pretty ?? false);
   const escaped = options.escapeHTML ? escapeHTML(text) : text;
@@ -196,7 +208,7 @@ function writeValue(v: unknown, indent: string, pretty: boolean, sort: boolean):
     return text + (pretty ? "\n" + indent + "]" : "]");
   }
   const record = v as Record<string, unknown>;
-  const keys = sort ? sortedKeys(Object.keys(record)) : Object.keys(record);
+  const keys = sort && !(KEEP_ORDER in record) ? sortedKeys(Object.keys(record)) : Object.keys(record);
   let text = "";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;

@@ -64,9 +64,11 @@ const VALID_CAPS = new Set([
 const LEVELS = ["deny", "read", "write"] as const;
 type Level = (typeof LEVELS)[number] | "";
 
-/** A parsed policy: per-namespace capability sets and the node / agent / operator levels. */
+/** A parsed policy: per-namespace capability sets, variables path rules, and the node / agent / operator levels. */
 export interface ParsedPolicy {
   namespaces: Map<string, Set<string>>;
+  /** Variables capabilities by `<namespace>\0<path spec>` (either part may be a glob). */
+  variables: Map<string, Set<string>>;
   node: Level;
   agent: Level;
   operator: Level;
@@ -80,7 +82,7 @@ export class PolicyParseError extends Error {}
  * as Go's `%#v` of Nomad's struct, as Nomad prints it).
  */
 export function parsePolicy(rules: string): ParsedPolicy {
-  const policy: ParsedPolicy = { namespaces: new Map(), node: "", agent: "", operator: "" };
+  const policy: ParsedPolicy = { namespaces: new Map(), variables: new Map(), node: "", agent: "", operator: "" };
   if (rules === "") return policy; // Nomad's hot path: empty rules are a valid, empty policy
   let tree: Tree;
   try {
@@ -108,6 +110,7 @@ export function parsePolicy(rules: string): ParsedPolicy {
     }
     if (typeof shorthand === "string" && shorthand !== "") for (const c of NAMESPACE_POLICIES[shorthand] ?? []) caps.add(c);
     policy.namespaces.set(name, caps);
+    if (block.variables !== undefined) for (const [spec, pathCaps] of parseVariablesBlock(name, block.variables)) policy.variables.set(`${name}\u0000${spec}`, pathCaps);
   }
   for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
@@ -117,6 +120,30 @@ export function parsePolicy(rules: string): ParsedPolicy {
     policy[kind] = level === "scale" ? "" : (level as Level);
   }
   return policy;
+}
+
+const VARIABLE_CAPS = new Set(["list", "read", "write", "destroy", "deny"]);
+
+/**
+ * A namespace's `variables { path "<spec>" { capabilities = [...] } }`:
+ * Nomad's checks and texts; `read` brings `list` along, `deny` drops the rest
+ * (expandVariablesCapabilities). A namespace policy's shorthand grants no
+ * variables access: only path rules do.
+ */
+function parseVariablesBlock(namespace: string, block: unknown): Array<[string, Set<string>]> {
+  const paths = Object.entries(asObject(asObject(block).path));
+  if (paths.length === 0) throw new PolicyParseError(`Invalid variable policy: no variable paths in namespace ${namespace}`);
+  return paths.map(([spec, body]) => {
+    if (spec === "") throw new PolicyParseError(`Invalid missing variable path in namespace ${namespace}`);
+    const caps = new Set<string>();
+    for (const cap of asArray(asObject(body).capabilities)) {
+      if (typeof cap !== "string" || !VARIABLE_CAPS.has(cap)) throw new PolicyParseError(`Invalid variable capability '${String(cap)}' in namespace ${namespace}`);
+      caps.add(cap);
+    }
+    if (caps.has("deny")) return [spec, new Set(["deny"])];
+    if (caps.has("read")) caps.add("list");
+    return [spec, caps];
+  });
 }
 
 const KIND_STRUCTS = { agent: "AgentPolicy", node: "NodePolicy", operator: "OperatorPolicy" } as const;
@@ -139,18 +166,26 @@ export interface Authorizer {
   /** Any capability at all in the namespace (what the namespace list and read ask). */
   anyInNamespace(namespace: string): boolean;
   allow(kind: "node" | "agent" | "operator", level: "read" | "write"): boolean;
+  /** A variables capability (list, read, write, destroy) on a path in a namespace (AllowVariableOperation). */
+  allowVariable(namespace: string, path: string, capability: string): boolean;
 }
 
-export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true };
+export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true, allowVariable: () => true };
 
 export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   const namespaces = new Map<string, Set<string>>();
+  const variables = new Map<string, Set<string>>();
   const levels: Record<"node" | "agent" | "operator", Level> = { node: "", agent: "", operator: "" };
   for (const p of policies) {
     for (const [name, caps] of p.namespaces) {
       const merged = namespaces.get(name) ?? new Set<string>();
       for (const c of caps) merged.add(c);
       namespaces.set(name, merged);
+    }
+    for (const [key, caps] of p.variables) {
+      const merged = variables.get(key) ?? new Set<string>();
+      for (const c of caps) merged.add(c);
+      variables.set(key, merged);
     }
     for (const kind of ["node", "agent", "operator"] as const) levels[kind] = maxLevel(levels[kind], p[kind]);
   }
@@ -168,6 +203,12 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
     allow(kind, level) {
       const have = levels[kind];
       return have === "write" || (have === "read" && level === "read");
+    },
+    allowVariable(namespace, path, capability) {
+      // An exact rule first, else the closest glob over namespace and path together (Nomad's radix keys).
+      const key = `${namespace}\u0000${path}`;
+      const caps = variables.get(key) ?? closestGlob(variables, key);
+      return caps !== undefined && !caps.has("deny") && caps.has(capability);
     },
   };
 }

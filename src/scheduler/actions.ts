@@ -13,6 +13,7 @@ import { parseGoDuration } from "../core/durations.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
+import { variableActions, variableConditions } from "./variable-actions.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
 const ACTIVE_CLIENT = new Set(["pending", "running"]);
@@ -193,6 +194,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
         return { JobID: a.job, EvalID: result.EvalID, Index: result.Index };
       },
     }),
+    ...variableActions(state, ctx),
   };
 
   const jobArgs = { job: v.string(), namespace: v.optional(v.string()) };
@@ -242,6 +244,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
         return { met: open === 0, observed: { open } };
       },
     }),
+    ...variableConditions(state),
   };
 
   return { actions, conditions, findNode, updateNode, allocFault, registerJob };

@@ -22,6 +22,7 @@ import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
+import { seedVariables, variablesOf } from "./variables.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
 
@@ -188,6 +189,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     for (const node of section.nodes ?? []) putNode(node);
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();
     for (const [i, job] of (section.jobs ?? []).entries()) registerFixtureJob(job, i);
+    seedVariables(variablesOf(state), section.variables ?? []);
   };
 
   return {

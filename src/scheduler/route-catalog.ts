@@ -193,8 +193,8 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("DELETE", "/v1/service/:service_name/:service_id"),
 
     // Variables.
-    u("GET", "/v1/vars"),
-    u("HEAD GET PUT DELETE", "/v1/var/:path+"),
+    e("GET", "/v1/vars"),
+    e("HEAD GET PUT POST DELETE", "/v1/var/:path+"),
 
     // Status, regions, namespaces, search, scaling, events.
     e("GET", "/v1/status/leader"),

@@ -69,6 +69,13 @@ const CHECKS = {
     "nomad/node-drain",
   ],
   "nomad-acl": ["nomad-acl/bootstrapped-by-fixture", "nomad-acl/anonymous-denied", "nomad-acl/policy-and-token", "nomad-acl/token-capabilities"],
+  "nomad-vars": [
+    "nomad-vars/create-and-read",
+    "nomad-vars/checked-update-and-delete",
+    "nomad-vars/prefix-list-and-delete",
+    "nomad-vars/lock-acquire-renew-release",
+    "nomad-vars/locks-helper-lapses-on-the-clock",
+  ],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -105,7 +112,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

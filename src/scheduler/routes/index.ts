@@ -22,6 +22,7 @@ import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
 import { registerStatusRoutes } from "./status.js";
+import { registerVariableRoutes } from "./variables.js";
 
 export type { SchedulerSettings } from "./kit.js";
 
@@ -48,4 +49,5 @@ export function registerRoutes(
   registerAgentRoutes(router, kit);
   registerStatusRoutes(router, kit);
   registerNamespaceRoutes(router, kit);
+  registerVariableRoutes(router, kit);
 }
