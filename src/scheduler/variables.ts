@@ -76,6 +76,16 @@ export class VariableLockError extends Error {
 }
 
 export const variableKey = (namespace: string, path: string) => `${namespace}\u0000${path}`;
+/**
+ * A lock timer's subject: `<namespace>/<path>`, printable where fired timers
+ * are shown (the CLI, the control API). A namespace name holds no `/`, so the
+ * first one splits it from the path.
+ */
+const timerSubject = (namespace: string, path: string) => `${namespace}/${path}`;
+function fromTimerSubject(subject: string): [namespace: string, path: string] {
+  const slash = subject.indexOf("/");
+  return [subject.slice(0, slash), subject.slice(slash + 1)];
+}
 
 /** The zero-value conflict body: only Namespace and Path set. */
 export function zeroVariable(namespace: string, path: string): VariableRow {
@@ -195,7 +205,7 @@ export class Variables {
 
   /** Whether the lock's TTL timer still runs (after it fires the lock is recorded until its delay ends). */
   ttlRunning(row: VariableRow): boolean {
-    return row.Lock !== null && this.ctx.clock.timersFor(LOCK_TTL_TIMER, variableKey(row.Namespace, row.Path)).length > 0;
+    return row.Lock !== null && this.ctx.clock.timersFor(LOCK_TTL_TIMER, timerSubject(row.Namespace, row.Path)).length > 0;
   }
 
   /**
@@ -264,8 +274,8 @@ export class Variables {
     if (!existing.Lock) throw new VariableLockError(500, "variable doesn't hold a lock");
     if (lockId !== undefined && existing.Lock.ID !== lockId) throw new VariableConflict(zeroVariable(namespace, path));
     const key = variableKey(namespace, path);
-    this.ctx.clock.cancelFor(LOCK_TTL_TIMER, key);
-    this.ctx.clock.cancelFor(LOCK_DELAY_TIMER, key);
+    this.ctx.clock.cancelFor(LOCK_TTL_TIMER, timerSubject(namespace, path));
+    this.ctx.clock.cancelFor(LOCK_DELAY_TIMER, timerSubject(namespace, path));
     const { CreateIndex: _c, ModifyIndex: _m, ...fields } = existing;
     const row = this.table.putIndexed(key, { ...fields, Lock: null });
     this.ctx.events.record("variable.lock-released", {
@@ -295,7 +305,7 @@ export class Variables {
   }
 
   private restartTtl(row: VariableRow): void {
-    const key = variableKey(row.Namespace, row.Path);
+    const key = timerSubject(row.Namespace, row.Path);
     this.ctx.clock.cancelFor(LOCK_TTL_TIMER, key);
     this.ctx.clock.cancelFor(LOCK_DELAY_TIMER, key);
     // Nomad's grace period: the server timer runs for twice the TTL.
@@ -303,7 +313,7 @@ export class Variables {
   }
 
   private ttlLapsed(timer: TimerRecord) {
-    const [namespace = "", path = ""] = timer.subject.split("\u0000");
+    const [namespace, path] = fromTimerSubject(timer.subject);
     const row = this.get(namespace, path);
     const lockId = (timer.data as { lockId: string }).lockId;
     if (!row?.Lock || row.Lock.ID !== lockId) return { lapsed: false };
@@ -316,7 +326,7 @@ export class Variables {
   }
 
   private delayEnded(timer: TimerRecord) {
-    const [namespace = "", path = ""] = timer.subject.split("\u0000");
+    const [namespace, path] = fromTimerSubject(timer.subject);
     const row = this.get(namespace, path);
     const lockId = (timer.data as { lockId: string }).lockId;
     if (!row?.Lock || row.Lock.ID !== lockId) return { released: false };

@@ -138,6 +138,17 @@ describe("variable locks", () => {
     expect((await acquire("locks/leader")).status).toBe(200);
   });
 
+  it("names its timers <namespace>/<path> where fired timers are shown (no unprintable separator)", async () => {
+    await start();
+    await acquire("locks/leader", { Lock: { TTL: "10s", LockDelay: "5s" } });
+    const fired = emu.clock.advance("30s");
+    expect(fired.map((f) => [f.kind, f.subject])).toEqual([
+      ["scheduler.variable-lock-ttl", "default/locks/leader"],
+      ["scheduler.variable-lock-delay", "default/locks/leader"],
+    ]);
+    expect((await get("locks/leader")).body.Lock).toBeUndefined();
+  });
+
   it("lapses on the virtual clock: held until 2×TTL, then refused for the lock delay, then released by the server", async () => {
     await start();
     const held = (await acquire("locks/leader", { Items: { owner: "a" }, Lock: { TTL: "10s", LockDelay: "5s" } })).body;
