@@ -67,6 +67,8 @@ type Level = (typeof LEVELS)[number] | "";
 /** A parsed policy: per-namespace capability sets and the node / agent / operator levels. */
 export interface ParsedPolicy {
   namespaces: Map<string, Set<string>>;
+  /** `node_pool "<name or glob>"` blocks: their capabilities (read, write, delete, deny). */
+  nodePools: Map<string, Set<string>>;
   node: Level;
   agent: Level;
   operator: Level;
@@ -80,7 +82,7 @@ export class PolicyParseError extends Error {}
  * as Go's `%#v` of Nomad's struct, as Nomad prints it).
  */
 export function parsePolicy(rules: string): ParsedPolicy {
-  const policy: ParsedPolicy = { namespaces: new Map(), node: "", agent: "", operator: "" };
+  const policy: ParsedPolicy = { namespaces: new Map(), nodePools: new Map(), node: "", agent: "", operator: "" };
   if (rules === "") return policy; // Nomad's hot path: empty rules are a valid, empty policy
   let tree: Tree;
   try {
@@ -109,6 +111,7 @@ export function parsePolicy(rules: string): ParsedPolicy {
     if (typeof shorthand === "string" && shorthand !== "") for (const c of NAMESPACE_POLICIES[shorthand] ?? []) caps.add(c);
     policy.namespaces.set(name, caps);
   }
+  for (const [name, body] of Object.entries(asObject(tree.node_pool))) policy.nodePools.set(name, nodePoolCapabilities(name, asObject(body)));
   for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
     if (typeof level !== "string" || !isPolicyValid(level))
@@ -117,6 +120,27 @@ export function parsePolicy(rules: string): ParsedPolicy {
     policy[kind] = level === "scale" ? "" : (level as Level);
   }
   return policy;
+}
+
+/** Nomad's node pool block (acl/policy.go): a name or glob, a policy shorthand, capabilities; write expands to delete, read and write. */
+const NODE_POOL_POLICIES: Record<string, string[]> = { deny: ["deny"], read: ["read"], write: ["delete", "read", "write"], scale: [] };
+const NODE_POOL_CAPS = new Set(["delete", "deny", "read", "write"]);
+
+function nodePoolCapabilities(name: string, block: Tree): Set<string> {
+  const shorthand = block.policy;
+  const given = block.capabilities === undefined ? undefined : asArray(block.capabilities);
+  const capsText = given === undefined ? "[]string(nil)" : `[]string{${given.map((c) => goQuote(String(c))).join(", ")}}`;
+  const dump = () => `&acl.NodePoolPolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}}`;
+  if (!/^[a-zA-Z0-9-_*]{1,128}$/.test(name)) throw new PolicyParseError(`Invalid node pool name: ${dump()}`);
+  if (shorthand !== undefined && shorthand !== "" && !(typeof shorthand === "string" && isPolicyValid(shorthand)))
+    throw new PolicyParseError(`Invalid node pool policy: ${dump()}`);
+  const caps = new Set<string>();
+  for (const cap of given ?? []) {
+    if (typeof cap !== "string" || !NODE_POOL_CAPS.has(cap)) throw new PolicyParseError(`Invalid node pool capability '${String(cap)}': ${dump()}`);
+    caps.add(cap);
+  }
+  if (typeof shorthand === "string" && shorthand !== "") for (const c of NODE_POOL_POLICIES[shorthand] ?? []) caps.add(c);
+  return caps;
 }
 
 const KIND_STRUCTS = { agent: "AgentPolicy", node: "NodePolicy", operator: "OperatorPolicy" } as const;
@@ -139,12 +163,15 @@ export interface Authorizer {
   /** Any capability at all in the namespace (what the namespace list and read ask). */
   anyInNamespace(namespace: string): boolean;
   allow(kind: "node" | "agent" | "operator", level: "read" | "write"): boolean;
+  /** AllowNodePoolOperation: `op` (read, write, delete) in the pool, by its name or closest glob. */
+  allowNodePool(pool: string, op: string): boolean;
 }
 
-export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true };
+export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true, allowNodePool: () => true };
 
 export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   const namespaces = new Map<string, Set<string>>();
+  const nodePools = new Map<string, Set<string>>();
   const levels: Record<"node" | "agent" | "operator", Level> = { node: "", agent: "", operator: "" };
   for (const p of policies) {
     for (const [name, caps] of p.namespaces) {
@@ -152,6 +179,7 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
       for (const c of caps) merged.add(c);
       namespaces.set(name, merged);
     }
+    for (const [name, caps] of p.nodePools) nodePools.set(name, new Set([...(nodePools.get(name) ?? []), ...caps]));
     for (const kind of ["node", "agent", "operator"] as const) levels[kind] = maxLevel(levels[kind], p[kind]);
   }
   const capsFor = (namespace: string): Set<string> | undefined => namespaces.get(namespace) ?? closestGlob(namespaces, namespace);
@@ -168,6 +196,10 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
     allow(kind, level) {
       const have = levels[kind];
       return have === "write" || (have === "read" && level === "read");
+    },
+    allowNodePool(pool, op) {
+      const caps = nodePools.get(pool) ?? closestGlob(nodePools, pool);
+      return caps !== undefined && !caps.has("deny") && caps.has(op);
     },
   };
 }

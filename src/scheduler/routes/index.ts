@@ -21,6 +21,7 @@ import { registerJobsRoutes } from "./jobs.js";
 import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
+import { registerNodePoolRoutes } from "./node-pools.js";
 import { registerStatusRoutes } from "./status.js";
 
 export type { SchedulerSettings } from "./kit.js";
@@ -45,6 +46,7 @@ export function registerRoutes(
   registerAllocationRoutes(router, kit);
   registerDeploymentRoutes(router, kit);
   registerNodeRoutes(router, kit);
+  registerNodePoolRoutes(router, kit);
   registerAgentRoutes(router, kit);
   registerStatusRoutes(router, kit);
   registerNamespaceRoutes(router, kit);
