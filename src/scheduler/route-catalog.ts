@@ -63,8 +63,8 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
 
     // Evaluations.
     e("GET", "/v1/evaluations"),
-    u("DELETE", "/v1/evaluations"),
-    u("GET", "/v1/evaluations/count"),
+    e("DELETE", "/v1/evaluations"),
+    e("GET", "/v1/evaluations/count"),
     e("GET", "/v1/evaluation/:eval_id"),
     e("GET", "/v1/evaluation/:eval_id/allocations"),
 
@@ -88,7 +88,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     e("GET", "/v1/nodes"),
     e("GET", "/v1/node/:node_id"),
     e("GET", "/v1/node/:node_id/allocations"),
-    u("PUT POST", "/v1/node/:node_id/evaluate"),
+    e("PUT POST", "/v1/node/:node_id/evaluate"),
     e("PUT POST", "/v1/node/:node_id/drain"),
     e("PUT POST", "/v1/node/:node_id/eligibility"),
     e("PUT POST", "/v1/node/:node_id/purge"),

@@ -16,6 +16,7 @@ import { registerAgentRoutes } from "./agent.js";
 import { registerAllocationRoutes } from "./allocations.js";
 import { registerDeploymentRoutes } from "./deployments.js";
 import { registerEvaluationRoutes } from "./evaluations.js";
+import { registerEvalAdminRoutes } from "./eval-admin.js";
 import { registerJobRoutes } from "./job.js";
 import { registerJobsRoutes } from "./jobs.js";
 import { routeKit, type SchedulerSettings } from "./kit.js";
@@ -43,6 +44,7 @@ export function registerRoutes(
   registerJobsRoutes(router, kit);
   registerJobRoutes(router, kit);
   registerEvaluationRoutes(router, kit);
+  registerEvalAdminRoutes(router, kit);
   registerAllocationRoutes(router, kit);
   registerDeploymentRoutes(router, kit);
   registerNodeRoutes(router, kit);
