@@ -69,6 +69,7 @@ const CHECKS = {
     "nomad/node-drain",
   ],
   "nomad-acl": ["nomad-acl/bootstrapped-by-fixture", "nomad-acl/anonymous-denied", "nomad-acl/policy-and-token", "nomad-acl/token-capabilities"],
+  "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -105,7 +106,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-pools"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

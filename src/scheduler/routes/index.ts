@@ -19,6 +19,7 @@ import { registerEvaluationRoutes } from "./evaluations.js";
 import { registerEvalAdminRoutes } from "./eval-admin.js";
 import { registerJobRoutes } from "./job.js";
 import { registerJobsRoutes } from "./jobs.js";
+import { registerJobStatusRoutes } from "./job-statuses.js";
 import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
@@ -42,6 +43,7 @@ export function registerRoutes(
 ): void {
   const kit = routeKit(state, engine, ctx, settings, peers, nodeOps);
   registerJobsRoutes(router, kit);
+  registerJobStatusRoutes(router, kit);
   registerJobRoutes(router, kit);
   registerEvaluationRoutes(router, kit);
   registerEvalAdminRoutes(router, kit);
