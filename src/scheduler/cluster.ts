@@ -223,7 +223,6 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     initialize(sections) {
       settings.initialize(sections);
       state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
-      pools.ensureBuiltIns();
       const config = settings.current();
       putNode({ Name: config.agentName, Datacenter: config.datacenter });
       for (const section of sections) applyEntities(section);

@@ -1,9 +1,11 @@
 /**
  * Node pools (nomad/structs/node_pool.go, nomad/node_pool_endpoint.go,
  * nomad/state/state_store_node_pools.go): the built-in `all` and `default`
- * pools, created with the state at index 1; pools created by the API, by a
- * fixture, or on the fly when a node names one; and the rules for writing and
- * deleting them, with Nomad CE's texts.
+ * pools, which exist from the state's start at index 1 and can never change
+ * (so they are constants here, not rows: a state without pools of its own
+ * stays byte-identical to one from before pools were emulated); pools created
+ * by the API, by a fixture, or on the fly when a node names one; and the
+ * rules for writing and deleting them, with Nomad CE's texts.
  */
 import { blake2b } from "../core/blake2b.js";
 import { formatMultierror } from "../core/go/multierror.js";
@@ -28,10 +30,13 @@ export type NodePoolRow = {
   ModifyIndex: number;
 };
 
-const BUILT_IN: ReadonlyArray<Omit<NodePoolRow, "CreateIndex" | "ModifyIndex">> = [
-  { Name: NODE_POOL_ALL, Description: "Node pool with all nodes in the cluster.", Meta: null, SchedulerConfiguration: null, Hash: null },
-  { Name: NODE_POOL_DEFAULT, Description: "Default node pool.", Meta: null, SchedulerConfiguration: null, Hash: null },
-];
+/** nodePoolInit's pools, written at index 1 without a hash. */
+const BUILT_IN: ReadonlyMap<string, NodePoolRow> = new Map(
+  [
+    { Name: NODE_POOL_ALL, Description: "Node pool with all nodes in the cluster.", Meta: null, SchedulerConfiguration: null, Hash: null, CreateIndex: 1, ModifyIndex: 1 },
+    { Name: NODE_POOL_DEFAULT, Description: "Default node pool.", Meta: null, SchedulerConfiguration: null, Hash: null, CreateIndex: 1, ModifyIndex: 1 },
+  ].map((p) => [p.Name, Object.freeze(p)]),
+);
 
 const VALID_NAME = /^[a-zA-Z0-9-_]{1,128}$/;
 const MAX_DESCRIPTION = 256;
@@ -45,18 +50,13 @@ export class NodePools {
     private readonly state: SchedulerState,
   ) {}
 
-  /** nodePoolInit: the built-ins exist from the start at index 1 (put outside any write's index, as Nomad's state init is). */
-  ensureBuiltIns(): void {
-    for (const pool of BUILT_IN) if (!this.table.get(pool.Name)) this.table.put(pool.Name, { ...pool, CreateIndex: 1, ModifyIndex: 1 });
-  }
-
   get(name: string): NodePoolRow | undefined {
-    return this.table.get(name);
+    return BUILT_IN.get(name) ?? this.table.get(name);
   }
 
-  /** Pools by name (the table's "id" index); with a prefix, only the names that start with it. */
+  /** Pools by name (the table's "id" index), built-ins included; with a prefix, only the names that start with it. */
   list(prefix: string): NodePoolRow[] {
-    return this.table.sorted().filter((p) => p.Name.startsWith(prefix));
+    return [...BUILT_IN.values(), ...this.table.values()].sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0)).filter((p) => p.Name.startsWith(prefix));
   }
 
   /**
@@ -79,7 +79,7 @@ export class NodePools {
 
   /** fetchOrCreateNodePoolTxn: a node naming a pool that does not exist creates it, bare (no hash: SetHash is never called there). */
   ensure(name: string): void {
-    if (!this.table.get(name)) this.table.putIndexed(name, { Name: name, Description: "", Meta: null, SchedulerConfiguration: null, Hash: null });
+    if (!this.get(name)) this.table.putIndexed(name, { Name: name, Description: "", Meta: null, SchedulerConfiguration: null, Hash: null });
   }
 
   /**
@@ -94,7 +94,7 @@ export class NodePools {
       problems.push(`node pool ${goQuote(name)} has non-terminal jobs in regions: [${region}]`);
     if ([...this.state.nodes.values()].some((n) => n.NodePool === name)) problems.push(`node pool ${goQuote(name)} has nodes in regions: [${region}]`);
     if (problems.length > 0) throw new CodedError(500, formatMultierror(problems));
-    if (!this.table.get(name)) throw new CodedError(500, `node pool ${name} not found`);
+    if (!this.get(name)) throw new CodedError(500, `node pool ${name} not found`);
     if (isBuiltInPool(name)) throw new CodedError(500, `deleting node pool ${goQuote(name)} is not allowed`);
     this.table.delete(name);
   }

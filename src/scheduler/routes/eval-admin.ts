@@ -36,7 +36,7 @@ export function registerEvalAdminRoutes(router: NomadRouter, { state, read }: Ro
   });
 }
 
-/** Eval.Count's go-bexpr evaluator over the Evaluation; a bad expression is the RPC's plain error. */
+/** Eval.Count's go-bexpr evaluator over the Evaluation; a bad expression is a 400 (the words as the lists' paginator gives them: unverified for Count). */
 function countFilter(expression: string): ((datum: unknown) => boolean) | undefined {
   if (expression === "") return undefined;
   try {
@@ -50,7 +50,7 @@ function countFilter(expression: string): ((datum: unknown) => boolean) | undefi
       }
     };
   } catch (error) {
-    if (error instanceof FilterParseError) throw serverError(error.message);
+    if (error instanceof FilterParseError) throw badRequest(`failed to read filter expression: ${error.message}`);
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "../jobspec/index.js"
 import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
-import { NODE_POOLS_TABLE } from "../node-pools.js";
+import { isBuiltInPool, NODE_POOLS_TABLE } from "../node-pools.js";
 
 export function jobWrites(kit: RouteKit) {
   const { state, engine, settings } = kit;
@@ -62,5 +62,5 @@ export function admit(apiJob: unknown, region: string, namespace: string): Admit
 
 /** jobNodePoolValidatingHook: the job's pool must exist. */
 function nodePoolExists(kit: RouteKit, pool: string): boolean {
-  return kit.ctx.store.table(NODE_POOLS_TABLE).has(pool);
+  return isBuiltInPool(pool) || kit.ctx.store.table(NODE_POOLS_TABLE).has(pool);
 }
