@@ -69,6 +69,8 @@ export interface ParsedPolicy {
   namespaces: Map<string, Set<string>>;
   /** Variables capabilities by `<namespace>\0<path spec>` (either part may be a glob). */
   variables: Map<string, Set<string>>;
+  /** `node_pool "<name or glob>"` blocks: their capabilities (read, write, delete, deny). */
+  nodePools: Map<string, Set<string>>;
   node: Level;
   agent: Level;
   operator: Level;
@@ -82,7 +84,7 @@ export class PolicyParseError extends Error {}
  * as Go's `%#v` of Nomad's struct, as Nomad prints it).
  */
 export function parsePolicy(rules: string): ParsedPolicy {
-  const policy: ParsedPolicy = { namespaces: new Map(), variables: new Map(), node: "", agent: "", operator: "" };
+  const policy: ParsedPolicy = { namespaces: new Map(), variables: new Map(), nodePools: new Map(), node: "", agent: "", operator: "" };
   if (rules === "") return policy; // Nomad's hot path: empty rules are a valid, empty policy
   let tree: Tree;
   try {
@@ -112,6 +114,7 @@ export function parsePolicy(rules: string): ParsedPolicy {
     policy.namespaces.set(name, caps);
     if (block.variables !== undefined) for (const [spec, pathCaps] of parseVariablesBlock(name, block.variables)) policy.variables.set(`${name}\u0000${spec}`, pathCaps);
   }
+  for (const [name, body] of Object.entries(asObject(tree.node_pool))) policy.nodePools.set(name, nodePoolCapabilities(name, asObject(body)));
   for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
     if (typeof level !== "string" || !isPolicyValid(level))
@@ -146,6 +149,27 @@ function parseVariablesBlock(namespace: string, block: unknown): Array<[string, 
   });
 }
 
+/** Nomad's node pool block (acl/policy.go): a name or glob, a policy shorthand, capabilities; write expands to delete, read and write. */
+const NODE_POOL_POLICIES: Record<string, string[]> = { deny: ["deny"], read: ["read"], write: ["delete", "read", "write"], scale: [] };
+const NODE_POOL_CAPS = new Set(["delete", "deny", "read", "write"]);
+
+function nodePoolCapabilities(name: string, block: Tree): Set<string> {
+  const shorthand = block.policy;
+  const given = block.capabilities === undefined ? undefined : asArray(block.capabilities);
+  const capsText = given === undefined ? "[]string(nil)" : `[]string{${given.map((c) => goQuote(String(c))).join(", ")}}`;
+  const dump = () => `&acl.NodePoolPolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}}`;
+  if (!/^[a-zA-Z0-9-_*]{1,128}$/.test(name)) throw new PolicyParseError(`Invalid node pool name: ${dump()}`);
+  if (shorthand !== undefined && shorthand !== "" && !(typeof shorthand === "string" && isPolicyValid(shorthand)))
+    throw new PolicyParseError(`Invalid node pool policy: ${dump()}`);
+  const caps = new Set<string>();
+  for (const cap of given ?? []) {
+    if (typeof cap !== "string" || !NODE_POOL_CAPS.has(cap)) throw new PolicyParseError(`Invalid node pool capability '${String(cap)}': ${dump()}`);
+    caps.add(cap);
+  }
+  if (typeof shorthand === "string" && shorthand !== "") for (const c of NODE_POOL_POLICIES[shorthand] ?? []) caps.add(c);
+  return caps;
+}
+
 const KIND_STRUCTS = { agent: "AgentPolicy", node: "NodePolicy", operator: "OperatorPolicy" } as const;
 
 /** isPolicyValid: the four shorthand levels. */
@@ -168,13 +192,23 @@ export interface Authorizer {
   allow(kind: "node" | "agent" | "operator", level: "read" | "write"): boolean;
   /** A variables capability (list, read, write, destroy) on a path in a namespace (AllowVariableOperation). */
   allowVariable(namespace: string, path: string, capability: string): boolean;
+  /** AllowNodePoolOperation: `op` (read, write, delete) in the pool, by its name or closest glob. */
+  allowNodePool(pool: string, op: string): boolean;
 }
 
-export const ALLOW_ALL: Authorizer = { management: true, allowNamespace: () => true, anyInNamespace: () => true, allow: () => true, allowVariable: () => true };
+export const ALLOW_ALL: Authorizer = {
+  management: true,
+  allowNamespace: () => true,
+  anyInNamespace: () => true,
+  allow: () => true,
+  allowVariable: () => true,
+  allowNodePool: () => true,
+};
 
 export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   const namespaces = new Map<string, Set<string>>();
   const variables = new Map<string, Set<string>>();
+  const nodePools = new Map<string, Set<string>>();
   const levels: Record<"node" | "agent" | "operator", Level> = { node: "", agent: "", operator: "" };
   for (const p of policies) {
     for (const [name, caps] of p.namespaces) {
@@ -187,6 +221,7 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
       for (const c of caps) merged.add(c);
       variables.set(key, merged);
     }
+    for (const [name, caps] of p.nodePools) nodePools.set(name, new Set([...(nodePools.get(name) ?? []), ...caps]));
     for (const kind of ["node", "agent", "operator"] as const) levels[kind] = maxLevel(levels[kind], p[kind]);
   }
   const capsFor = (namespace: string): Set<string> | undefined => namespaces.get(namespace) ?? closestGlob(namespaces, namespace);
@@ -209,6 +244,10 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
       const key = `${namespace}\u0000${path}`;
       const caps = variables.get(key) ?? closestGlob(variables, key);
       return caps !== undefined && !caps.has("deny") && caps.has(capability);
+    },
+    allowNodePool(pool, op) {
+      const caps = nodePools.get(pool) ?? closestGlob(nodePools, pool);
+      return caps !== undefined && !caps.has("deny") && caps.has(op);
     },
   };
 }

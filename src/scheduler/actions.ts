@@ -9,6 +9,7 @@ import type { ServiceContext } from "../core/context.js";
 import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
 import { CodedError, type SchedulerEngine } from "./engine/index.js";
 import type { NodeOperations } from "./node-ops.js";
+import { isBuiltInPool, NODE_POOLS_TABLE } from "./node-pools.js";
 import { parseGoDuration } from "../core/durations.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { formatMultierror } from "../core/go/multierror.js";
@@ -119,6 +120,8 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
     const { job, errors } = admitted;
     if (errors.length) throw new ActionError(400, `${where}: ${formatMultierror(errors).trim()}`);
     if (!state.namespaces.get(namespace)) throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent namespace "${namespace}"`);
+    if (!isBuiltInPool(String(job.NodePool)) && !ctx.store.table(NODE_POOLS_TABLE).has(String(job.NodePool)))
+      throw new ActionError(400, `${where}: job "${String(job.ID)}" is in nonexistent node pool "${job.NodePool}"`);
     const result = engine.register(job);
     return { JobID: job.ID, EvalID: result.EvalID, Index: result.Index };
   };

@@ -19,6 +19,7 @@ import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
+import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
@@ -88,6 +89,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     aclEnabled: section.acl?.enabled ?? current.aclEnabled,
   }));
   const state = new SchedulerState(ctx);
+  const pools = new NodePools(ctx.store.table(NODE_POOLS_TABLE), state);
   broker.attach(state);
   const leadership = new Leadership(
     ctx.store.table(SCHEDULER_CONFIG_TABLE),
@@ -176,6 +178,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       StatusUpdatedAt: now,
     };
     state.nodes.putIndexed(id, row);
+    pools.ensure(node.NodePool ?? "default");
   };
 
   const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region });
@@ -185,6 +188,10 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
     for (const ns of section.namespaces ?? []) {
       state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
+    }
+    for (const [i, pool] of (section.nodePools ?? []).entries()) {
+      if (isBuiltInPool(pool.Name)) throw new Error(`scheduler.nodePools[${i}]: modifying node pool "${pool.Name}" is not allowed`);
+      pools.put({ Name: pool.Name, Description: pool.Description ?? "", Meta: pool.Meta ?? null, SchedulerConfiguration: pool.SchedulerConfiguration ?? null });
     }
     for (const node of section.nodes ?? []) putNode(node);
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();

@@ -112,6 +112,20 @@ export class NodeOperations {
     });
   }
 
+  /**
+   * `PUT /v1/node/:id/evaluate` (Node.Evaluate): node-update evaluations for
+   * the jobs with allocations on the node and every system job; the answer's
+   * index is the evaluations' (0 when there are none), its NodeModifyIndex unset.
+   */
+  evaluate(nodeId: string): NodeUpdateAnswer {
+    const node = this.node(nodeId);
+    return this.ctx.store.write(() => {
+      const evals = this.nodeEvals(node);
+      const index = evals[0]?.CreateIndex ?? 0;
+      return { EvalCreateIndex: index, EvalIDs: evals.length ? evals.map((e) => e.ID) : null, Index: index, NodeModifyIndex: 0 };
+    });
+  }
+
   /** `PUT /v1/node/:id/purge`: the node is deregistered; its allocations are lost and replaced. */
   purge(nodeId: string): NodeUpdateAnswer {
     const node = this.node(nodeId);

@@ -76,6 +76,7 @@ const CHECKS = {
     "nomad-vars/lock-acquire-renew-release",
     "nomad-vars/locks-helper-lapses-on-the-clock",
   ],
+  "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -112,7 +113,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars", "nomad-pools"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

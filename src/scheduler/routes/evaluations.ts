@@ -3,11 +3,13 @@ import { permissionDenied } from "../acl-routes.js";
 import { badRequest, ReadError, type NomadRouter } from "../http.js";
 import { allocStub, byCreateIndex, evalView, evalWire, TABLES } from "../model.js";
 import { inNamespace, only, readableAllocs } from "./helpers.js";
+import { deleteEvaluations } from "./eval-admin.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
 
 export function registerEvaluationRoutes(router: NomadRouter, { state, read, objectIndex, readList }: RouteKit): void {
   router.exact("/v1/evaluations", (rc) => {
+    if (rc.method === "DELETE") return deleteEvaluations(rc);
     only(rc, "GET");
     const job = rc.query.get("job") ?? "";
     const status = rc.query.get("status") ?? "";

@@ -16,11 +16,14 @@ import { registerAgentRoutes } from "./agent.js";
 import { registerAllocationRoutes } from "./allocations.js";
 import { registerDeploymentRoutes } from "./deployments.js";
 import { registerEvaluationRoutes } from "./evaluations.js";
+import { registerEvalAdminRoutes } from "./eval-admin.js";
 import { registerJobRoutes } from "./job.js";
 import { registerJobsRoutes } from "./jobs.js";
+import { registerJobStatusRoutes } from "./job-statuses.js";
 import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
+import { registerNodePoolRoutes } from "./node-pools.js";
 import { registerStatusRoutes } from "./status.js";
 import { registerVariableRoutes } from "./variables.js";
 
@@ -41,11 +44,14 @@ export function registerRoutes(
 ): void {
   const kit = routeKit(state, engine, ctx, settings, peers, nodeOps);
   registerJobsRoutes(router, kit);
+  registerJobStatusRoutes(router, kit);
   registerJobRoutes(router, kit);
   registerEvaluationRoutes(router, kit);
+  registerEvalAdminRoutes(router, kit);
   registerAllocationRoutes(router, kit);
   registerDeploymentRoutes(router, kit);
   registerNodeRoutes(router, kit);
+  registerNodePoolRoutes(router, kit);
   registerAgentRoutes(router, kit);
   registerStatusRoutes(router, kit);
   registerNamespaceRoutes(router, kit);

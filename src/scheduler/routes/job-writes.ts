@@ -8,8 +8,10 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "../jobspec/index.js"
 import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
+import { isBuiltInPool, NODE_POOLS_TABLE } from "../node-pools.js";
 
-export function jobWrites({ state, engine, settings }: RouteKit) {
+export function jobWrites(kit: RouteKit) {
+  const { state, engine, settings } = kit;
   async function register(rc: RequestContext, pathId: string | undefined) {
     const body = await jsonBody(rc);
     const apiJob = field(body, "Job");
@@ -23,6 +25,7 @@ export function jobWrites({ state, engine, settings }: RouteKit) {
     const { job, errors } = admit(apiJob, region, namespace);
     if (errors.length) throw serverError(formatMultierror(errors));
     if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
+    if (!nodePoolExists(kit, String(job.NodePool))) throw serverError(`job "${rawId}" is in nonexistent node pool "${job.NodePool}"`);
     if (typedField(body, "JobRegisterRequest", "EnforceIndex", "bool") === true) {
       const want = typedField(body, "JobRegisterRequest", "JobModifyIndex", "uint64") ?? 0;
       const existing = state.job(namespace, rawId);
@@ -55,4 +58,9 @@ export function admit(apiJob: unknown, region: string, namespace: string): Admit
     if (error instanceof JobDecodeError) throw badRequest(error.message);
     throw error;
   }
+}
+
+/** jobNodePoolValidatingHook: the job's pool must exist. */
+function nodePoolExists(kit: RouteKit, pool: string): boolean {
+  return isBuiltInPool(pool) || kit.ctx.store.table(NODE_POOLS_TABLE).has(pool);
 }

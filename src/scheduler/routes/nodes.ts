@@ -18,10 +18,10 @@ export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, 
 
   router.prefix("/v1/node/", async (rc) => {
     const [id, sub] = rc.rest.split("/", 2) as [string, string | undefined];
-    if (nodeOps && (sub === "eligibility" || sub === "drain" || sub === "purge")) {
+    if (nodeOps && (sub === "eligibility" || sub === "drain" || sub === "purge" || sub === "evaluate")) {
       only(rc, "PUT", "POST");
-      if (sub === "purge") {
-        const result = rpc(() => nodeOps.purge(id));
+      if (sub === "purge" || sub === "evaluate") {
+        const result = rpc(() => (sub === "purge" ? nodeOps.purge(id) : nodeOps.evaluate(id)));
         return new Write(
           { ...result, Features: 0, HeartbeatTTL: 0, KnownLeader: false, LastContact: 0, LeaderRPCAddr: "", NextToken: "", NumNodes: 0, SchedulingEligibility: "", Servers: null },
           result.Index,
