@@ -24,6 +24,8 @@ import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
+import { scriptRow, TaskLogs } from "./task-logs.js";
+import { registerFsRoutes } from "./routes/fs.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 /** Timers that came due while no leader was known (http/leader `leaderGatedClock`). */
@@ -110,6 +112,8 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     () => leadership.view(),
   );
   registerRoutes(router, state, engine, ctx, settings.current, peers, nodeOps);
+  const taskLogs = new TaskLogs(ctx);
+  registerFsRoutes(router, { state, ctx, logs: taskLogs });
   acl.register(router);
 
   // Nomad's EventStream parses index and topic itself, before the common parameters.
@@ -177,7 +181,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     state.nodes.putIndexed(id, row);
   };
 
-  const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region });
+  const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region, taskLogs });
   const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
 
   const applyEntities = (section: RegionFixture) => {
@@ -188,6 +192,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     for (const node of section.nodes ?? []) putNode(node);
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();
     for (const [i, job] of (section.jobs ?? []).entries()) registerFixtureJob(job, i);
+    for (const entry of section.taskOutput ?? []) taskLogs.setScript(scriptRow(entry));
   };
 
   return {
