@@ -46,7 +46,7 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
   const allocOf = (id: string): AllocRow => {
     const alloc = state.allocs.get(id);
     // A placed allocation the client has not picked up yet is unknown to it too.
-    if (!alloc || !alloc.TaskStates) throw notFound(`Unknown allocation ${goQuote(id)}`);
+    if (!alloc?.TaskStates) throw notFound(`Unknown allocation ${goQuote(id)}`);
     return alloc;
   };
   const directoryOf = (alloc: AllocRow) => {
@@ -164,7 +164,7 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
     const fail = (status: number, message: string) => new StreamError(status, message);
     try {
       const alloc = state.allocs.get(allocId);
-      if (!alloc || !alloc.TaskStates) throw fail(404, `Unknown allocation ${goQuote(allocId)}`);
+      if (!alloc?.TaskStates) throw fail(404, `Unknown allocation ${goQuote(allocId)}`);
       // Without a code the stream's error is a 500, Permission denied included.
       if (!rc.acl.allowNamespace(alloc.Namespace, "read-fs") && !rc.acl.allowNamespace(alloc.Namespace, "read-logs")) throw fail(500, "Permission denied");
       const taskState = (alloc.TaskStates as TaskStatesRow)[task];
