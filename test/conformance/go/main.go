@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-fs  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-fs")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
@@ -26,6 +26,8 @@ func main() {
 		Run(nomadChecks(control))
 	case "nomad-acl":
 		Run(nomadACLChecks())
+	case "nomad-fs":
+		Run(nomadFSChecks(control))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
 		os.Exit(2)
