@@ -35,6 +35,8 @@ export interface VirtualFile {
   /** A file's bytes (read when asked). */
   readonly content: () => Buffer;
   readonly children: Map<string, VirtualFile>;
+  /** A log file's next scripted write while its task runs (virtual ms). */
+  readonly nextAt?: number;
 }
 
 /** A path the tree does not hold: Go's PathError texts. */
@@ -131,7 +133,15 @@ export class AllocDirectory {
         const file = logs.file(alloc, name, type);
         if (!file) continue;
         const fileName = `${name}.${type}.0`;
-        logsDir.children.set(fileName, { name: fileName, isDir: false, mode: "-rw-r--r--", modTime: file.modTime, content: () => file.content, children: new Map() });
+        logsDir.children.set(fileName, {
+          name: fileName,
+          isDir: false,
+          mode: "-rw-r--r--",
+          modTime: file.modTime,
+          content: () => file.content,
+          children: new Map(),
+          nextAt: file.nextAt,
+        });
       }
     }
     return new AllocDirectory(alloc, root);

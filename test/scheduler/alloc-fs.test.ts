@@ -25,7 +25,9 @@ function job(): Json {
 }
 
 async function started(fixture: Json = {}): Promise<{ emu: Standin; alloc: string }> {
-  const emu = await createStandin({ fixture: { scheduler: { jobs: [job()], taskOutput: [{ job: "web", task: "server", stdout: ["hello"] }], ...fixture } } });
+  const emu = await createStandin({
+    fixture: { scheduler: { jobs: [job()], taskOutput: [{ job: "web", task: "server", stdout: ["hello", { after: "1m", line: "later" }] }], ...fixture } },
+  });
   emu.clock.advance("5s");
   const [stub] = (await (await emu.scheduler.request("/v1/job/web/allocations", { headers: { "X-Nomad-Token": MANAGEMENT } })).json()) as Json[];
   return { emu, alloc: stub!.ID };
@@ -99,6 +101,11 @@ describe("the allocation directory", () => {
     expect(await text()).toBe(`{"Data":"${Buffer.from("again\n").toString("base64")}","File":"alloc/logs/server.stdout.0","Offset":12}`);
     emu.clock.advance("1s");
     expect(await text()).toBe("{}");
+    // A scripted line comes when the clock passes its instant, heartbeats on the way.
+    emu.clock.advance("1m");
+    let body = "";
+    while (!body.includes("Offset")) body += await text();
+    expect(body.replaceAll("{}", "")).toBe(`{"Data":"${Buffer.from("later\n").toString("base64")}","File":"alloc/logs/server.stdout.0","Offset":18}`);
     controller.abort();
   });
 

@@ -141,7 +141,7 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
       const current = state.allocs.get(alloc.ID);
       const found = current?.TaskStates ? directoryOf(current).lookup(path) : undefined;
       if (found?.kind !== "found") return undefined;
-      return { content: found.file.content(), nextAt: undefined, finished: !follow };
+      return { content: found.file.content(), nextAt: found.file.nextAt, finished: !follow };
     };
     return frameStream(ctx, { file: path, plain: false, start, tables: [TABLES.allocs, ...logs.tables], contentType: TEXT_PLAIN }, source, rc.c.req.raw.signal);
   }
