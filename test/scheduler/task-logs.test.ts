@@ -94,6 +94,9 @@ describe("GET /v1/client/fs/logs/:alloc", () => {
     // Past either end: clamped, as findClosest does.
     expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&offset=999")).body).toBe("");
     expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&origin=end&offset=999")).body).toBe("booting\nlistening on :8080\n");
+    // A negative offset counts the other way (findClosest): back from the end from the start, forward from the end.
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&offset=-6")).body).toBe(":8080\n");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&origin=end&offset=-8")).body).toBe("listening on :8080\n");
     const framed = frames((await logs(emu, alloc, "task=server&type=stdout&offset=8")).body);
     expect(framed).toEqual([{ Data: Buffer.from("listening on :8080\n").toString("base64"), File: "alloc/logs/server.stdout.0", Offset: 27 }]);
   });
@@ -137,6 +140,8 @@ describe("GET /v1/client/fs/logs/:alloc", () => {
     const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true&plain=true&origin=end&offset=0`);
     expect(res.headers.get("content-type")).toBe("text/plain");
     const stream = new Follower(res);
+    // origin=end with offset 0 opens the last log file at its start (findClosest's quirk): all of it.
+    expect(await stream.next()).toBe("booting\nlistening on :8080\n");
     emu.clock.advance("3s");
     await action(emu, { do: "task-log", job: "web", task: "server", lines: ["one", "two\n"] });
     expect(await stream.next()).toBe("one\ntwo\n");
@@ -225,6 +230,42 @@ describe("GET /v1/client/fs/logs/:alloc", () => {
       /taskOutput/,
     );
     await expect(createStandin({ fixture: { scheduler: { taskOutput: [{ job: "web", stdout: ["x"] }] } } })).rejects.toThrow(/task/);
+  });
+
+  it("a timeline step runs task-log at its instant", async () => {
+    const { emu, alloc } = await started({}, [job("web")]);
+    const timed = await createStandin({
+      fixture: {
+        scheduler: { jobs: [job("web")], taskOutput: [SCRIPT] },
+        timeline: [{ at: "30s", do: "task-log", job: "web", task: "server", type: "stderr", lines: ["from the timeline"] }],
+      },
+    });
+    timed.clock.advance("29s");
+    const [stub] = (await (await timed.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    expect((await logs(timed, stub!.ID, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\n");
+    timed.clock.advance("1s");
+    expect((await logs(timed, stub!.ID, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\nfrom the timeline\n");
+    // Without the step, the same run has only the script's line.
+    emu.clock.advance("25s");
+    expect((await logs(emu, alloc, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\n");
+  });
+
+  it("a script changed under a followed log truncates it: the next frame carries FileEvent and starts again at 0", async () => {
+    const { emu, alloc } = await started();
+    const stream = new Follower(await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true`));
+    expect(frames((await stream.next())!)[0].Offset).toBe(27);
+    await action(emu, { do: "task-output", job: "web", task: "server", stdout: ["v2"] });
+    expect(frames((await stream.next())!)).toEqual([{ Data: Buffer.from("v2\n").toString("base64"), File: "alloc/logs/server.stdout.0", FileEvent: "file truncated", Offset: 3 }]);
+  });
+
+  it("a restore ends open log streams", async () => {
+    const { emu, alloc } = await started();
+    const snapshot = emu.snapshot();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true&plain=true`);
+    const stream = new Follower(res);
+    expect(await stream.next()).toBe("booting\nlistening on :8080\n");
+    emu.restore(snapshot);
+    expect(await stream.rest()).toBe("");
   });
 
   it("lives in the state: appended lines change the hash, and a restored snapshot gives the same log", async () => {

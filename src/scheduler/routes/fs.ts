@@ -136,7 +136,7 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
     if (origin !== "start" && origin !== "end") throw badRequest("origin must be start or end");
     const { alloc, file } = readable(rc, allocId, path);
     const size = file.content().length;
-    const start = origin === "end" ? Math.max(0, size - offset) : Math.max(0, offset);
+    const start = Math.min(size, origin === "end" ? Math.max(0, size - offset) : Math.max(0, offset));
     const source = () => {
       const current = state.allocs.get(alloc.ID);
       const found = current?.TaskStates ? directoryOf(current).lookup(path) : undefined;
@@ -171,8 +171,10 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
       if (!taskState) throw fail(400, `unknown task name ${goQuote(task)}`);
       const file = logs.file(alloc, task, type);
       if (!file) throw fail(404, `task ${goQuote(task)} not started yet. No logs available`);
+      // findClosest: `end` negates the offset, and a negative offset counts back from the end (from either origin).
       const size = file.content.length;
-      const start = origin === "end" ? Math.max(0, size - offset) : Math.min(Math.max(0, offset), size);
+      const desired = origin === "end" ? -offset : offset;
+      const start = desired < 0 ? Math.max(0, size + desired) : Math.min(desired, size);
       const source = () => {
         const current = state.allocs.get(alloc.ID);
         const now = current ? logs.file(current, task, type as LogType) : undefined;
@@ -280,13 +282,15 @@ function frame(fields: { data?: Buffer; file?: string; fileEvent?: string; offse
 function frameStream(ctx: ServiceContext, options: StreamOptions, source: FileSource, signal: AbortSignal): Response {
   const headers = { "Content-Type": options.contentType };
   /** The chunks from `from` to the end of `content`. */
-  const chunks = (content: Buffer, from: number): string[] | Buffer[] => {
+  const chunks = (content: Buffer, from: number, fileEvent?: string): string[] | Buffer[] => {
     if (options.plain) return content.length > from ? [content.subarray(from)] : [];
     const out: string[] = [];
     for (let at = from; at < content.length; at += FRAME_SIZE) {
       const data = content.subarray(at, Math.min(content.length, at + FRAME_SIZE));
-      out.push(frame({ data, file: options.file, offset: at + data.length }));
+      out.push(frame({ data, file: options.file, fileEvent: at === from ? fileEvent : undefined, offset: at + data.length }));
     }
+    // An event with no data after it goes out on its own.
+    if (fileEvent && out.length === 0) out.push(frame({ file: options.file, fileEvent }));
     return out;
   };
   const first = source();
@@ -338,12 +342,11 @@ function frameStream(ctx: ServiceContext, options: StreamOptions, source: FileSo
           if (!open) return;
           const now = source();
           if (!now) return close();
-          if (now.content.length < sent) {
-            // Nomad's framer tells the reader and starts over from the top.
-            if (!options.plain) write(frame({ file: options.file, fileEvent: "file truncated" }));
-            sent = 0;
-          }
-          for (const chunk of chunks(now.content, sent)) write(chunk);
+          // A file that shrank (its script changed) was truncated: Nomad reads it again from the top, the
+          // next frame carrying the event.
+          const truncated = now.content.length < sent;
+          if (truncated) sent = 0;
+          for (const chunk of chunks(now.content, sent, truncated ? "file truncated" : undefined)) write(chunk);
           sent = now.content.length;
           if (now.finished) return close();
           cancelWake();
