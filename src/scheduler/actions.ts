@@ -15,6 +15,9 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 import { variableActions, variableConditions } from "./variable-actions.js";
+import { taskOutputEntry } from "../scenario-files/schema.js";
+import { LOG_TYPES, scriptRow, type TaskLogs } from "./task-logs.js";
+import type { TaskStatesRow } from "./task-states.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
 const ACTIVE_CLIENT = new Set(["pending", "running"]);
@@ -37,9 +40,11 @@ export interface SchedulerActionsDeps {
   readonly nodeOps: NodeOperations;
   readonly ctx: ServiceContext;
   readonly region: () => string;
+  /** Scripted task output; without it the task-output and task-log actions are not offered. */
+  readonly taskLogs?: TaskLogs;
 }
 
-export function schedulerActions({ state, engine, nodeOps, ctx, region }: SchedulerActionsDeps) {
+export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs }: SchedulerActionsDeps) {
   const findNode = (idOrName: string): NodeRow => {
     const node = state.nodes.get(idOrName) ?? [...state.nodes.values()].find((n) => n.Name === idOrName);
     if (!node) throw new ActionError(404, `no node "${idOrName}"`);
@@ -200,6 +205,8 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
     ...variableActions(state, ctx),
   };
 
+  if (taskLogs) Object.assign(actions, taskLogActions(taskLogs, selectAlloc));
+
   const jobArgs = { job: v.string(), namespace: v.optional(v.string()) };
   const conditions: ConditionTable = {
     job: condition({
@@ -251,6 +258,40 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region }: Schedu
   };
 
   return { actions, conditions, findNode, updateNode, allocFault, registerJob };
+}
+
+/** Scripting what tasks write (task-logs.ts): a task's script, and lines a running task writes now. */
+function taskLogActions(taskLogs: TaskLogs, selectAlloc: (args: AllocSelection) => AllocRow): ActionTable {
+  return {
+    "task-output": action({
+      summary:
+        'sets what a task writes (stdout, stderr: lines, each "text" at the task\'s start or {"after": "2s", "line": "text"}) for the job\'s allocations (group: only that group\'s), as the fixture\'s scheduler.taskOutput',
+      args: taskOutputEntry,
+      run: (a) => {
+        const row = scriptRow(a);
+        taskLogs.setScript(row);
+        return { JobID: row.JobID, Namespace: row.Namespace, Group: row.Group, Task: row.Task, Stdout: row.stdout.length, Stderr: row.stderr.length };
+      },
+    }),
+    "task-log": action({
+      summary: "a running task writes lines to its stdout (or stderr, type) now",
+      args: v.strictObject({
+        ...allocSelector,
+        task: v.pipe(v.string(), v.nonEmpty()),
+        type: v.optional(v.picklist(LOG_TYPES), "stdout"),
+        lines: v.array(v.string()),
+      }),
+      run: (a) => {
+        const alloc = selectAlloc(a);
+        const state = (alloc.TaskStates as TaskStatesRow | null)?.[a.task];
+        if (!state) throw new ActionError(404, `allocation "${alloc.ID}" has no task "${a.task}"`);
+        if (state.State !== "running") throw new ActionError(409, `task "${a.task}" of allocation "${alloc.ID}" is ${state.State}, not running`);
+        taskLogs.append(alloc, a.task, a.type, a.lines);
+        const file = taskLogs.file(alloc, a.task, a.type);
+        return { AllocID: alloc.ID, Task: a.task, Type: a.type, Size: file?.content.length ?? 0 };
+      },
+    }),
+  };
 }
 
 export type SchedulerActions = ReturnType<typeof schedulerActions>;

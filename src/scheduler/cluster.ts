@@ -26,6 +26,8 @@ import { schedulerActions } from "./actions.js";
 import { seedVariables, variablesOf } from "./variables.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
+import { scriptRow, TaskLogs } from "./task-logs.js";
+import { registerFsRoutes } from "./routes/fs.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
 /** Timers that came due while no leader was known (http/leader `leaderGatedClock`). */
@@ -113,6 +115,8 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     () => leadership.view(),
   );
   registerRoutes(router, state, engine, ctx, settings.current, peers, nodeOps);
+  const taskLogs = new TaskLogs(ctx);
+  registerFsRoutes(router, { state, ctx, logs: taskLogs });
   acl.register(router);
 
   // Nomad's EventStream parses index and topic itself, before the common parameters.
@@ -181,7 +185,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     pools.ensure(node.NodePool ?? "default");
   };
 
-  const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region });
+  const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region, taskLogs });
   const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
 
   const applyEntities = (section: RegionFixture) => {
@@ -197,6 +201,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();
     for (const [i, job] of (section.jobs ?? []).entries()) registerFixtureJob(job, i);
     seedVariables(variablesOf(state), section.variables ?? []);
+    for (const entry of section.taskOutput ?? []) taskLogs.setScript(scriptRow(entry));
   };
 
   return {

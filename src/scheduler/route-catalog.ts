@@ -148,12 +148,12 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("GET", "/.well-known/openid-configuration"),
 
     // Client (the node agent: files, logs, stats, exec).
-    u("GET", "/v1/client/fs/ls/:alloc_id"),
-    u("GET", "/v1/client/fs/stat/:alloc_id"),
-    u("GET", "/v1/client/fs/readat/:alloc_id"),
-    u("GET", "/v1/client/fs/cat/:alloc_id"),
-    u("GET", "/v1/client/fs/stream/:alloc_id"),
-    u("GET", "/v1/client/fs/logs/:alloc_id"),
+    e("GET", "/v1/client/fs/ls/:alloc_id"),
+    e("GET", "/v1/client/fs/stat/:alloc_id"),
+    e("GET", "/v1/client/fs/readat/:alloc_id"),
+    e("GET", "/v1/client/fs/cat/:alloc_id"),
+    e("GET", "/v1/client/fs/stream/:alloc_id"),
+    e("GET", "/v1/client/fs/logs/:alloc_id"),
     u("*", "/v1/client/gc"),
     u("GET", "/v1/client/stats"),
     u("GET", "/v1/client/allocation/:alloc_id/stats"),

@@ -40,7 +40,7 @@ describe("unemulated routes answer 501 naming the route", () => {
     );
     // Job IDs may hold slashes (Nomad matches the suffix).
     expect((await call(emu, "scheduler", "GET", "/v1/job/web/periodic-1/services")).text).toBe(`standin does not emulate GET /v1/job/:job_id+/services (Nomad): ${POINTER}`);
-    expect((await call(emu, "scheduler", "GET", "/v1/client/fs/logs/0b1c")).text).toBe(`standin does not emulate GET /v1/client/fs/logs/:alloc_id (Nomad): ${POINTER}`);
+    expect((await call(emu, "scheduler", "GET", "/v1/client/stats")).text).toBe(`standin does not emulate GET /v1/client/stats (Nomad): ${POINTER}`);
     // A method the product has no operation for, on a path standin does not emulate at all: still named.
     expect((await call(emu, "scheduler", "DELETE", "/v1/acl/roles")).text).toBe(`standin does not emulate DELETE /v1/acl/roles (Nomad): ${POINTER}`);
   });

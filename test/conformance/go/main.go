@@ -30,6 +30,8 @@ func main() {
 		Run(nomadVarsChecks(control))
 	case "nomad-pools":
 		Run(nomadPoolsChecks(control))
+	case "nomad-fs":
+		Run(nomadFSChecks(control))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
 		os.Exit(2)

@@ -1,0 +1,296 @@
+/**
+ * GET /v1/client/fs/logs/:alloc through the HTTP surface: scripted task
+ * output (fixture `scheduler.taskOutput`, the `task-output` and `task-log`
+ * actions) appearing as the virtual clock passes its instants, Nomad's
+ * framed JSON and plain text, offsets and origins, following until the task
+ * is dead, errors and ACLs, snapshots and the state hash.
+ */
+import { describe, expect, it } from "vitest";
+import { createStandin, type Standin } from "../../src/emulator.js";
+
+type Json = Record<string, any>;
+
+function job(id: string, tasks: string[] = ["server"], extra: Json = {}): Json {
+  return {
+    ID: id,
+    Datacenters: ["dc1"],
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: tasks.map((Name) => ({ Name, Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 64 } })) }],
+    ...extra,
+  };
+}
+
+const SCRIPT = {
+  job: "web",
+  task: "server",
+  stdout: ["booting", { after: "2s", line: "listening on :8080" }, { after: "1m", line: "still here" }],
+  stderr: [{ after: "1s", line: "warning: no config" }],
+};
+
+const MANAGEMENT = "99999999-9999-9999-9999-999999999999";
+
+async function started(fixture: Json = {}, jobs: Json[] = [job("web")]): Promise<{ emu: Standin; alloc: string }> {
+  const emu = await createStandin({ fixture: { scheduler: { jobs, taskOutput: [SCRIPT], ...fixture } } });
+  emu.clock.advance("5s"); // placed at 100ms, started at 100ms + the client's startup
+  const [stub] = (await (await emu.scheduler.request(`/v1/job/${jobs[0]!.ID}/allocations`, { headers: { "X-Nomad-Token": MANAGEMENT } })).json()) as Json[];
+  expect(stub!.ClientStatus).toBe("running");
+  return { emu, alloc: stub!.ID };
+}
+
+async function logs(emu: Standin, alloc: string, query: string): Promise<{ status: number; type: string | null; body: string }> {
+  const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?${query}`);
+  return { status: res.status, type: res.headers.get("content-type"), body: await res.text() };
+}
+
+/** Back-to-back JSON frames as Nomad writes them (no separator). */
+function frames(body: string): Json[] {
+  return body === "" ? [] : JSON.parse(`[${body.replaceAll("}{", "},{")}]`);
+}
+
+const decoded = (list: Json[]) => list.map((f) => Buffer.from(f.Data ?? "", "base64").toString("utf8")).join("");
+
+async function action(emu: Standin, body: Json): Promise<{ status: number; body: Json }> {
+  const res = await emu.scheduler.request("/_standin/actions", { method: "POST", body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A followed stream's reader: each chunk as it arrives, decoded. */
+class Follower {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly decoder = new TextDecoder();
+  constructor(response: Response) {
+    this.reader = response.body!.getReader();
+  }
+  async next(): Promise<string | undefined> {
+    const { value, done } = await this.reader.read();
+    return done ? undefined : this.decoder.decode(value);
+  }
+  async rest(): Promise<string> {
+    let out = "";
+    for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) out += chunk;
+    return out;
+  }
+}
+
+describe("GET /v1/client/fs/logs/:alloc", () => {
+  it("gives the lines written so far as framed JSON: Data base64, File, Offset at the data's end", async () => {
+    const { emu, alloc } = await started();
+    // At 5s the task has run a little under 5s: the start line, the 1s stderr line and the 2s stdout line.
+    const out = await logs(emu, alloc, "task=server&type=stdout");
+    expect(out.status).toBe(200);
+    expect(out.type).toBe("application/json");
+    expect(out.body).toBe(`{"Data":"${Buffer.from("booting\nlistening on :8080\n").toString("base64")}","File":"alloc/logs/server.stdout.0","Offset":27}`);
+    expect(decoded(frames((await logs(emu, alloc, "task=server&type=stderr")).body))).toBe("warning: no config\n");
+
+    emu.clock.advance("1m");
+    expect(decoded(frames((await logs(emu, alloc, "task=server&type=stdout")).body))).toBe("booting\nlistening on :8080\nstill here\n");
+  });
+
+  it("plain=true sends the raw bytes under text/plain; offset and origin pick where to begin", async () => {
+    const { emu, alloc } = await started();
+    const plain = await logs(emu, alloc, "task=server&type=stdout&plain=true");
+    expect(plain).toEqual({ status: 200, type: "text/plain", body: "booting\nlistening on :8080\n" });
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&offset=8")).body).toBe("listening on :8080\n");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&origin=end&offset=6")).body).toBe(":8080\n");
+    // Past either end: clamped, as findClosest does.
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&offset=999")).body).toBe("");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&origin=end&offset=999")).body).toBe("booting\nlistening on :8080\n");
+    // A negative offset counts the other way (findClosest): back from the end from the start, forward from the end.
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&offset=-6")).body).toBe(":8080\n");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&origin=end&offset=-8")).body).toBe("listening on :8080\n");
+    const framed = frames((await logs(emu, alloc, "task=server&type=stdout&offset=8")).body);
+    expect(framed).toEqual([{ Data: Buffer.from("listening on :8080\n").toString("base64"), File: "alloc/logs/server.stdout.0", Offset: 27 }]);
+  });
+
+  it("an unscripted task writes one line on start to stdout and nothing to stderr", async () => {
+    const { emu, alloc } = await started({}, [job("web", ["server", "sidecar"])]);
+    expect((await logs(emu, alloc, "task=sidecar&type=stdout&plain=true")).body).toBe('standin: task "sidecar" started\n');
+    const stderr = await logs(emu, alloc, "task=sidecar&type=stderr");
+    expect(stderr).toEqual({ status: 200, type: "application/json", body: "" });
+  });
+
+  it("follow=true sends new lines as the clock passes their instants and as task-log appends them, heartbeats each second, and ends when the task is dead", async () => {
+    const { emu, alloc } = await started();
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true`, { signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const stream = new Follower(res);
+    expect(frames((await stream.next())!)).toEqual([{ Data: Buffer.from("booting\nlistening on :8080\n").toString("base64"), File: "alloc/logs/server.stdout.0", Offset: 27 }]);
+
+    const appended = await action(emu, { do: "task-log", job: "web", task: "server", lines: ["GET / 200"] });
+    expect(appended.status).toBe(200);
+    expect(appended.body.result).toEqual({ AllocID: alloc, Task: "server", Type: "stdout", Size: 37 });
+    expect(frames((await stream.next())!)).toEqual([{ Data: Buffer.from("GET / 200\n").toString("base64"), File: "alloc/logs/server.stdout.0", Offset: 37 }]);
+
+    emu.clock.advance("1s");
+    expect(await stream.next()).toBe("{}"); // the framer's heartbeat
+
+    emu.clock.advance("1m"); // heartbeats each second, and the 1m line when its instant comes
+    const minute = frames(await readUntil(stream, "still here"));
+    expect(minute.filter((f) => f.Data === undefined).every((f) => Object.keys(f).length === 0)).toBe(true);
+    expect(decoded(minute)).toBe("still here\n");
+    expect(minute.find((f) => f.Data)!.Offset).toBe(48);
+
+    expect((await action(emu, { do: "alloc-complete", job: "web" })).status).toBe(200);
+    expect(frames(await stream.rest()).every((f) => f.Data === undefined)).toBe(true);
+  });
+
+  it("plain follow sends bytes only (no heartbeats)", async () => {
+    const { emu, alloc } = await started();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true&plain=true&origin=end&offset=0`);
+    expect(res.headers.get("content-type")).toBe("text/plain");
+    const stream = new Follower(res);
+    // origin=end with offset 0 opens the last log file at its start (findClosest's quirk): all of it.
+    expect(await stream.next()).toBe("booting\nlistening on :8080\n");
+    emu.clock.advance("3s");
+    await action(emu, { do: "task-log", job: "web", task: "server", lines: ["one", "two\n"] });
+    expect(await stream.next()).toBe("one\ntwo\n");
+    await action(emu, { do: "job-stop", job: "web" });
+    emu.clock.advance("10s");
+    expect(await stream.rest()).toBe("");
+  });
+
+  it("a dead task's log stays readable; lines after its end are never written; follow on it ends at once", async () => {
+    const { emu, alloc } = await started();
+    await action(emu, { do: "alloc-fail", job: "web" });
+    emu.clock.advance("5m");
+    const out = await logs(emu, alloc, "task=server&type=stdout&plain=true");
+    expect(out.body).toBe("booting\nlistening on :8080\n");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true&follow=true")).body).toBe("booting\nlistening on :8080\n");
+    const appended = await action(emu, { do: "task-log", alloc, task: "server", lines: ["late"] });
+    expect(appended.status).toBe(409);
+  });
+
+  it("answers Nomad's errors: parameters (400), unknown allocation (404), unknown task (400)", async () => {
+    const { emu, alloc } = await started();
+    const cases: Array<[string, number, string]> = [
+      [`${alloc}?type=stdout`, 400, "must provide task name"],
+      [`${alloc}?task=server`, 400, "must provide log type (stdout/stderr)"],
+      [`${alloc}?task=server&type=stdin`, 400, "must provide log type (stdout/stderr)"],
+      [`${alloc}?task=server&type=stdout&origin=middle`, 400, "origin must be start or end"],
+      [`${alloc}?task=server&type=stdout&follow=yes`, 400, 'failed to parse follow field to boolean: strconv.ParseBool: parsing "yes": invalid syntax'],
+      [`${alloc}?task=server&type=stdout&plain=2`, 400, 'failed to parse plain field to boolean: strconv.ParseBool: parsing "2": invalid syntax'],
+      [`${alloc}?task=server&type=stdout&offset=x`, 400, 'error parsing offset: strconv.ParseInt: parsing "x": invalid syntax'],
+      [`?task=server&type=stdout`, 400, "must provide a valid alloc id"],
+    ];
+    for (const [query, status, body] of cases) {
+      const res = await emu.scheduler.request(`/v1/client/fs/logs/${query}`);
+      expect([res.status, await res.text()], query).toEqual([status, body]);
+      expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    }
+    // Past the parameters the handler has set its Content-Type, and the stream's errors go out under it.
+    expect(await logs(emu, "0b7f6f3a-0000-0000-0000-000000000000", "task=server&type=stdout")).toEqual({
+      status: 404,
+      type: "application/json",
+      body: 'Unknown allocation "0b7f6f3a-0000-0000-0000-000000000000"',
+    });
+    expect(await logs(emu, alloc, "task=web&type=stdout&plain=true")).toEqual({ status: 400, type: "text/plain", body: 'unknown task name "web"' });
+  });
+
+  it("needs read-logs or read-fs in the allocation's namespace (else a 500 Permission denied, as the stream's uncoded error)", async () => {
+    const policy = (name: string, caps: string[]) => ({ Name: name, Rules: JSON.stringify({ namespace: { default: { capabilities: caps } } }) });
+    const { emu, alloc } = await started({
+      acl: {
+        enabled: true,
+        policies: [policy("logs", ["read-logs"]), policy("fs", ["read-fs"]), policy("reader", ["read-job"])],
+        tokens: [
+          { AccessorID: "a1", SecretID: "11111111-1111-1111-1111-111111111111", Type: "client", Policies: ["logs"] },
+          { AccessorID: "a2", SecretID: "22222222-2222-2222-2222-222222222222", Type: "client", Policies: ["fs"] },
+          { AccessorID: "a3", SecretID: "33333333-3333-3333-3333-333333333333", Type: "client", Policies: ["reader"] },
+          { AccessorID: "a9", SecretID: MANAGEMENT, Type: "management" },
+        ],
+      },
+    });
+    const as = async (secret: string | undefined) => {
+      const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&plain=true`, { headers: secret ? { "X-Nomad-Token": secret } : {} });
+      return [res.status, await res.text()];
+    };
+    expect(await as("11111111-1111-1111-1111-111111111111")).toEqual([200, "booting\nlistening on :8080\n"]);
+    expect(await as("22222222-2222-2222-2222-222222222222")).toEqual([200, "booting\nlistening on :8080\n"]);
+    expect(await as("33333333-3333-3333-3333-333333333333")).toEqual([500, "Permission denied"]);
+    expect(await as(undefined)).toEqual([500, "Permission denied"]);
+  });
+
+  it("task-output sets a script for later allocations; group scripts win over the job's", async () => {
+    const emu = await createStandin();
+    const set = await action(emu, { do: "task-output", job: "api", task: "server", stdout: [{ after: "0s", line: "job-wide" }] });
+    expect(set.status).toBe(200);
+    expect(set.body.result).toEqual({ JobID: "api", Namespace: "default", Group: "", Task: "server", Stdout: 1, Stderr: 0 });
+    await action(emu, { do: "task-output", job: "api", group: "web", task: "server", stderr: ["group's own"] });
+    expect((await action(emu, { do: "task-output", job: "api", task: "server", stdout: [{ after: "soon", line: "x" }] })).status).toBe(400);
+    await action(emu, { do: "job-register", job: job("api") });
+    emu.clock.advance("5s");
+    const [stub] = (await (await emu.scheduler.request("/v1/job/api/allocations")).json()) as Json[];
+    expect((await logs(emu, stub!.ID, "task=server&type=stderr&plain=true")).body).toBe("group's own\n");
+    expect((await logs(emu, stub!.ID, "task=server&type=stdout&plain=true")).body).toBe("");
+  });
+
+  it("rejects a fixture whose line is malformed, naming its path", async () => {
+    await expect(createStandin({ fixture: { scheduler: { taskOutput: [{ job: "web", task: "server", stdout: [{ after: "1 second", line: "x" }] }] } } })).rejects.toThrow(
+      /taskOutput/,
+    );
+    await expect(createStandin({ fixture: { scheduler: { taskOutput: [{ job: "web", stdout: ["x"] }] } } })).rejects.toThrow(/task/);
+  });
+
+  it("a timeline step runs task-log at its instant", async () => {
+    const { emu, alloc } = await started({}, [job("web")]);
+    const timed = await createStandin({
+      fixture: {
+        scheduler: { jobs: [job("web")], taskOutput: [SCRIPT] },
+        timeline: [{ at: "30s", do: "task-log", job: "web", task: "server", type: "stderr", lines: ["from the timeline"] }],
+      },
+    });
+    timed.clock.advance("29s");
+    const [stub] = (await (await timed.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    expect((await logs(timed, stub!.ID, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\n");
+    timed.clock.advance("1s");
+    expect((await logs(timed, stub!.ID, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\nfrom the timeline\n");
+    // Without the step, the same run has only the script's line.
+    emu.clock.advance("25s");
+    expect((await logs(emu, alloc, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\n");
+  });
+
+  it("a script changed under a followed log truncates it: the next frame carries FileEvent and starts again at 0", async () => {
+    const { emu, alloc } = await started();
+    const stream = new Follower(await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true`));
+    expect(frames((await stream.next())!)[0].Offset).toBe(27);
+    await action(emu, { do: "task-output", job: "web", task: "server", stdout: ["v2"] });
+    expect(frames((await stream.next())!)).toEqual([{ Data: Buffer.from("v2\n").toString("base64"), File: "alloc/logs/server.stdout.0", FileEvent: "file truncated", Offset: 3 }]);
+  });
+
+  it("a restore ends open log streams", async () => {
+    const { emu, alloc } = await started();
+    const snapshot = emu.snapshot();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true&plain=true`);
+    const stream = new Follower(res);
+    expect(await stream.next()).toBe("booting\nlistening on :8080\n");
+    emu.restore(snapshot);
+    expect(await stream.rest()).toBe("");
+  });
+
+  it("lives in the state: appended lines change the hash, and a restored snapshot gives the same log", async () => {
+    const { emu, alloc } = await started();
+    const before = emu.stateHash();
+    const snapshot = emu.snapshot();
+    await action(emu, { do: "task-log", alloc, task: "server", type: "stderr", lines: ["boom"] });
+    expect(emu.stateHash()).not.toBe(before);
+    const after = (await logs(emu, alloc, "task=server&type=stderr&plain=true")).body;
+    expect(after).toBe("warning: no config\nboom\n");
+    const saved = emu.snapshot();
+    emu.restore(snapshot);
+    expect(emu.stateHash()).toBe(before);
+    expect((await logs(emu, alloc, "task=server&type=stderr&plain=true")).body).toBe("warning: no config\n");
+    emu.restore(saved);
+    expect((await logs(emu, alloc, "task=server&type=stderr&plain=true")).body).toBe(after);
+  });
+});
+
+/** Reads chunks until the decoded frames contain `text`. */
+async function readUntil(stream: Follower, text: string): Promise<string> {
+  let body = "";
+  for (let chunk = await stream.next(); chunk !== undefined; chunk = await stream.next()) {
+    body += chunk;
+    if (decoded(frames(body)).includes(text)) return body;
+  }
+  throw new Error(`stream ended before ${text}`);
+}
