@@ -6,21 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { call } from "../support/call.js";
+import { call, callScheduler } from "../support/call.js";
 import { webJob } from "../support/jobs.js";
 
 type Json = Record<string, any>;
 
-const req = async (emu: Standin, method: string, path: string, body?: unknown, token?: string) => {
-  const headers: Record<string, string> = token ? { "X-Nomad-Token": token } : {};
-  const res = await emu.scheduler.request(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, text, body: parsed, headers: res.headers };
-};
+const req = callScheduler;
 
 async function withJobs(): Promise<Standin> {
   const emu = await createStandin({ fixture: { scheduler: { namespaces: [{ Name: "prod" }] } } as never });

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { callScheduler } from "../support/call.js";
 
 let emu: Standin;
 
@@ -14,16 +15,8 @@ afterEach(() => {
   emu?.close();
 });
 
-async function call(path: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await emu.scheduler.request(path, { method: init.method ?? "PUT", body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, body: json, headers: res.headers };
+function call(path: string, init: { method?: string; body?: unknown } = {}) {
+  return callScheduler(emu, init.method ?? "PUT", path, init.body);
 }
 
 const start = async () => {

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { callScheduler } from "../support/call.js";
 
 let emu: Standin;
 
@@ -12,19 +13,8 @@ afterEach(async () => {
   emu?.close();
 });
 
-async function call(path: string, init: { method?: string; token?: string; body?: unknown; raw?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (init.token) headers["X-Nomad-Token"] = init.token;
-  const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
-  const res = await emu.scheduler.request(path, { method: init.method ?? "GET", headers, body });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, body: json, headers: res.headers };
+function call(path: string, init: { method?: string; token?: string; body?: unknown; raw?: string } = {}) {
+  return callScheduler(emu, init.method ?? "GET", path, init.raw ?? init.body, init.token);
 }
 
 const start = async (fixture: Record<string, unknown> = {}) => {

@@ -9,8 +9,14 @@ export interface Answer {
   headers: Headers;
 }
 
-export async function call(app: { request(path: string, init?: RequestInit): Response | Promise<Response> }, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await app.request(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+export async function call(
+  app: { request(path: string, init?: RequestInit): Response | Promise<Response> },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Answer> {
+  const res = await app.request(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -19,6 +25,11 @@ export async function call(app: { request(path: string, init?: RequestInit): Res
     parsed = undefined;
   }
   return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+/** A scheduler request, with an ACL token when one is given. */
+export function callScheduler(emu: { scheduler: Parameters<typeof call>[0] }, method: string, path: string, body?: unknown, token?: string): Promise<Answer> {
+  return call(emu.scheduler, method, path, body, token ? { "X-Nomad-Token": token } : undefined);
 }
 
 /** What `send` gives back: the answer as text, not parsed. */
