@@ -190,8 +190,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       run: (a) => allocFault(selectAlloc(a), { Healthy: a.healthy }),
     }),
     "alloc-restart": action({
-      summary:
-        "restarts an allocation's tasks as `POST /v1/client/allocation/:id/restart` does: task restarts one task, allTasks every task, neither the running ones",
+      summary: "restarts an allocation's tasks as `POST /v1/client/allocation/:id/restart` does: task restarts one task, allTasks every task, neither the running ones",
       args: v.strictObject({ ...allocSelector, task: v.optional(v.pipe(v.string(), v.nonEmpty())), allTasks: v.optional(v.boolean(), false) }),
       run: (a) => {
         const selected = selectAlloc(a);

@@ -54,7 +54,17 @@ function taskUsage(resources: TaskResources): ResourceUsage {
   const ticks = Number(resources?.CPU ?? 100) / 20;
   const percent = (ticks / CORE_MHZ) * 100;
   return {
-    MemoryStats: { RSS: rss, Cache: cache, Swap: 0, MappedFile: 0, Usage: rss + cache, MaxUsage: rss + cache + Math.floor(memory / 8), KernelUsage: 0, KernelMaxUsage: 0, Measured: [...MEMORY_MEASURED] },
+    MemoryStats: {
+      RSS: rss,
+      Cache: cache,
+      Swap: 0,
+      MappedFile: 0,
+      Usage: rss + cache,
+      MaxUsage: rss + cache + Math.floor(memory / 8),
+      KernelUsage: 0,
+      KernelMaxUsage: 0,
+      Measured: [...MEMORY_MEASURED],
+    },
     CpuStats: { SystemMode: percent / 4, UserMode: (percent * 3) / 4, TotalTicks: ticks, ThrottledPeriods: 0, ThrottledTime: 0, Percent: percent, Measured: [...CPU_MEASURED] },
     DeviceStats: null,
   };
