@@ -177,6 +177,26 @@ describe("GET /v1/client/allocation/:id/stats", () => {
   });
 });
 
+describe("PUT /v1/allocation/:id/stop", () => {
+  it("marks the allocation to migrate (NoShutdownDelay with no_shutdown_delay=true), replaces it, and its tasks can no longer be restarted", async () => {
+    const { emu, alloc } = await started();
+    expect(await call(emu, "PUT", `/v1/allocation/${alloc}/stop?no_shutdown_delay=maybe`)).toEqual({
+      status: 500,
+      body: 'no_shutdown_delay value is not a boolean: strconv.ParseBool: parsing "maybe": invalid syntax',
+    });
+    expect(await call(emu, "PUT", "/v1/allocation/5d0e8a4c-0000-0000-0000-000000000000/stop")).toEqual({ status: 404, body: "allocation not found" });
+    const stop = await call(emu, "PUT", `/v1/allocation/${alloc}/stop?no_shutdown_delay=true`);
+    expect(stop.status).toBe(200);
+    expect(Object.keys(JSON.parse(stop.body))).toEqual(["EvalID", "Index"]);
+    emu.clock.advance("5s");
+    const stopped = (await (await emu.scheduler.request(`/v1/allocation/${alloc}`)).json()) as Json;
+    expect(stopped).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being migrated", DesiredTransition: { Migrate: true, NoShutdownDelay: true } });
+    expect(stopped.NextAllocation).toBeTruthy();
+    expect(await call(emu, "POST", `/v1/client/allocation/${alloc}/restart`, "")).toEqual({ status: 500, body: "restart of an alloc that should not run" });
+    expect((await call(emu, "POST", `/v1/client/allocation/${stopped.NextAllocation}/restart`, "")).status).toBe(200);
+  });
+});
+
 describe("capabilities", () => {
   it("restart and signal need alloc-lifecycle, stats read-job, in the allocation's namespace", async () => {
     const policy = (name: string, caps: string[]) => ({ Name: name, Rules: JSON.stringify({ namespace: { default: { capabilities: caps } } }) });
