@@ -18,6 +18,7 @@ import { variableActions, variableConditions } from "./variable-actions.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
 import { LOG_TYPES, scriptRow, type TaskLogs } from "./task-logs.js";
 import type { TaskStatesRow } from "./task-states.js";
+import { clientAlloc, restartAllocation } from "./alloc-lifecycle.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;
 const ACTIVE_CLIENT = new Set(["pending", "running"]);
@@ -187,6 +188,21 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       summary: "the client reports an allocation healthy or unhealthy",
       args: v.strictObject({ ...allocSelector, healthy: v.boolean() }),
       run: (a) => allocFault(selectAlloc(a), { Healthy: a.healthy }),
+    }),
+    "alloc-restart": action({
+      summary: "restarts an allocation's tasks as `POST /v1/client/allocation/:id/restart` does: task restarts one task, allTasks every task, neither the running ones",
+      args: v.strictObject({ ...allocSelector, task: v.optional(v.pipe(v.string(), v.nonEmpty())), allTasks: v.optional(v.boolean(), false) }),
+      run: (a) => {
+        const selected = selectAlloc(a);
+        try {
+          restartAllocation(state, ctx, clientAlloc(selected, selected.ID), { TaskName: a.task ?? "", AllTasks: a.allTasks });
+        } catch (error) {
+          if (error instanceof CodedError) throw new ActionError(409, error.message);
+          throw error;
+        }
+        const states = state.allocs.get(selected.ID)!.TaskStates as TaskStatesRow;
+        return { ID: selected.ID, Restarts: Object.fromEntries(Object.entries(states).map(([name, s]) => [name, s.Restarts])) };
+      },
     }),
     "job-register": action({
       summary: "registers (or updates) a job, as PUT /v1/jobs",

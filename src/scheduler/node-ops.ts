@@ -149,11 +149,11 @@ export class NodeOperations {
    * `PUT /v1/allocation/:id/stop` (Alloc.Stop): the allocation is marked for
    * migration and stopped; an `alloc-stop` evaluation places its replacement.
    */
-  stopAllocation(alloc: AllocRow): { EvalID: string; Index: number } {
+  stopAllocation(alloc: AllocRow, noShutdownDelay = false): { EvalID: string; Index: number } {
     return this.ctx.store.write(() => {
       const job = this.state.job(alloc.Namespace, alloc.JobID);
       this.ctx.events.record("alloc.desired-transition", { service: "scheduler", subject: alloc.ID, detail: { migrate: true } });
-      this.migrate(alloc);
+      this.migrate(alloc, noShutdownDelay ? { NoShutdownDelay: true } : {});
       const evaluation = job ? this.engine.createEval(job, "alloc-stop") : undefined;
       return { EvalID: evaluation?.ID ?? "", Index: this.ctx.store.writeIndex() };
     });
@@ -240,9 +240,9 @@ export class NodeOperations {
 
   // ---- pieces ---------------------------------------------------------------------------------
 
-  private migrate(alloc: AllocRow): void {
+  private migrate(alloc: AllocRow, extra: Record<string, unknown> = {}): void {
     const current = this.state.allocs.get(alloc.ID) ?? alloc;
-    const transition = { ...(current.DesiredTransition as Record<string, unknown> | null), Migrate: true };
+    const transition = { ...(current.DesiredTransition as Record<string, unknown> | null), Migrate: true, ...extra };
     this.state.allocs.put(current.ID, { ...current, DesiredTransition: transition });
     this.engine.stopAlloc(this.state.allocs.get(current.ID)!, "alloc is being migrated");
   }

@@ -36,6 +36,8 @@ export interface TaskEventRow {
   readonly KillTimeout?: number;
   readonly FailsTask?: boolean;
   readonly RestartReason?: string;
+  /** Nanoseconds. */
+  readonly StartDelay?: number;
 }
 
 export interface TaskStateRow {
@@ -154,6 +156,30 @@ export function tasksFinished(
   return states;
 }
 
+/**
+ * A user restart of a running task (lifecycle.go restartImpl, then the task
+ * runner's loop): Restart Signaled with the reason, the task killed
+ * (Terminated), Restarting at once ("Task restarting in 0s": a user restart
+ * skips the restart policy's delay and attempts, and the Restarting event
+ * carries no reason), Started again. Restarts and LastRestart count the
+ * Restarting event (appendEvent); StartedAt is the new start.
+ */
+export function taskRestarted(state: TaskStateRow, reason: string, now: number): TaskStateRow {
+  const added: TaskEventRow[] = [
+    { Type: "Restart Signaled", Time: now, DisplayMessage: reason, RestartReason: reason, Details: { restart_reason: reason } },
+    terminated(now, 0),
+    { Type: "Restarting", Time: now, DisplayMessage: "Task restarting in 0s", StartDelay: 0, Details: { start_delay: "0", restart_reason: "" } },
+    { Type: "Started", Time: now, DisplayMessage: "Task started by client" },
+  ];
+  return { ...state, State: "running", Restarts: state.Restarts + 1, LastRestart: now, StartedAt: now, Events: appendEvents(state.Events, added) };
+}
+
+/** A signal sent to a running task (allocRunner.Signal): SetSignalText fills only Details, so the generic message. */
+export function taskSignaled(state: TaskStateRow, signal: string, now: number): TaskStateRow {
+  const event: TaskEventRow = { Type: "Signaling", Time: now, DisplayMessage: "Task being sent a signal", Details: { signal } };
+  return { ...state, Events: appendEvents(state.Events, [event]) };
+}
+
 /** Nomad's JSON for the map (keys are sorted by the encoder). */
 export function taskStatesView(states: TaskStatesRow | null | undefined): Record<string, unknown> | null {
   if (!states) return null;
@@ -190,7 +216,7 @@ function eventView(e: TaskEventRow): Record<string, unknown> {
     KillTimeout: e.KillTimeout ?? 0,
     KillError: "",
     KillReason: "",
-    StartDelay: 0,
+    StartDelay: e.StartDelay ?? 0,
     DownloadError: "",
     ValidationError: "",
     DiskLimit: 0,

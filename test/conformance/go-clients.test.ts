@@ -69,6 +69,7 @@ const CHECKS = {
     "nomad/node-drain",
   ],
   "nomad-fs": ["nomad-fs/list-stat-and-cat", "nomad-fs/logs-follow", "nomad-fs/logs-errors"],
+  "nomad-alloc": ["nomad-alloc/restart", "nomad-alloc/signal", "nomad-alloc/stats", "nomad-alloc/stop"],
   "nomad-acl": ["nomad-acl/bootstrapped-by-fixture", "nomad-acl/anonymous-denied", "nomad-acl/policy-and-token", "nomad-acl/token-capabilities"],
   "nomad-vars": [
     "nomad-vars/create-and-read",
@@ -114,7 +115,7 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars", "nomad-pools", "nomad-fs"] as const) {
+  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars", "nomad-pools", "nomad-fs", "nomad-alloc"] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

@@ -1,6 +1,7 @@
 /** Allocations: the list (`/v1/allocations`), one allocation, and stopping one (with node operations). */
 import { permissionDenied } from "../acl-routes.js";
-import { NomadError, ReadError, Write, type NomadRouter } from "../http.js";
+import { goQuote } from "../../core/go/strconv.js";
+import { NomadError, parseGoBool, ReadError, serverError, Write, type NomadRouter } from "../http.js";
 import { allocStub, allocView, allocWire, TABLES, versionKey } from "../model.js";
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
@@ -27,10 +28,13 @@ export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, 
     const [allocId, action] = rc.rest.split("/", 2) as [string, string | undefined];
     if (nodeOps && action === "stop") {
       only(rc, "PUT", "POST");
+      const flag = rc.query.get("no_shutdown_delay") ?? "";
+      const noShutdownDelay = flag === "" ? false : parseGoBool(flag);
+      if (noShutdownDelay === undefined) throw serverError(`no_shutdown_delay value is not a boolean: strconv.ParseBool: parsing ${goQuote(flag)}: invalid syntax`);
       const alloc = state.allocs.get(allocId);
       if (!alloc) throw new NomadError(404, "allocation not found");
       if (!rc.acl.allowNamespace(alloc.Namespace, "alloc-lifecycle")) throw permissionDenied();
-      const result = nodeOps.stopAllocation(alloc);
+      const result = nodeOps.stopAllocation(alloc, noShutdownDelay);
       return new Write(result, result.Index);
     }
     only(rc, "GET");

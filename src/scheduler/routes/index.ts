@@ -13,6 +13,7 @@ import type { NomadRouter } from "../http.js";
 import type { SchedulerState } from "../model.js";
 import type { NodeOperations } from "../node-ops.js";
 import { registerAgentRoutes } from "./agent.js";
+import { registerAllocActionRoutes } from "./alloc-actions.js";
 import { registerAllocationRoutes } from "./allocations.js";
 import { registerDeploymentRoutes } from "./deployments.js";
 import { registerEvaluationRoutes } from "./evaluations.js";
@@ -49,6 +50,7 @@ export function registerRoutes(
   registerEvaluationRoutes(router, kit);
   registerEvalAdminRoutes(router, kit);
   registerAllocationRoutes(router, kit);
+  registerAllocActionRoutes(router, kit);
   registerDeploymentRoutes(router, kit);
   registerNodeRoutes(router, kit);
   registerNodePoolRoutes(router, kit);

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	nomad "github.com/hashicorp/nomad/api"
+)
+
+// lifeJob: one docker task "app" (100 MHz, 64 MB) in group "life".
+func lifeJob() *nomad.Job {
+	task := nomad.NewTask("app", "docker").SetConfig("image", "life:1").Require(&nomad.Resources{CPU: ptr(100), MemoryMB: ptr(64)})
+	group := nomad.NewTaskGroup("life", 1).AddTask(task)
+	return nomad.NewServiceJob("life", "life", "global", 50).AddDatacenter("dc1").AddTaskGroup(group)
+}
+
+// wantError: the call failed with a message holding want.
+func wantError(err error, want string) error {
+	if err == nil {
+		return fmt.Errorf("no error, want %q", want)
+	}
+	if !strings.Contains(err.Error(), want) {
+		return fmt.Errorf("error %q, want %q", err.Error(), want)
+	}
+	return nil
+}
+
+func nomadAllocChecks(control Control) []Check {
+	c := nomadClient()
+	var alloc *nomad.Allocation
+	running := func() error {
+		if alloc != nil {
+			return nil
+		}
+		if _, _, err := c.Jobs().Register(lifeJob(), nil); err != nil {
+			return err
+		}
+		if err := control.Advance("5s"); err != nil {
+			return err
+		}
+		stubs, _, err := c.Jobs().Allocations("life", false, nil)
+		if err != nil {
+			return err
+		}
+		for _, stub := range stubs {
+			if stub.ClientStatus == "running" {
+				alloc, _, err = c.Allocations().Info(stub.ID, nil)
+				return err
+			}
+		}
+		return fmt.Errorf("no running allocation of life: %d allocations", len(stubs))
+	}
+	appState := func() (*nomad.TaskState, error) {
+		info, _, err := c.Allocations().Info(alloc.ID, nil)
+		if err != nil {
+			return nil, err
+		}
+		state := info.TaskStates["app"]
+		if state == nil {
+			return nil, fmt.Errorf("no task state for app")
+		}
+		return state, nil
+	}
+	return []Check{
+		{"nomad-alloc/restart", func() error {
+			if err := running(); err != nil {
+				return err
+			}
+			if err := c.Allocations().Restart(alloc, "", nil); err != nil {
+				return err
+			}
+			if err := c.Allocations().Restart(alloc, "app", nil); err != nil {
+				return err
+			}
+			state, err := appState()
+			if err != nil {
+				return err
+			}
+			if state.State != "running" || state.Restarts != 2 || state.LastRestart.IsZero() {
+				return fmt.Errorf("after two restarts: state %q, restarts %d, last restart %v", state.State, state.Restarts, state.LastRestart)
+			}
+			var got []string
+			for _, e := range state.Events[len(state.Events)-4:] {
+				got = append(got, e.Type+": "+e.DisplayMessage)
+			}
+			want := "Restart Signaled: User requested task to restart|Terminated: Exit Code: 0|Restarting: Task restarting in 0s|Started: Task started by client"
+			if strings.Join(got, "|") != want {
+				return fmt.Errorf("events %q", got)
+			}
+			return wantError(c.Allocations().Restart(alloc, "nope", nil), "Could not find task runner for task: nope")
+		}},
+		{"nomad-alloc/signal", func() error {
+			if err := running(); err != nil {
+				return err
+			}
+			if err := c.Allocations().Signal(alloc, nil, "app", "SIGHUP"); err != nil {
+				return err
+			}
+			state, err := appState()
+			if err != nil {
+				return err
+			}
+			last := state.Events[len(state.Events)-1]
+			if last.Type != "Signaling" || last.DisplayMessage != "Task being sent a signal" || last.Details["signal"] != "SIGHUP" {
+				return fmt.Errorf("last event %q %q %v", last.Type, last.DisplayMessage, last.Details)
+			}
+			return wantError(c.Allocations().Signal(alloc, nil, "nope", "SIGHUP"), "Task not found")
+		}},
+		{"nomad-alloc/stats", func() error {
+			if err := running(); err != nil {
+				return err
+			}
+			stats, err := c.Allocations().Stats(alloc, nil)
+			if err != nil {
+				return err
+			}
+			app := stats.Tasks["app"]
+			if app == nil || app.ResourceUsage == nil || app.ResourceUsage.MemoryStats == nil || app.ResourceUsage.CpuStats == nil {
+				return fmt.Errorf("no usage for app: %+v", stats.Tasks)
+			}
+			if app.ResourceUsage.MemoryStats.RSS == 0 || app.ResourceUsage.CpuStats.TotalTicks != 5 || stats.Timestamp == 0 || app.Timestamp != stats.Timestamp {
+				return fmt.Errorf("usage %+v %+v at %d", app.ResourceUsage.MemoryStats, app.ResourceUsage.CpuStats, stats.Timestamp)
+			}
+			if stats.ResourceUsage.MemoryStats.RSS != app.ResourceUsage.MemoryStats.RSS {
+				return fmt.Errorf("the allocation's sum %d is not its only task's %d", stats.ResourceUsage.MemoryStats.RSS, app.ResourceUsage.MemoryStats.RSS)
+			}
+			return nil
+		}},
+		{"nomad-alloc/stop", func() error {
+			if err := running(); err != nil {
+				return err
+			}
+			answer, err := c.Allocations().Stop(alloc, nil)
+			if err != nil {
+				return err
+			}
+			if answer.EvalID == "" || answer.LastIndex == 0 {
+				return fmt.Errorf("stop answered %+v", answer)
+			}
+			if err := control.Advance("5s"); err != nil {
+				return err
+			}
+			stopped, _, err := c.Allocations().Info(alloc.ID, nil)
+			if err != nil {
+				return err
+			}
+			if stopped.DesiredStatus != "stop" || stopped.DesiredDescription != "alloc is being migrated" || stopped.NextAllocation == "" {
+				return fmt.Errorf("stopped alloc: %q %q next %q", stopped.DesiredStatus, stopped.DesiredDescription, stopped.NextAllocation)
+			}
+			if err := wantError(c.Allocations().Restart(stopped, "", nil), "restart of an alloc that should not run"); err != nil {
+				return err
+			}
+			return wantError(c.Allocations().Signal(stopped, nil, "app", "SIGHUP"), "Task not running")
+		}},
+	}
+}
