@@ -12,7 +12,9 @@
  * engine/allocations.ts › transitionAlloc, engine/reconcile.ts' in-place
  * update) and makes the allocation's registrations what its state implies.
  */
+import * as v from "valibot";
 import type { ServiceContext } from "../core/context.js";
+import { condition, type ConditionTable } from "../http/actions.js";
 import { versionKey, type AllocRow, type Json, type SchedulerState } from "./model.js";
 
 export const SERVICE_REGISTRATIONS_TABLE = "scheduler.service-registrations";
@@ -197,4 +199,26 @@ export function serviceRegistrationsOf(state: SchedulerState): ServiceRegistrati
 /** The engine's hook: inside the write that changed `alloc`, brings its service registrations in step. */
 export function syncAllocServices(state: SchedulerState, alloc: AllocRow): void {
   serviceRegistrationsOf(state).sync(alloc);
+}
+
+/** The `service` condition (fixture timelines, `POST /_standin/await`): a service has at least (or exactly) `count` instances. */
+export function serviceConditions(state: SchedulerState): ConditionTable {
+  return {
+    "nomad-service": condition({
+      summary: "a native (provider nomad) service has at least (or exactly) `count` registered instances (default 1; 0 with exactly: none)",
+      args: v.strictObject({
+        service: v.pipe(v.string(), v.nonEmpty()),
+        namespace: v.optional(v.string()),
+        count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1),
+        exactly: v.optional(v.boolean()),
+      }),
+      check: (a) => {
+        const instances = serviceRegistrationsOf(state).byName(a.namespace ?? "default", a.service);
+        return {
+          met: a.exactly ? instances.length === a.count : instances.length >= a.count,
+          observed: { instances: instances.length, allocations: instances.map((row) => row.AllocID) },
+        };
+      },
+    }),
+  };
 }

@@ -280,6 +280,35 @@ describe("endpoints", () => {
   });
 });
 
+describe("conditions and snapshots", () => {
+  it("`await` a service's instance count", async () => {
+    const emu = await createStandin();
+    await register(emu, servicesJob("shop", { count: 3 }));
+    const res = await call(emu.scheduler, "POST", "/_standin/await", { until: { "nomad-service": { service: "api", count: 3 } }, within: "1m" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.observed["nomad-service"].instances).toBe(3);
+    expect((await service(emu, "api")).body).toHaveLength(3);
+    await call(emu.scheduler, "DELETE", "/v1/job/shop");
+    const gone = await call(emu.scheduler, "POST", "/_standin/await", { until: { "nomad-service": { service: "api", count: 0, exactly: true } }, within: "1m" });
+    expect(gone.status, gone.text).toBe(200);
+    const never = await call(emu.scheduler, "POST", "/_standin/await", { until: { "nomad-service": { service: "api" } }, within: "10s" });
+    expect(never.status).toBe(408);
+  });
+
+  it("registrations are in snapshots and the state hash", async () => {
+    const emu = await createStandin();
+    await register(emu, servicesJob("shop"));
+    emu.clock.advance("10s");
+    const before = (await service(emu, "web")).body as Json[];
+    const hash = emu.stateHash();
+    const snap = await (await emu.scheduler.request("/_standin/snapshot")).text();
+    expect((await call(emu.scheduler, "DELETE", `/v1/service/web/${before[0]!.ID}`)).status).toBe(200);
+    expect(emu.stateHash()).not.toBe(hash);
+    expect((await emu.scheduler.request("/_standin/snapshot", { method: "PUT", body: snap })).status).toBe(200);
+    expect((await service(emu, "web")).body).toEqual(before);
+  });
+});
+
 describe("ACLs", () => {
   it("reads want read-job, the delete submit-job, and `namespace=*` lists only readable namespaces", async () => {
     const emu = await createStandin({
