@@ -88,6 +88,10 @@ export class ServiceRegistrations {
    * those no longer implied are removed.
    */
   sync(alloc: AllocRow): void {
+    // An allocation whose node is disconnected is `unknown`, not client-terminal: Nomad's server keeps its
+    // registrations (only a node marked down or a terminal client update removes them), and its client is not
+    // there to change them.
+    if (alloc.ClientStatus === "unknown" && alloc.DesiredStatus === "run") return;
     const wanted = new Map(this.wanted(alloc).map((row) => [registrationKey(row.Namespace, row.ID), row]));
     for (const existing of this.byAlloc(alloc.ID)) {
       const key = registrationKey(existing.Namespace, existing.ID);
