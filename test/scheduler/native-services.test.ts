@@ -104,6 +104,40 @@ describe("registration follows the allocation", () => {
     expect(byAlloc.body.map((r: Json) => r.ServiceName).sort()).toEqual(["api", "web"]);
   });
 
+  it("a static port, a numeric port and no port resolve as Nomad's host address mode does; alloc mode (no network status here) registers nothing", async () => {
+    const emu = await createStandin();
+    const job = servicesJob("ports");
+    const group = job.TaskGroups[0];
+    group.Networks = [{ Mode: "host", ReservedPorts: [{ Label: "admin", Value: 9090 }] }];
+    group.Services = [
+      { Name: "static", PortLabel: "admin", Provider: "nomad" },
+      { Name: "numeric", PortLabel: "8443", Provider: "nomad" },
+      { Name: "portless", Provider: "nomad" },
+      { Name: "advertised", PortLabel: "admin", Address: "10.1.2.3", Provider: "nomad" },
+      { Name: "alloc-mode", PortLabel: "admin", AddressMode: "alloc", Provider: "nomad" },
+    ];
+    group.Tasks[0].Services = null;
+    await register(emu, job);
+    emu.clock.advance("10s");
+    const [alloc] = await allocsOf(emu, "ports");
+    const rows = (await call(emu.scheduler, "GET", `/v1/allocation/${alloc!.ID}/services`)).body as Json[];
+    expect(
+      rows
+        .map((r) => [
+          r.ServiceName,
+          r.Address,
+          r.Port,
+          r.ID.endsWith(`-group-web-${r.ServiceName}-${r.ServiceName === "numeric" ? "8443" : r.ServiceName === "portless" ? "" : "admin"}`),
+        ])
+        .sort(),
+    ).toEqual([
+      ["advertised", "10.1.2.3", 9090, true],
+      ["numeric", "", 8443, true],
+      ["portless", "127.0.0.1", 0, true],
+      ["static", "127.0.0.1", 9090, true],
+    ]);
+  });
+
   it("consul services and jobs without services register nothing", async () => {
     const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "n1", Attributes: { "consul.version": "1.17.0" } }] } } });
     await register(emu, servicesJob("c", { provider: "consul" }));
@@ -225,6 +259,11 @@ describe("endpoints", () => {
     expect((await service(emu, "web")).body).toEqual([]);
     const again = await call(emu.scheduler, "DELETE", `/v1/service/web/${web!.ID}`);
     expect([again.status, again.text]).toEqual([500, "service registration not found"]);
+    // The ID is looked up in the request's namespace only.
+    const [api] = (await service(emu, "api")).body as Json[];
+    const elsewhere = await call(emu.scheduler, "DELETE", `/v1/service/api/${api!.ID}?namespace=other`);
+    expect([elsewhere.status, elsewhere.text]).toEqual([500, "service registration not found"]);
+    expect((await service(emu, "api")).body).toHaveLength(1);
   });
 
   it("path and method errors are Nomad's", async () => {

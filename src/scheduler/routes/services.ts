@@ -62,7 +62,8 @@ export function registerServiceRoutes(router: NomadRouter, { state, ctx, read, r
   }
 
   function deleteRegistration(rc: RequestContext, id: string) {
-    const namespace = rc.options.namespace === "*" ? "default" : rc.options.namespace;
+    // `namespace=*` is taken literally (no registration lives there), as the state store's lookup does.
+    const namespace = rc.options.namespace;
     if (!rc.acl.allowNamespace(namespace, "submit-job")) throw permissionDenied();
     // Only the ID names the registration; the name in the path is not read (Nomad's handler ignores it).
     const index = ctx.store.write(() => {
