@@ -15,6 +15,7 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 import { variableActions, variableConditions } from "./variable-actions.js";
+import { serviceConditions } from "./service-registrations.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
 import { LOG_TYPES, scriptRow, type TaskLogs } from "./task-logs.js";
 import type { TaskStatesRow } from "./task-states.js";
@@ -271,6 +272,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       },
     }),
     ...variableConditions(state),
+    ...serviceConditions(state),
   };
 
   return { actions, conditions, findNode, updateNode, allocFault, registerJob };

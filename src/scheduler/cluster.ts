@@ -157,6 +157,8 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
         "kernel.name": "linux",
         "os.name": "ubuntu",
         "nomad.version": "1.9.0",
+        // The client fingerprints native service discovery as on (client config nomad_service_discovery defaults true).
+        "nomad.service_discovery": "true",
         "driver.docker": "1",
         "driver.exec": "1",
         "unique.hostname": name,

@@ -55,7 +55,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     e("PUT POST", "/v1/job/:job_id+/periodic/force"),
     e("GET", "/v1/job/:job_id+/scale"),
     e("PUT POST", "/v1/job/:job_id+/scale"),
-    u("GET", "/v1/job/:job_id+/services"),
+    e("GET", "/v1/job/:job_id+/services"),
     u("GET", "/v1/job/:job_id+/submission"),
     u("GET", "/v1/job/:job_id+/actions"),
     u("GET", "/v1/job/:job_id+/action"),
@@ -72,7 +72,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     e("GET", "/v1/allocations"),
     e("GET", "/v1/allocation/:alloc_id"),
     e("PUT POST", "/v1/allocation/:alloc_id/stop"),
-    u("GET", "/v1/allocation/:alloc_id/services"),
+    e("GET", "/v1/allocation/:alloc_id/services"),
 
     // Deployments.
     e("GET", "/v1/deployments"),
@@ -188,9 +188,9 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("GET", "/v1/metrics"),
 
     // Native service discovery.
-    u("GET", "/v1/services"),
-    u("GET", "/v1/service/:service_name"),
-    u("DELETE", "/v1/service/:service_name/:service_id"),
+    e("GET", "/v1/services"),
+    e("GET", "/v1/service/:service_name"),
+    e("DELETE", "/v1/service/:service_name/:service_id"),
 
     // Variables.
     e("GET", "/v1/vars"),

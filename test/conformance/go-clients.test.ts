@@ -78,6 +78,13 @@ const CHECKS = {
     "nomad-vars/lock-acquire-renew-release",
     "nomad-vars/locks-helper-lapses-on-the-clock",
   ],
+  "nomad-services": [
+    "nomad-services/register-and-list",
+    "nomad-services/get-instances",
+    "nomad-services/job-and-alloc-services",
+    "nomad-services/delete",
+    "nomad-services/deregistered-on-stop",
+  ],
   "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
 } as const;
 
@@ -115,7 +122,19 @@ async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promis
 describe.skipIf(SKIP)("official Go clients", () => {
   beforeAll(build, 600_000);
 
-  for (const suite of ["consul", "consul-agent", "consul-health", "consul-txn", "nomad", "nomad-acl", "nomad-vars", "nomad-pools", "nomad-fs", "nomad-alloc"] as const) {
+  for (const suite of [
+    "consul",
+    "consul-agent",
+    "consul-health",
+    "consul-txn",
+    "nomad",
+    "nomad-acl",
+    "nomad-vars",
+    "nomad-pools",
+    "nomad-fs",
+    "nomad-alloc",
+    "nomad-services",
+  ] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
       let results: Map<string, Result>;

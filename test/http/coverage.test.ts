@@ -39,7 +39,7 @@ describe("unemulated routes answer 501 naming the route", () => {
       `standin does not emulate GET /v1/client/allocation/:alloc_id/snapshot (Nomad): ${POINTER}`,
     );
     // Job IDs may hold slashes (Nomad matches the suffix).
-    expect((await call(emu, "scheduler", "GET", "/v1/job/web/periodic-1/services")).text).toBe(`standin does not emulate GET /v1/job/:job_id+/services (Nomad): ${POINTER}`);
+    expect((await call(emu, "scheduler", "GET", "/v1/job/web/periodic-1/submission")).text).toBe(`standin does not emulate GET /v1/job/:job_id+/submission (Nomad): ${POINTER}`);
     expect((await call(emu, "scheduler", "GET", "/v1/client/stats")).text).toBe(`standin does not emulate GET /v1/client/stats (Nomad): ${POINTER}`);
     // A method the product has no operation for, on a path standin does not emulate at all: still named.
     expect((await call(emu, "scheduler", "DELETE", "/v1/acl/roles")).text).toBe(`standin does not emulate DELETE /v1/acl/roles (Nomad): ${POINTER}`);
@@ -52,7 +52,7 @@ describe("unemulated routes answer 501 naming the route", () => {
     expect((await call(emu, "scheduler", "GET", "/v1/node/pool/default/nodes")).body).toHaveLength(1);
     expect((await call(emu, "scheduler", "PUT", "/v1/acl/token/onetime", {})).text).toContain("PUT /v1/acl/token/onetime (Nomad)");
     expect((await call(emu, "scheduler", "GET", "/v1/job/web/actions")).text).toContain("GET /v1/job/:job_id+/actions (Nomad)");
-    expect((await call(emu, "scheduler", "GET", "/v1/allocation/0b1c/services")).text).toContain("GET /v1/allocation/:alloc_id/services (Nomad)");
+    expect(await call(emu, "scheduler", "GET", "/v1/allocation/0b1c/services")).toMatchObject({ status: 404, text: "allocation not found" });
     // The emulated neighbours still answer.
     expect(await call(emu, "scheduler", "GET", "/v1/node/nope")).toMatchObject({ status: 404, text: "node not found" });
     expect((await call(emu, "scheduler", "GET", "/v1/acl/token/self")).status).toBe(400); // ACLs off: "ACL support disabled"

@@ -11,6 +11,7 @@ import { ACTIVE_DEPLOYMENT, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINA
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
+import { syncAllocServices } from "../service-registrations.js";
 
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
@@ -106,6 +107,7 @@ export function transitionAlloc(core: EngineCore, alloc: AllocRow, clientStatus:
   const index = ctx.store.writeIndex();
   const next: AllocRow = { ...alloc, ...extra, ClientStatus: clientStatus, ClientDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() };
   state.allocs.put(alloc.ID, next);
+  syncAllocServices(state, next);
   const bucket = SUMMARY_BUCKET[clientStatus];
   const previous = SUMMARY_BUCKET[alloc.ClientStatus];
   bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {

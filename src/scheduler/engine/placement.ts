@@ -7,6 +7,7 @@
 import { goGlob } from "../../core/go/glob.js";
 import { assignGroupPorts } from "../network.js";
 import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
+import { syncAllocServices } from "../service-registrations.js";
 import { NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
@@ -118,7 +119,7 @@ export function placeAlloc(
     alloc.PreviousAllocation = previous.ID;
     state.allocs.put(previous.ID, { ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
   }
-  state.allocs.put(alloc.ID, alloc);
+  syncAllocServices(state, state.allocs.put(alloc.ID, alloc));
   bumpSummary(core, job.Namespace, job.ID, group.Name, (s) => ({ ...s, Starting: s.Starting + 1, Queued: Math.max(0, s.Queued - 1) }));
   if (deployment) {
     updateDeploymentGroup(core, deployment.ID, group.Name, (g) => ({

@@ -7,6 +7,7 @@
  */
 import { canonicalJSON } from "../../core/json.js";
 import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
+import { syncAllocServices } from "../service-registrations.js";
 import { stopAlloc } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
@@ -106,7 +107,7 @@ function updateInPlace(core: EngineCore, alloc: AllocRow, job: JobRow, deploymen
   // is kept (Nomad's client re-checks it; the allocation is already running and healthy here).
   const moved = deployment !== undefined && deployment.ID !== alloc.DeploymentID;
   const deploymentStatus = moved && status?.Canary ? { ...status, Canary: false } : alloc.DeploymentStatus;
-  state.allocs.put(alloc.ID, {
+  const updated = state.allocs.put(alloc.ID, {
     ...alloc,
     JobVersion: job.Version,
     DeploymentID: deployment?.ID ?? alloc.DeploymentID,
@@ -114,6 +115,8 @@ function updateInPlace(core: EngineCore, alloc: AllocRow, job: JobRow, deploymen
     ModifyIndex: index,
     ModifyTime: ctx.clock.now(),
   });
+  // An in-place update may change a service's tags (or promote a canary off its canary_tags).
+  syncAllocServices(state, updated);
   if (deployment) {
     updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, PlacedAllocs: g.PlacedAllocs + 1, HealthyAllocs: g.HealthyAllocs + (healthy ? 1 : 0) }));
   }

@@ -6,8 +6,10 @@ import { allocStub, allocView, allocWire, TABLES, versionKey } from "../model.js
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
+import { allocationServices } from "./services.js";
 
-export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, read, objectIndex, readList }: RouteKit): void {
+export function registerAllocationRoutes(router: NomadRouter, kit: RouteKit): void {
+  const { state, nodeOps, read, objectIndex, readList } = kit;
   router.exact("/v1/allocations", (rc) => {
     only(rc, "GET");
     return readList(
@@ -37,6 +39,7 @@ export function registerAllocationRoutes(router: NomadRouter, { state, nodeOps, 
       const result = nodeOps.stopAllocation(alloc, noShutdownDelay);
       return new Write(result, result.Index);
     }
+    if (action === "services") return allocationServices(kit, rc, allocId);
     only(rc, "GET");
     return read(
       rc,

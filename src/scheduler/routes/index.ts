@@ -25,6 +25,7 @@ import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
 import { registerNodePoolRoutes } from "./node-pools.js";
+import { registerServiceRoutes } from "./services.js";
 import { registerStatusRoutes } from "./status.js";
 import { registerVariableRoutes } from "./variables.js";
 
@@ -58,4 +59,5 @@ export function registerRoutes(
   registerStatusRoutes(router, kit);
   registerNamespaceRoutes(router, kit);
   registerVariableRoutes(router, kit);
+  registerServiceRoutes(router, kit);
 }

@@ -13,6 +13,7 @@ import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { notYet, only, rpc, str } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";
 import type { RouteKit } from "./kit.js";
+import { jobServices } from "./services.js";
 
 export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
   const { state, engine, ctx, settings, read, objectIndex } = kit;
@@ -180,6 +181,8 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
         const result = rpc(() => engine.scale(ns, id, { group, count, jobModifyIndex, message, error, meta: meta as Record<string, unknown> | null }));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
+      case "services":
+        return jobServices(kit, rc, ns, id);
       default:
         return notYet(`/v1/job/:id/${suffix}`);
     }
