@@ -3,11 +3,9 @@
  * transaction and event surface as emulated (hit or not yet hit), none as
  * unemulated — and a route once called moves to `hit`.
  */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createStandin } from "../../src/emulator.js";
-
-type Route = { method: string; route: string };
-type Coverage = { registry: { hit: Route[]; notHit: Route[]; unemulated: Route[] } };
+import { expectEmulatedAndCounted, type Route } from "../support/coverage.js";
 
 const ROUTES: Route[] = [
   { method: "PUT", route: "/v1/agent/service/register" },
@@ -45,21 +43,11 @@ const ROUTES: Route[] = [
   { method: "GET", route: "/v1/status/peers" },
 ];
 
-async function coverage(emu: Awaited<ReturnType<typeof createStandin>>): Promise<Coverage["registry"]> {
-  return ((await (await emu.scheduler.request("/_standin/coverage")).json()) as Coverage).registry;
-}
-
 describe("route coverage of the registry's services, health, transactions and events", () => {
   it("lists every such route as emulated, and moves a called one to hit", async () => {
     const emu = await createStandin();
-    const before = await coverage(emu);
-    for (const route of ROUTES) {
-      expect(before.unemulated, `${route.method} ${route.route}`).not.toContainEqual(route);
-      expect(before.notHit, `${route.method} ${route.route}`).toContainEqual(route);
-    }
-    expect((await emu.registry.request("/v1/health/service/web")).status).toBe(200);
-    const after = await coverage(emu);
-    expect(after.hit).toContainEqual({ method: "GET", route: "/v1/health/service/:service*", count: 1 });
-    expect(after.notHit).not.toContainEqual({ method: "GET", route: "/v1/health/service/:service*" });
+    await expectEmulatedAndCounted(emu, "registry", ROUTES, { method: "GET", route: "/v1/health/service/:service*" }, () =>
+      Promise.resolve(emu.registry.request("/v1/health/service/web")),
+    );
   });
 });

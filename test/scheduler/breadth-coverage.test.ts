@@ -4,11 +4,9 @@
  * system, and client allocation actions as emulated (not yet hit at start),
  * none as unemulated — and a route once called moves to `hit`.
  */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createStandin } from "../../src/emulator.js";
-
-type Route = { method: string; route: string };
-type Coverage = { scheduler: { hit: Array<Route & { count: number }>; notHit: Route[]; unemulated: Route[] } };
+import { expectEmulatedAndCounted, type Route } from "../support/coverage.js";
 
 const ROUTES: Route[] = [
   { method: "GET", route: "/v1/allocation/:alloc_id/services" },
@@ -39,21 +37,9 @@ const ROUTES: Route[] = [
   { method: "GET", route: "/v1/vars" },
 ];
 
-async function coverage(emu: Awaited<ReturnType<typeof createStandin>>): Promise<Coverage["scheduler"]> {
-  return ((await (await emu.scheduler.request("/_standin/coverage")).json()) as Coverage).scheduler;
-}
-
 describe("route coverage of the scheduler beyond jobs", () => {
   it("lists every such route as emulated, and moves a called one to hit", async () => {
     const emu = await createStandin();
-    const before = await coverage(emu);
-    for (const route of ROUTES) {
-      expect(before.unemulated, `${route.method} ${route.route}`).not.toContainEqual(route);
-      expect(before.notHit, `${route.method} ${route.route}`).toContainEqual(route);
-    }
-    expect((await emu.scheduler.request("/v1/vars")).status).toBe(200);
-    const after = await coverage(emu);
-    expect(after.hit).toContainEqual({ method: "GET", route: "/v1/vars", count: 1 });
-    expect(after.notHit).not.toContainEqual({ method: "GET", route: "/v1/vars" });
+    await expectEmulatedAndCounted(emu, "scheduler", ROUTES, { method: "GET", route: "/v1/vars" }, () => Promise.resolve(emu.scheduler.request("/v1/vars")));
   });
 });

@@ -275,3 +275,25 @@ func nomadChecks(control Control) []Check {
 		}},
 	}
 }
+
+// runningAlloc registers the job, moves the virtual clock 5 s (placement and start) and returns
+// one of its running allocations in full.
+func runningAlloc(c *nomad.Client, control Control, job *nomad.Job) (*nomad.Allocation, error) {
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		return nil, err
+	}
+	if err := control.Advance("5s"); err != nil {
+		return nil, err
+	}
+	stubs, _, err := c.Jobs().Allocations(*job.ID, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, stub := range stubs {
+		if stub.ClientStatus == "running" {
+			alloc, _, err := c.Allocations().Info(stub.ID, nil)
+			return alloc, err
+		}
+	}
+	return nil, fmt.Errorf("no running allocation of %s: %d allocations", *job.ID, len(stubs))
+}

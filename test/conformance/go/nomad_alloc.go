@@ -32,23 +32,9 @@ func nomadAllocChecks(control Control) []Check {
 		if alloc != nil {
 			return nil
 		}
-		if _, _, err := c.Jobs().Register(lifeJob(), nil); err != nil {
-			return err
-		}
-		if err := control.Advance("5s"); err != nil {
-			return err
-		}
-		stubs, _, err := c.Jobs().Allocations("life", false, nil)
-		if err != nil {
-			return err
-		}
-		for _, stub := range stubs {
-			if stub.ClientStatus == "running" {
-				alloc, _, err = c.Allocations().Info(stub.ID, nil)
-				return err
-			}
-		}
-		return fmt.Errorf("no running allocation of life: %d allocations", len(stubs))
+		var err error
+		alloc, err = runningAlloc(c, control, lifeJob())
+		return err
 	}
 	appState := func() (*nomad.TaskState, error) {
 		info, _, err := c.Allocations().Info(alloc.ID, nil)

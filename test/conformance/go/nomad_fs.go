@@ -57,23 +57,9 @@ func nomadFSChecks(control Control) []Check {
 		if _, err := control.Post("/_standin/actions", script); err != nil {
 			return err
 		}
-		if _, _, err := c.Jobs().Register(chatJob(), nil); err != nil {
-			return err
-		}
-		if err := control.Advance("5s"); err != nil {
-			return err
-		}
-		stubs, _, err := c.Jobs().Allocations("chat", false, nil)
-		if err != nil {
-			return err
-		}
-		for _, stub := range stubs {
-			if stub.ClientStatus == "running" {
-				alloc, _, err = c.Allocations().Info(stub.ID, nil)
-				return err
-			}
-		}
-		return fmt.Errorf("no running allocation of chat: %d allocations", len(stubs))
+		var err error
+		alloc, err = runningAlloc(c, control, chatJob())
+		return err
 	}
 	return []Check{
 		{"nomad-fs/list-stat-and-cat", func() error {
