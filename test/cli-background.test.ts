@@ -195,6 +195,20 @@ describe("standin stop", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(res).toEqual({ code: 0, stdout: `standin stop: not running (no ${pidFile})\n`, stderr: "" });
   });
 
+  it.runIf(existsSync("/proc/self/cmdline"))("refuses, with one line, to signal a pid that is not a standin's (a stale pid file reused by the system)", async () => {
+    const pidFile = join(freshDir(), "standin.pid");
+    const other = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      writeFileSync(pidFile, `${other.pid}\n`);
+      const res = await runCli(["stop", "--pid-file", pidFile]);
+      expect(res).toEqual({ code: 1, stdout: "", stderr: `standin stop: pid ${other.pid} from ${pidFile} is not a standin (it runs "sleep 60"); not signalled\n` });
+      expect(other.exitCode).toBeNull();
+      expect(other.signalCode).toBeNull();
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
   it("exits 1 with one line for a pid file without a pid, and without any file to go by", async () => {
     const pidFile = join(freshDir(), "standin.pid");
     writeFileSync(pidFile, "0\n");

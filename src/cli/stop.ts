@@ -1,6 +1,7 @@
 /**
  * `standin stop`: sends SIGTERM to the standin named by a pid file (or a
- * ready file) and waits until the process is gone. `start` shuts down
+ * ready file) and waits until the process is gone. Where the system shows a
+ * process's command line (Linux), a pid that is not a standin's is refused. `start` shuts down
  * gracefully on SIGTERM (ports closed, state file written, its pid and ready
  * files removed), so once the process is gone all of that is done.
  */
@@ -22,6 +23,11 @@ export async function stopStandin(opts: StopOptions): Promise<string> {
   const pid = opts.pidFile !== undefined ? await readPidFile(opts.pidFile) : (await readReadyFile(file))?.pid;
   if (pid === undefined) return `standin stop: not running (no ${file})`;
   if (!isRunning(pid)) return `standin stop: not running (pid ${pid} from ${file} is gone)`;
+  // A stale pid file may name a pid the system has since given to another program: never signal that.
+  const command = commandLineOf(pid);
+  if (command !== undefined && !command.includes("standin")) {
+    throw new CliFailure(`standin stop: pid ${pid} from ${file} is not a standin (it runs ${JSON.stringify(command.slice(0, 80))}); not signalled`);
+  }
 
   try {
     process.kill(pid, "SIGTERM");
@@ -59,5 +65,18 @@ function isZombie(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
   } catch {
     return false;
+  }
+}
+
+/**
+ * The process's command line (its arguments joined by spaces), where the
+ * system tells it (Linux's /proc); undefined elsewhere, and then stop trusts
+ * the pid file as before.
+ */
+function commandLineOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+  } catch {
+    return undefined;
   }
 }
