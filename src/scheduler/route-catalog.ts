@@ -161,6 +161,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("GET", "/v1/client/allocation/:alloc_id/snapshot"),
     e("*", "/v1/client/allocation/:alloc_id/restart"),
     u("*", "/v1/client/allocation/:alloc_id/gc"),
+    u("GET", "/v1/client/allocation/:alloc_id/checks"),
     e("PUT POST", "/v1/client/allocation/:alloc_id/signal"),
     u("*", "/v1/client/metadata"),
     u("*", "/v1/client/identity"),

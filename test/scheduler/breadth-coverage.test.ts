@@ -4,7 +4,7 @@
  * system, and client allocation actions as emulated (not yet hit at start),
  * none as unemulated — and a route once called moves to `hit`.
  */
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStandin } from "../../src/emulator.js";
 import { expectEmulatedAndCounted, type Route } from "../support/coverage.js";
 
@@ -41,5 +41,11 @@ describe("route coverage of the scheduler beyond jobs", () => {
   it("lists every such route as emulated, and moves a called one to hit", async () => {
     const emu = await createStandin();
     await expectEmulatedAndCounted(emu, "scheduler", ROUTES, { method: "GET", route: "/v1/vars" }, () => Promise.resolve(emu.scheduler.request("/v1/vars")));
+  });
+
+  it("answers a native service's checks (/v1/client/allocation/:id/checks, not emulated) with the 501 naming the route, not a 404", async () => {
+    const emu = await createStandin();
+    const res = await emu.scheduler.request("/v1/client/allocation/abc/checks");
+    expect([res.status, await res.text()]).toEqual([501, "standin does not emulate GET /v1/client/allocation/:alloc_id/checks (Nomad): see docs/known-differences.md"]);
   });
 });
