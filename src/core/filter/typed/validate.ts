@@ -10,9 +10,10 @@
 import type { RE2JS } from "re2js";
 import type { Expr, MatchOp } from "../ast.js";
 import { compileGoRegexp } from "../../go/regexp.js";
-import { goParseBool, goParseFloat, goParseInt, goParseUint, goQuote, type Coerced } from "../../go/strconv.js";
+import { goQuote } from "../../go/strconv.js";
+import { coerce } from "../values/coerce.js";
 import { coercionKind, OPERATOR_NAMES, supportedOperations } from "./operations.js";
-import { subField, type FieldSchema, type PrimitiveKind, type StructSchema } from "./schema.js";
+import { subField, type FieldSchema, type StructSchema } from "./schema.js";
 
 /** A value after validation: coerced to the field's kind (bigint for integers), or a compiled pattern. */
 export type Converted = string | boolean | bigint | number | RE2JS;
@@ -70,20 +71,5 @@ export function validate(ast: Expr, root: StructSchema): TypedExpr {
     case "coll":
       // the consul dialect's grammar has no collection expressions
       throw new TypedValidationError("Cannot validate: Invalid AST");
-  }
-}
-
-function coerce(raw: string, kind: PrimitiveKind): Coerced {
-  switch (kind) {
-    case "bool":
-      return goParseBool(raw);
-    case "int":
-      return goParseInt(raw);
-    case "uint":
-      return goParseUint(raw);
-    case "float":
-      return goParseFloat(raw);
-    case "string":
-      return { ok: true, v: raw };
   }
 }
