@@ -95,7 +95,7 @@ describe("check results follow the allocation", () => {
     const early = await checks(emu, placed.ID);
     expect([early.status, early.text]).toEqual([404, `Unknown allocation "${placed.ID}"`]);
 
-    emu.clock.advance("5s");
+    emu.clock.advance("1s"); // evalProcess 100ms + allocStart 1s
     const alloc = await onlyAlloc(emu, "shop");
     expect(alloc.ClientStatus).toBe("running");
     const startedMs = alloc.TaskStates.server.Events.find((e: Json) => e.Type === "Started").Time / 1_000_000;
@@ -158,14 +158,14 @@ describe("check results follow the allocation", () => {
     ]);
     expect(after.every((r) => r.Timestamp > failedAt && r.StatusCode === undefined)).toBe(true);
 
-    // A job stop kills the replacement: PreKill purges its results.
-    emu.clock.advance("30s");
-    const replacement = await onlyAlloc(emu, "shop");
-    expect(replacement.ID).not.toBe(alloc.ID);
-    expect(Object.keys((await checks(emu, replacement.ID)).body)).toHaveLength(2);
-    expect((await call(emu.scheduler, "DELETE", "/v1/job/shop")).status).toBe(200);
+    // A job stop kills a running allocation: PreKill purges its results.
+    await register(emu, checkedJob("cart"));
+    emu.clock.advance("20s");
+    const cart = await onlyAlloc(emu, "cart");
+    expect(Object.keys((await checks(emu, cart.ID)).body)).toHaveLength(2);
+    expect((await call(emu.scheduler, "DELETE", "/v1/job/cart")).status).toBe(200);
     emu.clock.advance("5s");
-    const stopped = await checks(emu, replacement.ID);
+    const stopped = await checks(emu, cart.ID);
     expect([stopped.status, stopped.text]).toEqual([200, "null"]);
   });
 
@@ -296,10 +296,12 @@ describe("deployment health counts the checks", () => {
 
     // A new version whose healthiness check fails for good: healthy_deadline (60s) fails it.
     const next = checkedJob("shop", { update });
-    next.Meta = { version: "2" };
+    next.TaskGroups[0].Tasks[0].Config.image = "nginx:2";
     await register(emu, next);
     emu.clock.advance("5s");
-    const failing = await actions(emu, { do: "nomad-check-status", job: "shop", service: "web", status: "failure" });
+    const stubs = (await call(emu.scheduler, "GET", "/v1/job/shop/allocations")).body as Json[];
+    const fresh = stubs.find((a) => a.JobVersion === 1 && a.ClientStatus === "running")!;
+    const failing = await actions(emu, { do: "nomad-check-status", alloc: fresh.ID, service: "web", status: "failure" });
     expect(failing.status, failing.text).toBe(200);
     emu.clock.advance("60s");
     const deployments = (await call(emu.scheduler, "GET", "/v1/job/shop/deployments")).body as Json[];
