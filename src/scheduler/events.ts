@@ -326,10 +326,10 @@ export class EventBroker {
   }
 }
 
-/** A table's rows by their key in the table. */
+/** A table's rows by their key in the table, in key order (so deletions come in that order). */
 function rowsById<T extends Json>(ctx: ServiceContext, table: string): Map<string, T> {
   const rows = ctx.store.table<T>(table);
-  return new Map([...rows.ids()].map((id) => [id, rows.get(id)!]));
+  return new Map([...rows.ids()].sort().map((id) => [id, rows.get(id)!]));
 }
 
 function deliver(subscriber: Subscriber, batch: EventBatch): void {
