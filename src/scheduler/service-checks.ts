@@ -241,8 +241,10 @@ export class ServiceChecks {
     const interval = intervalMs(check);
     const firstRun = since + Math.floor(interval / 2);
     const scheduled = now < firstRun ? undefined : firstRun + Math.floor((now - firstRun) / interval) * interval;
-    const override = this.overrides.get(overrideKey(alloc.ID, id));
-    const overrideAt = override && override.Since >= since && override.Since <= now ? override.Since : undefined;
+    const stored = this.overrides.get(overrideKey(alloc.ID, id));
+    const override = stored && stored.Since <= now ? stored : undefined;
+    // Set while the allocation ran, it counts as a run of its own; set before, it shows from the first run.
+    const overrideAt = override && override.Since >= since ? override.Since : undefined;
     const ranAt = scheduled === undefined ? overrideAt : overrideAt === undefined ? scheduled : Math.max(scheduled, overrideAt);
     if (ranAt === undefined || alloc.ClientStatus === "pending") {
       return { ...base, Status: "pending", Output: "nomad: waiting to run", Timestamp: unixSeconds(since) };
@@ -251,7 +253,7 @@ export class ServiceChecks {
     if (ended !== undefined && ranAt >= ended) {
       return { ...base, Status: "failure", Output: refusedOutput(check, service, alloc), Timestamp: unixSeconds(ranAt) };
     }
-    if (overrideAt !== undefined && override) {
+    if (override && ranAt >= override.Since) {
       const http = check.Type === "http";
       return {
         ...base,

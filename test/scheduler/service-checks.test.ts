@@ -252,6 +252,23 @@ describe("nomad-check-status", () => {
   });
 });
 
+describe("nomad-check-status before the allocation runs", () => {
+  it("shows from the check's first run, not before (pending until then)", async () => {
+    const emu = await createStandin();
+    await register(emu, checkedJob("shop"));
+    emu.clock.advance("100ms");
+    expect((await onlyAlloc(emu, "shop")).ClientStatus).toBe("pending");
+    expect((await actions(emu, { do: "nomad-check-status", job: "shop", check: "port", status: "failure", output: "refused" })).status).toBe(200);
+    emu.clock.advance("1s");
+    const alloc = await onlyAlloc(emu, "shop");
+    const port = () => checks(emu, alloc.ID).then((res) => Object.values(res.body as Json).find((r: Json) => r.Check === "port") as Json);
+    expect((await port()).Status).toBe("pending");
+    emu.clock.advance("2s");
+    expect(await port()).toMatchObject({ Status: "failure", Output: "refused" });
+    expect((await port()).StatusCode).toBeUndefined();
+  });
+});
+
 describe("deployment health counts the checks", () => {
   const update = { MaxParallel: 1, MinHealthyTime: 10 * SECOND, HealthyDeadline: 60 * SECOND, ProgressDeadline: 120 * SECOND };
 
