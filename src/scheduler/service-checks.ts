@@ -282,7 +282,9 @@ function refusedOutput(check: Json, service: Json, alloc: AllocRow): string {
   const dial = `dial tcp ${address}: connect: connection refused`;
   if (check.Type !== "http") return dial;
   const url = `${String(check.Protocol || "http")}://${address}${String(check.Path ?? "")}`;
-  return `nomad: ${String(check.Method || "GET").charAt(0).toUpperCase()}${String(check.Method || "GET")
+  return `nomad: ${String(check.Method || "GET")
+    .charAt(0)
+    .toUpperCase()}${String(check.Method || "GET")
     .slice(1)
     .toLowerCase()} "${url}": ${dial}`;
 }

@@ -71,7 +71,11 @@ async function onlyAlloc(emu: Standin, jobId: string, namespace = "default"): Pr
 const checks = (emu: Standin, allocId: string, headers?: Record<string, string>) => call(emu.scheduler, "GET", `/v1/client/allocation/${allocId}/checks`, undefined, headers);
 
 /** Nomad's NomadCheckID, written out from its definition: MD5 over the fields, durations as int64 little-endian. */
-function expectedCheckId(allocId: string, group: string, fields: { task: string; name: string; type: string; port: string; onUpdate: string; interval: number; timeout: number; path: string }): string {
+function expectedCheckId(
+  allocId: string,
+  group: string,
+  fields: { task: string; name: string; type: string; port: string; onUpdate: string; interval: number; timeout: number; path: string },
+): string {
   const sum = createHash("md5");
   for (const text of [allocId, group, fields.task, fields.name, fields.type, fields.port, fields.onUpdate]) sum.update(text);
   const durations = Buffer.alloc(16);
@@ -100,7 +104,16 @@ describe("check results follow the allocation", () => {
     expect(alloc.ClientStatus).toBe("running");
     const startedMs = alloc.TaskStates.server.Events.find((e: Json) => e.Type === "Started").Time / 1_000_000;
     const started = Math.floor(startedMs / 1000);
-    const webId = expectedCheckId(alloc.ID, "web", { task: "", name: "alive", type: "http", port: "", onUpdate: "require_healthy", interval: 10 * SECOND, timeout: 2 * SECOND, path: "/health" });
+    const webId = expectedCheckId(alloc.ID, "web", {
+      task: "",
+      name: "alive",
+      type: "http",
+      port: "",
+      onUpdate: "require_healthy",
+      interval: 10 * SECOND,
+      timeout: 2 * SECOND,
+      path: "/health",
+    });
     const apiId = expectedCheckId(alloc.ID, "web", { task: "server", name: "port", type: "tcp", port: "", onUpdate: "ignore", interval: 4 * SECOND, timeout: SECOND, path: "" });
 
     const first = await checks(emu, alloc.ID);
@@ -108,7 +121,17 @@ describe("check results follow the allocation", () => {
     expect(first.headers.get("X-Nomad-Index")).toBeNull();
     expect(first.body).toEqual({
       [webId]: { Check: "alive", Group: alloc.Name, ID: webId, Mode: "healthiness", Output: "nomad: waiting to run", Service: "web", Status: "pending", Timestamp: started },
-      [apiId]: { Check: "port", Group: alloc.Name, ID: apiId, Mode: "readiness", Output: "nomad: waiting to run", Service: "api", Status: "pending", Task: "server", Timestamp: started },
+      [apiId]: {
+        Check: "port",
+        Group: alloc.Name,
+        ID: apiId,
+        Mode: "readiness",
+        Output: "nomad: waiting to run",
+        Service: "api",
+        Status: "pending",
+        Task: "server",
+        Timestamp: started,
+      },
     });
     // Keys sorted, as Nomad's encoder writes them; Task and StatusCode omitted when empty.
     expect(Object.keys(first.body[webId])).toEqual(["Check", "Group", "ID", "Mode", "Output", "Service", "Status", "Timestamp"]);
