@@ -275,6 +275,23 @@ describe("nomad-check-status", () => {
   });
 });
 
+describe("nomad-check-status in a fixture timeline", () => {
+  it("a step fails a check at its instant", async () => {
+    const emu = await createStandin({
+      fixture: {
+        scheduler: { jobs: [checkedJob("shop")] },
+        timeline: [{ at: "30s", do: "nomad-check-status", job: "shop", check: "alive", status: "failure", output: "503 from the timeline" }],
+      },
+    });
+    emu.clock.advance("29s");
+    const alloc = await onlyAlloc(emu, "shop");
+    const alive = () => checks(emu, alloc.ID).then((res) => Object.values(res.body as Json).find((r: Json) => r.Check === "alive") as Json);
+    expect((await alive()).Status).toBe("success");
+    emu.clock.advance("1s");
+    expect(await alive()).toMatchObject({ Status: "failure", Output: "503 from the timeline", Timestamp: Math.floor(emu.clock.now() / 1000) });
+  });
+});
+
 describe("nomad-check-status before the allocation runs", () => {
   it("shows from the check's first run, not before (pending until then)", async () => {
     const emu = await createStandin();
