@@ -16,6 +16,7 @@ import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 import { variableActions, variableConditions } from "./variable-actions.js";
 import { serviceConditions } from "./service-registrations.js";
+import { serviceChecksOf } from "./service-checks.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
 import { LOG_TYPES, scriptRow, type TaskLogs } from "./task-logs.js";
 import type { TaskStatesRow } from "./task-states.js";
@@ -203,6 +204,27 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
         }
         const states = state.allocs.get(selected.ID)!.TaskStates as TaskStatesRow;
         return { ID: selected.ID, Restarts: Object.fromEntries(Object.entries(states).map(([name, s]) => [name, s.Restarts])) };
+      },
+    }),
+    "nomad-check-status": action({
+      summary:
+        "sets the status of an allocation's native service checks (all, or a service's, or one by check name) from now, as if they ran now; auto goes back to the status derived from the allocation",
+      args: v.strictObject({
+        ...allocSelector,
+        service: v.optional(v.pipe(v.string(), v.nonEmpty())),
+        check: v.optional(v.pipe(v.string(), v.nonEmpty())),
+        status: v.picklist(["success", "failure", "auto"]),
+        output: v.optional(v.string()),
+      }),
+      run: (a) => {
+        const alloc = selectAlloc(a);
+        const checks = serviceChecksOf(state);
+        const chosen = checks.select(alloc, a.service, a.check);
+        if (chosen.length === 0)
+          throw new ActionError(404, `allocation "${alloc.ID}" has no native service check${a.service ? ` of service "${a.service}"` : ""}${a.check ? ` named "${a.check}"` : ""}`);
+        for (const { id } of chosen) checks.override(alloc.ID, id, a.status, a.output, ctx.clock.now());
+        engine.checksChanged(alloc.ID);
+        return { AllocID: alloc.ID, Status: a.status, Checks: chosen.map(({ id, service, check }) => ({ ID: id, Service: service, Check: check })) };
       },
     }),
     "job-register": action({

@@ -12,6 +12,13 @@
  * what a write was from the journal notes the engine records while it runs
  * (`job.registered`, `eval.complete`, …) and falls back on the table.
  *
+ * Node pools (topic NodePool) and native service registrations (topic
+ * Service) are compared with the rows the previous batch saw, so a deleted
+ * row's event carries the row as it was: NodePoolUpserted / NodePoolDeleted
+ * (a pool a node registration creates is named after that registration, as
+ * its transaction's type names every change in it), ServiceRegistration /
+ * ServiceDeregistration.
+ *
  * The last EVENT_BUFFER_SIZE batches are kept (Nomad's `event_buffer_size`
  * default) so `index=` can replay them. A restore or reset empties the buffer
  * and ends every open stream (the indexes they followed may mean something else
@@ -28,6 +35,8 @@ import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from
 import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type NodeRow, type SchedulerState } from "./model.js";
 import { nodeView } from "./node-view.js";
 import { goQuote } from "../core/go/strconv.js";
+import { NODE_POOLS_TABLE, type NodePoolRow } from "./node-pools.js";
+import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "./service-registrations.js";
 
 /** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
 export const EVENT_BUFFER_SIZE = 100;
@@ -110,6 +119,9 @@ export class EventBroker {
   /** Nodes as the last batch saw them (what changed on a node names its event). */
   private readonly nodesSeen = new Map<string, NodeRow>();
   private readonly aclSeen: AclSeen = { tokens: new Map(), policies: new Map() };
+  /** Node pools and service registrations as the last batch saw them (keyed as their tables are). */
+  private poolsSeen = new Map<string, NodePoolRow>();
+  private servicesSeen = new Map<string, ServiceRegistrationRow>();
   private state: SchedulerState | undefined;
 
   constructor(private readonly ctx: ServiceContext) {
@@ -177,6 +189,8 @@ export class EventBroker {
     this.nodesSeen.clear();
     for (const node of this.state?.nodes.values() ?? []) this.nodesSeen.set(node.ID, node);
     this.rememberAcl();
+    this.poolsSeen = rowsById<NodePoolRow>(this.ctx, NODE_POOLS_TABLE);
+    this.servicesSeen = rowsById<ServiceRegistrationRow>(this.ctx, SERVICE_REGISTRATIONS_TABLE);
     for (const subscriber of [...this.subscribers]) subscriber.close();
     this.subscribers.clear();
   }
@@ -189,6 +203,11 @@ export class EventBroker {
     const events: StreamEvent[] = [];
     const nodes = commit.tables.has(TABLES.nodes) ? changedRows(state, TABLES.nodes, commit.index) : [];
     const nodeTypes = new Map(nodes.map((row) => [row.ID, nodeEventType(row, commit.index, this.nodesSeen)]));
+    if (commit.tables.has(NODE_POOLS_TABLE)) {
+      // A pool written with a node (fetchOrCreateNodePoolTxn) is part of the node's registration.
+      const nodeType = nodes.length > 0 ? nodeTypes.get(nodes[0]!.ID) : undefined;
+      events.push(...this.poolEvents(commit.index, nodeType));
+    }
     // A node fault names the whole write (its evaluations and lost allocations too), as Nomad's node update does.
     const noted = notes.includes("node.updated") && nodes.length > 0 ? nodeTypes.get(nodes[0]!.ID) : undefined;
     for (const table of EVENT_TABLES) {
@@ -208,6 +227,7 @@ export class EventBroker {
         this.nodesSeen.delete(id);
       }
     }
+    if (commit.tables.has(SERVICE_REGISTRATIONS_TABLE)) events.push(...this.serviceEvents(commit.index));
     const aclChanged = commit.tables.has(ACL_TABLES.tokens) || commit.tables.has(ACL_TABLES.policies);
     if (aclChanged) {
       // Bootstrapping is its own raft message, which Nomad maps to no event.
@@ -252,6 +272,44 @@ export class EventBroker {
     return events;
   }
 
+  /** NodePoolUpserted / NodePoolDeleted (or the node registration's type) for the pools this write changed. */
+  private poolEvents(index: number, nodeType: string | undefined): StreamEvent[] {
+    const pools = this.ctx.store.table<NodePoolRow>(NODE_POOLS_TABLE);
+    const event = (row: NodePoolRow, type: string): StreamEvent => ({
+      Topic: "NodePool",
+      Type: nodeType ?? type,
+      Key: row.Name,
+      Namespace: "",
+      FilterKeys: null,
+      Index: index,
+      payload: () => ({ NodePool: row }),
+    });
+    const events: StreamEvent[] = [];
+    for (const row of pools.sorted()) if (row.ModifyIndex === index) events.push(event(row, "NodePoolUpserted"));
+    for (const [name, row] of this.poolsSeen) if (!pools.get(name)) events.push(event(row, "NodePoolDeleted"));
+    this.poolsSeen = rowsById<NodePoolRow>(this.ctx, NODE_POOLS_TABLE);
+    return events;
+  }
+
+  /** ServiceRegistration / ServiceDeregistration for the registrations this write put or removed (Key: the ID; FilterKeys: job, service name). */
+  private serviceEvents(index: number): StreamEvent[] {
+    const registrations = this.ctx.store.table<ServiceRegistrationRow>(SERVICE_REGISTRATIONS_TABLE);
+    const event = (row: ServiceRegistrationRow, type: string): StreamEvent => ({
+      Topic: "Service",
+      Type: type,
+      Key: row.ID,
+      Namespace: row.Namespace,
+      FilterKeys: [row.JobID, row.ServiceName],
+      Index: index,
+      payload: () => ({ Service: row }),
+    });
+    const events: StreamEvent[] = [];
+    for (const [key, row] of this.servicesSeen) if (!registrations.get(key)) events.push(event(row, "ServiceDeregistration"));
+    for (const row of registrations.sorted()) if (row.ModifyIndex === index) events.push(event(row, "ServiceRegistration"));
+    this.servicesSeen = rowsById<ServiceRegistrationRow>(this.ctx, SERVICE_REGISTRATIONS_TABLE);
+    return events;
+  }
+
   private rememberAcl(): void {
     this.aclSeen.tokens = new Map(
       this.ctx.store
@@ -266,6 +324,12 @@ export class EventBroker {
         .map((p) => [p.Name, p]),
     );
   }
+}
+
+/** A table's rows by their key in the table, in key order (so deletions come in that order). */
+function rowsById<T extends Json>(ctx: ServiceContext, table: string): Map<string, T> {
+  const rows = ctx.store.table<T>(table);
+  return new Map([...rows.ids()].sort().map((id) => [id, rows.get(id)!]));
 }
 
 function deliver(subscriber: Subscriber, batch: EventBatch): void {

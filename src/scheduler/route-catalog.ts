@@ -73,6 +73,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     e("GET", "/v1/allocation/:alloc_id"),
     e("PUT POST", "/v1/allocation/:alloc_id/stop"),
     e("GET", "/v1/allocation/:alloc_id/services"),
+    e("*", "/v1/allocation/:alloc_id/checks"),
 
     // Deployments.
     e("GET", "/v1/deployments"),
@@ -161,7 +162,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("GET", "/v1/client/allocation/:alloc_id/snapshot"),
     e("*", "/v1/client/allocation/:alloc_id/restart"),
     u("*", "/v1/client/allocation/:alloc_id/gc"),
-    u("GET", "/v1/client/allocation/:alloc_id/checks"),
+    e("*", "/v1/client/allocation/:alloc_id/checks"),
     e("PUT POST", "/v1/client/allocation/:alloc_id/signal"),
     u("*", "/v1/client/metadata"),
     u("*", "/v1/client/identity"),

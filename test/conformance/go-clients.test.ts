@@ -84,6 +84,8 @@ const CHECKS = {
     "nomad-services/job-and-alloc-services",
     "nomad-services/delete",
     "nomad-services/deregistered-on-stop",
+    "nomad-services/alloc-checks",
+    "nomad-services/event-stream-service-topic",
   ],
   "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
 } as const;

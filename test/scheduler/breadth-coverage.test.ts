@@ -1,7 +1,7 @@
 /**
  * Route coverage lists every route of the scheduler's variables, native
  * services, node pools, evaluation admin, job statuses, task logs and file
- * system, and client allocation actions as emulated (not yet hit at start),
+ * system, client allocation actions and native service checks as emulated (not yet hit at start),
  * none as unemulated — and a route once called moves to `hit`.
  */
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,9 @@ import { createStandin } from "../../src/emulator.js";
 import { expectEmulatedAndCounted, type Route } from "../support/coverage.js";
 
 const ROUTES: Route[] = [
+  { method: "*", route: "/v1/allocation/:alloc_id/checks" },
   { method: "GET", route: "/v1/allocation/:alloc_id/services" },
+  { method: "*", route: "/v1/client/allocation/:alloc_id/checks" },
   { method: "*", route: "/v1/client/allocation/:alloc_id/restart" },
   { method: "PUT/POST", route: "/v1/client/allocation/:alloc_id/signal" },
   { method: "GET", route: "/v1/client/allocation/:alloc_id/stats" },
@@ -43,9 +45,11 @@ describe("route coverage of the scheduler beyond jobs", () => {
     await expectEmulatedAndCounted(emu, "scheduler", ROUTES, { method: "GET", route: "/v1/vars" }, () => Promise.resolve(emu.scheduler.request("/v1/vars")));
   });
 
-  it("answers a native service's checks (/v1/client/allocation/:id/checks, not emulated) with the 501 naming the route, not a 404", async () => {
+  it("answers a native service's checks of an unknown allocation as Nomad's client does (404 naming it), no longer the 501", async () => {
     const emu = await createStandin();
-    const res = await emu.scheduler.request("/v1/client/allocation/abc/checks");
-    expect([res.status, await res.text()]).toEqual([501, "standin does not emulate GET /v1/client/allocation/:alloc_id/checks (Nomad): see docs/known-differences.md"]);
+    for (const path of ["/v1/client/allocation/abc/checks", "/v1/allocation/abc/checks"]) {
+      const res = await emu.scheduler.request(path);
+      expect([res.status, await res.text()]).toEqual([404, 'Unknown allocation "abc"']);
+    }
   });
 });

@@ -474,3 +474,61 @@ describe("node and allocation operations on the stream", () => {
     expect(stopped).toMatchObject({ Type: "AllocationUpdateDesiredStatus", Payload: { Allocation: { DesiredTransition: { Migrate: true } } } });
   });
 });
+
+describe("Service and NodePool topics", () => {
+  /** A job with a group service "web" and a task service "api", both provider nomad. */
+  function servicesJob(id: string): Json {
+    const j = webJob(id);
+    const group = j.TaskGroups[0];
+    group.Networks = [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }];
+    group.Services = [{ Name: "web", PortLabel: "http", Provider: "nomad", Tags: ["front"] }];
+    group.Tasks[0].Services = [{ Name: "api", PortLabel: "http", Provider: "nomad" }];
+    return j;
+  }
+
+  it("a native service's registration and deregistration are Service events carrying the registration (Key its ID; FilterKeys job and service)", async () => {
+    const emu = await createStandin();
+    let registered: Json[] = [];
+    const { frames } = await record(emu, "?topic=Service", async () => {
+      await register(emu, servicesJob("shop"));
+      emu.clock.advance("10s");
+      registered = (await (await emu.scheduler.request("/v1/job/shop/services")).json()) as Json[];
+      const stop = await emu.scheduler.request("/v1/job/shop", { method: "DELETE" });
+      expect(stop.status).toBe(200);
+      emu.clock.advance("5s");
+    });
+    const events = frames.filter((f) => f.Events).flatMap((f) => f.Events as Json[]);
+    expect(events.every((e) => e.Topic === "Service")).toBe(true);
+    const web = registered.find((r) => r.ServiceName === "web")!;
+    const api = registered.find((r) => r.ServiceName === "api")!;
+    // The group service registers while pending, the task service once running; a stop removes both.
+    expect(events.map((e) => `${e.Type} ${e.Key}`)).toEqual([
+      `ServiceRegistration ${web.ID}`,
+      `ServiceRegistration ${api.ID}`,
+      ...[`ServiceDeregistration ${api.ID}`, `ServiceDeregistration ${web.ID}`].sort((a, b) => (a.split(" ")[1]! < b.split(" ")[1]! ? -1 : 1)),
+    ]);
+    const first = events[0]!;
+    expect(first).toMatchObject({ Namespace: "default", FilterKeys: ["shop", "web"], Index: web.CreateIndex });
+    // The payload is the registration as GET /v1/service/:name shows it, and a deregistration carries it as it was.
+    expect(first.Payload).toEqual({ Service: web });
+    expect(events.find((e) => e.Type === "ServiceDeregistration" && e.Key === web.ID)!.Payload).toEqual({ Service: web });
+    // A key matches the ID or a filter key (the service's name).
+    const byName = await record(emu, "?topic=Service:api&index=0", () => {});
+    expect(summary(byName.frames).map((line) => line.split(" ").slice(2).join(" "))).toEqual([`ServiceRegistration ${api.ID}`, `ServiceDeregistration ${api.ID}`]);
+  });
+
+  it("node pool writes are NodePoolUpserted / NodePoolDeleted events carrying the pool; other topics do not see them", async () => {
+    const emu = await createStandin();
+    const { frames } = await record(emu, "?topic=NodePool", async () => {
+      expect((await emu.scheduler.request("/v1/node/pools", { method: "PUT", body: JSON.stringify({ Name: "gpu", Description: "GPUs" }) })).status).toBe(200);
+      expect((await emu.scheduler.request("/v1/node/pool/gpu", { method: "DELETE" })).status).toBe(200);
+    });
+    const events = frames.filter((f) => f.Events).flatMap((f) => f.Events as Json[]);
+    expect(events.map((e) => `${e.Topic} ${e.Type} ${e.Key}`)).toEqual(["NodePool NodePoolUpserted gpu", "NodePool NodePoolDeleted gpu"]);
+    expect(events[0]).toMatchObject({ Namespace: "", FilterKeys: null });
+    expect(events[0]!.Payload.NodePool).toMatchObject({ Name: "gpu", Description: "GPUs", Meta: null, CreateIndex: events[0]!.Index, ModifyIndex: events[0]!.Index });
+    expect(events[1]!.Payload.NodePool.Name).toBe("gpu");
+    const jobsOnly = await record(emu, "?topic=Job&index=0", () => {});
+    expect(summary(jobsOnly.frames)).toEqual([]);
+  });
+});

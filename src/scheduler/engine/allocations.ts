@@ -3,6 +3,11 @@
  * placement, healthy min_healthy_time later (or unhealthy at its
  * healthy_deadline), a batch allocation complete after its run; every
  * client-side status change keeps the job summary's counts.
+ *
+ * Where Nomad's health tracker counts native service checks (service-checks.ts
+ * `healthChecks`), the allocation is healthy only once they have all run and
+ * passed for min_healthy_time: the healthy timer is set that much later, and
+ * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
 import { versionKey, type AllocRow, type TaskGroupSummary } from "../model.js";
@@ -12,6 +17,7 @@ import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
+import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
 
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
@@ -40,13 +46,19 @@ export function allocStarted(core: EngineCore, allocId: string): unknown {
       const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
       ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: allocId });
     } else if (alloc.DeploymentID) {
-      const job = state.job(alloc.Namespace, alloc.JobID);
-      const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
-      const minHealthy = nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
-      ctx.clock.schedule({ at: now + minHealthy, kind: TIMERS.allocHealthy, subject: allocId });
+      // Checks the tracker waits for first run interval/2 after the start; min_healthy_time counts from there.
+      const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
+      ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: allocId });
     }
     return { alloc: allocId, status: "running" };
   });
+}
+
+/** The group's min_healthy_time in virtual ms (the job's current version, as the deployment watcher reads it). */
+function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
+  const job = core.state.job(alloc.Namespace, alloc.JobID);
+  const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+  return nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
 }
 
 /** Healthy after min_healthy_time of running: counts for the deployment, which may then roll on or succeed. */
@@ -54,6 +66,8 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
   const { state, ctx } = core;
   const alloc = state.allocs.get(allocId);
   if (!alloc || alloc.ClientStatus !== "running" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+  // A failing healthiness check holds the health back (checksChanged arms the timer again once it passes).
+  if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) return { alloc: allocId, healthy: null, waiting: "checks" };
   const deployment = state.deployments.get(alloc.DeploymentID);
   return ctx.store.write(() => {
     const now = ctx.clock.now();
@@ -67,6 +81,24 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
     advanceDeployment(core, deployment.ID);
     return { alloc: allocId, healthy: true };
   });
+}
+
+/**
+ * A check of a running allocation changed (the control API set its status):
+ * as Nomad's tracker, a failing check stops the min_healthy_time wait, and
+ * checks passing again start it anew. Inside a write.
+ */
+export function checksChanged(core: EngineCore, allocId: string): void {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.ClientStatus !== "running" || alloc.DesiredStatus !== "run" || !alloc.DeploymentID) return;
+  if (typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === "boolean") return;
+  if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) {
+    ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
+    return;
+  }
+  if (ctx.clock.timersFor(TIMERS.allocHealthy, allocId).length === 0)
+    ctx.clock.schedule({ at: ctx.clock.now() + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: allocId });
 }
 
 export function batchDone(core: EngineCore, allocId: string): unknown {

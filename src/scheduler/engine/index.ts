@@ -129,6 +129,10 @@ export class SchedulerEngine {
     faults.loseAlloc(this.core, alloc, description);
   }
 
+  checksChanged(allocId: string): void {
+    allocations.checksChanged(this.core, allocId);
+  }
+
   startupMs(): number {
     return allocations.startupMs(this.core);
   }

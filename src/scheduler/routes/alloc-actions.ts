@@ -1,10 +1,10 @@
 /**
  * The client's allocation actions (`/v1/client/allocation/:id/<action>`,
  * command/agent alloc_endpoint.go ClientAllocRequest): restart, signal and
- * stats (scheduler-breadth-nomad.md §3.1–3.3, §3.5). Every node is this
- * agent's own client, so each placed allocation the client reported on is
- * served here; the other actions (exec, snapshot, gc, checks, pause) are
- * the route catalog's 501.
+ * stats (scheduler-breadth-nomad.md §3.1–3.3, §3.5), and the native service
+ * checks' results (service-checks.ts). Every node is this agent's own client,
+ * so each placed allocation the client reported on is served here; the other
+ * actions (exec, snapshot, gc, pause) are the route catalog's 501.
  *
  * Restart and signal change the allocation's TaskStates in one write (the
  * client's alloc update) and answer `{"Index":0}` as Nomad's
@@ -16,10 +16,12 @@ import { allocResourceUsage } from "../alloc-stats.js";
 import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
 import { versionKey } from "../model.js";
 import type { TaskStatesRow } from "../task-states.js";
+import { serviceChecksOf } from "../service-checks.js";
 import { only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 
-export function registerAllocActionRoutes(router: NomadRouter, { state, ctx }: RouteKit): void {
+export function registerAllocActionRoutes(router: NomadRouter, kit: RouteKit): void {
+  const { state, ctx } = kit;
   const lifecycleAlloc = (rc: RequestContext, id: string) => {
     const alloc = rpc(() => clientAlloc(state.allocs.get(id), id));
     if (!rc.acl.allowNamespace(alloc.Namespace, "alloc-lifecycle")) throw permissionDenied();
@@ -62,10 +64,25 @@ export function registerAllocActionRoutes(router: NomadRouter, { state, ctx }: R
         const job = state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? state.job(alloc.Namespace, alloc.JobID);
         return allocResourceUsage(alloc, job, rc.query.get("task") ?? "", ctx.clock.now());
       }
+      case "checks":
+        return allocChecks(kit, rc, id);
       default:
         throw new NomadError(404, "resource not found");
     }
   });
+}
+
+/**
+ * `GET /v1/client/allocation/:id/checks` and `/v1/allocation/:id/checks`
+ * (allocChecks → Allocations.Checks): the allocation as its client knows it
+ * (404 `Unknown allocation`), then read-job in its namespace; the client's
+ * check store for it, `null` when it holds nothing. Any method is served, as
+ * the handler checks none; no index headers (the client RPC sets none).
+ */
+export function allocChecks({ state, ctx }: RouteKit, rc: RequestContext, id: string) {
+  const alloc = rpc(() => clientAlloc(state.allocs.get(id), id));
+  if (!rc.acl.allowNamespace(alloc.Namespace, "read-job")) throw permissionDenied();
+  return serviceChecksOf(state).results(alloc, ctx.clock.now());
 }
 
 /** encoding/json's Decode into the handler's anonymous struct: a failure is the RPC layer's plain 500. */

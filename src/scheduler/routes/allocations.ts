@@ -7,6 +7,7 @@ import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
 import { allocationServices } from "./services.js";
+import { allocChecks } from "./alloc-actions.js";
 
 export function registerAllocationRoutes(router: NomadRouter, kit: RouteKit): void {
   const { state, nodeOps, read, objectIndex, readList } = kit;
@@ -40,6 +41,7 @@ export function registerAllocationRoutes(router: NomadRouter, kit: RouteKit): vo
       return new Write(result, result.Index);
     }
     if (action === "services") return allocationServices(kit, rc, allocId);
+    if (action === "checks") return allocChecks(kit, rc, allocId);
     only(rc, "GET");
     return read(
       rc,
