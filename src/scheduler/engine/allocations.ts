@@ -7,7 +7,7 @@
 import { parseDurationMs } from "../../core/durations.js";
 import { versionKey, type AllocRow, type TaskGroupSummary } from "../model.js";
 import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "../task-states.js";
-import { ACTIVE_DEPLOYMENT, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
@@ -110,7 +110,8 @@ export function transitionAlloc(core: EngineCore, alloc: AllocRow, clientStatus:
   syncAllocServices(state, next);
   const bucket = SUMMARY_BUCKET[clientStatus];
   const previous = SUMMARY_BUCKET[alloc.ClientStatus];
-  bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
+  // The summary follows client status changes only (stopping a failed allocation counts it once).
+  if (clientStatus !== alloc.ClientStatus) bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
     const out = { ...s };
     // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
     if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
@@ -129,7 +130,7 @@ export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string
     // Tasks the client runs are killed; an allocation the client never reported on stays without states.
     TaskStates: running && alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates,
   });
-  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, stopped.ID);
+  for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, stopped.ID);
 }
 
 /** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */

@@ -49,7 +49,9 @@ export function createEval(core: EngineCore, job: JobRow, triggeredBy: string, e
     ...extra,
   };
   state.evals.put(row.ID, row);
-  if (row.Status === "pending") ctx.clock.schedule({ at: now + duration(core, "evalProcess"), kind: TIMERS.eval, subject: row.ID });
+  // A follow-up eval waits in the broker until its WaitUntil (virtual ms), then runs at once.
+  const at = typeof row.WaitUntil === "number" ? Math.max(now, row.WaitUntil) : now + duration(core, "evalProcess");
+  if (row.Status === "pending") ctx.clock.schedule({ at, kind: TIMERS.eval, subject: row.ID });
   return row;
 }
 
