@@ -180,6 +180,24 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       args: v.strictObject(allocSelector),
       run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }),
     }),
+    "task-fail": action({
+      summary:
+        "a running task exits (exitCode, default 1; task: one task, else every running task): the client restarts it per the group's restart policy, or the allocation fails (and is rescheduled per its reschedule policy) or, a batch task exiting 0, completes",
+      args: v.strictObject({ ...allocSelector, task: v.optional(v.pipe(v.string(), v.nonEmpty())), exitCode: v.optional(v.pipe(v.number(), v.integer()), 1) }),
+      run: (a) => {
+        const selected = selectAlloc(a);
+        let updated: AllocRow;
+        try {
+          updated = engine.tasksExited(selected, a.task === undefined ? undefined : [a.task], a.exitCode);
+        } catch (error) {
+          if (error instanceof CodedError) throw new ActionError(error.status === 404 ? 404 : 409, error.message);
+          throw error;
+        }
+        const states = updated.TaskStates as TaskStatesRow;
+        const tasks = Object.fromEntries(Object.entries(states).map(([name, s]) => [name, { State: s.State, Failed: s.Failed, Restarts: s.Restarts }]));
+        return { ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus, Tasks: tasks };
+      },
+    }),
     "alloc-complete": action({
       summary: "an allocation's tasks exit successfully",
       args: v.strictObject(allocSelector),

@@ -34,19 +34,29 @@ export function allocStarted(core: EngineCore, allocId: string): unknown {
   if (!alloc || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") return { alloc: allocId, skipped: true };
   return ctx.store.write(() => {
     const now = ctx.clock.now();
-    transitionAlloc(core, alloc, "running", "Tasks are running", { TaskStates: tasksStarted(tasksOf(core, alloc).tasks, alloc.CreateTime, now) });
-    if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
-      const job = state.job(alloc.Namespace, alloc.JobID);
-      const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
-      ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: allocId });
-    } else if (alloc.DeploymentID) {
-      const job = state.job(alloc.Namespace, alloc.JobID);
-      const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
-      const minHealthy = nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
-      ctx.clock.schedule({ at: now + minHealthy, kind: TIMERS.allocHealthy, subject: allocId });
-    }
+    const running = transitionAlloc(core, alloc, "running", "Tasks are running", { TaskStates: tasksStarted(tasksOf(core, alloc).tasks, alloc.CreateTime, now) });
+    armRunTimers(core, running, now);
     return { alloc: allocId, status: "running" };
   });
+}
+
+/**
+ * The timers of an allocation whose tasks (all) run from `now`: a batch run
+ * completes after its run time; a deployment's allocation is healthy after
+ * min_healthy_time, unless it already was. A task restart arms them again.
+ */
+export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
+  const { state, ctx } = core;
+  if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
+    const job = state.job(alloc.Namespace, alloc.JobID);
+    const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
+    ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
+  } else if (alloc.DeploymentID && (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== true) {
+    const job = state.job(alloc.Namespace, alloc.JobID);
+    const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+    const minHealthy = nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
+    ctx.clock.schedule({ at: now + minHealthy, kind: TIMERS.allocHealthy, subject: alloc.ID });
+  }
 }
 
 /** Healthy after min_healthy_time of running: counts for the deployment, which may then roll on or succeed. */

@@ -48,10 +48,10 @@ function retryFailedAlloc(core: EngineCore, alloc: AllocRow): void {
   createEval(core, job, "alloc-failure", { JobModifyIndex: 0 });
 }
 
-/** Fault: an allocation completes (its tasks exit successfully). */
-export function completeAlloc(core: EngineCore, alloc: AllocRow): void {
+/** Fault: an allocation completes (its tasks exit successfully, or as `taskStates` say). */
+export function completeAlloc(core: EngineCore, alloc: AllocRow, taskStates?: TaskStatesRow): void {
   core.ctx.store.write(() => {
-    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: finishedTasks(core, alloc, "complete") });
+    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: taskStates ?? finishedTasks(core, alloc, "complete") });
     for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, alloc.ID);
     refreshJobStatus(core, alloc.Namespace, alloc.JobID);
   });
