@@ -25,7 +25,10 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     return outcome;
   }
   if (job.Type === "system" || job.Type === "sysbatch") return reconcileSystem(core, job, evaluation, allocs, outcome);
-  const deployment = deploymentFor(core, job);
+  // A deployment that succeeded is done with (cancelUnneededDeployments): later placements, such as a
+  // failed or lost allocation's replacement, are no part of it.
+  const found = deploymentFor(core, job);
+  const deployment = found?.Status === "successful" ? undefined : found;
   for (const group of job.TaskGroups as unknown as Group[]) {
     const live = allocs.filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     // Allocations whose group changed only in count are updated in place, not replaced.
