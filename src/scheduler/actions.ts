@@ -269,16 +269,22 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       },
     }),
     allocations: condition({
-      summary: "a job has at least (or exactly) `count` allocations with a client status (default running)",
+      summary:
+        "a job has at least (or exactly) `count` allocations with a client status (default running); rescheduled: only those that replace a failed one after at least that many reschedules (RescheduleTracker events)",
       args: v.strictObject({
         ...jobArgs,
         clientStatus: v.optional(v.string(), "running"),
         count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1),
         exactly: v.optional(v.boolean()),
+        rescheduled: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
       }),
       check: (a) => {
-        const matching = state.allocsOfJob(a.namespace ?? "default", a.job).filter((x) => x.ClientStatus === a.clientStatus).length;
-        return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [a.clientStatus]: matching } };
+        const reschedules = (x: AllocRow) => (x.RescheduleTracker as { Events?: unknown[] } | null | undefined)?.Events?.length ?? 0;
+        const matching = state
+          .allocsOfJob(a.namespace ?? "default", a.job)
+          .filter((x) => x.ClientStatus === a.clientStatus && (a.rescheduled === undefined || reschedules(x) >= a.rescheduled)).length;
+        const key = a.rescheduled === undefined ? a.clientStatus : `${a.clientStatus}, rescheduled ${a.rescheduled}+`;
+        return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [key]: matching } };
       },
     }),
     evaluations: condition({

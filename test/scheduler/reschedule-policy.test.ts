@@ -352,4 +352,30 @@ describe("reschedule policies", () => {
     expect(all.find((a) => a.ID === kept.ID)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being updated due to job update" });
     expect(all.at(-1)).toMatchObject({ JobVersion: 1, ClientStatus: "pending" });
   });
+
+  it("from a fixture timeline: a task fails past its restarts, the allocation fails and is replaced; await waits for the rescheduled allocation", async () => {
+    const crash = job("web", { reschedule: { Attempts: 3, Interval: 3600 * SECOND, Delay: 10 * SECOND, DelayFunction: "constant", MaxDelay: 0, Unlimited: false } });
+    crash.TaskGroups[0].RestartPolicy = { Attempts: 1, Interval: 300 * SECOND, Delay: 5 * SECOND, Mode: "fail" };
+    const emu = await createStandin({
+      fixture: {
+        timeline: [
+          { at: "0s", do: "job-register", job: crash },
+          { at: "30s", do: "task-fail", job: "web" },
+          { at: "40s", do: "task-fail", job: "web" },
+        ],
+      },
+    });
+    const res = await emu.scheduler.request("/_standin/await", {
+      method: "POST",
+      body: JSON.stringify({ until: { allocations: { job: "web", rescheduled: 1 } }, within: "5m" }),
+    });
+    const body = (await res.json()) as Json;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    // Failed at 40s (restarted once at 35s), rescheduled at 50s, running at 51s.
+    expect(body).toMatchObject({ met: true, waited: "51s", observed: { allocations: { "running, rescheduled 1+": 1 } } });
+    const [failed, replacement] = await allocs(emu, "web");
+    expect(failed!.TaskStates.app.Restarts).toBe(1);
+    expect(failed).toMatchObject({ ClientStatus: "failed", DesiredStatus: "stop", NextAllocation: replacement!.ID });
+    expect(replacement!.RescheduleTracker.Events).toEqual([expect.objectContaining({ PrevAllocID: failed!.ID, Delay: 10 * SECOND })]);
+  });
 });
