@@ -378,4 +378,26 @@ describe("reschedule policies", () => {
     expect(failed).toMatchObject({ ClientStatus: "failed", DesiredStatus: "stop", NextAllocation: replacement!.ID });
     expect(replacement!.RescheduleTracker.Events).toEqual([expect.objectContaining({ PrevAllocID: failed!.ID, Delay: 10 * SECOND })]);
   });
+
+  it("Job.Evaluate with EvalOptions.ForceReschedule replaces a failed allocation whose attempts are used up", async () => {
+    const emu = await createStandin();
+    await register(emu, { ...job("report", { type: "batch" }), Meta: { "standin.batch_run": "1h" } });
+    emu.clock.advance("2s");
+    await failRunning(emu, "report");
+    emu.clock.advance("5s");
+    emu.clock.advance("2s");
+    const kept = await failRunning(emu, "report"); // the one attempt is used up
+    const bad = await emu.scheduler.request("/v1/job/report/evaluate", { method: "PUT", body: JSON.stringify({ JobID: "report", EvalOptions: { ForceReschedule: "yes" } }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe("json: cannot unmarshal string into Go struct field JobEvaluateRequest.EvalOptions.ForceReschedule of type bool");
+    expect(await allocs(emu, "report")).toHaveLength(2);
+    const forced = await emu.scheduler.request("/v1/job/report/evaluate", { method: "PUT", body: JSON.stringify({ JobID: "report", EvalOptions: { ForceReschedule: true } }) });
+    expect(forced.status).toBe(200);
+    expect((await get(emu, `/v1/allocation/${kept.ID}`)).DesiredTransition).toMatchObject({ ForceReschedule: true, Reschedule: null });
+    emu.clock.advance("100ms");
+    const all = await allocs(emu, "report");
+    expect(all).toHaveLength(3);
+    expect(all[1]).toMatchObject({ ID: kept.ID, DesiredStatus: "stop", NextAllocation: all[2]!.ID, DesiredDescription: "alloc was rescheduled because it failed" });
+    expect(delays(all[2]!)).toEqual([5, 5]);
+  });
 });

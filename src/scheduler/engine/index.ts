@@ -179,8 +179,8 @@ export class SchedulerEngine {
     return versions.setStable(this.core, namespace, id, version, stable);
   }
 
-  evaluate(namespace: string, id: string): RegisterResult {
-    return evaluations.evaluate(this.core, namespace, id);
+  evaluate(namespace: string, id: string, options?: { forceReschedule?: boolean }): RegisterResult {
+    return evaluations.evaluate(this.core, namespace, id, options);
   }
 
   dispatch(namespace: string, id: string, request: Parameters<typeof dispatching.dispatch>[3]) {
