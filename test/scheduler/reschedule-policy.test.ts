@@ -400,4 +400,27 @@ describe("reschedule policies", () => {
     expect(all[1]).toMatchObject({ ID: kept.ID, DesiredStatus: "stop", NextAllocation: all[2]!.ID, DesiredDescription: "alloc was rescheduled because it failed" });
     expect(delays(all[2]!)).toEqual([5, 5]);
   });
+
+  it("stopping a failed allocation that waits for its follow-up replaces it at once; the follow-up then finds nothing to do", async () => {
+    const emu = await createStandin();
+    await register(emu, job("web"));
+    emu.clock.advance("30s");
+    const failed = await failRunning(emu, "web");
+    emu.clock.advance("100ms");
+    const followUpId = (await get(emu, `/v1/allocation/${failed.ID}`)).FollowupEvalID;
+    expect(followUpId).not.toBe("");
+    const stop = await emu.scheduler.request(`/v1/allocation/${failed.ID}/stop`, { method: "PUT" });
+    expect(stop.status).toBe(200);
+    emu.clock.advance("100ms");
+    let all = await allocs(emu, "web");
+    expect(all).toHaveLength(2);
+    expect(all[0]).toMatchObject({ ClientStatus: "failed", DesiredStatus: "stop", DesiredDescription: "alloc is being migrated", NextAllocation: all[1]!.ID });
+    // A migration's replacement, not a reschedule's: no tracker.
+    expect(all[1]!.RescheduleTracker).toBeNull();
+    emu.clock.advance("1m");
+    all = await allocs(emu, "web");
+    expect(all).toHaveLength(2);
+    expect(await get(emu, `/v1/evaluation/${followUpId}`)).toMatchObject({ Status: "complete" });
+    expect((await get(emu, "/v1/job/web/summary")).Summary.g).toMatchObject({ Failed: 1, Running: 1 });
+  });
 });
