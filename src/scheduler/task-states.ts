@@ -232,7 +232,13 @@ export function taskStartedAgain(state: TaskStateRow, now: number): TaskStateRow
 
 /** The alloc runner kills a failed task's live siblings, each told why first (then tasksFinished "killed"). */
 export function siblingFailed(state: TaskStateRow, sibling: string, now: number): TaskStateRow {
-  const event: TaskEventRow = { Type: "Sibling Task Failed", Time: now, DisplayMessage: `Task's sibling "${sibling}" failed`, FailedSibling: sibling, Details: { failed_sibling: sibling } };
+  const event: TaskEventRow = {
+    Type: "Sibling Task Failed",
+    Time: now,
+    DisplayMessage: `Task's sibling "${sibling}" failed`,
+    FailedSibling: sibling,
+    Details: { failed_sibling: sibling },
+  };
   const { RestartDueAt: _due, ...rest } = state;
   return { ...rest, Events: appendEvents(state.Events, [event]) };
 }

@@ -109,7 +109,13 @@ describe("reschedule policies", () => {
     expect(await allocs(emu, "web")).toHaveLength(1);
     emu.clock.advance("1ms");
     const [old, replacement] = await allocs(emu, "web");
-    expect(old).toMatchObject({ ID: first.ID, ClientStatus: "failed", DesiredStatus: "stop", DesiredDescription: "alloc was rescheduled because it failed", NextAllocation: replacement!.ID });
+    expect(old).toMatchObject({
+      ID: first.ID,
+      ClientStatus: "failed",
+      DesiredStatus: "stop",
+      DesiredDescription: "alloc was rescheduled because it failed",
+      NextAllocation: replacement!.ID,
+    });
     expect(replacement).toMatchObject({ Name: "web.g[0]", ClientStatus: "pending", DesiredStatus: "run", EvalID: followUp.ID });
     expect(replacement!.RescheduleTracker).toEqual({
       Events: [{ Delay: 30 * SECOND, PrevAllocID: first.ID, PrevNodeID: first.NodeID, RescheduleTime: Number(BigInt(failedAt + 30_000) * NS_PER_MS) }],
@@ -254,7 +260,11 @@ describe("reschedule policies", () => {
     expect(second).not.toHaveProperty("StatusDescription");
     // At 50s the first follow-up replaces a and b (b is its allocation too, though due at 53s); c waits for 57s.
     emu.clock.advance(Date.parse("2026-01-01T00:00:50Z") - emu.clock.now());
-    const live = async () => (await allocs(emu, "web")).filter((x) => x.DesiredStatus === "run" && x.ClientStatus !== "failed").map((x) => x.Name).sort();
+    const live = async () =>
+      (await allocs(emu, "web"))
+        .filter((x) => x.DesiredStatus === "run" && x.ClientStatus !== "failed")
+        .map((x) => x.Name)
+        .sort();
     expect(await live()).toEqual([a!.Name, b!.Name].sort());
     emu.clock.advance(Date.parse("2026-01-01T00:00:57Z") - emu.clock.now());
     expect(await live()).toEqual(["web.g[0]", "web.g[1]", "web.g[2]"]);

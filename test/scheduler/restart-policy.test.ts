@@ -55,7 +55,11 @@ describe("restart policies", () => {
     expect(app).toMatchObject({ State: "pending", Restarts: 1, Failed: false, LastRestart: new Date(started).toISOString().replace(".000", "") });
     expect(events(app).slice(-2)).toEqual(["Terminated: Exit Code: 1", "Restarting: Task restarting in 15s"]);
     const restarting = app.Events.at(-1);
-    expect(restarting).toMatchObject({ RestartReason: "Restart within policy", StartDelay: 15 * SECOND, Details: { start_delay: String(15 * SECOND), restart_reason: "Restart within policy" } });
+    expect(restarting).toMatchObject({
+      RestartReason: "Restart within policy",
+      StartDelay: 15 * SECOND,
+      Details: { start_delay: String(15 * SECOND), restart_reason: "Restart within policy" },
+    });
 
     // Exactly the delay later, not before, the task starts again and the allocation runs.
     emu.clock.advance("14999ms");

@@ -121,13 +121,14 @@ export function transitionAlloc(core: EngineCore, alloc: AllocRow, clientStatus:
   const bucket = SUMMARY_BUCKET[clientStatus];
   const previous = SUMMARY_BUCKET[alloc.ClientStatus];
   // The summary follows client status changes only (stopping a failed allocation counts it once).
-  if (clientStatus !== alloc.ClientStatus) bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
-    const out = { ...s };
-    // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
-    if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
-    if (bucket) out[bucket] += 1;
-    return out;
-  });
+  if (clientStatus !== alloc.ClientStatus)
+    bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
+      const out = { ...s };
+      // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
+      if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
+      if (bucket) out[bucket] += 1;
+      return out;
+    });
   ctx.events.record("alloc.transition", { service: "scheduler", subject: alloc.ID, detail: { from: alloc.ClientStatus, to: clientStatus } });
   return next;
 }

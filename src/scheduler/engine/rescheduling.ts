@@ -50,7 +50,6 @@ export const FOLLOWUP_EVAL_DESCRIPTION = "created for delayed rescheduling";
 /** reconcile.go allocRescheduled. */
 export const ALLOC_RESCHEDULED = "alloc was rescheduled because it failed";
 
-
 /** The group's policy in a job document (null when it has none: system jobs, or removed). */
 export function groupPolicy(job: JobRow | undefined, groupName: string): ReschedulePolicy | null {
   const group = (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === groupName);
@@ -183,10 +182,7 @@ export function trackerFor(core: EngineCore, previous: AllocRow, now: number, la
  * batch's first (sorted by time), waiting until that first time. Returns
  * each allocation's follow-up ID; `make` creates an evaluation.
  */
-export function batchFollowUps(
-  later: ReadonlyArray<{ alloc: AllocRow; at: number }>,
-  make: (waitUntil: number, first: boolean) => EvalRow,
-): Map<string, string> {
+export function batchFollowUps(later: ReadonlyArray<{ alloc: AllocRow; at: number }>, make: (waitUntil: number, first: boolean) => EvalRow): Map<string, string> {
   const byAlloc = new Map<string, string>();
   const sorted = [...later].sort((a, b) => a.at - b.at || (a.alloc.ID < b.alloc.ID ? -1 : 1));
   let batchStart = Number.NaN;
