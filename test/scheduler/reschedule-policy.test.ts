@@ -433,4 +433,36 @@ describe("reschedule policies", () => {
     expect(await get(emu, `/v1/evaluation/${followUpId}`)).toMatchObject({ Status: "complete" });
     expect((await get(emu, "/v1/job/web/summary")).Summary.g).toMatchObject({ Failed: 1, Running: 1 });
   });
+
+  it("the event stream carries the follow-up evaluation and the rescheduled allocations", async () => {
+    const emu = await createStandin();
+    await register(emu, job("web"));
+    emu.clock.advance("30s");
+    const failed = await failRunning(emu, "web");
+    const index = Number((await emu.scheduler.request("/v1/job/web/allocations")).headers.get("X-Nomad-Index"));
+    emu.clock.advance("31s");
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/event/stream?index=${index}&topic=Evaluation&topic=Allocation`, { signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    // Replayed from the buffer at once: read until the replacement's event has come, then hang up.
+    while (!text.includes('"PreviousAllocation"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    controller.abort();
+    const events = text
+      .split("\n")
+      .filter((line) => line.startsWith("{") && line !== "{}")
+      .flatMap((line) => (JSON.parse(line) as Json).Events as Json[]);
+    const followUp = events.find((e) => e.Topic === "Evaluation" && e.Payload.Evaluation.StatusDescription === "created for delayed rescheduling");
+    expect(followUp?.Payload.Evaluation).toMatchObject({ TriggeredBy: "alloc-failure", Status: "pending", WaitUntil: "2026-01-01T00:01:00Z" });
+    const marked = events.find((e) => e.Topic === "Allocation" && e.Key === failed.ID && e.Payload.Allocation.FollowupEvalID);
+    expect(marked?.Payload.Allocation.FollowupEvalID).toBe(followUp!.Key);
+    const replacement = events.find((e) => e.Topic === "Allocation" && e.Payload.Allocation.PreviousAllocation === failed.ID);
+    expect(replacement?.Payload.Allocation.RescheduleTracker.Events[0]).toMatchObject({ PrevAllocID: failed.ID, Delay: 30 * SECOND });
+  });
 });
