@@ -180,4 +180,27 @@ describe("restart policies", () => {
     expect(again.status).toBe(409);
     expect(again.body.error).toMatch(/is pending, not running/);
   });
+
+  it("a pending restart survives a snapshot and restore, and the same steps give the same state hash", async () => {
+    const run = async () => {
+      const emu = await createStandin();
+      await register(emu, job("web"));
+      emu.clock.advance("30s");
+      await act(emu, { do: "task-fail", job: "web" });
+      return emu;
+    };
+    const emu = await run();
+    const snapshot = emu.snapshot();
+    const hash = emu.stateHash();
+    expect((await run()).stateHash()).toBe(hash);
+    const restarted = emu.clock.advance("15s").filter((f) => f.kind === "scheduler.task-restart");
+    expect(restarted).toHaveLength(1);
+    const after = emu.stateHash();
+    emu.restore(snapshot);
+    expect(emu.stateHash()).toBe(hash);
+    expect((await allocs(emu, "web"))[0]!.ClientStatus).toBe("pending");
+    expect(emu.clock.advance("15s").filter((f) => f.kind === "scheduler.task-restart")).toHaveLength(1);
+    expect((await allocs(emu, "web"))[0]!.ClientStatus).toBe("running");
+    expect(emu.stateHash()).toBe(after);
+  });
 });
