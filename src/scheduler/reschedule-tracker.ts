@@ -27,7 +27,11 @@ export interface RescheduleTrackerRow {
 export function rescheduleTrackerView(tracker: RescheduleTrackerRow | null | undefined): Record<string, unknown> | null {
   if (!tracker) return null;
   return {
-    Events: tracker.Events.map((e) => ({ RescheduleTime: BigInt(e.RescheduleTime) * BigInt(NS_PER_MS), PrevAllocID: e.PrevAllocID, PrevNodeID: e.PrevNodeID, Delay: e.Delay })),
+    // Go's nil slice: a tracker noted "no placement" before any reschedule has no events.
+    Events:
+      tracker.Events.length === 0
+        ? null
+        : tracker.Events.map((e) => ({ RescheduleTime: BigInt(e.RescheduleTime) * BigInt(NS_PER_MS), PrevAllocID: e.PrevAllocID, PrevNodeID: e.PrevNodeID, Delay: e.Delay })),
     LastReschedule: tracker.LastReschedule,
   };
 }

@@ -465,4 +465,24 @@ describe("reschedule policies", () => {
     const replacement = events.find((e) => e.Topic === "Allocation" && e.Payload.Allocation.PreviousAllocation === failed.ID);
     expect(replacement?.Payload.Allocation.RescheduleTracker.Events[0]).toMatchObject({ PrevAllocID: failed.ID, Delay: 30 * SECOND });
   });
+
+  it('a replacement that finds no node leaves the failed allocation marked "no placement", replaced once a node is eligible', async () => {
+    const emu = await createStandin();
+    await register(emu, { ...job("report", { type: "batch" }), Meta: { "standin.batch_run": "1h" } });
+    emu.clock.advance("2s");
+    const failed = await failRunning(emu, "report");
+    await act(emu, { do: "node-eligibility", node: "standin", eligible: false });
+    emu.clock.advance("5s"); // the follow-up runs: no eligible node
+    let all = await allocs(emu, "report");
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ ID: failed.ID, DesiredStatus: "run", RescheduleTracker: { Events: null, LastReschedule: "no placement" } });
+    const blocked = (await evals(emu, "report")).find((e) => e.Status === "blocked");
+    expect(blocked).toMatchObject({ TriggeredBy: "queued-allocs" });
+    await act(emu, { do: "node-eligibility", node: "standin", eligible: true });
+    emu.clock.advance("100ms");
+    all = await allocs(emu, "report");
+    expect(all).toHaveLength(2);
+    expect(all[0]).toMatchObject({ DesiredStatus: "stop", NextAllocation: all[1]!.ID });
+    expect(all[1]!.RescheduleTracker).toMatchObject({ LastReschedule: "ok", Events: [expect.objectContaining({ PrevAllocID: failed.ID, Delay: 5 * SECOND })] });
+  });
 });

@@ -13,7 +13,7 @@ import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
 import { allocMetric, exhaustedDimensions, exhaustion, feasibleNodes, nextAllocName, pickNode, placeAlloc } from "./placement.js";
-import { markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
+import { markNoPlacement, markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
 
 export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation: EvalRow) {
   const outcome = { placed: 0, queued: {} as Record<string, number>, failed: null as Record<string, unknown> | null, deploymentId: "" };
@@ -83,7 +83,8 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     for (let i = 0; i < toPlace; i++) {
       const node = pickNode(core, job, group);
       if (!node) {
-        // A failed allocation whose replacement found no node stays as it is, to be tried again.
+        // Failed allocations whose replacements found no node stay as they are, marked, to be tried again.
+        for (const previous of replacing.slice(i)) markNoPlacement(core, previous);
         unplaced = toPlace - i;
         break;
       }

@@ -13,6 +13,8 @@
  *   allocation gets the follow-up's ID as `FollowupEvalID`.
  * - `kept`: it keeps its slot and nothing happens (attempts used up, a
  *   follow-up already waiting, or held by its deployment).
+ * - A replacement that finds no node leaves the allocation as it is, its
+ *   tracker's `LastReschedule` "no placement", for the blocked evaluation.
  *
  * An allocation of the group's active deployment waits for the watcher's
  * `DesiredTransition.Reschedule`; one of a failed deployment is not replaced
@@ -21,7 +23,10 @@
 import type { AllocRow, DeploymentRow, EvalRow, JobRow } from "../model.js";
 import type { EngineCore } from "./core.js";
 import { createEval } from "./evaluations.js";
-import { ALLOC_RESCHEDULED, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor } from "./rescheduling.js";
+import { ALLOC_RESCHEDULED, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf } from "./rescheduling.js";
+
+/** structs.LastRescheduleFailedToPlace. */
+const LAST_RESCHEDULE_NO_PLACEMENT = "no placement";
 
 export interface FailedAllocs {
   readonly now: AllocRow[];
@@ -60,6 +65,20 @@ export function markRescheduled(core: EngineCore, previous: AllocRow, replacemen
     DesiredStatus: "stop",
     DesiredDescription: ALLOC_RESCHEDULED,
     NextAllocation: replacementId,
+    ModifyIndex: ctx.store.writeIndex(),
+    ModifyTime: ctx.clock.now(),
+  });
+}
+
+/** annotateRescheduleTracker: a reschedule that found no node is noted on the failed allocation's tracker. */
+export function markNoPlacement(core: EngineCore, previous: AllocRow): void {
+  const { state, ctx } = core;
+  const current = state.allocs.get(previous.ID) ?? previous;
+  const tracker = trackerOf(current);
+  if (tracker?.LastReschedule === LAST_RESCHEDULE_NO_PLACEMENT) return;
+  state.allocs.put(previous.ID, {
+    ...current,
+    RescheduleTracker: { Events: tracker?.Events ?? [], LastReschedule: LAST_RESCHEDULE_NO_PLACEMENT },
     ModifyIndex: ctx.store.writeIndex(),
     ModifyTime: ctx.clock.now(),
   });
