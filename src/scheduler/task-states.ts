@@ -22,7 +22,7 @@
  */
 import { formatGoDuration } from "../core/durations.js";
 import { formatInstant } from "../core/instant.js";
-import { REASON_WITHIN_POLICY, type RestartDecision, type RestartWindow } from "./restart-tracker.js";
+import { REASON_WITHIN_POLICY, type RestartDecision, type RestartPolicy, type RestartWindow } from "./restart-tracker.js";
 
 /** One task event as stored: only what differs from Nomad's zero values. */
 export interface TaskEventRow {
@@ -63,13 +63,6 @@ export interface TaskSpec {
   readonly Name: string;
   /** Nanoseconds (Nomad's default 5 s). */
   readonly KillTimeout: number;
-}
-
-export interface RestartPolicy {
-  readonly Attempts: number;
-  /** Nanoseconds. */
-  readonly Interval: number;
-  readonly Mode: string;
 }
 
 /** client.go's defaultMaxEvents. */

@@ -6,20 +6,35 @@
  */
 import { parseDurationMs } from "../../core/durations.js";
 import { versionKey, type AllocRow, type TaskGroupSummary } from "../model.js";
-import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import type { RestartPolicy } from "../restart-tracker.js";
+import { tasksFinished, tasksStarted, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
 
+/** The allocation's task group, from the job version it runs. */
+export function allocGroup(core: EngineCore, alloc: AllocRow): Record<string, unknown> | undefined {
+  const job = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? core.state.job(alloc.Namespace, alloc.JobID);
+  return (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
+}
+
+/** What the client simulation needs of each task (task-states.ts). */
+export function taskSpecs(group: Record<string, unknown> | undefined): TaskSpec[] {
+  return ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
+}
+
+/** The group's restart policy; api/tasks.go's service defaults when a stored group has none. */
+export function restartPolicy(group: Record<string, unknown> | undefined): RestartPolicy {
+  const p = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
+  return { Attempts: Number(p.Attempts ?? 2), Interval: Number(p.Interval ?? 1_800_000_000_000), Delay: Number(p.Delay ?? 15_000_000_000), Mode: String(p.Mode ?? "fail") };
+}
+
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
-  const job = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? core.state.job(alloc.Namespace, alloc.JobID);
-  const group = (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
-  const tasks = ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
-  const policy = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
-  return { tasks, restart: { Attempts: Number(policy.Attempts ?? 2), Interval: Number(policy.Interval ?? 1_800_000_000_000), Mode: String(policy.Mode ?? "fail") } };
+  const group = allocGroup(core, alloc);
+  return { tasks: taskSpecs(group), restart: restartPolicy(group) };
 }
 
 /** TaskStates after the allocation's tasks end (see task-states.ts). */

@@ -8,32 +8,14 @@
  * batch task that exits 0 ends, and the allocation completes with its last
  * task.
  */
-import { versionKey, type AllocRow } from "../model.js";
-import { decideRestart, restartsOnSuccess, type RestartPolicy } from "../restart-tracker.js";
-import { clientStatusOf, siblingFailed, taskExited, taskStartedAgain, tasksFinished, type TaskSpec, type TaskStatesRow } from "../task-states.js";
-import { armRunTimers, transitionAlloc } from "./allocations.js";
+import type { AllocRow } from "../model.js";
+import { decideRestart, restartsOnSuccess } from "../restart-tracker.js";
+import { clientStatusOf, siblingFailed, taskExited, taskStartedAgain, tasksFinished, type TaskStatesRow } from "../task-states.js";
+import { allocGroup, armRunTimers, restartPolicy, taskSpecs, transitionAlloc } from "./allocations.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";
 import { completeAlloc, failAlloc } from "./faults.js";
-
-/** api/tasks.go's defaults when a stored group has no policy (service: 2 in 30m, 15s, fail). */
-const DEFAULT_RESTART: RestartPolicy = { Attempts: 2, Interval: 1_800_000_000_000, Delay: 15_000_000_000, Mode: "fail" };
-
-function groupOf(core: EngineCore, alloc: AllocRow): Record<string, unknown> | undefined {
-  const job = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? core.state.job(alloc.Namespace, alloc.JobID);
-  return (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
-}
-
-function restartPolicy(group: Record<string, unknown> | undefined): RestartPolicy {
-  const p = group?.RestartPolicy as Record<string, unknown> | null | undefined;
-  if (!p) return DEFAULT_RESTART;
-  return { Attempts: Number(p.Attempts ?? 0), Interval: Number(p.Interval ?? 0), Delay: Number(p.Delay ?? 0), Mode: String(p.Mode ?? "fail") };
-}
-
-function taskSpecs(group: Record<string, unknown> | undefined): TaskSpec[] {
-  return ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
-}
 
 /**
  * Running tasks of a running allocation exit with `exitCode` (`tasks`: by
@@ -49,7 +31,7 @@ export function tasksExited(core: EngineCore, alloc: AllocRow, tasks: readonly s
     if (states[name].State !== "running") throw new CodedError(409, `task "${name}" of allocation "${alloc.ID}" is ${states[name].State}, not running`);
   }
   const names = tasks && tasks.length > 0 ? [...new Set(tasks)] : Object.keys(states).filter((n) => states[n]!.State === "running");
-  const group = groupOf(core, alloc);
+  const group = allocGroup(core, alloc);
   const policy = restartPolicy(group);
   const onSuccess = restartsOnSuccess(alloc.JobType);
   return ctx.store.write(() => {
