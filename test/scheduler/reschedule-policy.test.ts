@@ -485,4 +485,26 @@ describe("reschedule policies", () => {
     expect(all[0]).toMatchObject({ DesiredStatus: "stop", NextAllocation: all[1]!.ID });
     expect(all[1]!.RescheduleTracker).toMatchObject({ LastReschedule: "ok", Events: [expect.objectContaining({ PrevAllocID: failed.ID, Delay: 5 * SECOND })] });
   });
+
+  it("a plan counts a failed allocation the policy keeps as ignored, and one due now as a place and a stop", async () => {
+    const emu = await createStandin();
+    const body = { ...job("report", { type: "batch" }), Meta: { "standin.batch_run": "1h" } };
+    await register(emu, body);
+    emu.clock.advance("2s");
+    await failRunning(emu, "report");
+    emu.clock.advance("5s");
+    emu.clock.advance("2s");
+    await failRunning(emu, "report"); // attempts used up: kept
+    const plan = async () => {
+      const res = await emu.scheduler.request("/v1/job/report/plan", { method: "PUT", body: JSON.stringify({ Job: body }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as Json).Annotations.DesiredTGUpdates.g;
+    };
+    expect(await plan()).toMatchObject({ Place: 0, Stop: 0, Ignore: 1 });
+    // Marked ForceReschedule (its evaluation not yet run): a reschedule now.
+    await emu.scheduler.request("/v1/job/report/evaluate", { method: "PUT", body: JSON.stringify({ JobID: "report", EvalOptions: { ForceReschedule: true } }) });
+    expect(await plan()).toMatchObject({ Place: 1, Stop: 1, Ignore: 0 });
+    emu.clock.advance("100ms");
+    expect(await plan()).toMatchObject({ Place: 0, Stop: 0, Ignore: 1 });
+  });
 });

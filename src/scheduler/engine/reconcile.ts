@@ -42,7 +42,7 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     const deploymentGroup = deployment?.TaskGroups[group.Name];
     const mine = allocs.filter((a) => a.TaskGroup === group.Name);
     // Failed allocations are replaced now, later (a follow-up eval) or not at all, per the reschedule policy.
-    const failed = sortFailed(core, mine, evaluation, deployment);
+    const failed = sortFailed(core, mine, evaluation.ID, deployment);
     // A failed allocation kept from a version the job has since changed is replaced by the update, as a running one is.
     const outdated = rolling ? [] : failed.kept.filter((a) => a.JobVersion !== job.Version && !sameGroupSpec(core, a, group));
     scheduleFollowUps(

@@ -20,7 +20,7 @@
  * `DesiredTransition.Reschedule`; one of a failed deployment is not replaced
  * (computeReplacements' partOfFailedDeployment).
  */
-import type { AllocRow, DeploymentRow, EvalRow, JobRow } from "../model.js";
+import type { AllocRow, DeploymentRow, JobRow } from "../model.js";
 import type { EngineCore } from "./core.js";
 import { createEval } from "./evaluations.js";
 import { ALLOC_RESCHEDULED, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf } from "./rescheduling.js";
@@ -34,14 +34,14 @@ export interface FailedAllocs {
   readonly later: Array<{ alloc: AllocRow; at: number }>;
 }
 
-/** The group's failed allocations that still count for it (desired run), sorted into now / later / kept. */
-export function sortFailed(core: EngineCore, allocs: readonly AllocRow[], evaluation: EvalRow, deployment: DeploymentRow | undefined): FailedAllocs {
+/** The group's failed allocations that still count for it (desired run), sorted into now / later / kept by the evaluation `evalId`. */
+export function sortFailed(core: EngineCore, allocs: readonly AllocRow[], evalId: string, deployment: DeploymentRow | undefined): FailedAllocs {
   const out: FailedAllocs = { now: [], kept: [], later: [] };
   const now = core.ctx.clock.now();
   for (const alloc of allocs) {
     if (alloc.DesiredStatus !== "run" || alloc.ClientStatus !== "failed") continue;
     const failedDeployment = deployment !== undefined && alloc.DeploymentID === deployment.ID && deployment.Status === "failed";
-    const fate = failedDeployment ? ({ kind: "held" } as const) : disposition(core, alloc, now, evaluation, deployment);
+    const fate = failedDeployment ? ({ kind: "held" } as const) : disposition(core, alloc, now, evalId, deployment);
     if (fate.kind === "now") out.now.push(alloc);
     else {
       out.kept.push(alloc);
