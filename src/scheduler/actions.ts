@@ -181,6 +181,24 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       args: v.strictObject(allocSelector),
       run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }),
     }),
+    "task-fail": action({
+      summary:
+        "a running task exits (exitCode, default 1; task: one task, else every running task): the client restarts it per the group's restart policy, or the allocation fails (and is rescheduled per its reschedule policy) or, a batch task exiting 0, completes",
+      args: v.strictObject({ ...allocSelector, task: v.optional(v.pipe(v.string(), v.nonEmpty())), exitCode: v.optional(v.pipe(v.number(), v.integer()), 1) }),
+      run: (a) => {
+        const selected = selectAlloc(a);
+        let updated: AllocRow;
+        try {
+          updated = engine.tasksExited(selected, a.task === undefined ? undefined : [a.task], a.exitCode);
+        } catch (error) {
+          if (error instanceof CodedError) throw new ActionError(error.status === 404 ? 404 : 409, error.message);
+          throw error;
+        }
+        const states = updated.TaskStates as TaskStatesRow;
+        const tasks = Object.fromEntries(Object.entries(states).map(([name, s]) => [name, { State: s.State, Failed: s.Failed, Restarts: s.Restarts }]));
+        return { ID: updated.ID, ClientStatus: updated.ClientStatus, DesiredStatus: updated.DesiredStatus, Tasks: tasks };
+      },
+    }),
     "alloc-complete": action({
       summary: "an allocation's tasks exit successfully",
       args: v.strictObject(allocSelector),
@@ -273,16 +291,22 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       },
     }),
     allocations: condition({
-      summary: "a job has at least (or exactly) `count` allocations with a client status (default running)",
+      summary:
+        "a job has at least (or exactly) `count` allocations with a client status (default running); rescheduled: only those that replace a failed one after at least that many reschedules (RescheduleTracker events)",
       args: v.strictObject({
         ...jobArgs,
         clientStatus: v.optional(v.string(), "running"),
         count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1),
         exactly: v.optional(v.boolean()),
+        rescheduled: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
       }),
       check: (a) => {
-        const matching = state.allocsOfJob(a.namespace ?? "default", a.job).filter((x) => x.ClientStatus === a.clientStatus).length;
-        return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [a.clientStatus]: matching } };
+        const reschedules = (x: AllocRow) => (x.RescheduleTracker as { Events?: unknown[] } | null | undefined)?.Events?.length ?? 0;
+        const matching = state
+          .allocsOfJob(a.namespace ?? "default", a.job)
+          .filter((x) => x.ClientStatus === a.clientStatus && (a.rescheduled === undefined || reschedules(x) >= a.rescheduled)).length;
+        const key = a.rescheduled === undefined ? a.clientStatus : `${a.clientStatus}, rescheduled ${a.rescheduled}+`;
+        return { met: a.exactly ? matching === a.count : matching >= a.count, observed: { [key]: matching } };
       },
     }),
     evaluations: condition({

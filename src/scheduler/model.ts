@@ -11,6 +11,7 @@ import { formatInstant } from "../core/instant.js";
 import type { Table } from "../core/store.js";
 import { omitEmpty } from "./encode.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";
+import { rescheduleTrackerView, type RescheduleTrackerRow } from "./reschedule-tracker.js";
 
 export const TABLES = {
   namespaces: "scheduler.namespaces",
@@ -301,7 +302,9 @@ export function jobStub(job: JobRow, summary: SummaryRow | undefined): Json {
 }
 
 export function evalView(e: EvalRow): Json {
-  return { ...e, CreateTime: nanos(e.CreateTime), ModifyTime: nanos(e.ModifyTime) };
+  // WaitUntil is kept in virtual ms (a follow-up eval's); Go's time.Time renders RFC 3339.
+  const waitUntil = typeof e.WaitUntil === "number" ? formatInstant(e.WaitUntil) : e.WaitUntil;
+  return { ...e, WaitUntil: waitUntil, CreateTime: nanos(e.CreateTime), ModifyTime: nanos(e.ModifyTime) };
 }
 
 /** The evaluation as Nomad's encoder writes it: Evaluation has a struct-level omitempty (see encode.ts). */
@@ -343,7 +346,7 @@ export function allocStub(a: AllocRow): Json {
     DeploymentStatus: deploymentStatusView(a.DeploymentStatus),
     FollowupEvalID: a.FollowupEvalID ?? "",
     NextAllocation: a.NextAllocation ?? "",
-    RescheduleTracker: null,
+    RescheduleTracker: rescheduleTrackerView(a.RescheduleTracker as RescheduleTrackerRow | null | undefined),
     PreemptedAllocations: null,
     PreemptedByAllocation: "",
     CreateIndex: a.CreateIndex,

@@ -22,6 +22,7 @@
  */
 import { formatGoDuration } from "../core/durations.js";
 import { formatInstant } from "../core/instant.js";
+import { REASON_WITHIN_POLICY, type RestartDecision, type RestartPolicy, type RestartWindow } from "./restart-tracker.js";
 
 /** One task event as stored: only what differs from Nomad's zero values. */
 export interface TaskEventRow {
@@ -38,6 +39,7 @@ export interface TaskEventRow {
   readonly RestartReason?: string;
   /** Nanoseconds. */
   readonly StartDelay?: number;
+  readonly FailedSibling?: string;
 }
 
 export interface TaskStateRow {
@@ -48,6 +50,10 @@ export interface TaskStateRow {
   readonly StartedAt: number | null;
   readonly FinishedAt: number | null;
   readonly Events: readonly TaskEventRow[];
+  /** The client's restart tracker (restart-tracker.ts); not part of Nomad's TaskState. */
+  readonly RestartWindow?: RestartWindow;
+  /** When a task the restart policy restarts starts again (virtual ms); not part of Nomad's TaskState. */
+  readonly RestartDueAt?: number;
 }
 
 export type TaskStatesRow = Readonly<Record<string, TaskStateRow>>;
@@ -57,13 +63,6 @@ export interface TaskSpec {
   readonly Name: string;
   /** Nanoseconds (Nomad's default 5 s). */
   readonly KillTimeout: number;
-}
-
-export interface RestartPolicy {
-  readonly Attempts: number;
-  /** Nanoseconds. */
-  readonly Interval: number;
-  readonly Mode: string;
 }
 
 /** client.go's defaultMaxEvents. */
@@ -96,7 +95,7 @@ export function tasksStarted(tasks: readonly TaskSpec[], placedAt: number, now: 
   return states;
 }
 
-function terminated(now: number, exitCode: number): TaskEventRow {
+export function terminated(now: number, exitCode: number): TaskEventRow {
   return {
     Type: "Terminated",
     Time: now,
@@ -174,6 +173,78 @@ export function taskRestarted(state: TaskStateRow, reason: string, now: number):
   return { ...state, State: "running", Restarts: state.Restarts + 1, LastRestart: now, StartedAt: now, Events: appendEvents(state.Events, added) };
 }
 
+/**
+ * A running task exited (`exitCode`) and the restart tracker decided
+ * (restart-tracker.ts): Terminated, then Restarting (the task pending until
+ * its delay has passed; Restarts and LastRestart count it), Not Restarting
+ * (dead and failed) or nothing more (dead, done).
+ */
+export function taskExited(state: TaskStateRow, exitCode: number, decision: RestartDecision, window: RestartWindow, now: number): TaskStateRow {
+  const exited = terminated(now, exitCode);
+  if (decision.kind === "restart") {
+    const delay = formatGoDuration(BigInt(Math.round(decision.delayNs)));
+    // PopulateEventDisplayMessage leaves the routine reason out of the display.
+    const display = decision.reason === REASON_WITHIN_POLICY ? `Task restarting in ${delay}` : `${decision.reason} - Task restarting in ${delay}`;
+    const restarting: TaskEventRow = {
+      Type: "Restarting",
+      Time: now,
+      DisplayMessage: display,
+      RestartReason: decision.reason,
+      StartDelay: decision.delayNs,
+      Details: { start_delay: String(decision.delayNs), restart_reason: decision.reason },
+    };
+    return {
+      ...state,
+      State: "pending",
+      Restarts: state.Restarts + 1,
+      LastRestart: now,
+      Events: appendEvents(state.Events, [exited, restarting]),
+      RestartWindow: window,
+      RestartDueAt: now + Math.ceil(decision.delayNs / 1_000_000),
+    };
+  }
+  if (decision.kind === "not-restarting") {
+    const notRestarting: TaskEventRow = {
+      Type: "Not Restarting",
+      Time: now,
+      DisplayMessage: decision.reason,
+      RestartReason: decision.reason,
+      FailsTask: true,
+      Details: { restart_reason: decision.reason, fails_task: "true" },
+    };
+    return { ...state, State: "dead", Failed: true, FinishedAt: now, Events: appendEvents(state.Events, [exited, notRestarting]), RestartWindow: window };
+  }
+  return { ...state, State: "dead", FinishedAt: now, Events: appendEvents(state.Events, [exited]), RestartWindow: window };
+}
+
+/** A task the restart policy restarted starts again once its delay has passed. */
+export function taskStartedAgain(state: TaskStateRow, now: number): TaskStateRow {
+  const { RestartDueAt: _due, ...rest } = state;
+  return { ...rest, State: "running", StartedAt: now, Events: appendEvents(state.Events, [{ Type: "Started", Time: now, DisplayMessage: "Task started by client" }]) };
+}
+
+/** The alloc runner kills a failed task's live siblings, each told why first (then tasksFinished "killed"). */
+export function siblingFailed(state: TaskStateRow, sibling: string, now: number): TaskStateRow {
+  const event: TaskEventRow = {
+    Type: "Sibling Task Failed",
+    Time: now,
+    DisplayMessage: `Task's sibling "${sibling}" failed`,
+    FailedSibling: sibling,
+    Details: { failed_sibling: sibling },
+  };
+  const { RestartDueAt: _due, ...rest } = state;
+  return { ...rest, Events: appendEvents(state.Events, [event]) };
+}
+
+/** The allocation's client status from its tasks (alloc_runner getClientStatus): any failed, else any pending, else any running, else complete. */
+export function clientStatusOf(states: TaskStatesRow): { status: string; description: string } {
+  const all = Object.values(states);
+  if (all.some((s) => s.State === "dead" && s.Failed)) return { status: "failed", description: "Failed tasks" };
+  if (all.some((s) => s.State === "pending")) return { status: "pending", description: "No tasks have started" };
+  if (all.some((s) => s.State === "running")) return { status: "running", description: "Tasks are running" };
+  return { status: "complete", description: "All tasks have completed" };
+}
+
 /** A signal sent to a running task (allocRunner.Signal): SetSignalText fills only Details, so the generic message. */
 export function taskSignaled(state: TaskStateRow, signal: string, now: number): TaskStateRow {
   const event: TaskEventRow = { Type: "Signaling", Time: now, DisplayMessage: "Task being sent a signal", Details: { signal } };
@@ -220,7 +291,7 @@ function eventView(e: TaskEventRow): Record<string, unknown> {
     DownloadError: "",
     ValidationError: "",
     DiskLimit: 0,
-    FailedSibling: "",
+    FailedSibling: e.FailedSibling ?? "",
     VaultError: "",
     TaskSignalReason: "",
     TaskSignal: "",

@@ -10,22 +10,31 @@
  * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
-import { versionKey, type AllocRow, type TaskGroupSummary } from "../model.js";
-import { tasksFinished, tasksStarted, type RestartPolicy, type TaskSpec, type TaskStatesRow } from "../task-states.js";
-import { ACTIVE_DEPLOYMENT, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { type AllocRow, type TaskGroupSummary } from "../model.js";
+import type { RestartPolicy } from "../restart-tracker.js";
+import { tasksFinished, tasksStarted, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
 
+/** What the client simulation needs of each task (task-states.ts). */
+export function taskSpecs(group: Record<string, unknown> | undefined): TaskSpec[] {
+  return ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
+}
+
+/** The group's restart policy; api/tasks.go's service defaults when a stored group has none. */
+export function restartPolicy(group: Record<string, unknown> | undefined): RestartPolicy {
+  const p = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
+  return { Attempts: Number(p.Attempts ?? 2), Interval: Number(p.Interval ?? 1_800_000_000_000), Delay: Number(p.Delay ?? 15_000_000_000), Mode: String(p.Mode ?? "fail") };
+}
+
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
-  const job = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)) ?? core.state.job(alloc.Namespace, alloc.JobID);
-  const group = (job?.TaskGroups as unknown as Array<Record<string, unknown>> | undefined)?.find((g) => g.Name === alloc.TaskGroup);
-  const tasks = ((group?.Tasks as Array<Record<string, unknown>> | undefined) ?? []).map((t) => ({ Name: String(t.Name), KillTimeout: Number(t.KillTimeout ?? 5_000_000_000) }));
-  const policy = (group?.RestartPolicy ?? {}) as Record<string, unknown>;
-  return { tasks, restart: { Attempts: Number(policy.Attempts ?? 2), Interval: Number(policy.Interval ?? 1_800_000_000_000), Mode: String(policy.Mode ?? "fail") } };
+  const group = allocGroup(core.state, alloc);
+  return { tasks: taskSpecs(group), restart: restartPolicy(group) };
 }
 
 /** TaskStates after the allocation's tasks end (see task-states.ts). */
@@ -40,16 +49,8 @@ export function allocStarted(core: EngineCore, allocId: string): unknown {
   if (!alloc || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") return { alloc: allocId, skipped: true };
   return ctx.store.write(() => {
     const now = ctx.clock.now();
-    transitionAlloc(core, alloc, "running", "Tasks are running", { TaskStates: tasksStarted(tasksOf(core, alloc).tasks, alloc.CreateTime, now) });
-    if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
-      const job = state.job(alloc.Namespace, alloc.JobID);
-      const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
-      ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: allocId });
-    } else if (alloc.DeploymentID) {
-      // Checks the tracker waits for first run interval/2 after the start; min_healthy_time counts from there.
-      const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
-      ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: allocId });
-    }
+    const running = transitionAlloc(core, alloc, "running", "Tasks are running", { TaskStates: tasksStarted(tasksOf(core, alloc).tasks, alloc.CreateTime, now) });
+    armRunTimers(core, running, now);
     return { alloc: allocId, status: "running" };
   });
 }
@@ -59,6 +60,25 @@ function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
   const job = core.state.job(alloc.Namespace, alloc.JobID);
   const group = (job?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === alloc.TaskGroup);
   return nanosToMs(Number(group?.Update?.MinHealthyTime ?? 10_000_000_000));
+}
+
+/**
+ * The timers of an allocation whose tasks (all) run from `now`: a batch run
+ * completes after its run time; a deployment's allocation is healthy after
+ * min_healthy_time (counted from the first run of its native checks, which
+ * the tracker waits for: interval/2 after the start), unless it already was.
+ * A task restart arms them again.
+ */
+export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
+  const { state, ctx } = core;
+  if (alloc.JobType === "batch" || alloc.JobType === "sysbatch") {
+    const job = state.job(alloc.Namespace, alloc.JobID);
+    const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
+    ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
+  } else if (alloc.DeploymentID && (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== true) {
+    const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
+    ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: alloc.ID });
+  }
 }
 
 /** Healthy after min_healthy_time of running: counts for the deployment, which may then roll on or succeed. */
@@ -142,13 +162,15 @@ export function transitionAlloc(core: EngineCore, alloc: AllocRow, clientStatus:
   syncAllocServices(state, next);
   const bucket = SUMMARY_BUCKET[clientStatus];
   const previous = SUMMARY_BUCKET[alloc.ClientStatus];
-  bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
-    const out = { ...s };
-    // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
-    if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
-    if (bucket) out[bucket] += 1;
-    return out;
-  });
+  // The summary follows client status changes only (stopping a failed allocation counts it once).
+  if (clientStatus !== alloc.ClientStatus)
+    bumpSummary(core, alloc.Namespace, alloc.JobID, alloc.TaskGroup, (s) => {
+      const out = { ...s };
+      // Complete and Failed are never decremented (state_store updateSummaryWithAlloc).
+      if (previous && previous !== "Complete" && previous !== "Failed") out[previous] = Math.max(0, out[previous] - 1);
+      if (bucket) out[bucket] += 1;
+      return out;
+    });
   ctx.events.record("alloc.transition", { service: "scheduler", subject: alloc.ID, detail: { from: alloc.ClientStatus, to: clientStatus } });
   return next;
 }
@@ -161,7 +183,7 @@ export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string
     // Tasks the client runs are killed; an allocation the client never reported on stays without states.
     TaskStates: running && alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates,
   });
-  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, stopped.ID);
+  for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, stopped.ID);
 }
 
 /** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */

@@ -11,7 +11,11 @@ export const TIMERS = {
   progressDeadline: "scheduler.progress-deadline",
   periodic: "scheduler.periodic-launch",
   healthyDeadline: "scheduler.healthy-deadline",
+  taskRestart: "scheduler.task-restart",
 } as const;
+
+/** The timers that act on one allocation (subject: its ID): none may touch it once it is stopped, failed or done. */
+export const ALLOC_TIMERS = [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline, TIMERS.taskRestart] as const;
 
 export const DEFAULT_TIMING = { evalProcess: "100ms", allocStart: "1s", batchRun: "10s" } as const;
 /** Job meta key that overrides `timing.batchRun` for one batch job. */

@@ -49,7 +49,9 @@ export function createEval(core: EngineCore, job: JobRow, triggeredBy: string, e
     ...extra,
   };
   state.evals.put(row.ID, row);
-  if (row.Status === "pending") ctx.clock.schedule({ at: now + duration(core, "evalProcess"), kind: TIMERS.eval, subject: row.ID });
+  // A follow-up eval waits in the broker until its WaitUntil (virtual ms), then runs at once.
+  const at = typeof row.WaitUntil === "number" ? Math.max(now, row.WaitUntil) : now + duration(core, "evalProcess");
+  if (row.Status === "pending") ctx.clock.schedule({ at, kind: TIMERS.eval, subject: row.ID });
   return row;
 }
 
@@ -102,14 +104,25 @@ export function capacityChanged(core: EngineCore, node?: NodeRow): void {
   }
 }
 
-/** Job.Evaluate: a new evaluation for the current version. */
-export function evaluate(core: EngineCore, namespace: string, id: string): RegisterResult {
+/**
+ * Job.Evaluate: a new evaluation for the current version. With
+ * forceReschedule, every failed allocation is marked
+ * `DesiredTransition.ForceReschedule` first, so the evaluation replaces it
+ * whatever its reschedule policy says.
+ */
+export function evaluate(core: EngineCore, namespace: string, id: string, options: { forceReschedule?: boolean } = {}): RegisterResult {
   const { state, ctx } = core;
   const job = state.job(namespace, id);
   if (!job) throw new CodedError(500, "job not found");
   if (isPeriodic(job)) throw new CodedError(500, "can't evaluate periodic job");
   if (isParameterized(job)) throw new CodedError(500, "can't evaluate parameterized job");
   return ctx.store.write(() => {
+    if (options.forceReschedule) {
+      for (const alloc of state.allocsOfJob(namespace, id).filter((a) => a.ClientStatus === "failed")) {
+        const transition = { ...(alloc.DesiredTransition as Record<string, unknown> | null | undefined), ForceReschedule: true };
+        state.allocs.put(alloc.ID, { ...alloc, DesiredTransition: transition, ModifyIndex: ctx.store.writeIndex(), ModifyTime: ctx.clock.now() });
+      }
+    }
     const evaluation = createEval(core, job, "job-register");
     refreshJobStatus(core, namespace, id);
     return { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: job.JobModifyIndex, Index: evaluation.CreateIndex };

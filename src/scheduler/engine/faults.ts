@@ -4,37 +4,55 @@
  * allocations are lost and replaced elsewhere.
  */
 import { jobKey, type AllocRow, type NodeRow } from "../model.js";
+import type { TaskStatesRow } from "../task-states.js";
 import { finishedTasks, transitionAlloc } from "./allocations.js";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { failDeployment, updateDeploymentGroup } from "./deployments.js";
 import { createEval } from "./evaluations.js";
+import { groupPolicy, rescheduleEligible, trackerOf } from "./rescheduling.js";
 import { refreshJobStatus } from "./summaries.js";
 
-/** Fault: an allocation fails. With an active deployment it is reported unhealthy and fails the deployment. */
-export function failAlloc(core: EngineCore, alloc: AllocRow): void {
+/**
+ * Fault: an allocation fails (its tasks as `taskStates` say, else every task
+ * failed with its restart attempts used up). With an active deployment it is
+ * reported unhealthy and fails the deployment. As Nomad's Node.UpdateAlloc
+ * does, a failure its group's reschedule policy allows to be replaced makes
+ * an `alloc-failure` evaluation (the reconciler then replaces it now or
+ * schedules a follow-up for the policy's delay: rescheduling.ts).
+ */
+export function failAlloc(core: EngineCore, alloc: AllocRow, taskStates?: TaskStatesRow): void {
   core.ctx.store.write(() => {
     const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
     const failed = transitionAlloc(core, alloc, "failed", "Failed tasks", {
-      TaskStates: finishedTasks(core, alloc, "failed"),
+      TaskStates: taskStates ?? finishedTasks(core, alloc, "failed"),
       DeploymentStatus: alloc.DeploymentID ? { Healthy: false, Timestamp: core.ctx.clock.now(), Canary: canary, ModifyIndex: core.ctx.store.writeIndex() } : alloc.DeploymentStatus,
     });
     // A failed allocation is done: none of its timers may touch it again.
-    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, failed.ID);
+    for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, failed.ID);
     const deployment = alloc.DeploymentID ? core.state.deployments.get(alloc.DeploymentID) : undefined;
     if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
       updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
       failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
     }
+    retryFailedAlloc(core, failed);
     refreshJobStatus(core, alloc.Namespace, alloc.JobID);
   });
 }
 
-/** Fault: an allocation completes (its tasks exit successfully). */
-export function completeAlloc(core: EngineCore, alloc: AllocRow): void {
+/** Node.UpdateAlloc: an eval for a failed allocation its job's current policy may reschedule (no JobModifyIndex, as Nomad's). */
+function retryFailedAlloc(core: EngineCore, alloc: AllocRow): void {
+  const job = core.state.job(alloc.Namespace, alloc.JobID);
+  if (!job || job.Stop || alloc.FollowupEvalID) return;
+  if (!rescheduleEligible(trackerOf(alloc), groupPolicy(job, alloc.TaskGroup), core.ctx.clock.now())) return;
+  createEval(core, job, "alloc-failure", { JobModifyIndex: 0 });
+}
+
+/** Fault: an allocation completes (its tasks exit successfully, or as `taskStates` say). */
+export function completeAlloc(core: EngineCore, alloc: AllocRow, taskStates?: TaskStatesRow): void {
   core.ctx.store.write(() => {
-    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: finishedTasks(core, alloc, "complete") });
-    for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.healthyDeadline]) core.ctx.clock.cancelFor(kind, alloc.ID);
+    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: taskStates ?? finishedTasks(core, alloc, "complete") });
+    for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, alloc.ID);
     refreshJobStatus(core, alloc.Namespace, alloc.JobID);
   });
 }
@@ -42,7 +60,7 @@ export function completeAlloc(core: EngineCore, alloc: AllocRow): void {
 /** An allocation whose node is gone: lost, and none of its timers may touch it again. */
 export function loseAlloc(core: EngineCore, alloc: AllocRow, description: string): void {
   transitionAlloc(core, alloc, "lost", description, { DesiredStatus: "stop", DesiredDescription: description });
-  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone]) core.ctx.clock.cancelFor(kind, alloc.ID);
+  for (const kind of [TIMERS.allocStart, TIMERS.allocHealthy, TIMERS.batchDone, TIMERS.taskRestart]) core.ctx.clock.cancelFor(kind, alloc.ID);
 }
 
 /** Fault: a node goes down: its allocations are lost and replacements are scheduled elsewhere. */

@@ -22,6 +22,9 @@
  *   constraints.ts         constraint operators against a node
  *   allocations.ts         an allocation's start, health, completion, stop
  *   faults.ts              failed / completed allocations, a node going down
+ *   task-restarts.ts       tasks exiting, restarted in place per the restart policy
+ *   rescheduling.ts,       failed allocations replaced per the reschedule policy
+ *   reschedule-reconcile.ts  (the policy's arithmetic; what the reconciler does)
  *   deployments.ts         deployment creation, progress, success, failure, revert
  *   deployment-health.ts   canary promotion and health reports
  *   versions.ts            stored versions, Job.Revert, Job.Stable
@@ -54,6 +57,7 @@ import * as plan from "./plan.js";
 import * as jobs from "./register.js";
 import * as scaling from "./scaling.js";
 import * as summaries from "./summaries.js";
+import * as taskRestarts from "./task-restarts.js";
 import * as versions from "./versions.js";
 
 export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
@@ -77,6 +81,7 @@ export class SchedulerEngine {
     clock.handle(TIMERS.progressDeadline, (t) => deployments.progressDeadlinePassed(core, t.subject));
     clock.handle(TIMERS.periodic, (t) => periodic.periodicLaunch(core, t.subject, t.at));
     clock.handle(TIMERS.healthyDeadline, (t) => allocations.healthyDeadlinePassed(core, t.subject));
+    clock.handle(TIMERS.taskRestart, (t) => taskRestarts.restartDue(core, t.subject));
   }
 
   // ---- jobs (register.ts) ----
@@ -119,6 +124,11 @@ export class SchedulerEngine {
 
   failAlloc(alloc: AllocRow): void {
     faults.failAlloc(this.core, alloc);
+  }
+
+  /** Running tasks exit (a fault): the client restarts them per the restart policy, or the allocation fails or completes. */
+  tasksExited(alloc: AllocRow, tasks: readonly string[] | undefined, exitCode: number): AllocRow {
+    return taskRestarts.tasksExited(this.core, alloc, tasks, exitCode);
   }
 
   completeAlloc(alloc: AllocRow): void {
@@ -173,8 +183,8 @@ export class SchedulerEngine {
     return versions.setStable(this.core, namespace, id, version, stable);
   }
 
-  evaluate(namespace: string, id: string): RegisterResult {
-    return evaluations.evaluate(this.core, namespace, id);
+  evaluate(namespace: string, id: string, options?: { forceReschedule?: boolean }): RegisterResult {
+    return evaluations.evaluate(this.core, namespace, id, options);
   }
 
   dispatch(namespace: string, id: string, request: Parameters<typeof dispatching.dispatch>[3]) {

@@ -74,7 +74,8 @@ export function placeAlloc(
   name: string,
   deployment: DeploymentRow | undefined,
   canary = false,
-): void {
+  replacing?: Partial<AllocRow>,
+): AllocRow {
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
@@ -110,11 +111,15 @@ export function placeAlloc(
     ModifyTime: now,
     CreateIndex: index,
     ModifyIndex: index,
+    // A reschedule's replacement: PreviousAllocation and RescheduleTracker (reschedule-reconcile.ts links the other way).
+    ...replacing,
   };
   // A replacement of a migrated allocation (drain, alloc stop) is linked to it both ways.
-  const previous = state
-    .allocsOfJob(job.Namespace, job.ID)
-    .find((a) => a.TaskGroup === group.Name && a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation);
+  const previous = replacing
+    ? undefined
+    : state
+        .allocsOfJob(job.Namespace, job.ID)
+        .find((a) => a.TaskGroup === group.Name && a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation);
   if (previous) {
     alloc.PreviousAllocation = previous.ID;
     state.allocs.put(previous.ID, { ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
@@ -135,6 +140,7 @@ export function placeAlloc(
   }
   ctx.clock.schedule({ at: now + duration(core, "allocStart"), kind: TIMERS.allocStart, subject: alloc.ID });
   ctx.events.record("alloc.placed", { service: "scheduler", subject: alloc.ID, detail: { job: job.ID, group: group.Name, node: node.Name } });
+  return alloc;
 }
 
 function groupResources(group: Group): { cpu: number; memoryMB: number } {

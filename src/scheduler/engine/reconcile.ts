@@ -13,6 +13,7 @@ import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
 import { allocMetric, exhaustedDimensions, exhaustion, feasibleNodes, nextAllocName, pickNode, placeAlloc } from "./placement.js";
+import { markNoPlacement, markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
 
 export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation: EvalRow) {
   const outcome = { placed: 0, queued: {} as Record<string, number>, failed: null as Record<string, unknown> | null, deploymentId: "" };
@@ -24,7 +25,10 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     return outcome;
   }
   if (job.Type === "system" || job.Type === "sysbatch") return reconcileSystem(core, job, evaluation, allocs, outcome);
-  const deployment = deploymentFor(core, job);
+  // A deployment that succeeded is done with (cancelUnneededDeployments): later placements, such as a
+  // failed or lost allocation's replacement, are no part of it.
+  const found = deploymentFor(core, job);
+  const deployment = found?.Status === "successful" ? undefined : found;
   for (const group of job.TaskGroups as unknown as Group[]) {
     const live = allocs.filter((a) => a.TaskGroup === group.Name && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
     // Allocations whose group changed only in count are updated in place, not replaced.
@@ -36,11 +40,25 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     const maxParallel = Number(group.Update?.MaxParallel ?? 0);
     const rolling = deployment !== undefined && old.length > 0 && maxParallel > 0;
     const deploymentGroup = deployment?.TaskGroups[group.Name];
+    const mine = allocs.filter((a) => a.TaskGroup === group.Name);
+    // Failed allocations are replaced now, later (a follow-up eval) or not at all, per the reschedule policy.
+    const failed = sortFailed(core, mine, evaluation.ID, deployment);
+    // A failed allocation kept from a version the job has since changed is replaced by the update, as a running one is.
+    const outdated = rolling ? [] : failed.kept.filter((a) => a.JobVersion !== job.Version && !sameGroupSpec(core, a, group));
+    scheduleFollowUps(
+      core,
+      job,
+      failed.later.filter((l) => !outdated.includes(l.alloc)),
+    );
+    // A batch allocation that completed at this version is done, and keeps its slot (Nomad's shouldFilter).
+    const done = job.Type === "batch" ? mine.filter((a) => a.DesiredStatus === "run" && a.ClientStatus === "complete" && a.JobVersion === job.Version) : [];
     let toPlace: number;
     let canary = false;
+    let replacing: AllocRow[] = [];
     if (!rolling) {
-      for (const alloc of old) stopAlloc(core, alloc, "alloc is being updated due to job update");
-      toPlace = Math.max(0, group.Count - current.length);
+      for (const alloc of [...old, ...outdated]) stopAlloc(core, alloc, "alloc is being updated due to job update");
+      toPlace = Math.max(0, group.Count - current.length - (failed.kept.length - outdated.length) - done.length);
+      replacing = failed.now.slice(0, toPlace);
     } else if (deploymentGroup && deploymentGroup.DesiredCanaries > 0 && !deploymentGroup.Promoted) {
       // Canaries run beside the old version until promoted.
       toPlace = Math.max(0, deploymentGroup.DesiredCanaries - current.length);
@@ -60,17 +78,21 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     // More running than wanted: stop the newest extras.
     for (const alloc of current.slice(Math.max(group.Count, deploymentGroup?.DesiredCanaries ?? 0)).reverse()) stopAlloc(core, alloc, "alloc not needed due to job update");
 
-    const usedNames = new Set(live.filter((a) => a.DesiredStatus === "run").map((a) => a.Name));
+    const usedNames = new Set([...live, ...failed.kept, ...failed.now, ...done].filter((a) => a.DesiredStatus === "run" && !outdated.includes(a)).map((a) => a.Name));
     let unplaced = 0;
     for (let i = 0; i < toPlace; i++) {
       const node = pickNode(core, job, group);
       if (!node) {
+        // Failed allocations whose replacements found no node stay as they are, marked, to be tried again.
+        for (const previous of replacing.slice(i)) markNoPlacement(core, previous);
         unplaced = toPlace - i;
         break;
       }
-      const name = nextAllocName(job.ID, group.Name, usedNames);
+      const previous = replacing[i];
+      const name = previous ? previous.Name : nextAllocName(job.ID, group.Name, usedNames);
       usedNames.add(name);
-      placeAlloc(core, job, group, node, evaluation, name, deployment, canary);
+      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, canary, previous ? replacementFields(core, previous) : undefined);
+      if (previous) markRescheduled(core, previous, placed.ID);
       outcome.placed++;
     }
     outcome.queued[group.Name] = unplaced;

@@ -87,7 +87,11 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
       case "evaluate": {
         only(rc, "PUT", "POST");
         if (id === "") throw serverError("missing job ID for evaluation");
-        const result = rpc(() => engine.evaluate(ns, id));
+        // `nomad job eval -force-reschedule`: EvalOptions.ForceReschedule marks the failed allocations to be replaced now.
+        const text = await rc.c.req.text();
+        const options = text === "" ? undefined : field(await jsonBody(rc), "EvalOptions");
+        const forceReschedule = typedField(options, "JobEvaluateRequest.EvalOptions", "ForceReschedule", "bool") ?? false;
+        const result = rpc(() => engine.evaluate(ns, id, { forceReschedule }));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       case "revert": {

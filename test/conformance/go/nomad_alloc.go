@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	nomad "github.com/hashicorp/nomad/api"
 )
@@ -21,6 +22,84 @@ func wantError(err error, want string) error {
 	}
 	if !strings.Contains(err.Error(), want) {
 		return fmt.Errorf("error %q, want %q", err.Error(), want)
+	}
+	return nil
+}
+
+// crashJob: batch job "crash" whose task "app" is never restarted (restart attempts 0), so a task
+// failure fails the allocation; the batch reschedule defaults (1 attempt in 24h, constant 5s) apply.
+func crashJob() *nomad.Job {
+	task := nomad.NewTask("app", "docker").SetConfig("image", "crash:1").Require(&nomad.Resources{CPU: ptr(100), MemoryMB: ptr(64)})
+	group := nomad.NewTaskGroup("crash", 1).AddTask(task)
+	group.RestartPolicy = &nomad.RestartPolicy{Attempts: ptr(0), Interval: ptr(time.Minute), Delay: ptr(5 * time.Second), Mode: ptr("fail")}
+	job := nomad.NewBatchJob("crash", "crash", "global", 50).AddDatacenter("dc1").AddTaskGroup(group)
+	job.SetMeta("standin.batch_run", "1h")
+	return job
+}
+
+// rescheduleCheck: a task fails, the client does not restart it, the allocation fails and the
+// server reschedules it after the policy's delay; the official client reads the follow-up
+// evaluation, NextAllocation and the replacement's RescheduleTracker.
+func rescheduleCheck(c *nomad.Client, control Control) error {
+	alloc, err := runningAlloc(c, control, crashJob())
+	if err != nil {
+		return err
+	}
+	if _, err := control.Post("/_standin/actions", map[string]string{"do": "task-fail", "alloc": alloc.ID}); err != nil {
+		return err
+	}
+	if err := control.Advance("1s"); err != nil {
+		return err
+	}
+	failed, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		return err
+	}
+	app := failed.TaskStates["app"]
+	if failed.ClientStatus != "failed" || failed.FollowupEvalID == "" || app == nil || !app.Failed {
+		return fmt.Errorf("failed alloc: status %q, follow-up %q, app %+v", failed.ClientStatus, failed.FollowupEvalID, app)
+	}
+	if last := app.Events[len(app.Events)-1]; last.Type != "Not Restarting" || last.DisplayMessage != "Policy allows no restarts" || !last.FailsTask {
+		return fmt.Errorf("last task event %q %q", last.Type, last.DisplayMessage)
+	}
+	followUp, _, err := c.Evaluations().Info(failed.FollowupEvalID, nil)
+	if err != nil {
+		return err
+	}
+	if followUp.TriggeredBy != "alloc-failure" || followUp.Status != "pending" || followUp.StatusDescription != "created for delayed rescheduling" || followUp.JobID != "crash" {
+		return fmt.Errorf("follow-up eval %q %q %q %q", followUp.TriggeredBy, followUp.Status, followUp.StatusDescription, followUp.JobID)
+	}
+	if !followUp.WaitUntil.Equal(app.FinishedAt.Add(5 * time.Second)) {
+		return fmt.Errorf("follow-up waits until %v, the task finished at %v", followUp.WaitUntil, app.FinishedAt)
+	}
+	if err := control.Advance("5s"); err != nil {
+		return err
+	}
+	rescheduled, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		return err
+	}
+	if rescheduled.NextAllocation == "" || rescheduled.DesiredStatus != "stop" || rescheduled.DesiredDescription != "alloc was rescheduled because it failed" {
+		return fmt.Errorf("rescheduled alloc: next %q, %q %q", rescheduled.NextAllocation, rescheduled.DesiredStatus, rescheduled.DesiredDescription)
+	}
+	next, _, err := c.Allocations().Info(rescheduled.NextAllocation, nil)
+	if err != nil {
+		return err
+	}
+	tracker := next.RescheduleTracker
+	if next.PreviousAllocation != alloc.ID || tracker == nil || len(tracker.Events) != 1 || tracker.LastReschedule != "ok" {
+		return fmt.Errorf("replacement: previous %q, tracker %+v", next.PreviousAllocation, tracker)
+	}
+	event := tracker.Events[0]
+	if event.PrevAllocID != alloc.ID || event.PrevNodeID != alloc.NodeID || event.RescheduleTime != followUp.WaitUntil.UnixNano() {
+		return fmt.Errorf("reschedule event %+v, want the previous alloc, at %d (api.RescheduleEvent has no Delay)", event, followUp.WaitUntil.UnixNano())
+	}
+	done, _, err := c.Evaluations().Info(followUp.ID, nil)
+	if err != nil {
+		return err
+	}
+	if done.Status != "complete" {
+		return fmt.Errorf("follow-up eval after it ran: %q", done.Status)
 	}
 	return nil
 }
@@ -112,6 +191,7 @@ func nomadAllocChecks(control Control) []Check {
 			}
 			return nil
 		}},
+		{"nomad-alloc/reschedule", func() error { return rescheduleCheck(c, control) }},
 		{"nomad-alloc/stop", func() error {
 			if err := running(); err != nil {
 				return err
