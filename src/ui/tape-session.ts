@@ -139,9 +139,13 @@ export class TapeSession {
       const at = emu.clock.now();
       await this.replayer.step(entry);
       this.applied++;
-      this.note(entry, at);
-      for (const event of emu.events.query({ since: this.lastEventSeq })) this.noteEvent(entry.seq, event);
+      // The entry and what it caused, in virtual-time order (a clock move's mark sits at its end, after the timers it fired).
+      const marks: TimelineItem[] = [];
+      this.note(entry, at, marks);
+      for (const event of emu.events.query({ since: this.lastEventSeq })) this.noteEvent(entry.seq, event, marks);
       this.lastEventSeq = emu.events.lastSeq;
+      marks.sort((a, b) => a.at - b.at || Number(a.kind === "clock") - Number(b.kind === "clock"));
+      for (const mark of marks) this.push(mark);
       if (this.applied % this.spacing === 0) this.checkpoint(this.applied, emu.snapshot());
     }
   }
@@ -189,40 +193,40 @@ export class TapeSession {
     else this.items.push(item);
   }
 
-  private note(entry: TapeEntry, at: number): void {
+  private note(entry: TapeEntry, at: number, marks: TimelineItem[]): void {
     const { seq } = entry;
     switch (entry.kind) {
       case "request": {
         const fault = entry.path.startsWith("/_standin/");
         const path = entry.path.length > 160 ? `${entry.path.slice(0, 157)}…` : entry.path;
-        this.push({ seq, at, lane: entry.service, kind: fault ? "fault" : "request", label: `${entry.method} ${path}`, ...(entry.response && { status: entry.response.status }) });
+        marks.push({ seq, at, lane: entry.service, kind: fault ? "fault" : "request", label: `${entry.method} ${path}`, ...(entry.response && { status: entry.response.status }) });
         return;
       }
       case "clock":
-        this.push({ seq, at: entry.op === "advance-to" ? entry.to : at, lane: "clock", kind: "clock", label: entry.op === "advance-to" ? "clock → " + new Date(entry.to).toISOString() : `clock mode ${entry.mode}` });
+        marks.push({ seq, at: entry.op === "advance-to" ? entry.to : at, lane: "clock", kind: "clock", label: entry.op === "advance-to" ? "clock → " + new Date(entry.to).toISOString() : `clock mode ${entry.mode}` });
         return;
       case "action":
-        this.push({ seq, at, lane: "scenario", kind: "action", label: `action ${entry.do}` });
+        marks.push({ seq, at, lane: "scenario", kind: "action", label: `action ${entry.do}` });
         return;
       case "fixture":
-        this.push({ seq, at, lane: "scenario", kind: "fixture", label: "fixture applied" });
+        marks.push({ seq, at, lane: "scenario", kind: "fixture", label: "fixture applied" });
         return;
       case "restore":
-        this.push({ seq, at, lane: "scenario", kind: "restore", label: "snapshot restored" });
+        marks.push({ seq, at, lane: "scenario", kind: "restore", label: "snapshot restored" });
         return;
     }
   }
 
   /** What the emulator recorded while replaying the entry: fired timers and the services' own events (placements, deployments, sessions…). */
-  private noteEvent(seq: number, event: EmulatorEvent): void {
+  private noteEvent(seq: number, event: EmulatorEvent, marks: TimelineItem[]): void {
     // The replay's own bookkeeping, and clock moves the tape entry already shows.
     if (event.type.startsWith("clock.") || event.type === "state.restored" || event.type === "fixture.applied") return;
     if (event.type === "timer.fired") {
       const { kind } = event.detail as { kind: string };
       const lane = kind.startsWith("standin.") ? "scenario" : kind.split(".")[0]!;
-      this.push({ seq, at: event.at, lane, kind: "timer", label: `timer ${kind}`, ...(event.subject !== undefined && { subject: event.subject }) });
+      marks.push({ seq, at: event.at, lane, kind: "timer", label: `timer ${kind}`, ...(event.subject !== undefined && { subject: event.subject }) });
       return;
     }
-    this.push({ seq, at: event.at, lane: event.service ?? "scenario", kind: "event", label: event.type, ...(event.subject !== undefined && { subject: event.subject }) });
+    marks.push({ seq, at: event.at, lane: event.service ?? "scenario", kind: "event", label: event.type, ...(event.subject !== undefined && { subject: event.subject }) });
   }
 }

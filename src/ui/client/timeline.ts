@@ -14,6 +14,8 @@ const LANES = ["scheduler", "registry", "echo", "clock", "scenario"];
 const WIDTH = 1000;
 const LABELS = 90;
 const LANE_HEIGHT = 30;
+/** Axis ticks fall on round instants: the first of these steps that makes at most 8 of them. */
+const TICK_STEPS = [1, 10, 100, 1000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000];
 /** The list shows at most this many rows around the chosen one (the axis shows them all). */
 const LIST_WINDOW = 400;
 
@@ -135,10 +137,9 @@ export class TimelineView {
         svg.append(s("rect", { class: "session-life", x: x(from), y: y("registry") + 6 + (i % 3) * 3, width: Math.max(2, x(to) - x(from)), height: 3 }, s("title", {}, `session ${id}: ${clockTime(from)} → ${clockTime(to)}`)));
       });
     }
-    const ticks = 6;
-    for (let i = 0; i <= ticks; i++) {
-      const at = t0 + ((t1 - t0) * i) / ticks;
-      svg.append(s("text", { x: x(at), y: height - 6, class: "tick", "text-anchor": "middle" }, clockTime(at)));
+    const step = TICK_STEPS.find((ms) => (t1 - t0) / ms <= 8) ?? (t1 - t0) / 8;
+    for (let at = Math.ceil(t0 / step) * step; at <= t1; at += step) {
+      svg.append(s("line", { x1: x(at), x2: x(at), y1: 0, y2: height - 20, class: "tick-line" }), s("text", { x: x(at), y: height - 6, class: "tick", "text-anchor": "middle" }, clockTime(at)));
     }
     this.shown.forEach((item, index) => {
       if (!lanes.includes(item.lane)) return;
