@@ -72,19 +72,27 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
   });
 
   it("the live view follows a rolling deployment and a session expiry as the clock advances", async () => {
+    const ids: string[] = [];
     for (const [name, ttl] of [
       ["leader", "20s"],
       ["worker", "10m"],
     ]) {
       const response = await fetch(`${running.urls.registry}/v1/session/create`, { method: "PUT", body: JSON.stringify({ Name: name, TTL: ttl }) });
       expect(response.status).toBe(200);
+      ids.push(((await response.json()) as Json).ID);
     }
+    // The worker holds a lock; an API key authenticates at the echo service.
+    expect(await (await fetch(`${running.urls.registry}/v1/kv/service/web/leader?acquire=${ids[1]}`, { method: "PUT", body: "worker" })).json()).toBe(true);
+    const echo = await fetch(`${running.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"message":"hi"}' });
+    expect(echo.status).toBe(200);
     await take();
 
     // The token travels in the address's fragment (never sent to the server) and is kept for the tab.
     await page.goto(`${running.urls.control}/ui#token=${TOKEN}`);
     await page.waitForSelector("#panel-live .service.registry >> text=leader");
     expect(await page.locator("#panel-live .service.scheduler").innerText()).toContain("no jobs");
+    expect(await page.locator('#panel-live .service.registry tr:has-text("service/web/leader")').innerText()).toContain("worker");
+    expect(await page.locator("#panel-live .service.echo").innerText()).toContain("POST /echo");
     // Sessions live until 2×TTL: 40 s for the leader.
     await page.waitForSelector('#panel-live .service.registry tr:has-text("leader") .countdown[data-left-ms="40000"]');
 
@@ -118,9 +126,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.waitForSelector('.deployment[data-version="1"][data-status="failed"]');
     await page.waitForSelector(".clock-line .now >> text=2026-01-01T00:02:20Z");
     await take();
-    // The page reads the control API only: the run's journal holds the test's two requests, nothing of the page's.
+    // The page reads the control API only: the run's journal holds the test's requests, nothing of the page's.
     const journal = await control("/requests");
-    expect(journal.requests.map((r: Json) => `${r.method} ${r.path}`)).toEqual(["PUT /v1/session/create", "PUT /v1/session/create"]);
+    expect(journal.requests.map((r: Json) => `${r.method} ${r.path}`)).toEqual(["PUT /v1/session/create", "PUT /v1/session/create", "PUT /v1/kv/service/web/leader", "POST /echo"]);
     expect(errors).toEqual([]);
   });
 

@@ -130,10 +130,15 @@ function registry(snapshot: Snapshot, now: number): HTMLElement[] {
   return [
     h("h3", {}, "Sessions"),
     table(
-      ["session", "name", "TTL", "behavior", "expires"],
+      ["session", "name", "TTL", "expires"],
       sessions.map((x) => {
         const expiry = ttlTimers.get(x.ID);
-        return [h("code", { title: x.ID }, short(x.ID)), x.Name, x.TTL || "–", x.Behavior, expiry === undefined ? "no TTL" : countdown(now, expiry, 2 * goDuration(x.TTL), "session-bar")];
+        return [
+          h("code", { title: `${x.ID} (behavior ${x.Behavior})` }, short(x.ID)),
+          x.Name,
+          x.TTL || "–",
+          expiry === undefined ? "no TTL" : countdown(now, expiry, 2 * goDuration(x.TTL), "session-bar"),
+        ];
       }),
       "no sessions",
     ),
@@ -171,9 +176,9 @@ function countdown(now: number, until: number, span: number, kind: string): HTML
   const fill = span > 0 ? Math.max(0, Math.min(1, left / span)) * width : 0;
   return h(
     "span",
-    { class: "countdown", "data-left-ms": left },
+    { class: "countdown", "data-left-ms": left, title: `at ${instant(until)}` },
     s("svg", { class: kind, width, height: 10, viewBox: `0 0 ${width} 10`, "aria-hidden": "true" }, s("rect", { class: "bar-bg", width, height: 10, rx: 2 }), s("rect", { class: "bar-left", width: fill, height: 10, rx: 2 })),
-    ` in ${duration(left)} (${instant(until)})`,
+    h("span", { title: instant(until) }, `in ${duration(left)}`),
   );
 }
 
