@@ -24,7 +24,10 @@ const STREAM_KEEPALIVE_MS = 15_000;
 /** The page's files: public (no state in them), and what the token check lets through. */
 export const UI_PUBLIC_PATHS = ["/ui", "/ui/app.js", "/ui/app.css"] as const;
 
-const sourceQuery = v.pipe(v.optional(v.picklist(["live", "tape"])), v.description("`live` (the running emulator's tape; the default when there is one) or `tape` (the tape opened from a file)"));
+const sourceQuery = v.pipe(
+  v.optional(v.picklist(["live", "tape"])),
+  v.description("`live` (the running emulator's tape; the default when there is one) or `tape` (the tape opened from a file)"),
+);
 const timelineQuery = v.object({ source: sourceQuery });
 const instantQuery = v.object({
   source: sourceQuery,
@@ -41,8 +44,10 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
   ui.get("/ui/app.js", { summary: "the dashboard's script (public)", responses: { 200: "JavaScript" } }, () => uiAssetResponse("app.js"));
   ui.get("/ui/app.css", { summary: "the dashboard's style sheet (public)", responses: { 200: "CSS" } }, () => uiAssetResponse("app.css"));
 
-  ui.get("/ui/api/info", { summary: "what the dashboard shows: `live` (a running emulator) or `tape` (standin ui), and the open tape", responses: { 200: "`{mode, tape}`" } }, (c) =>
-    c.json(dashboard.info()),
+  ui.get(
+    "/ui/api/info",
+    { summary: "what the dashboard shows: `live` (a running emulator) or `tape` (standin ui), and the open tape", responses: { 200: "`{mode, tape}`" } },
+    (c) => c.json(dashboard.info()),
   );
 
   const live = dashboard.live;
@@ -61,7 +66,11 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
     {
       summary: "every tape entry and what it caused (fired timers, the services' events) on one virtual-time axis, with the replay's divergences",
       query: timelineQuery,
-      responses: { 200: "`{source, entries, items: [{seq, at, lane, kind, label, status?, subject?}], itemsDropped, divergences, truncated, start, report?}`", 404: "no such source", 409: "the tape is off, or the clock is realtime" },
+      responses: {
+        200: "`{source, entries, items: [{seq, at, lane, kind, label, status?, subject?}], itemsDropped, divergences, truncated, start, report?}`",
+        404: "no such source",
+        409: "the tape is off, or the clock is realtime",
+      },
     },
     async (c, { query }) => c.json(await dashboard.timeline(query.source ?? dashboard.mode)),
   );
@@ -71,7 +80,11 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
     {
       summary: "the state right after a tape entry, rebuilt in a scratch emulator (never the live one), and what that entry changed",
       query: instantQuery,
-      responses: { 200: "`{seq, entry, at, index, stateHash, snapshot, diff}`: `snapshot` is what GET /_standin/snapshot answered at that instant", 400: "bad query", 404: "no such entry or source" },
+      responses: {
+        200: "`{seq, entry, at, index, stateHash, snapshot, diff}`: `snapshot` is what GET /_standin/snapshot answered at that instant",
+        400: "bad query",
+        404: "no such entry or source",
+      },
     },
     async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq)),
   );

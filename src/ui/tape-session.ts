@@ -203,7 +203,13 @@ export class TapeSession {
         return;
       }
       case "clock":
-        marks.push({ seq, at: entry.op === "advance-to" ? entry.to : at, lane: "clock", kind: "clock", label: entry.op === "advance-to" ? "clock → " + new Date(entry.to).toISOString() : `clock mode ${entry.mode}` });
+        marks.push({
+          seq,
+          at: entry.op === "advance-to" ? entry.to : at,
+          lane: "clock",
+          kind: "clock",
+          label: entry.op === "advance-to" ? `clock → ${new Date(entry.to).toISOString()}` : `clock mode ${entry.mode}`,
+        });
         return;
       case "action":
         marks.push({ seq, at, lane: "scenario", kind: "action", label: `action ${entry.do}` });

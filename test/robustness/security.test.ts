@@ -161,7 +161,11 @@ describe("control token", () => {
     for (const op of operations) {
       const res = await fetch(`${srv.urls.registry}${op.path}`, { method: op.method, headers: auth });
       // The dashboard's change stream never ends: its first event is enough.
-      if (op.path === "/_standin/ui/api/stream") await res.body!.getReader().read().then(() => res.body!.cancel().catch(() => undefined));
+      if (op.path === "/_standin/ui/api/stream")
+        await res
+          .body!.getReader()
+          .read()
+          .then(() => res.body!.cancel().catch(() => undefined));
       else await res.arrayBuffer();
       expect(res.status, `${op.method} ${op.path} with the token`).not.toBe(401);
       expect(res.status, `${op.method} ${op.path} with the token`).toBeLessThan(500);

@@ -57,10 +57,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.click("#advance");
   };
 
-  const registryText = () => page.locator("#panel-live .service.registry").innerText();
+  const registryText = () => page.locator("#panel-live .service.registry").textContent();
 
   beforeAll(async () => {
-    running = await startStandin({ fixture: join(process.cwd(), "fixtures/rolling-deploy-failing-canary.json"), ports: { scheduler: 0, registry: 0, echo: 0 }, controlToken: TOKEN });
+    running = await startStandin({
+      fixture: join(process.cwd(), "fixtures/rolling-deploy-failing-canary.json"),
+      ports: { scheduler: 0, registry: 0, echo: 0 },
+      controlToken: TOKEN,
+    });
     browser = await launch();
     page = await openPage(browser, errors);
   });
@@ -90,9 +94,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     // The token travels in the address's fragment (never sent to the server) and is kept for the tab.
     await page.goto(`${running.urls.control}/ui#token=${TOKEN}`);
     await page.waitForSelector("#panel-live .service.registry >> text=leader");
-    expect(await page.locator("#panel-live .service.scheduler").innerText()).toContain("no jobs");
-    expect(await page.locator('#panel-live .service.registry tr:has-text("service/web/leader")').innerText()).toContain("worker");
-    expect(await page.locator("#panel-live .service.echo").innerText()).toContain("POST /echo");
+    expect(await page.locator("#panel-live .service.scheduler").textContent()).toContain("no jobs");
+    expect(await page.locator('#panel-live .service.registry tr:has-text("service/web/leader")').textContent()).toContain("worker");
+    expect(await page.locator("#panel-live .service.echo").textContent()).toContain("POST /echo");
     // Sessions live until 2×TTL: 40 s for the leader.
     await page.waitForSelector('#panel-live .service.registry tr:has-text("leader") .countdown[data-left-ms="40000"]');
 
@@ -104,7 +108,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await advance("15s");
     await page.waitForSelector('.deployment[data-version="0"][data-status="successful"]');
     await page.waitForSelector('#panel-live .service.registry tr:has-text("leader") .countdown[data-left-ms="24000"]');
-    expect(await page.locator(".deployment[data-version='0']").innerText()).toContain("3/3 healthy");
+    expect(await page.locator(".deployment[data-version='0']").textContent()).toContain("3/3 healthy");
     await take();
 
     // Past 2×TTL the leader's session is gone; the worker's lives on.
@@ -160,7 +164,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     for (const { entries, snapshot } of taken) {
       await page.click(`#panel-timeline .events li[data-seq="${entries}"] >> nth=0`);
       await page.waitForSelector(`#panel-timeline .instant h2 >> text=State after #${entries}:`);
-      expect(await page.locator("#panel-timeline .state-hash").innerText()).toBe(hashState(snapshot));
+      expect(await page.locator("#panel-timeline .state-hash").textContent()).toBe(hashState(snapshot));
       // The document itself, as the page received it.
       const shown = await page.evaluate(
         async ([seq, token]) => (await fetch(`/_standin/ui/api/instant?source=live&seq=${seq}`, { headers: { Authorization: `Bearer ${token}` } })).json(),
@@ -210,12 +214,12 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await viewer.goto(url);
     await viewer.waitForSelector("#panel-tape .events li");
     await viewer.waitForSelector("#panel-tape .replay-ok");
-    expect(await viewer.locator("#panel-tape .timeline-summary").innerText()).toContain(`tape: ${tape.entries.length} entries`);
+    expect(await viewer.locator("#panel-tape .timeline-summary").textContent()).toContain(`tape: ${tape.entries.length} entries`);
     // The same state at the same instant, from the file.
     const { entries, snapshot } = taken[3]!;
     await viewer.click(`#panel-tape .events li[data-seq="${entries}"] >> nth=0`);
     await viewer.waitForSelector(`#panel-tape .instant h2 >> text=State after #${entries}:`);
-    expect(await viewer.locator("#panel-tape .state-hash").innerText()).toBe(hashState(snapshot));
+    expect(await viewer.locator("#panel-tape .state-hash").textContent()).toBe(hashState(snapshot));
     await screenshot(viewer, "tape");
 
     // A tape whose first answer was recorded differently: its replay diverges there, and the page says so.

@@ -87,7 +87,13 @@ describe("the dashboard's API", () => {
     await control("POST", "/clock/advance", { by: "25s" });
     const timeline = (await control("GET", "/ui/api/timeline")).body;
     const labels = timeline.items.map((i: Json) => `${i.lane} ${i.label}`);
-    expect(labels).toEqual(["registry PUT /v1/session/create", "registry session.created", "registry session.invalidated", "registry timer registry.session-ttl", "clock clock → 2026-01-01T00:00:25.000Z"]);
+    expect(labels).toEqual([
+      "registry PUT /v1/session/create",
+      "registry session.created",
+      "registry session.invalidated",
+      "registry timer registry.session-ttl",
+      "clock clock → 2026-01-01T00:00:25.000Z",
+    ]);
     const ats = timeline.items.map((i: Json) => i.at);
     expect(ats).toEqual([...ats].sort((a, b) => a - b));
     expect(timeline.items[2].at).toBe(Date.parse("2026-01-01T00:00:20Z"));

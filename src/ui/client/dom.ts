@@ -25,7 +25,12 @@ function fill<E extends Element>(element: E, attrs: Attrs, children: Child[]): E
 /** A table with a header row; empty tables say so instead. */
 export function table(headers: string[], rows: Child[][], empty = "none"): HTMLElement {
   if (rows.length === 0) return h("p", { class: "empty" }, empty);
-  return h("table", {}, h("thead", {}, h("tr", {}, ...headers.map((name) => h("th", { scope: "col" }, name)))), h("tbody", {}, ...rows.map((cells) => h("tr", {}, ...cells.map((cell) => h("td", {}, cell))))));
+  return h(
+    "table",
+    {},
+    h("thead", {}, h("tr", {}, ...headers.map((name) => h("th", { scope: "col" }, name)))),
+    h("tbody", {}, ...rows.map((cells) => h("tr", {}, ...cells.map((cell) => h("td", {}, cell))))),
+  );
 }
 
 export function badge(text: string, tone = text): HTMLElement {

@@ -4,7 +4,10 @@ export function instant(ms: number): string {
 }
 
 export function clockTime(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 23).replace(/\.000$/, "");
+  return new Date(ms)
+    .toISOString()
+    .slice(11, 23)
+    .replace(/\.000$/, "");
 }
 
 export function duration(ms: number): string {
@@ -12,7 +15,7 @@ export function duration(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
   const total = Math.round(ms / 1000);
   const [hours, minutes, seconds] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
-  return (hours ? `${hours}h` : "") + (hours || minutes ? `${minutes}m` : "") + `${seconds}s`;
+  return `${hours ? `${hours}h` : ""}${hours || minutes ? `${minutes}m` : ""}${seconds}s`;
 }
 
 /** Go duration strings ("15s", "1m30s") in milliseconds; NaN when not one. */

@@ -116,7 +116,12 @@ function select(name: Tab): void {
 
 function controls(): HTMLElement {
   const by = h("input", { id: "advance-by", value: "10s", size: 6, "aria-label": "advance by (Go duration)" }) as HTMLInputElement;
-  const until = h("input", { id: "await-until", size: 36, placeholder: '{"deployment":{"job":"web","status":"successful"}}', "aria-label": "await conditions (JSON)" }) as HTMLInputElement;
+  const until = h("input", {
+    id: "await-until",
+    size: 36,
+    placeholder: '{"deployment":{"job":"web","status":"successful"}}',
+    "aria-label": "await conditions (JSON)",
+  }) as HTMLInputElement;
   const auto = h("input", { type: "checkbox", id: "auto-clock" }) as HTMLInputElement;
   const act = (what: () => Promise<unknown>) => async () => {
     try {
@@ -126,7 +131,10 @@ function controls(): HTMLElement {
       message.textContent = (error as Error).message;
     }
   };
-  auto.addEventListener("change", act(() => post("/clock/auto", { enabled: auto.checked })));
+  auto.addEventListener(
+    "change",
+    act(() => post("/clock/auto", { enabled: auto.checked })),
+  );
   const form = h(
     "form",
     { class: "controls", "aria-label": "clock controls" },

@@ -44,7 +44,13 @@ function scheduler(snapshot: Snapshot): HTMLElement[] {
   const evals = rows(snapshot, "scheduler.evals").sort((a, b) => b.CreateIndex - a.CreateIndex);
   const out: HTMLElement[] = [];
   out.push(h("h3", {}, "Jobs"));
-  out.push(table(["job", "type", "status", "version", "stable"], jobs.map((j) => [j.ID, j.Type, badge(j.Status ?? "pending"), `v${j.Version}`, j.Stable ? "yes" : "no"]), "no jobs"));
+  out.push(
+    table(
+      ["job", "type", "status", "version", "stable"],
+      jobs.map((j) => [j.ID, j.Type, badge(j.Status ?? "pending"), `v${j.Version}`, j.Stable ? "yes" : "no"]),
+      "no jobs",
+    ),
+  );
   if (deployments.length) {
     out.push(h("h3", {}, "Deployments"));
     for (const d of deployments.slice(0, 6)) out.push(deploymentCard(d, allocs));
@@ -66,7 +72,13 @@ function scheduler(snapshot: Snapshot): HTMLElement[] {
     ),
   );
   out.push(h("h3", {}, "Evaluations"));
-  out.push(table(["evaluation", "job", "triggered by", "status"], evals.slice(0, 20).map((e) => [h("code", { title: e.ID }, short(e.ID)), e.JobID, e.TriggeredBy, badge(e.Status)]), "no evaluations"));
+  out.push(
+    table(
+      ["evaluation", "job", "triggered by", "status"],
+      evals.slice(0, 20).map((e) => [h("code", { title: e.ID }, short(e.ID)), e.JobID, e.TriggeredBy, badge(e.Status)]),
+      "no evaluations",
+    ),
+  );
   out.push(h("h3", {}, "Nodes"));
   out.push(
     table(
@@ -149,7 +161,13 @@ function registry(snapshot: Snapshot, now: number): HTMLElement[] {
       "no keys",
     ),
     ...(delays.length
-      ? [h("h3", {}, "Lock delays"), table(["key", "until"], delays.map(([key, d]) => [h("code", {}, key), d.until > now ? countdown(now, d.until, d.until - now, "delay-bar") : "over"]))]
+      ? [
+          h("h3", {}, "Lock delays"),
+          table(
+            ["key", "until"],
+            delays.map(([key, d]) => [h("code", {}, key), d.until > now ? countdown(now, d.until, d.until - now, "delay-bar") : "over"]),
+          ),
+        ]
       : []),
     h("h3", {}, "Nodes and checks"),
     table(
@@ -177,7 +195,12 @@ function countdown(now: number, until: number, span: number, kind: string): HTML
   return h(
     "span",
     { class: "countdown", "data-left-ms": left, title: `at ${instant(until)}` },
-    s("svg", { class: kind, width, height: 10, viewBox: `0 0 ${width} 10`, "aria-hidden": "true" }, s("rect", { class: "bar-bg", width, height: 10, rx: 2 }), s("rect", { class: "bar-left", width: fill, height: 10, rx: 2 })),
+    s(
+      "svg",
+      { class: kind, width, height: 10, viewBox: `0 0 ${width} 10`, "aria-hidden": "true" },
+      s("rect", { class: "bar-bg", width, height: 10, rx: 2 }),
+      s("rect", { class: "bar-left", width: fill, height: 10, rx: 2 }),
+    ),
     h("span", { title: instant(until) }, `in ${duration(left)}`),
   );
 }
@@ -198,16 +221,31 @@ function echo(snapshot: Snapshot, authentications?: Authentication[]): HTMLEleme
   const out = [
     h("p", {}, `${config.proxy ?? "esp"} for ${config.serviceName ?? "?"}; API keys: `, ...(config.apiKeys ?? []).map((k: string) => h("code", { class: "key" }, k))),
     h("h3", {}, "Token schemes"),
-    table(["scheme", "issuer", "audiences"], schemes.map(([name, x]) => [name, x.issuer, (x.audiences ?? []).join(", ")])),
+    table(
+      ["scheme", "issuer", "audiences"],
+      schemes.map(([name, x]) => [name, x.issuer, (x.audiences ?? []).join(", ")]),
+    ),
   ];
   if (authentications) {
     out.push(h("h3", {}, "Recent authentications"));
-    out.push(table(["at", "request", "status"], authentications.map((a) => [instant(a.at), `${a.method} ${a.path}`, badge(String(a.status), a.status < 400 ? "ok" : "failed")]), "none yet"));
+    out.push(
+      table(
+        ["at", "request", "status"],
+        authentications.map((a) => [instant(a.at), `${a.method} ${a.path}`, badge(String(a.status), a.status < 400 ? "ok" : "failed")]),
+        "none yet",
+      ),
+    );
   }
   return out;
 }
 
 function timers(list: Timer[], now: number): HTMLElement[] {
   const sorted = [...list].sort((a, b) => a.at - b.at || a.id - b.id);
-  return [table(["at", "in", "kind", "subject"], sorted.slice(0, 40).map((t) => [instant(t.at), duration(t.at - now), t.kind, h("code", {}, t.subject)]), "no pending timers")];
+  return [
+    table(
+      ["at", "in", "kind", "subject"],
+      sorted.slice(0, 40).map((t) => [instant(t.at), duration(t.at - now), t.kind, h("code", {}, t.subject)]),
+      "no pending timers",
+    ),
+  ];
 }

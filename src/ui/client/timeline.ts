@@ -86,7 +86,10 @@ export class TimelineView {
   private render(): void {
     const t = this.timeline;
     if (!t) return;
-    this.shown = t.items.filter((item) => !this.hidden.has(item.lane) && (!this.filter || `${item.label} ${item.subject ?? ""} ${item.lane} ${item.kind} ${item.status ?? ""}`.toLowerCase().includes(this.filter)));
+    this.shown = t.items.filter(
+      (item) =>
+        !this.hidden.has(item.lane) && (!this.filter || `${item.label} ${item.subject ?? ""} ${item.lane} ${item.kind} ${item.status ?? ""}`.toLowerCase().includes(this.filter)),
+    );
     this.chosen = Math.min(this.chosen, this.shown.length - 1);
     this.summary.replaceChildren(...this.summaryParts(t));
     this.renderAxis();
@@ -95,13 +98,26 @@ export class TimelineView {
 
   private summaryParts(t: Timeline): Array<HTMLElement | string> {
     const parts: Array<HTMLElement | string> = [
-      h("span", {}, `${t.source === "live" ? "this run's tape" : "tape"}: ${t.entries} entries, ${t.items.length} events${t.itemsDropped ? ` (${t.itemsDropped} more left out)` : ""}; ${this.shown.length} shown`),
+      h(
+        "span",
+        {},
+        `${t.source === "live" ? "this run's tape" : "tape"}: ${t.entries} entries, ${t.items.length} events${t.itemsDropped ? ` (${t.itemsDropped} more left out)` : ""}; ${this.shown.length} shown`,
+      ),
     ];
     if (t.truncated) parts.push(badge("truncated", "failed"));
     const first = t.divergences[0];
     if (first) {
       const jump = h("button", { type: "button", class: "divergence-jump", onclick: () => void this.jumpTo(Math.max(first.seq, 0)) }, "show it");
-      parts.push(h("div", { class: "divergence", role: "alert" }, h("strong", {}, `Replay diverged (${t.divergences.length}); the first at #${first.seq} ${first.entry}: `), first.what, " ", jump));
+      parts.push(
+        h(
+          "div",
+          { class: "divergence", role: "alert" },
+          h("strong", {}, `Replay diverged (${t.divergences.length}); the first at #${first.seq} ${first.entry}: `),
+          first.what,
+          " ",
+          jump,
+        ),
+      );
     } else if (t.report) parts.push(h("div", { class: "replay-ok" }, `Replay matches: end state hash ${t.report.actual.slice(0, 16)}…`));
     return parts;
   }
@@ -134,18 +150,32 @@ export class TimelineView {
       }
       for (const [id, from] of opened) bars.push([from, t1, id]);
       bars.forEach(([from, to, id], i) => {
-        svg.append(s("rect", { class: "session-life", x: x(from), y: y("registry") + 6 + (i % 3) * 3, width: Math.max(2, x(to) - x(from)), height: 3 }, s("title", {}, `session ${id}: ${clockTime(from)} → ${clockTime(to)}`)));
+        svg.append(
+          s(
+            "rect",
+            { class: "session-life", x: x(from), y: y("registry") + 6 + (i % 3) * 3, width: Math.max(2, x(to) - x(from)), height: 3 },
+            s("title", {}, `session ${id}: ${clockTime(from)} → ${clockTime(to)}`),
+          ),
+        );
       });
     }
     const step = TICK_STEPS.find((ms) => (t1 - t0) / ms <= 8) ?? (t1 - t0) / 8;
     for (let at = Math.ceil(t0 / step) * step; at <= t1; at += step) {
-      svg.append(s("line", { x1: x(at), x2: x(at), y1: 0, y2: height - 20, class: "tick-line" }), s("text", { x: x(at), y: height - 6, class: "tick", "text-anchor": "middle" }, clockTime(at)));
+      svg.append(
+        s("line", { x1: x(at), x2: x(at), y1: 0, y2: height - 20, class: "tick-line" }),
+        s("text", { x: x(at), y: height - 6, class: "tick", "text-anchor": "middle" }, clockTime(at)),
+      );
     }
     this.shown.forEach((item, index) => {
       if (!lanes.includes(item.lane)) return;
       const mark = s(
         "circle",
-        { cx: x(item.at), cy: y(item.lane), r: index === this.chosen ? 6 : 3.5, class: `mark ${item.kind}${diverged.has(item.seq) ? " diverged" : ""}${index === this.chosen ? " chosen" : ""}` },
+        {
+          cx: x(item.at),
+          cy: y(item.lane),
+          r: index === this.chosen ? 6 : 3.5,
+          class: `mark ${item.kind}${diverged.has(item.seq) ? " diverged" : ""}${index === this.chosen ? " chosen" : ""}`,
+        },
         s("title", {}, `${clockTime(item.at)} ${item.label}`),
       );
       mark.addEventListener("click", () => {
