@@ -86,7 +86,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
       ids.push(((await response.json()) as Json).ID);
     }
     // The worker holds a lock; an API key authenticates at the echo service.
-    expect(await (await fetch(`${running.urls.registry}/v1/kv/service/web/leader?acquire=${ids[1]}`, { method: "PUT", body: "worker" })).json()).toBe(true);
+    expect(await (await fetch(`${running.urls.registry}/v1/kv/service/web/owner?acquire=${ids[1]}`, { method: "PUT", body: "worker" })).json()).toBe(true);
     const echo = await fetch(`${running.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"message":"hi"}' });
     expect(echo.status).toBe(200);
     await take();
@@ -95,7 +95,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.goto(`${running.urls.control}/ui#token=${TOKEN}`);
     await page.waitForSelector("#panel-live .service.registry >> text=leader");
     expect(await page.locator("#panel-live .service.scheduler").textContent()).toContain("no jobs");
-    expect(await page.locator('#panel-live .service.registry tr:has-text("service/web/leader")').textContent()).toContain("worker");
+    expect(await page.locator('#panel-live .service.registry tr:has-text("service/web/owner")').textContent()).toContain("worker");
     expect(await page.locator("#panel-live .service.echo").textContent()).toContain("POST /echo");
     // Sessions live until 2×TTL: 40 s for the leader.
     await page.waitForSelector('#panel-live .service.registry tr:has-text("leader") .countdown[data-left-ms="40000"]');
@@ -123,6 +123,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.waitForSelector('.deployment[data-version="1"] >> text=canaries 1/1');
     await take();
     await screenshot(page, "live");
+    // A smaller one, the candidate for the README's picture (docs/ui.png).
+    await page.setViewportSize({ width: 1200, height: 700 });
+    await screenshot(page, "readme");
+    await page.setViewportSize({ width: 1400, height: 1000 });
 
     // Await from the page: the canary fails at 2m20s and the deployment fails.
     await page.fill("#await-until", JSON.stringify({ deployment: { job: "web", status: "failed" } }));
@@ -132,7 +136,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await take();
     // The page reads the control API only: the run's journal holds the test's requests, nothing of the page's.
     const journal = await control("/requests");
-    expect(journal.requests.map((r: Json) => `${r.method} ${r.path}`)).toEqual(["PUT /v1/session/create", "PUT /v1/session/create", "PUT /v1/kv/service/web/leader", "POST /echo"]);
+    expect(journal.requests.map((r: Json) => `${r.method} ${r.path}`)).toEqual(["PUT /v1/session/create", "PUT /v1/session/create", "PUT /v1/kv/service/web/owner", "POST /echo"]);
     expect(errors).toEqual([]);
   });
 
