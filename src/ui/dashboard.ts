@@ -58,8 +58,8 @@ export class Dashboard {
     return (await this.session(source)).timeline();
   }
 
-  async instant(source: TapeSource, seq: number): Promise<InstantAnswer> {
-    const answer = await (await this.session(source)).instant(seq);
+  async instant(source: TapeSource, seq: number, at?: number): Promise<InstantAnswer> {
+    const answer = await (await this.session(source)).instant(seq, at);
     if (!answer) throw new ControlError(404, `no tape entry #${seq} (yet)`);
     return answer;
   }

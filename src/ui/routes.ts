@@ -32,6 +32,14 @@ const timelineQuery = v.object({ source: sourceQuery });
 const instantQuery = v.object({
   source: sourceQuery,
   seq: v.pipe(v.string(), v.description("the tape entry's sequence number; 0 is the start state"), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number)),
+  at: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("for a clock move: an instant it passes (ms since the epoch), to see the state then, on the way"),
+      v.regex(/^\d{1,15}$/, "expected milliseconds since the epoch"),
+      v.transform(Number),
+    ),
+  ),
 });
 const tapeDocument = v.pipe(v.unknown(), v.description("a tape (GET /_standin/tape, the file standin replay reads)"));
 const tapeQuery = v.object({ name: v.optional(v.pipe(v.string(), v.maxLength(200), v.description("the file's name, shown on the page"))) });
@@ -78,15 +86,15 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
   ui.get(
     "/ui/api/instant",
     {
-      summary: "the state right after a tape entry, rebuilt in a scratch emulator (never the live one), and what that entry changed",
+      summary: "the state right after a tape entry (or, with `at`, at an instant a clock move passes), rebuilt in a scratch emulator (never the live one), and what changed",
       query: instantQuery,
       responses: {
-        200: "`{seq, entry, at, index, stateHash, snapshot, diff}`: `snapshot` is what GET /_standin/snapshot answered at that instant",
+        200: "`{seq, entry, during?, at, index, stateHash, snapshot, diff}`: `snapshot` is what GET /_standin/snapshot answered at that instant",
         400: "bad query",
         404: "no such entry or source",
       },
     },
-    async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq)),
+    async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
   );
 
   ui.post(

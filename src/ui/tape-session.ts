@@ -46,6 +46,8 @@ export interface TimelineAnswer {
 export interface InstantAnswer {
   readonly seq: number;
   readonly entry: string;
+  /** The state is at `at`, inside the entry's clock move (not after it). */
+  readonly during?: true;
   readonly at: number;
   readonly index: number;
   readonly stateHash: string;
@@ -117,15 +119,31 @@ export class TapeSession {
     };
   }
 
-  /** The state right after the entry `seq` (0: the start state), and what that entry changed. Undefined for an unknown seq. */
-  async instant(seq: number): Promise<InstantAnswer | undefined> {
+  /**
+   * The state right after the entry `seq` (0: the start state), and what that
+   * entry changed. With `at`, for a clock move that passes it: the state at
+   * that instant inside the move (every timer due by then fired), and what
+   * changed since the move began. Undefined for an unknown seq.
+   */
+  async instant(seq: number, at?: number): Promise<InstantAnswer | undefined> {
     const position = seq === 0 ? 0 : this.tape.entries.findIndex((e) => e.seq === seq) + 1;
     if (position === 0 && seq !== 0) return undefined;
     if (position > this.applied) return undefined;
-    const after = await this.stateAt(position);
-    const before = position === 0 ? after : await this.stateAt(position - 1);
-    const entry = position === 0 ? "start" : describe(this.tape.entries[position - 1]!);
-    return { seq, entry, at: after.clock.nowMs, index: after.store.index, stateHash: hashState(after), snapshot: after, diff: diffStates(before, after) };
+    const entry = position === 0 ? undefined : this.tape.entries[position - 1]!;
+    const before = position === 0 ? await this.stateAt(0) : await this.stateAt(position - 1);
+    const inside = entry?.kind === "clock" && entry.op === "advance-to" && at !== undefined && at >= before.clock.nowMs && at < entry.to;
+    const after = inside ? await this.stateDuring(position - 1, at) : await this.stateAt(position);
+    const described = entry ? describe(entry) : "start";
+    return {
+      seq,
+      entry: described,
+      ...(inside && { during: true as const }),
+      at: after.clock.nowMs,
+      index: after.store.index,
+      stateHash: hashState(after),
+      snapshot: after,
+      diff: diffStates(position === 0 ? after : before, after),
+    };
   }
 
   close(): void {
@@ -176,6 +194,20 @@ export class TapeSession {
         this.states.set(position, state);
         if (this.states.size > CACHED_STATES) this.states.delete(this.states.keys().next().value!);
         return state;
+      } finally {
+        scratch.close();
+      }
+    });
+  }
+
+  /** The state after `position` entries, with the clock then moved on to `at` (a scratch emulator of its own; not cached: rarely asked twice). */
+  private async stateDuring(position: number, at: number): Promise<StateSnapshot> {
+    const from = await this.stateAt(position);
+    return this.serially(async () => {
+      const scratch = await TapeReplayer.start(this.tape, from);
+      try {
+        scratch.emu.clock.advanceTo(at);
+        return scratch.emu.snapshot();
       } finally {
         scratch.close();
       }

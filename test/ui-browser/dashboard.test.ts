@@ -166,7 +166,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
 
   it("the state at an instant equals GET /_standin/snapshot taken at that instant", async () => {
     for (const { entries, snapshot } of taken) {
-      await page.click(`#panel-timeline .events li[data-seq="${entries}"] >> nth=0`);
+      await page.click(`#panel-timeline .events li[data-seq="${entries}"]:not([data-kind="timer"]):not([data-kind="event"])`);
       await page.waitForSelector(`#panel-timeline .instant h2 >> text=State after #${entries}:`);
       expect(await page.locator("#panel-timeline .state-hash").textContent()).toBe(hashState(snapshot));
       // The document itself, as the page received it.
@@ -190,7 +190,11 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.keyboard.press("ArrowUp");
     await page.waitForFunction((id) => document.querySelector("#panel-timeline .events")!.getAttribute("aria-activedescendant") !== id, before);
     expect(Number((await chosen())!.replace("event-", ""))).toBe(Number(before!.replace("event-", "")) - 1);
-    await page.click(`#panel-timeline .events li[data-seq="${taken[2]!.entries}"] >> nth=0`);
+    // An event inside a clock move: the state at its own instant, on the way.
+    await page.click('#panel-timeline .events li[data-kind="event"]:has-text("session.invalidated")');
+    await page.waitForSelector("#panel-timeline .instant h2 >> text=State at 2026-01-01T00:00:40Z, during #");
+    expect(await page.locator("#panel-timeline .instant .diff").textContent()).toContain("registry.sessions");
+    await page.click(`#panel-timeline .events li[data-seq="${taken[2]!.entries}"]:not([data-kind="timer"]):not([data-kind="event"])`);
     await page.waitForSelector(`#panel-timeline .instant h2 >> text=State after #${taken[2]!.entries}:`);
     await screenshot(page, "instant");
     expect(errors).toEqual([]);
@@ -221,7 +225,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     expect(await viewer.locator("#panel-tape .timeline-summary").textContent()).toContain(`tape: ${tape.entries.length} entries`);
     // The same state at the same instant, from the file.
     const { entries, snapshot } = taken[3]!;
-    await viewer.click(`#panel-tape .events li[data-seq="${entries}"] >> nth=0`);
+    await viewer.click(`#panel-tape .events li[data-seq="${entries}"]:not([data-kind="timer"]):not([data-kind="event"])`);
     await viewer.waitForSelector(`#panel-tape .instant h2 >> text=State after #${entries}:`);
     expect(await viewer.locator("#panel-tape .state-hash").textContent()).toBe(hashState(snapshot));
     await screenshot(viewer, "tape");

@@ -111,6 +111,30 @@ describe("the dashboard's API", () => {
     expect(start.diff.rows).toEqual([]);
   });
 
+  it("shows the state at an instant inside a clock move, as a run that stopped there has it", async () => {
+    emu = await createStandin({});
+    await call(emu.registry, "PUT", "/v1/session/create", { TTL: "10s", Name: "lead" });
+    await control("POST", "/clock/advance", { by: "25s" });
+    const expiry = Date.parse("2026-01-01T00:00:20Z");
+    const before = (await control("GET", `/ui/api/instant?seq=2&at=${expiry - 1}`)).body;
+    expect(before).toMatchObject({ seq: 2, during: true, at: expiry - 1 });
+    expect(Object.keys(before.snapshot.store.tables["registry.sessions"].rows)).toHaveLength(1);
+    const then = (await control("GET", `/ui/api/instant?seq=2&at=${expiry}`)).body;
+    expect(then.diff.rows.map((r: Json) => [r.table, r.change])).toEqual([["registry.sessions", "removed"]]);
+    // Another run of the same requests that stopped the clock at the expiry has this very state.
+    const stopped = await createStandin({});
+    try {
+      await call(stopped.registry, "PUT", "/v1/session/create", { TTL: "10s", Name: "lead" });
+      stopped.clock.advance("20s");
+      expect(then.stateHash).toBe(stopped.stateHash());
+    } finally {
+      stopped.close();
+    }
+    // An instant the move does not pass is the state after the entry.
+    expect((await control("GET", `/ui/api/instant?seq=2&at=${Date.parse("2026-01-01T00:01:00Z")}`)).body).not.toHaveProperty("during");
+    expect((await control("GET", `/ui/api/instant?seq=1&at=${expiry}`)).body.stateHash).toBe((await control("GET", "/ui/api/instant?seq=1")).body.stateHash);
+  });
+
   it("follows the growing tape, and starts over after a reset", async () => {
     emu = await createStandin({});
     await control("POST", "/clock/advance", { by: "1s" });

@@ -23,8 +23,9 @@ const clockLine = h("div", { class: "clock-line", "aria-live": "polite" });
 const status = h("span", { class: "connection" });
 const message = h("p", { class: "message", role: "status" });
 const liveState = h("div", { class: "live-state" });
-const runTimeline = new TimelineView((seq) => get<Instant>(`/ui/api/instant?source=live&seq=${seq}`));
-const tapeTimeline = new TimelineView((seq) => get<Instant>(`/ui/api/instant?source=tape&seq=${seq}`));
+const instantOf = (source: string) => (seq: number, at?: number) => get<Instant>(`/ui/api/instant?source=${source}&seq=${seq}${at === undefined ? "" : `&at=${at}`}`);
+const runTimeline = new TimelineView(instantOf("live"));
+const tapeTimeline = new TimelineView(instantOf("tape"));
 
 async function boot(): Promise<void> {
   takeTokenFromAddress();

@@ -32,7 +32,8 @@ export class TimelineView {
   private readonly detail = h("div", { class: "instant", "aria-live": "polite" });
   private loading = 0;
 
-  constructor(private readonly loadInstant: (seq: number) => Promise<Instant>) {
+  /** `at`: for what happened inside a clock move, the instant to see the state at. */
+  constructor(private readonly loadInstant: (seq: number, at?: number) => Promise<Instant>) {
     const search = h("input", { type: "search", placeholder: "filter: path, event, subject…", "aria-label": "filter events", class: "filter" }) as HTMLInputElement;
     search.addEventListener("input", () => {
       this.filter = search.value.trim().toLowerCase();
@@ -204,6 +205,7 @@ export class TimelineView {
             "aria-selected": index === this.chosen ? "true" : "false",
             class: `event ${item.lane} ${item.kind}${diverged.has(item.seq) ? " diverged" : ""}`,
             "data-seq": item.seq,
+            "data-kind": item.kind,
           },
           h("time", {}, clockTime(item.at)),
           h("span", { class: `lane ${item.lane}` }, item.lane),
@@ -235,9 +237,10 @@ export class TimelineView {
     const item = this.shown[this.chosen];
     if (!item) return;
     const ticket = ++this.loading;
-    this.detail.replaceChildren(h("p", { class: "muted" }, `rebuilding the state after #${item.seq}…`));
+    this.detail.replaceChildren(h("p", { class: "muted" }, `rebuilding the state of #${item.seq}…`));
     try {
-      const answer = await this.loadInstant(item.seq);
+      // A timer or an event may have happened inside a clock move: ask for the state at its own instant.
+      const answer = await this.loadInstant(item.seq, item.kind === "timer" || item.kind === "event" ? item.at : undefined);
       if (ticket === this.loading) this.detail.replaceChildren(...instantView(answer));
     } catch (error) {
       if (ticket === this.loading) this.detail.replaceChildren(h("p", { class: "error" }, (error as Error).message));
@@ -268,7 +271,7 @@ function instantView(answer: Instant): HTMLElement[] {
     if (raw.childElementCount === 1) raw.append(h("pre", { class: "snapshot-json" }, JSON.stringify(answer.snapshot, null, 2)));
   });
   return [
-    h("h2", {}, `State after #${answer.seq}: ${answer.entry}`),
+    h("h2", {}, answer.during ? `State at ${instant(answer.at)}, during #${answer.seq}: ${answer.entry}` : `State after #${answer.seq}: ${answer.entry}`),
     h("p", { class: "instant-meta" }, `${instant(answer.at)} · index ${answer.index} · state hash `, h("code", { class: "state-hash" }, answer.stateHash)),
     h("h3", {}, "What it changed"),
     changes.length ? h("ul", { class: "diff" }, ...changes) : h("p", { class: "empty" }, "nothing"),

@@ -59,6 +59,7 @@ export interface RowChange {
 export interface Instant {
   seq: number;
   entry: string;
+  during?: true;
   at: number;
   index: number;
   stateHash: string;
