@@ -59,7 +59,9 @@ export class Dashboard {
   }
 
   async instant(source: TapeSource, seq: number, at?: number): Promise<InstantAnswer> {
-    const answer = await (await this.session(source)).instant(seq, at);
+    // An entry the live session has already replayed needs no new export of the tape (a page stepping through instants asks often).
+    const current = source === "live" && this.live && this.liveSession?.generation === this.live.tapeGeneration ? await this.liveSession.session.catch(() => undefined) : undefined;
+    const answer = (await current?.instant(seq, at)) ?? (await (await this.session(source)).instant(seq, at));
     if (!answer) throw new ControlError(404, `no tape entry #${seq} (yet)`);
     return answer;
   }
