@@ -243,7 +243,12 @@ function dropZone(): HTMLElement {
   return zone;
 }
 
-/** Runs `work` at most once at a time; calls while it runs make it run once more afterwards. */
+/**
+ * Runs `work` at most once at a time; calls while it runs make it run once
+ * more afterwards, after a pause of at least twice as long as the last run
+ * took (and 200 ms): a page never keeps a busy emulator reading its own
+ * snapshot more than a third of the time.
+ */
 function coalesced(work: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
   let again = false;
@@ -255,11 +260,13 @@ function coalesced(work: () => Promise<void>): () => Promise<void> {
     running = (async () => {
       do {
         again = false;
+        const began = performance.now();
         try {
           await work();
         } catch (error) {
           message.textContent = (error as Error).message;
         }
+        if (again) await new Promise((resolve) => setTimeout(resolve, Math.max(200, 2 * (performance.now() - began))));
       } while (again);
     })();
     try {
