@@ -54,8 +54,8 @@ export class Dashboard {
     return session.timeline();
   }
 
-  async timeline(source: TapeSource): Promise<TimelineAnswer> {
-    return (await this.session(source)).timeline();
+  async timeline(source: TapeSource, since?: number): Promise<TimelineAnswer> {
+    return (await this.session(source)).timeline(since);
   }
 
   async instant(source: TapeSource, seq: number, at?: number): Promise<InstantAnswer> {

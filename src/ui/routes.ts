@@ -28,7 +28,17 @@ const sourceQuery = v.pipe(
   v.optional(v.picklist(["live", "tape"])),
   v.description("`live` (the running emulator's tape; the default when there is one) or `tape` (the tape opened from a file)"),
 );
-const timelineQuery = v.object({ source: sourceQuery });
+const timelineQuery = v.object({
+  source: sourceQuery,
+  since: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("only the items from this index on (a page that has the others, of the same `session`)"),
+      v.regex(/^\d+$/, "expected a whole number"),
+      v.transform(Number),
+    ),
+  ),
+});
 const instantQuery = v.object({
   source: sourceQuery,
   seq: v.pipe(v.string(), v.description("the tape entry's sequence number; 0 is the start state"), v.regex(/^\d+$/, "expected a whole number"), v.transform(Number)),
@@ -75,12 +85,12 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
       summary: "every tape entry and what it caused (fired timers, the services' events) on one virtual-time axis, with the replay's divergences",
       query: timelineQuery,
       responses: {
-        200: "`{source, entries, items: [{seq, at, lane, kind, label, status?, subject?}], itemsDropped, divergences, truncated, start, report?}`",
+        200: "`{source, session, from, entries, items: [{seq, at, lane, kind, label, status?, subject?}], itemsDropped, divergences, truncated, start, report?}`",
         404: "no such source",
         409: "the tape is off, or the clock is realtime",
       },
     },
-    async (c, { query }) => c.json(await dashboard.timeline(query.source ?? dashboard.mode)),
+    async (c, { query }) => c.json(await dashboard.timeline(query.source ?? dashboard.mode, query.since)),
   );
 
   ui.get(

@@ -32,6 +32,10 @@ export interface TimelineItem {
 
 export interface TimelineAnswer {
   readonly source: string;
+  /** Which session answered (a new one after a reset): items fetched `since` an index only add to those of the same session. */
+  readonly session: number;
+  /** The index of the first item sent (`since`). */
+  readonly from: number;
   readonly entries: number;
   readonly items: readonly TimelineItem[];
   /** Items left out past MAX_ITEMS (the oldest are kept: the start of a run is where a failure begins). */
@@ -60,7 +64,10 @@ const MAX_CHECKPOINTS = 64;
 const MAX_ITEMS = 50_000;
 const CACHED_STATES = 8;
 
+let sessions = 0;
+
 export class TapeSession {
+  readonly id = ++sessions;
   private readonly items: TimelineItem[] = [];
   private itemsDropped = 0;
   /** Entries replayed so far (the position of the next one). */
@@ -106,11 +113,15 @@ export class TapeSession {
     return this.tape.entries.length;
   }
 
-  timeline(): TimelineAnswer {
+  /** The timeline; with `since`, only the items from that index on (a page that has the others). */
+  timeline(since = 0): TimelineAnswer {
+    const from = Math.min(since, this.items.length);
     return {
       source: this.source,
+      session: this.id,
+      from,
       entries: this.tape.entries.length,
-      items: this.items,
+      items: from === 0 ? this.items : this.items.slice(from),
       itemsDropped: this.itemsDropped,
       divergences: this.replayer.divergences,
       truncated: this.tape.truncated,

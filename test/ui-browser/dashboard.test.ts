@@ -197,6 +197,12 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.click(`#panel-timeline .events li[data-seq="${taken[2]!.entries}"]:not([data-kind="timer"]):not([data-kind="event"])`);
     await page.waitForSelector(`#panel-timeline .instant h2 >> text=State after #${taken[2]!.entries}:`);
     await screenshot(page, "instant");
+
+    // The open timeline follows the run: a clock move made elsewhere appears once, after what was there.
+    const firstEntryRows = await page.locator('#panel-timeline .events li[data-seq="1"]').count();
+    await control("/clock/advance", { method: "POST", body: JSON.stringify({ by: "5s" }) });
+    await page.waitForSelector('#panel-timeline .events li[data-kind="clock"] >> text=2026-01-01T00:02:25.000Z');
+    expect(await page.locator('#panel-timeline .events li[data-seq="1"]').count()).toBe(firstEntryRows);
     expect(errors).toEqual([]);
   });
 

@@ -143,10 +143,15 @@ describe("the dashboard's API", () => {
     await control("POST", "/clock/advance", { by: "1s" });
     const grown = (await control("GET", "/ui/api/timeline")).body;
     expect(grown.items.map((i: Json) => i.label)).toEqual(["clock → 2026-01-01T00:00:01.000Z", "clock → 2026-01-01T00:00:02.000Z", "clock → 2026-01-01T00:00:03.000Z"]);
+    // A page that has the first item asks only for what follows it.
+    const rest = (await control("GET", "/ui/api/timeline?since=1")).body;
+    expect(rest).toMatchObject({ session: grown.session, from: 1, entries: 3 });
+    expect(rest.items).toEqual(grown.items.slice(1));
     await control("POST", "/reset");
     for (const by of ["5s", "5s", "5s", "5s"]) await control("POST", "/clock/advance", { by });
     // More entries than before the reset, and the same kinds: still a new tape, read from its start.
     const after = (await control("GET", "/ui/api/timeline")).body;
+    expect(after.session).not.toBe(grown.session);
     expect(after.items.map((i: Json) => i.label)).toEqual([5, 10, 15, 20].map((s) => `clock → 2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`));
     expect((await control("GET", "/ui/api/instant?seq=4")).body.stateHash).toBe(emu.stateHash());
   });

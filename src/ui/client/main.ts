@@ -201,7 +201,11 @@ const refreshLive = coalesced(async () => {
 
 const refreshRunTimeline = coalesced(async () => {
   try {
-    runTimeline.set(await get<Timeline>("/ui/api/timeline?source=live"));
+    // Only what is new since the items on screen; all of it again when the tape began anew (a reset).
+    const known = runTimeline.current;
+    let answer = await get<Timeline>(`/ui/api/timeline?source=live&since=${known?.items.length ?? 0}`);
+    if (known && answer.session !== known.session && answer.from > 0) answer = await get<Timeline>("/ui/api/timeline?source=live");
+    runTimeline.set(answer);
   } catch (error) {
     runTimeline.element.replaceChildren(h("p", { class: "error" }, (error as Error).message));
   }

@@ -66,9 +66,16 @@ export class TimelineView {
     this.element.append(this.summary, h("div", { class: "toolbar" }, search, lanes), this.axis, h("div", { class: "split" }, this.list, this.detail));
   }
 
+  /** The timeline on screen (undefined before the first). */
+  get current(): Timeline | undefined {
+    return this.timeline;
+  }
+
+  /** A timeline, or (`from` above 0, the same session) the items that follow those on screen. */
   set(timeline: Timeline): void {
     const previous = this.shown[this.chosen];
-    this.timeline = timeline;
+    const known = this.timeline;
+    this.timeline = known && timeline.from > 0 && timeline.session === known.session ? { ...timeline, items: known.items.concat(timeline.items) } : timeline;
     this.render();
     if (previous) this.chosen = this.shown.findIndex((i) => i.seq === previous.seq && i.label === previous.label && i.at === previous.at);
     this.renderList();
@@ -167,8 +174,13 @@ export class TimelineView {
         s("text", { x: x(at), y: height - 6, class: "tick", "text-anchor": "middle" }, clockTime(at)),
       );
     }
+    // One mark per lane and pixel column (the chosen and the diverged ones always): a long run stays a few thousand marks, not tens of thousands.
+    const drawn = new Set<string>();
     this.shown.forEach((item, index) => {
       if (!lanes.includes(item.lane)) return;
+      const column = `${item.lane} ${Math.round(x(item.at))}`;
+      if (drawn.has(column) && index !== this.chosen && !diverged.has(item.seq)) return;
+      drawn.add(column);
       const mark = s(
         "circle",
         {

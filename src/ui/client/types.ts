@@ -40,6 +40,8 @@ export interface Divergence {
 
 export interface Timeline {
   source: string;
+  session: number;
+  from: number;
   entries: number;
   items: TimelineItem[];
   itemsDropped: number;
