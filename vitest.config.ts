@@ -3,8 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The conformance and packaging suites have their own runs (vitest.conformance.config.ts, vitest.package.config.ts).
-    exclude: ["test/conformance/**", "test/package/**", "**/node_modules/**"],
+    // The conformance, packaging and browser suites have their own runs (vitest.conformance.config.ts, vitest.package.config.ts, vitest.ui.config.ts).
+    exclude: ["test/conformance/**", "test/package/**", "test/ui-browser/**", "**/node_modules/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // The JSON report lets .ci/run print a plain "N passed, N failed" summary line.

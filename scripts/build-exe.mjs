@@ -2,7 +2,7 @@
 // `npm run build:exe`: standin as one executable file (build/standin, build/standin.exe on
 // Windows) for CI machines without Node: Node's single executable applications. esbuild
 // bundles src/sea-main.ts and everything it imports (dependencies included) into one CommonJS
-// script; node turns it, with the package's own files as assets (src/package-files.ts reads
+// script; node turns it, with the package's own files (and the dashboard's page) as assets (src/package-files.ts reads
 // them), into a blob; postject injects the blob into a copy of the node binary running this.
 // The executable is for the platform and architecture it was built on.
 import { execFileSync } from "node:child_process";
@@ -48,8 +48,17 @@ await build({
   logLevel: "warning",
 });
 
-// 2. The package's own files, embedded as assets under their paths in the package.
-const shipped = ["package.json", "keys/test-keys.json", ...readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".json")).map((f) => `fixtures/${f}`)];
+// 2. The package's own files, embedded as assets under their paths in the package: with the
+// dashboard's page (src/ui/assets.ts reads dist/ui-page/), built here so it is never stale.
+execFileSync(process.execPath, [join(root, "scripts/build-ui.mjs")], { stdio: "inherit" });
+const shipped = [
+  "package.json",
+  "keys/test-keys.json",
+  ...readdirSync(join(root, "fixtures"))
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => `fixtures/${f}`),
+  ...["index.html", "app.js", "app.css"].map((f) => `dist/ui-page/${f}`),
+];
 const assetList = join(work, "assets.json");
 writeFileSync(assetList, JSON.stringify(shipped));
 const blob = join(work, "standin.blob");

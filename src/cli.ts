@@ -19,6 +19,7 @@ import { awaitCommand } from "./cli/commands/await.js";
 import { firedLines, type FiredTimer } from "./cli/commands/fired.js";
 import { journalCommand } from "./cli/commands/journal.js";
 import { snapshotCommand } from "./cli/commands/snapshot.js";
+import { uiCommand } from "./cli/commands/ui.js";
 import { addClientOptions, type ClientOptions, control, DEFAULT_URL, printJson } from "./cli/control-client.js";
 import { CliFailure, oneLine } from "./cli/failure.js";
 import { ENVIRONMENT_HELP, oneUsageLineOnError } from "./cli/help.js";
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
     .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default: 10000)", positiveInteger)
     .option("--journal-bytes <size>", "request journal budget in bytes (k/m/g suffixes); the oldest go first (default: 16m)", byteSize)
     .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default: 64m)", byteSize)
+    .option("--no-ui", "do not serve the dashboard at /_standin/ui (default: served, behind --control-token)")
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
     .option("--ready-file <file>", "once every port listens, write the URLs and the pid here as JSON (atomically); removed on exit")
     .option("--pid-file <file>", "once every port listens, write the pid here; removed on exit")
@@ -135,6 +137,7 @@ export function buildProgram(): Command {
   awaitCommand(program);
   journalCommand(program);
   snapshotCommand(program);
+  uiCommand(program);
 
   program
     .command("fixtures")
@@ -203,6 +206,7 @@ interface StartOptions {
   journalEntries?: number;
   journalBytes?: number;
   controlBodyLimit?: number;
+  ui: boolean;
   logLevel: LogLevel;
   readyFile?: string;
   pidFile?: string;
@@ -235,6 +239,7 @@ async function startCommand(opts: StartOptions): Promise<void> {
         journalCapacity: opts.journalEntries,
         journalBytes: opts.journalBytes,
         controlBodyLimit: opts.controlBodyLimit,
+        ui: opts.ui,
         tls,
         tlsDir: opts.tlsDir,
         onError: (error) => log("error", `unexpected error: ${(error as Error)?.stack ?? String(error)}`),

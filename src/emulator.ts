@@ -18,6 +18,7 @@ import { IdleSkipper } from "./control/idle-skip.js";
 import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
+import { Dashboard } from "./ui/dashboard.js";
 import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
 import type { Fixture } from "./scenario-files/schema.js";
 import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
@@ -72,6 +73,8 @@ export interface CreateStandinOptions {
   controlBodyLimit?: number;
   /** Idle skipping in the auto clock mode; default true (a replay turns it off: the tape holds the skips). */
   idleSkipping?: boolean;
+  /** Serve the dashboard at `/_standin/ui` (default true; `--no-ui` turns it off). */
+  ui?: boolean;
 }
 
 type Sections = { scheduler: Fixture["scheduler"]; registry: Fixture["registry"]; echo: Fixture["echo"] };
@@ -93,6 +96,8 @@ export class Standin implements ControlTarget {
   readonly tls: boolean;
   /** Which routes the run has hit (GET /_standin/coverage); not part of the state. */
   readonly coverage: CoverageTracker;
+  /** The dashboard's sessions (`/_standin/ui`); undefined with `ui: false`. */
+  readonly dashboard: Dashboard | undefined;
 
   private readonly services: AnyService[];
   /** Credentials as references in the tape and the journal. */
@@ -161,8 +166,10 @@ export class Standin implements ControlTarget {
 
     // Each service names its product's routes; the tracker counts requests against them.
     this.coverage = new CoverageTracker(Object.fromEntries(this.services.map((s) => [s.name, s.routeCatalog])) as Record<ServiceName, RouteCatalog>);
+    this.dashboard = options.ui === false ? undefined : new Dashboard(this);
     const control = createControlApp(this, {
       coverage: this.coverage,
+      ui: this.dashboard,
       token: options.controlToken,
       services: this.services.filter((s) => s.control).map((s) => ({ name: s.name, app: s.control! })),
     });
@@ -360,9 +367,23 @@ export class Standin implements ControlTarget {
     this.record(`clock.${operation}`, { detail });
   }
 
-  /** Stops the realtime clock's real timer. */
+  /** How many tapes have begun (each reset begins one). */
+  get tapeGeneration(): number {
+    return this.tape.generation;
+  }
+
+  /** Tells `listener` of every write, clock move, mode change and restore (the dashboard's change stream); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    const off = [this.store.onCommit(listener), this.store.onRestore(listener), this.clock.onOperation(listener), this.clock.onRestore(listener)];
+    return () => {
+      for (const unsubscribe of off) unsubscribe();
+    };
+  }
+
+  /** Stops the realtime clock's real timer (and the dashboard's scratch emulators). */
   close(): void {
     this.ready = false;
+    this.dashboard?.close();
     this.clock.dispose();
   }
 

@@ -7,6 +7,7 @@
  */
 import * as v from "valibot";
 import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
+import type { StateSnapshot } from "./core/snapshot.js";
 import { describeIssues } from "./core/validation.js";
 import { createStandin, type Standin } from "./emulator.js";
 import type { ServiceName } from "./http/service-names.js";
@@ -54,81 +55,134 @@ const tapeShape = v.looseObject({
 const SETTLE_TURNS = 3;
 
 export async function replayTape(document: unknown): Promise<ReplayReport> {
+  const replayer = await TapeReplayer.start(document);
+  try {
+    for (const entry of replayer.tape.entries) await replayer.step(entry);
+    return await replayer.finish();
+  } finally {
+    replayer.close();
+  }
+}
+
+/** Checks a document is a tape standin can replay; throws TapeError saying why not. */
+export function parseTape(document: unknown): Tape {
   const parsed = v.safeParse(tapeShape, document);
   if (!parsed.success) throw new TapeError(`not a standin tape: ${describeIssues(parsed.issues).join("; ")}`);
   const tape = document as Tape;
   if (tape.start.clock.mode === "realtime") throw new TapeError("the tape was recorded with the realtime clock, which no replay can repeat: record with the manual or auto clock");
+  return tape;
+}
 
-  const emu = await createStandin({
-    fixture: tape.start.fixtures as never,
-    seed: tape.start.seed,
-    clock: { start: tape.start.clock.startMs, mode: tape.start.clock.mode, speed: tape.start.clock.speed },
-    compatHeaders: tape.start.compatHeaders,
-    tls: tape.start.tls === true,
-    tape: false,
-    // The tape holds every skip as a clock move.
-    idleSkipping: false,
-  });
-  const divergences: Divergence[] = [];
-  if (emu.stateHash() !== tape.start.stateHash)
-    divergences.push({
-      seq: 0,
-      entry: "start",
-      what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed`,
+/**
+ * A replay one entry at a time: `standin replay` runs every entry and
+ * finishes; the dashboard (src/ui) steps through a tape to build its
+ * timeline and to rebuild the state at an instant in a scratch emulator.
+ */
+export class TapeReplayer {
+  readonly divergences: Divergence[] = [];
+  private readonly recordedBodies: RecordedBodies;
+  private readonly open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
+  private requests = 0;
+  private skipped = 0;
+
+  private constructor(
+    readonly tape: Tape,
+    /** The scratch emulator the entries are replayed into. */
+    readonly emu: Standin,
+  ) {
+    this.recordedBodies = new RecordedBodies(tape.entries);
+  }
+
+  /**
+   * A fresh emulator built from the tape's start (seed, start fixtures,
+   * clock); with `from`, the state is then set to that snapshot (one the
+   * same tape's replay took) so stepping can resume there; the document is
+   * then that replay's, already checked.
+   */
+  static async start(document: unknown, from?: StateSnapshot): Promise<TapeReplayer> {
+    const tape = from ? (document as Tape) : parseTape(document);
+    const emu = await createStandin({
+      fixture: tape.start.fixtures as never,
+      seed: tape.start.seed,
+      clock: { start: tape.start.clock.startMs, mode: tape.start.clock.mode, speed: tape.start.clock.speed },
+      compatHeaders: tape.start.compatHeaders,
+      tls: tape.start.tls === true,
+      tape: false,
+      // The tape holds every skip as a clock move.
+      idleSkipping: false,
+      ui: false,
     });
+    const replayer = new TapeReplayer(tape, emu);
+    if (from) emu.restore(from);
+    else if (emu.stateHash() !== tape.start.stateHash)
+      replayer.divergences.push({
+        seq: 0,
+        entry: "start",
+        what: `the start state differs (hash ${tape.start.stateHash} expected, ${emu.stateHash()} now): the fixtures or standin's version changed`,
+      });
+    return replayer;
+  }
 
-  const recordedBodies = new RecordedBodies(tape.entries);
-  const open: Array<{ entry: TapeRequestEntry; answer: Promise<Response>; controller: AbortController }> = [];
-  let requests = 0;
-  let skipped = 0;
-  try {
-    for (const entry of tape.entries) {
-      try {
-        if (entry.kind === "request") {
-          requests++;
-          if (entry.body?.sha256 !== undefined && entry.response !== undefined && entry.response.status >= 400) {
-            skipped++;
-            continue;
-          }
-          const controller = new AbortController();
-          const answer = send(emu, entry, controller.signal);
-          if (entry.awaited) divergences.push(...(await compare(emu, recordedBodies, entry, await answer)));
-          else open.push({ entry, answer, controller });
-        } else applyEntry(emu, entry, divergences);
-        if (entry.kind === "fixture") await emu.applyFixture(entry.fixture);
-      } catch (error) {
-        divergences.push({ seq: entry.seq, entry: describe(entry), what: `failed: ${(error as Error).message}` });
-      }
-      await settle();
+  /** Replays one entry (a request answered before the next entry is awaited and compared); returns the divergences it found. */
+  async step(entry: TapeEntry): Promise<Divergence[]> {
+    const before = this.divergences.length;
+    const { emu } = this;
+    try {
+      if (entry.kind === "request") {
+        this.requests++;
+        if (entry.body?.sha256 !== undefined && entry.response !== undefined && entry.response.status >= 400) {
+          this.skipped++;
+          return [];
+        }
+        const controller = new AbortController();
+        const answer = send(emu, entry, controller.signal);
+        if (entry.awaited) this.divergences.push(...(await compare(emu, this.recordedBodies, entry, await answer)));
+        else this.open.push({ entry, answer, controller });
+      } else applyEntry(emu, entry, this.divergences);
+      if (entry.kind === "fixture") await emu.applyFixture(entry.fixture);
+    } catch (error) {
+      this.divergences.push({ seq: entry.seq, entry: describe(entry), what: `failed: ${(error as Error).message}` });
     }
+    await settle();
+    return this.divergences.slice(before);
+  }
+
+  /** After the last entry: the requests still open are compared (or let go), then the final state. */
+  async finish(): Promise<ReplayReport> {
+    const { emu, tape, divergences } = this;
     // Requests that were still open when the tape ended, or answered only later.
-    for (const { entry, answer, controller } of open) {
+    for (const { entry, answer, controller } of this.open.splice(0)) {
       if (!entry.response) {
         controller.abort();
         continue;
       }
       const response = await Promise.race([answer, settle(SETTLE_TURNS * 10).then(() => undefined)]);
       if (!response) divergences.push({ seq: entry.seq, entry: describe(entry), what: "answered in the recording, still waiting in the replay" });
-      else divergences.push(...(await compare(emu, recordedBodies, entry, response)));
+      else divergences.push(...(await compare(emu, this.recordedBodies, entry, response)));
       controller.abort();
     }
-  } finally {
-    emu.close();
+    this.close();
+    const actual = emu.stateHash();
+    // A truncated tape holds the run up to where it stopped: the run's final state is not what those entries make.
+    const truncatedAt = tape.truncated ? (tape.truncation?.seq ?? (tape.entries.at(-1)?.seq ?? 0) + 1) : undefined;
+    if (truncatedAt === undefined && actual !== tape.end.stateHash)
+      divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
+    return {
+      entries: tape.entries.length,
+      requests: this.requests,
+      divergences,
+      stateHash: { expected: tape.end.stateHash, actual },
+      ...(truncatedAt !== undefined && { truncatedAt }),
+      skipped: this.skipped,
+      ok: divergences.length === 0,
+    };
   }
-  const actual = emu.stateHash();
-  // A truncated tape holds the run up to where it stopped: the run's final state is not what those entries make.
-  const truncatedAt = tape.truncated ? (tape.truncation?.seq ?? (tape.entries.at(-1)?.seq ?? 0) + 1) : undefined;
-  if (truncatedAt === undefined && actual !== tape.end.stateHash)
-    divergences.push({ seq: -1, entry: "end", what: `the final state differs (hash ${tape.end.stateHash} expected, ${actual} after the replay)` });
-  return {
-    entries: tape.entries.length,
-    requests,
-    divergences,
-    stateHash: { expected: tape.end.stateHash, actual },
-    ...(truncatedAt !== undefined && { truncatedAt }),
-    skipped,
-    ok: divergences.length === 0,
-  };
+
+  /** Lets go of the requests still open and stops the scratch emulator's clock. */
+  close(): void {
+    for (const { controller } of this.open.splice(0)) controller.abort();
+    this.emu.close();
+  }
 }
 
 function applyEntry(emu: Standin, entry: Exclude<TapeEntry, TapeRequestEntry>, divergences: Divergence[]): void {
@@ -189,7 +243,7 @@ function headerValue(value: string | undefined): string {
   return value === undefined ? "none" : JSON.stringify(value);
 }
 
-function describe(entry: TapeEntry): string {
+export function describe(entry: TapeEntry): string {
   switch (entry.kind) {
     case "request":
       return `${entry.service} ${entry.method} ${entry.path}`;

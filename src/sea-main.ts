@@ -1,7 +1,7 @@
 /**
  * The single executable's entry point. scripts/build-exe.mjs bundles this file
  * and everything it imports into one CommonJS script and embeds it, with the
- * package's own files (package.json, fixtures/, keys/) as assets, into a copy
+ * package's own files (package.json, fixtures/, keys/, the dashboard's page) as assets, into a copy
  * of the node binary. Those files are read from the assets, since the
  * executable has no package directory beside it; then it is `standin`.
  *

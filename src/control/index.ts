@@ -7,7 +7,7 @@
  * One file per resource under routes/; this mounts them in the order they
  * have always been mounted, which is also the order of the OpenAPI
  * document's paths (ready, clock, state, journals, recording, scenario,
- * coverage, the services', openapi.json).
+ * coverage, the dashboard, the services', openapi.json).
  */
 import { Hono } from "hono";
 import { DocumentedRoutes } from "../http/documented-routes.js";
@@ -22,6 +22,7 @@ import { scenarioRoutes } from "./routes/scenario.js";
 import { stateRoutes } from "./routes/state.js";
 import { CONTROL_PREFIX, type ControlOptions, type ControlTarget } from "./target.js";
 import { requireControlToken } from "./token-check.js";
+import { UI_PUBLIC_PATHS, uiRoutes } from "../ui/routes.js";
 
 export { CONTROL_PREFIX, type ControlOptions, type ControlTarget } from "./target.js";
 
@@ -29,7 +30,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   const app = new Hono().basePath(CONTROL_PREFIX);
   app.onError((error, c) => controlErrorResponse(c, error));
   app.notFound((c) => c.json({ error: `no control route ${c.req.method} ${c.req.path}` }, 404));
-  if (options.token !== undefined) requireControlToken(app, options.token, target);
+  if (options.token !== undefined) requireControlToken(app, options.token, target, options.ui ? UI_PUBLIC_PATHS : []);
 
   // Every route is declared with its documentation; the helper validates bodies and queries with the schemas it documents.
   const routes = new DocumentedRoutes("state", app);
@@ -40,6 +41,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   recordingRoutes(routes, target);
   scenarioRoutes(routes, target);
   if (options.coverage) coverageRoutes(routes.withTag("coverage"), options.coverage);
+  if (options.ui) uiRoutes(routes, options.ui);
   for (const service of options.services ?? []) routes.route(`/${service.name}`, service.app);
   openApiRoute(routes);
   return app;

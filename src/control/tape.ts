@@ -164,8 +164,16 @@ export class TapeRecorder {
 
   private onAtNextBegin = false;
 
+  /** How many tapes have begun: a reader following the tape (the dashboard) knows a new one from a grown one. */
+  get generation(): number {
+    return this.begun;
+  }
+
+  private begun = 0;
+
   /** A new tape (start, or reset): what the run starts from. */
   begin(start: Omit<TapeStart, "stateHash"> & { stateHash: () => string }): void {
+    this.begun++;
     if (this.onAtNextBegin) this.enabled = true;
     this.onAtNextBegin = false;
     this.start = start;

@@ -10,6 +10,7 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { recordingSection as recordingBody } from "../scenario-files/schema.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
+import type { Dashboard } from "../ui/dashboard.js";
 import type { IdleSkipper } from "./idle-skip.js";
 import type { Scenario } from "./scenario.js";
 
@@ -52,4 +53,6 @@ export interface ControlOptions {
   services?: ReadonlyArray<{ name: string; app: DocumentedRoutes }>;
   /** The run's route coverage, served at `/coverage`. */
   coverage?: CoverageTracker;
+  /** The dashboard, served at `/ui` (`--no-ui` leaves it out). */
+  ui?: Dashboard;
 }

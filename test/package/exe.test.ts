@@ -53,6 +53,11 @@ describe("the single executable, alone in an empty directory with no node on PAT
     const started = await startInBackground(exe, ["start", ...FREE_PORTS, "--ready-file", readyFile], readyFile, { cwd: dir, env: bare() });
     try {
       await exerciseDefaultWorld(started.ready);
+      // The dashboard's page and script are embedded too.
+      const page = await call(`${started.ready.control}/ui`);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain("<title>standin dashboard</title>");
+      expect((await call(`${started.ready.control}/ui/app.js`)).status).toBe(200);
       expect(started.output()).not.toMatch(/ExperimentalWarning|single executable/i);
       const stop = await run(exe, ["stop", "--ready-file", readyFile], { cwd: dir, env: bare() });
       expect(stop, stop.stderr).toMatchObject({ code: 0, stdout: `standin stopped (pid ${started.ready.pid})\n` });

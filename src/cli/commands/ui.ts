@@ -1,0 +1,39 @@
+/**
+ * `standin ui <tape>`: opens a saved tape in the dashboard, read-only, on a
+ * port of its own, and prints the page's address; Ctrl-C stops it. A file
+ * that is not a tape standin can replay fails in one line before anything
+ * listens.
+ */
+import { Command, Option } from "commander";
+import { basename } from "node:path";
+import { ControlError } from "../../control/errors.js";
+import { DEFAULT_VIEWER_PORT, startTapeViewer } from "../../ui/viewer.js";
+import { CliFailure } from "../failure.js";
+import { readJsonFile } from "../files.js";
+import { port } from "../option-values.js";
+
+export function uiCommand(program: Command): void {
+  program.addCommand(
+    new Command("ui")
+      .description("open a tape (GET /_standin/tape, a CI artifact) in the dashboard, read-only: timeline, state at any instant, the first divergence")
+      .argument("<tape>", "tape file (JSON)")
+      .option("--host <addr>", "address to listen on", "127.0.0.1")
+      .addOption(new Option("--port <n>", "port; 0 = any free port").argParser(port).default(DEFAULT_VIEWER_PORT))
+      .action(async (file: string, opts: { host: string; port: number }) => {
+        const tape = await readJsonFile("standin ui", file);
+        let viewer: Awaited<ReturnType<typeof startTapeViewer>>;
+        try {
+          viewer = await startTapeViewer({ tape, name: basename(file), host: opts.host, port: opts.port });
+        } catch (error) {
+          if (error instanceof ControlError) throw new CliFailure(`standin ui: ${file}: ${error.message}`);
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "EADDRINUSE") throw new CliFailure(`standin ui: port ${opts.port} on ${opts.host} is already in use (--port 0 picks a free one)`);
+          throw error;
+        }
+        process.stdout.write(`standin ui: ${file} at ${viewer.url}\n`);
+        const stop = () => void viewer.close().then(() => process.exit(0));
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      }),
+  );
+}
