@@ -41,6 +41,8 @@ export interface EvalContext {
   readonly unknownRoot?: (sourceText: string) => Value;
   /** Names of functions that exist but are refused (e.g. filesystem access), with the reason. */
   readonly disabledFunctions?: Readonly<Record<string, string>>;
+  /** Literal-only context (HCL's nil EvalContext): no variables, no function calls. */
+  readonly staticOnly?: boolean;
 }
 
 export function isObject(v: Value | undefined): v is { [key: string]: Value } {
@@ -120,6 +122,7 @@ export class Evaluator {
       case "paren":
         return this.evaluate(expr.inner, splatItem);
       case "traversal": {
+        if (this.ctx.staticOnly) throw this.diag("Variables not allowed", "Variables may not be used here.", expr);
         if (!Object.hasOwn(this.ctx.variables, expr.root)) {
           if (this.ctx.unknownRoot) return this.ctx.unknownRoot(`\${${this.text(expr)}}`);
           throw this.diag("Unknown variable", `There is no variable named "${expr.root}".`, { start: expr.start, end: expr.start + expr.root.length });
@@ -217,6 +220,7 @@ export class Evaluator {
   }
 
   private call(expr: Expr & { k: "call" }, splatItem: Value | undefined): Value {
+    if (this.ctx.staticOnly) throw this.diag("Function calls not allowed", "Functions may not be called here.", expr);
     // try() and can() evaluate their arguments themselves, catching errors.
     if (expr.name === "try" || expr.name === "can") {
       if (expr.name === "can" && expr.args.length !== 1) throw this.argCount(expr, 1);
@@ -386,7 +390,7 @@ export class Evaluator {
 
   private interpolation(part: Exclude<TemplatePart, string> & { k: "interp" }, splatItem: Value | undefined): Value {
     const expr = part.expr;
-    if (expr.k === "traversal" && !Object.hasOwn(this.ctx.variables, expr.root) && this.ctx.unknownRoot) {
+    if (expr.k === "traversal" && !this.ctx.staticOnly && !Object.hasOwn(this.ctx.variables, expr.root) && this.ctx.unknownRoot) {
       return this.ctx.unknownRoot(this.text(part));
     }
     return this.evaluate(expr, splatItem);
