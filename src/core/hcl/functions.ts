@@ -274,6 +274,14 @@ function uuidv5(namespace: string, name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** Sets RFC 4122's version-4 and variant bits on 128 random bits written as a UUID. */
+function asVersion4(random: string): string {
+  const hex = random.replace(/-/g, "").toLowerCase().padEnd(32, "0").slice(0, 32);
+  const variant = ((Number.parseInt(hex[16] ?? "0", 16) & 0x3) | 0x8).toString(16);
+  const v4 = `${hex.slice(0, 12)}4${hex.slice(13, 16)}${variant}${hex.slice(17)}`;
+  return `${v4.slice(0, 8)}-${v4.slice(8, 12)}-${v4.slice(12, 16)}-${v4.slice(16, 20)}-${v4.slice(20)}`;
+}
+
 /** `timeadd`: an RFC 3339 timestamp plus a Go duration. */
 function timeAdd(timestamp: string, duration: string, parseDuration: (s: string) => bigint): string {
   const date = new Date(timestamp);
@@ -532,7 +540,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     sha256: hash("sha256"),
     sha512: hash("sha512"),
     // uuid
-    uuidv4: (a) => (arity("uuidv4", a, 0), deps.newUuid()),
+    uuidv4: (a) => (arity("uuidv4", a, 0), asVersion4(deps.newUuid())),
     uuidv5: (a) => (arity("uuidv5", a, 2, 2, ["namespace", "name"]), uuidv5(str(a, 0, "namespace"), str(a, 1, "name"))),
     // date and time
     formatdate: (a) => (arity("formatdate", a, 2, 2, ["format", "time"]), formatDate(str(a, 0, "format"), str(a, 1, "time"))),

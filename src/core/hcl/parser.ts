@@ -550,7 +550,9 @@ class Parser {
       this.pos++;
       const value = this.parseExpression();
       items.push({ key, bareKey, value });
-      // Items are separated by commas or newlines.
+      // Items are separated by commas or newlines: look again from the value's end,
+      // since the operator lookahead inside brackets already stepped over newlines.
+      this.pos = value.end;
       const beforeSep = this.pos;
       this.skip(false);
       if (this.peek() === ",") this.pos++;

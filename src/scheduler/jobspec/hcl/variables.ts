@@ -116,6 +116,7 @@ export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], f
         } catch (e) {
           if (!(e instanceof ConversionError)) throw e;
           ctx.error("Invalid default value for variable", `This default value is not compatible with the variable's type constraint: ${e.message}.`, defaultAttr.expr);
+          decl.value = null; // reported already: not "unset" as well
         }
       }
     }
