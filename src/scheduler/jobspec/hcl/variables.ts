@@ -165,6 +165,9 @@ export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], f
       } catch (e) {
         if (!(e instanceof HclDiagnosticsError)) throw e;
         ctx.diags.push(...e.diagnostics);
+        // Like Packer's code, the failed value still counts as given: no "unset" on top.
+        const failed = declared.get(attr.name);
+        if (failed) failed.value = null;
         continue;
       }
       const decl = declared.get(attr.name);
