@@ -87,7 +87,13 @@ describe("HCL jobs in fixtures", () => {
     const emu = await createStandin({
       fixture: {
         scheduler: { jobs: [{ hclSource: 'job "batch" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n    }\n  }\n}' }] },
-        timeline: [{ at: "10s", do: "job-register", job: { hclSource: 'variable "n" {}\njob "later" {\n  group "g" {\n    count = var.n\n    task "t" {\n      driver = "exec"\n    }\n  }\n}', vars: { n: 3 } } }],
+        timeline: [
+          {
+            at: "10s",
+            do: "job-register",
+            job: { hclSource: 'variable "n" {}\njob "later" {\n  group "g" {\n    count = var.n\n    task "t" {\n      driver = "exec"\n    }\n  }\n}', vars: { n: 3 } },
+          },
+        ],
       },
     });
     expect((await job(emu, "batch")).Type).toBe("batch");

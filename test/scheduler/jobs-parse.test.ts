@@ -39,7 +39,7 @@ const group = (job: Json, i = 0): Json => job.TaskGroups[i];
 const task = (job: Json, g = 0, t = 0): Json => job.TaskGroups[g].Tasks[t];
 
 describe("POST /v1/jobs/parse: the api.Job Nomad's parser builds", () => {
-  it("job \"foo\" {} is ID and Name from the label and every other field null or zero", async () => {
+  it('job "foo" {} is ID and Name from the label and every other field null or zero', async () => {
     const job = await parsed('job "foo" {}');
     expect(job).toEqual({
       Affinities: null,
@@ -96,9 +96,7 @@ describe("POST /v1/jobs/parse: the api.Job Nomad's parser builds", () => {
 
   it("an HCL1-only job file fails with HCL2's diagnostics even with HCLv1: true", async () => {
     const text = await failure('job "x" {\n  group "g" {\n    network {\n      reserved_ports = [8080]\n    }\n  }\n}\n', { HCLv1: true });
-    expect(text).toBe(
-      'input.hcl:4,7-21: Unsupported argument; An argument named "reserved_ports" is not expected here. Did you mean to define a block of type "reserved_ports"?',
-    );
+    expect(text).toBe('input.hcl:4,7-21: Unsupported argument; An argument named "reserved_ports" is not expected here. Did you mean to define a block of type "reserved_ports"?');
   });
 
   it("job arguments, id/name overrides, meta in block and attribute form", async () => {
@@ -118,7 +116,17 @@ job "default" {
     n   = 10
   }
 }`);
-    expect(job).toMatchObject({ ID: "job1", Name: "My Job", Region: "eu", Namespace: "team", Type: "batch", Priority: 52, AllAtOnce: true, Datacenters: ["us2", "eu1"], NodePool: "gpu" });
+    expect(job).toMatchObject({
+      ID: "job1",
+      Name: "My Job",
+      Region: "eu",
+      Namespace: "team",
+      Type: "batch",
+      Priority: 52,
+      AllAtOnce: true,
+      Datacenters: ["us2", "eu1"],
+      NodePool: "gpu",
+    });
     expect(job.Meta).toEqual({ foo: "bar", n: "10" });
     const attrForm = await parsed('job "x" {\n  meta = { "key.dot" = "v", other = 1 }\n}');
     expect(attrForm.Meta).toEqual({ "key.dot": "v", other: "1" });
@@ -420,7 +428,15 @@ job "x" {
     });
     expect(t.LogConfig).toEqual({ MaxFiles: 5, MaxFileSizeMB: 15, Enabled: null, Disabled: null });
     expect(t.Artifacts).toEqual([
-      { GetterSource: "https://example.com/file.tgz", GetterOptions: { checksum: "md5:abc" }, GetterHeaders: null, GetterMode: null, GetterInsecure: null, RelativeDest: "local/x", Chown: false },
+      {
+        GetterSource: "https://example.com/file.tgz",
+        GetterOptions: { checksum: "md5:abc" },
+        GetterHeaders: null,
+        GetterMode: null,
+        GetterInsecure: null,
+        RelativeDest: "local/x",
+        Chown: false,
+      },
     ]);
     // jobspec2 fills ChangeMode, Perms, Splay and ErrMissingKey itself; the rest waits for Canonicalize.
     expect(t.Templates).toEqual([
@@ -509,13 +525,25 @@ job "x" {
   }
 }`);
     const g = group(job);
-    expect(task(job, 0, 0).Vault).toEqual({ Policies: ["group"], Role: "", Namespace: null, Cluster: "", Env: true, DisableFile: false, ChangeMode: "noop", ChangeSignal: null, AllowTokenExpiration: null });
+    expect(task(job, 0, 0).Vault).toEqual({
+      Policies: ["group"],
+      Role: "",
+      Namespace: null,
+      Cluster: "",
+      Env: true,
+      DisableFile: false,
+      ChangeMode: "noop",
+      ChangeSignal: null,
+      AllowTokenExpiration: null,
+    });
     expect(task(job, 0, 1).Vault).toMatchObject({ Policies: ["own"], Env: true, DisableFile: false, ChangeMode: "restart" });
     expect(job.Periodic).toEqual({ Enabled: null, Spec: "*/5 * * *", Specs: null, SpecType: "cron", ProhibitOverlap: true, TimeZone: null });
     expect(job.ParameterizedJob).toEqual({ Payload: "required", MetaRequired: ["foo"], MetaOptional: null });
     expect(task(job, 0, 1).DispatchPayload).toEqual({ File: "input.txt" });
     expect(task(job).Identity).toMatchObject({ Name: "", Env: true, File: true });
-    expect(task(job).Identities).toEqual([{ Name: "consul", Audience: ["consul.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 3600e9 }]);
+    expect(task(job).Identities).toEqual([
+      { Name: "consul", Audience: ["consul.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 3600e9 },
+    ]);
     expect(task(job).ScalingPolicies).toEqual([
       { ID: "", Namespace: "", Type: "vertical_cpu", Target: null, Min: 50, Max: 1000, Policy: { test: "cpu" }, Enabled: true, CreateIndex: 0, ModifyIndex: 0 },
     ]);
@@ -734,7 +762,9 @@ job "x" {
 
   it("functions Nomad does not have, and filesystem functions, fail as Nomad fails them", async () => {
     expect(await failure('job "x" {\n  region = timestamp()\n}')).toBe('input.hcl:2,12-21: Call to unknown function; There is no function named "timestamp".');
-    expect(await failure('job "x" {\n  region = file("/etc/hosts")\n}')).toBe('input.hcl:2,12-30: Error in function call; Call to function "file" failed: filesystem function disabled.');
+    expect(await failure('job "x" {\n  region = file("/etc/hosts")\n}')).toBe(
+      'input.hcl:2,12-30: Error in function call; Call to function "file" failed: filesystem function disabled.',
+    );
   });
 
   it("dynamic blocks: groups with labels from for_each, a custom iterator, nested dynamic ports", async () => {
@@ -844,9 +874,31 @@ job "web" {
 
   it("true applies the Go client's api.Job.Canonicalize defaults", async () => {
     const job = await parsed(hcl, { Canonicalize: true });
-    expect(job).toMatchObject({ ID: "web", Name: "web", Region: "global", Namespace: "default", Type: "service", Priority: 50, Stop: false, AllAtOnce: false, NodePool: "", ParentID: "", Version: 0 });
+    expect(job).toMatchObject({
+      ID: "web",
+      Name: "web",
+      Region: "global",
+      Namespace: "default",
+      Type: "service",
+      Priority: 50,
+      Stop: false,
+      AllAtOnce: false,
+      NodePool: "",
+      ParentID: "",
+      Version: 0,
+    });
     expect(job.Datacenters).toBeNull();
-    expect(job.Update).toEqual({ Stagger: 30e9, MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9, HealthyDeadline: 300e9, ProgressDeadline: 600e9, Canary: 0, AutoRevert: false, AutoPromote: false });
+    expect(job.Update).toEqual({
+      Stagger: 30e9,
+      MaxParallel: 1,
+      HealthCheck: "checks",
+      MinHealthyTime: 10e9,
+      HealthyDeadline: 300e9,
+      ProgressDeadline: 600e9,
+      Canary: 0,
+      AutoRevert: false,
+      AutoPromote: false,
+    });
     const g = group(job);
     expect(g.Count).toBe(1);
     expect(g.EphemeralDisk).toEqual({ Sticky: false, Migrate: false, SizeMB: 300 });
@@ -870,7 +922,13 @@ job "web" {
 
   it("what parse returns registers through PUT /v1/jobs", async () => {
     const emu = await createStandin();
-    const job = (await parse('job "web" {\n  datacenters = ["dc1"]\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config {\n        image = "nginx"\n      }\n    }\n  }\n}', {}, emu)).body;
+    const job = (
+      await parse(
+        'job "web" {\n  datacenters = ["dc1"]\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config {\n        image = "nginx"\n      }\n    }\n  }\n}',
+        {},
+        emu,
+      )
+    ).body;
     const res = await call(emu.scheduler, "PUT", "/v1/jobs", { Job: job });
     expect(res.status, res.text).toBe(200);
     const stored = await call(emu.scheduler, "GET", "/v1/job/web");
@@ -891,26 +949,78 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
   });
 
   it.each([
-    ["syntax: block content on the next line", 'job "x"\n{\n}', 'input.hcl:1,8-2,1: Invalid block definition; A block definition must have block content delimited by "{" and "}", starting on the same line as the block header.'],
-    ["syntax: invalid{hcl", "invalid{hcl", 'input.hcl:1,9-12: Argument or block definition required; An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.'],
-    ["syntax: unclosed block", 'job "x" {\n  group "g" {\n}', "input.hcl:1,9-10: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file."],
+    [
+      "syntax: block content on the next line",
+      'job "x"\n{\n}',
+      'input.hcl:1,8-2,1: Invalid block definition; A block definition must have block content delimited by "{" and "}", starting on the same line as the block header.',
+    ],
+    [
+      "syntax: invalid{hcl",
+      "invalid{hcl",
+      'input.hcl:1,9-12: Argument or block definition required; An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.',
+    ],
+    [
+      "syntax: unclosed block",
+      'job "x" {\n  group "g" {\n}',
+      "input.hcl:1,9-10: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+    ],
     ["syntax: missing value", 'job "x" {\n  region =\n}', "input.hcl:2,11-3,1: Invalid expression; Expected the start of an expression, but found an invalid expression token."],
-    ["syntax: comma between arguments", 'job "x" {\n  region = "a", type = "b"\n}', "input.hcl:2,15-16: Unexpected comma after argument; Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline."],
-    ["unknown argument, with a suggestion", 'job "x" {\n  group "g" {\n    cont = 1\n  }\n}', 'input.hcl:3,5-9: Unsupported argument; An argument named "cont" is not expected here. Did you mean "count"?'],
+    [
+      "syntax: comma between arguments",
+      'job "x" {\n  region = "a", type = "b"\n}',
+      "input.hcl:2,15-16: Unexpected comma after argument; Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
+    ],
+    [
+      "unknown argument, with a suggestion",
+      'job "x" {\n  group "g" {\n    cont = 1\n  }\n}',
+      'input.hcl:3,5-9: Unsupported argument; An argument named "cont" is not expected here. Did you mean "count"?',
+    ],
     ["unknown block type", 'job "x" {\n  grop "g" {}\n}', 'input.hcl:2,3-7: Unsupported block type; Blocks of type "grop" are not expected here. Did you mean "group"?'],
-    ["an argument written as a block", 'job "x" {\n  region {}\n}', 'input.hcl:2,3-9: Unsupported block type; Blocks of type "region" are not expected here. Did you mean to define argument "region"? If so, use the equals sign to assign it a value.'],
-    ["a second single block", 'job "x" {\n  update {}\n  update {}\n}', "input.hcl:3,3-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-11."],
-    ["a label where none is expected", 'job "x" {\n  group "g" {\n    service "s" {}\n  }\n}', "input.hcl:3,13-16: Extraneous label for service; No labels are expected for service blocks."],
+    [
+      "an argument written as a block",
+      'job "x" {\n  region {}\n}',
+      'input.hcl:2,3-9: Unsupported block type; Blocks of type "region" are not expected here. Did you mean to define argument "region"? If so, use the equals sign to assign it a value.',
+    ],
+    [
+      "a second single block",
+      'job "x" {\n  update {}\n  update {}\n}',
+      "input.hcl:3,3-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-11.",
+    ],
+    [
+      "a label where none is expected",
+      'job "x" {\n  group "g" {\n    service "s" {}\n  }\n}',
+      "input.hcl:3,13-16: Extraneous label for service; No labels are expected for service blocks.",
+    ],
     ["a group without its name", 'job "x" {\n  group {}\n}', "input.hcl:2,9-10: Missing name for group; All group blocks must have 1 labels (name)."],
-    ["a bad duration", 'job "x" {\n  group "g" {\n    shutdown_delay = "1d"\n  }\n}', 'input.hcl:3,22-26: Unsuitable value type; Unsuitable duration value: time: unknown unit "d" in duration "1d"'],
+    [
+      "a bad duration",
+      'job "x" {\n  group "g" {\n    shutdown_delay = "1d"\n  }\n}',
+      'input.hcl:3,22-26: Unsuitable value type; Unsuitable duration value: time: unknown unit "d" in duration "1d"',
+    ],
     ["a count that is not a number", 'job "x" {\n  group "g" {\n    count = "many"\n  }\n}', "input.hcl:3,13-19: Unsuitable value type; Unsuitable value: a number is required"],
-    ["env as a list", 'job "x" {\n  group "g" {\n    task "t" {\n      env = ["a"]\n    }\n  }\n}', "input.hcl:4,13-18: Unsuitable value type; Unsuitable value: map of string required"],
-    ["env twice", 'job "x" {\n  group "g" {\n    task "t" {\n      env = {}\n      env {}\n    }\n  }\n}', "input.hcl:5,7-12: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15."],
-    ["no job block", 'locals {\n  a = 1\n}', "<nil>: Missing job block; A job block is required"],
+    [
+      "env as a list",
+      'job "x" {\n  group "g" {\n    task "t" {\n      env = ["a"]\n    }\n  }\n}',
+      "input.hcl:4,13-18: Unsuitable value type; Unsuitable value: map of string required",
+    ],
+    [
+      "env twice",
+      'job "x" {\n  group "g" {\n    task "t" {\n      env = {}\n      env {}\n    }\n  }\n}',
+      "input.hcl:5,7-12: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
+    ],
+    ["no job block", "locals {\n  a = 1\n}", "<nil>: Missing job block; A job block is required"],
     ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-10: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-10.'],
     ["something else at the top", 'region = "x"\njob "a" {}', 'input.hcl:1,1-7: Unsupported argument; An argument named "region" is not expected here.'],
-    ["a task scaling policy not cpu or mem", 'job "x" {\n  group "g" {\n    task "t" {\n      scaling "disk" {\n        max = 1\n      }\n    }\n  }\n}', 'input.hcl:4,15-21: Invalid scaling policy name; scaling policy name must be "cpu" or "mem"'],
-    ["a group scaling block without max", 'job "x" {\n  group "g" {\n    scaling {\n      min = 1\n    }\n  }\n}', 'input.hcl:3,13-13: Missing required argument; The argument "max" is required, but no definition was found.'],
+    [
+      "a task scaling policy not cpu or mem",
+      'job "x" {\n  group "g" {\n    task "t" {\n      scaling "disk" {\n        max = 1\n      }\n    }\n  }\n}',
+      'input.hcl:4,15-21: Invalid scaling policy name; scaling policy name must be "cpu" or "mem"',
+    ],
+    [
+      "a group scaling block without max",
+      'job "x" {\n  group "g" {\n    scaling {\n      min = 1\n    }\n  }\n}',
+      'input.hcl:3,13-13: Missing required argument; The argument "max" is required, but no definition was found.',
+    ],
   ])("%s", async (_name, hcl, expected) => {
     expect(await failure(hcl)).toBe(expected);
   });

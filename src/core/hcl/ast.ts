@@ -52,7 +52,7 @@ export interface ObjectItem {
 export type TemplatePart =
   | string
   | ({ readonly k: "interp"; readonly expr: Expr } & Span)
-  | ({ readonly k: "if"; readonly condition: Expr; readonly then: readonly TemplatePart[]; readonly else: readonly TemplatePart[] } & Span)
+  | ({ readonly k: "if"; readonly condition: Expr; readonly whenTrue: readonly TemplatePart[]; readonly whenFalse: readonly TemplatePart[] } & Span)
   | ({ readonly k: "for"; readonly keyVar: string | undefined; readonly valueVar: string; readonly collection: Expr; readonly body: readonly TemplatePart[] } & Span);
 
 export interface Attribute extends Span {

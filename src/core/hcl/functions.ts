@@ -22,6 +22,14 @@ function arity(name: string, args: Value[], min: number, max = min, names: reado
   if (args.length > max) throw new FunctionError(`arity:Function "${name}" expects only ${max} argument(s).`);
 }
 
+/** A function of a fixed number of parameters (`min` of them required). */
+function fixed(name: string, params: readonly string[], body: (args: Value[]) => Value, min = params.length, max = min): Fn {
+  return (args) => {
+    arity(name, args, min, max, params);
+    return body(args);
+  };
+}
+
 function str(args: Value[], i: number, param: string): string {
   const s = asString(args[i] ?? null);
   if (s === undefined) throw new FunctionError("string required", i, param);
@@ -132,8 +140,9 @@ function format(fmt: string, values: Value[]): string {
 
 function flatten(values: Value[]): Value[] {
   const out: Value[] = [];
-  for (const v of values) if (Array.isArray(v)) out.push(...flatten(v));
-  else out.push(v);
+  for (const v of values)
+    if (Array.isArray(v)) out.push(...flatten(v));
+    else out.push(v);
   return out;
 }
 
@@ -267,7 +276,10 @@ function uuidv5(namespace: string, name: string): string {
   };
   const ns = known[namespace] ?? namespace;
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ns)) throw new FunctionError(`uuid namespace "${namespace}" is not a valid UUID`);
-  const hash = createHash("sha1").update(Buffer.from(ns.replace(/-/g, ""), "hex")).update(name).digest();
+  const hash = createHash("sha1")
+    .update(Buffer.from(ns.replace(/-/g, ""), "hex"))
+    .update(name)
+    .digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString("hex");
@@ -295,12 +307,12 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
   const hash = (algorithm: string) => unary(algorithm, "str", (s) => createHash(algorithm).update(s).digest("hex"));
   const fns: Record<string, Fn> = {
     // numeric
-    abs: (a) => (arity("abs", a, 1, 1, ["num"]), Math.abs(num(a, 0, "num"))),
-    ceil: (a) => (arity("ceil", a, 1, 1, ["num"]), Math.ceil(num(a, 0, "num"))),
-    floor: (a) => (arity("floor", a, 1, 1, ["num"]), Math.floor(num(a, 0, "num"))),
-    log: (a) => (arity("log", a, 2, 2, ["num", "base"]), Math.log(num(a, 0, "num")) / Math.log(num(a, 1, "base"))),
-    pow: (a) => (arity("pow", a, 2, 2, ["num", "power"]), num(a, 0, "num") ** num(a, 1, "power")),
-    signum: (a) => (arity("signum", a, 1, 1, ["num"]), Math.sign(num(a, 0, "num"))),
+    abs: fixed("abs", ["num"], (a) => Math.abs(num(a, 0, "num")), 1, 1),
+    ceil: fixed("ceil", ["num"], (a) => Math.ceil(num(a, 0, "num")), 1, 1),
+    floor: fixed("floor", ["num"], (a) => Math.floor(num(a, 0, "num")), 1, 1),
+    log: fixed("log", ["num", "base"], (a) => Math.log(num(a, 0, "num")) / Math.log(num(a, 1, "base")), 2, 2),
+    pow: fixed("pow", ["num", "power"], (a) => num(a, 0, "num") ** num(a, 1, "power"), 2, 2),
+    signum: fixed("signum", ["num"], (a) => Math.sign(num(a, 0, "num")), 1, 1),
     max: (a) => {
       if (a.length === 0) throw new FunctionError("must pass at least one number");
       return Math.max(...a.map((_, i) => num(a, i, "numbers")));
@@ -331,7 +343,12 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const lengths = rest.filter(Array.isArray).map((l) => (l as Value[]).length);
       const n = lengths.length ? (lengths[0] as number) : 1;
       if (lengths.some((l) => l !== n)) throw new FunctionError("all lists must have the same length");
-      return Array.from({ length: n }, (_, i) => format(fmt, rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v))));
+      return Array.from({ length: n }, (_, i) =>
+        format(
+          fmt,
+          rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v)),
+        ),
+      );
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
@@ -341,14 +358,22 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     join: (a) => {
       if (a.length < 2) throw new FunctionError('arity:Function "join" expects at least 2 argument(s).');
       const sep = str(a, 0, "separator");
-      return a.slice(1).flatMap((_, i) => strList(a, i + 1, "lists")).join(sep);
+      return a
+        .slice(1)
+        .flatMap((_, i) => strList(a, i + 1, "lists"))
+        .join(sep);
     },
     lower: unary("lower", "str", (s) => s.toLowerCase()),
     upper: unary("upper", "str", (s) => s.toUpperCase()),
     title: unary("title", "str", (s) => s.replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase())),
     regex_replace: (a) => {
       arity("regex_replace", a, 3, 3, ["str", "substr", "replace"]);
-      return str(a, 0, "str").replace(new RegExp(str(a, 1, "substr"), "gu"), str(a, 2, "replace").replace(/\$\{?(\w+)\}?/g, "$$<$1>").replace(/\$<(\d+)>/g, "$$$1"));
+      return str(a, 0, "str").replace(
+        new RegExp(str(a, 1, "substr"), "gu"),
+        str(a, 2, "replace")
+          .replace(/\$\{?(\w+)\}?/g, "$$<$1>")
+          .replace(/\$<(\d+)>/g, "$$$1"),
+      );
     },
     replace: (a) => {
       arity("replace", a, 3, 3, ["str", "substr", "replace"]);
@@ -417,9 +442,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       for (let i = 0; i < a.length; i++) if (list(a, i, "vals").length > 0) return a[i] as Value;
       throw new FunctionError("no non-null arguments");
     },
-    compact: (a) => (arity("compact", a, 1, 1, ["list"]), strList(a, 0, "list").filter((s) => s !== "")),
+    compact: fixed("compact", ["list"], (a) => strList(a, 0, "list").filter((s) => s !== ""), 1, 1),
     concat: (a) => a.flatMap((_, i) => list(a, i, "seqs")),
-    contains: (a) => (arity("contains", a, 2, 2, ["list", "value"]), list(a, 0, "list").some((v) => equal(v, a[1] ?? null))),
+    contains: fixed("contains", ["list", "value"], (a) => list(a, 0, "list").some((v) => equal(v, a[1] ?? null)), 2, 2),
     distinct: (a) => {
       arity("distinct", a, 1, 1, ["list"]);
       const out: Value[] = [];
@@ -434,14 +459,14 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       if (i < 0) throw new FunctionError("cannot use element function with a negative index");
       return l[i % l.length] as Value;
     },
-    flatten: (a) => (arity("flatten", a, 1, 1, ["list"]), flatten(list(a, 0, "list"))),
+    flatten: fixed("flatten", ["list"], (a) => flatten(list(a, 0, "list")), 1, 1),
     index: (a) => {
       arity("index", a, 2, 2, ["list", "value"]);
       const i = list(a, 0, "list").findIndex((v) => equal(v, a[1] ?? null));
       if (i < 0) throw new FunctionError("item not found");
       return i;
     },
-    keys: (a) => (arity("keys", a, 1, 1, ["inputMap"]), Object.keys(obj(a, 0, "inputMap")).sort()),
+    keys: fixed("keys", ["inputMap"], (a) => Object.keys(obj(a, 0, "inputMap")).sort(), 1, 1),
     values: (a) => {
       arity("values", a, 1, 1, ["mapping"]);
       const m = obj(a, 0, "mapping");
@@ -481,7 +506,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
       return out;
     },
-    reverse: (a) => (arity("reverse", a, 1, 1, ["list"]), [...list(a, 0, "list")].reverse()),
+    reverse: fixed("reverse", ["list"], (a) => [...list(a, 0, "list")].reverse(), 1, 1),
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
       const out: Value[] = [];
@@ -510,7 +535,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       if (start < 0 || end > l.length || start > end) throw new FunctionError("the start and end indexes must be in bounds and in order");
       return l.slice(start, end);
     },
-    sort: (a) => (arity("sort", a, 1, 1, ["list"]), strList(a, 0, "list").sort()),
+    sort: fixed("sort", ["list"], (a) => strList(a, 0, "list").sort(), 1, 1),
     zipmap: (a) => {
       arity("zipmap", a, 2, 2, ["keys", "values"]);
       const ks = strList(a, 0, "keys");
@@ -532,18 +557,22 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
     }),
-    jsonencode: (a) => (arity("jsonencode", a, 1, 1, ["val"]), JSON.stringify(a[0] ?? null)),
-    urlencode: unary("urlencode", "str", (s) => encodeURIComponent(s).replace(/%20/g, "+").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)),
+    jsonencode: fixed("jsonencode", ["val"], (a) => JSON.stringify(a[0] ?? null), 1, 1),
+    urlencode: unary("urlencode", "str", (s) =>
+      encodeURIComponent(s)
+        .replace(/%20/g, "+")
+        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    ),
     // hashes
     md5: hash("md5"),
     sha1: hash("sha1"),
     sha256: hash("sha256"),
     sha512: hash("sha512"),
     // uuid
-    uuidv4: (a) => (arity("uuidv4", a, 0), asVersion4(deps.newUuid())),
-    uuidv5: (a) => (arity("uuidv5", a, 2, 2, ["namespace", "name"]), uuidv5(str(a, 0, "namespace"), str(a, 1, "name"))),
+    uuidv4: fixed("uuidv4", [], () => asVersion4(deps.newUuid()), 0, 0),
+    uuidv5: fixed("uuidv5", ["namespace", "name"], (a) => uuidv5(str(a, 0, "namespace"), str(a, 1, "name")), 2, 2),
     // date and time
-    formatdate: (a) => (arity("formatdate", a, 2, 2, ["format", "time"]), formatDate(str(a, 0, "format"), str(a, 1, "time"))),
+    formatdate: fixed("formatdate", ["format", "time"], (a) => formatDate(str(a, 0, "format"), str(a, 1, "time")), 2, 2),
     timeadd: (a) => {
       arity("timeadd", a, 2, 2, ["timestamp", "duration"]);
       try {
@@ -567,7 +596,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const { bits } = parseCidr(s);
       return intToIpv4(bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0);
     }),
-    cidrsubnet: (a) => (arity("cidrsubnet", a, 3, 3, ["prefix", "newbits", "netnum"]), subnet(str(a, 0, "prefix"), int(a, 1, "newbits"), int(a, 2, "netnum"))),
+    cidrsubnet: fixed("cidrsubnet", ["prefix", "newbits", "netnum"], (a) => subnet(str(a, 0, "prefix"), int(a, 1, "newbits"), int(a, 2, "netnum")), 3, 3),
     cidrsubnets: (a) => {
       const prefix = str(a, 0, "prefix");
       const { base, bits } = parseCidr(prefix);
