@@ -1031,3 +1031,24 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     );
   });
 });
+
+describe("POST /v1/jobs/parse: hostile input is a 400, never a crash or a runaway", () => {
+  it("deep nesting, runaway for expressions and huge paddings are refused with a diagnostic", async () => {
+    const deep = `job "x" {\n  region = ${"(".repeat(5000)}1${")".repeat(5000)}\n}`;
+    expect(await failure(deep)).toMatch(/^input\.hcl:2,\d+-\d+: Nesting too deep; /);
+    const runaway = 'job "x" {\n  meta = { n = length(flatten([for i in range(1000) : [for j in range(1000) : [for k in range(1000) : k]]])) }\n}';
+    expect(await failure(runaway)).toMatch(/^input\.hcl:2,\d+-\d+: Evaluation too large; /);
+    expect(await failure('job "x" {\n  region = format("%999999999d", 1)\n}')).toBe(
+      'input.hcl:2,12-36: Error in function call; Call to function "format" failed: width 999999999 in "%999999999d" is larger than standin allows (100000).',
+    );
+  });
+
+  it("random bytes and truncated files get a diagnostic", async () => {
+    const source = 'job "x" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config {\n        image = "${var.x}"\n      }\n    }\n  }\n}\n';
+    for (let cut = 1; cut < source.length; cut += 7) {
+      const res = await parse(source.slice(0, cut));
+      expect(res.status, source.slice(0, cut)).toBe(400);
+      expect(res.text.startsWith("Failed to parse job: ")).toBe(true);
+    }
+  });
+});

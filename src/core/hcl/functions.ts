@@ -14,6 +14,12 @@ export interface FunctionDeps {
 
 type Fn = HclFunction;
 
+/**
+ * The largest padding, indentation or product standin builds: a bound so a
+ * hostile job file cannot exhaust memory (Go's functions have none).
+ */
+const MAX_BUILT_LENGTH = 100_000;
+
 function arity(name: string, args: Value[], min: number, max = min, names: readonly string[] = []): void {
   if (args.length < min) {
     const missing = names[args.length];
@@ -131,6 +137,7 @@ function format(fmt: string, values: Value[]): string {
       default:
         throw new FunctionError(`unsupported format verb "${verb}" in "${fmt}"`);
     }
+    if (width !== undefined && Number(width) > MAX_BUILT_LENGTH) throw new FunctionError(`width ${width} in "${whole}" is larger than standin allows (${MAX_BUILT_LENGTH})`);
     if (width !== undefined && out.length < Number(width)) {
       out = flags.includes("-") ? out.padEnd(Number(width)) : out.padStart(Number(width), flags.includes("0") && verb !== "s" ? "0" : " ");
     }
@@ -352,7 +359,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
-      const pad = " ".repeat(int(a, 0, "spaces"));
+      const spaces = int(a, 0, "spaces");
+      if (spaces > MAX_BUILT_LENGTH) throw new FunctionError(`more than ${MAX_BUILT_LENGTH} spaces`, 0, "spaces");
+      const pad = " ".repeat(Math.max(0, spaces));
       return str(a, 1, "str").replace(/\n/g, `\n${pad}`);
     },
     join: (a) => {
@@ -523,6 +532,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       let out: Value[][] = [[]];
       for (let i = 0; i < a.length; i++) {
         const l = list(a, i, "sets");
+        if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
         out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
       }
       return out;
