@@ -995,13 +995,13 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     [
       "a bad duration",
       'job "x" {\n  group "g" {\n    shutdown_delay = "1d"\n  }\n}',
-      'input.hcl:3,22-26: Unsuitable value type; Unsuitable duration value: time: unknown unit "d" in duration "1d"',
+      'input.hcl:3,23-25: Unsuitable value type; Unsuitable duration value: time: unknown unit "d" in duration "1d"',
     ],
-    ["a count that is not a number", 'job "x" {\n  group "g" {\n    count = "many"\n  }\n}', "input.hcl:3,13-19: Unsuitable value type; Unsuitable value: a number is required"],
+    ["a count that is not a number", 'job "x" {\n  group "g" {\n    count = "many"\n  }\n}', "input.hcl:3,14-18: Unsuitable value type; Unsuitable value: a number is required"],
     [
       "env as a list",
       'job "x" {\n  group "g" {\n    task "t" {\n      env = ["a"]\n    }\n  }\n}',
-      "input.hcl:4,13-18: Unsuitable value type; Unsuitable value: map of string required",
+      "input.hcl:4,13-14: Unsuitable value type; Unsuitable value: map of string required",
     ],
     [
       "env twice",

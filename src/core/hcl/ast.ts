@@ -76,3 +76,37 @@ export interface Body extends Span {
   /** Where HCL reports a missing required argument: the body's closing brace (or end of file). */
   readonly missingItem: Span;
 }
+
+/**
+ * HCL's `Expression.StartRange()`: the part of an expression a diagnostic
+ * about its value points at — a quoted string's first literal (inside the
+ * quotes), a call's name and parenthesis, a collection's opening bracket, an
+ * operation's first operand.
+ */
+export function startSpan(expr: Expr): Span {
+  switch (expr.k) {
+    case "template": {
+      if (expr.heredoc) return expr;
+      const [first, second] = expr.parts;
+      if (first === undefined) return { start: expr.start + 1, end: expr.start + 1 };
+      if (typeof first === "string") {
+        const end = second !== undefined && typeof second !== "string" ? second.start : expr.end - 1;
+        return { start: expr.start + 1, end };
+      }
+      return first.k === "interp" ? startSpan(first.expr) : first;
+    }
+    case "call":
+      return { start: expr.nameSpan.start, end: expr.nameSpan.end + 1 };
+    case "tuple":
+    case "object":
+    case "for":
+    case "unary":
+      return { start: expr.start, end: expr.start + 1 };
+    case "binary":
+      return startSpan(expr.left);
+    case "conditional":
+      return startSpan(expr.condition);
+    default:
+      return expr;
+  }
+}
