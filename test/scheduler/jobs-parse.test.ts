@@ -648,6 +648,7 @@ job "x" {
   meta = {
     ports = join(",", [for p in [{ n = 80 }, { n = 443 }] : p.n])
     names = join(",", [{ name = "a" }, { name = "b" }][*].name)
+    single = jsonencode({ name = "x" }[*].name)
     count = length({ a = 1, b = 2 })
     math  = 7 % 4 + 2 * 3
   }
@@ -670,7 +671,7 @@ job "x" {
     expect(job.Region).toBe("EU-1");
     expect(job.Datacenters).toEqual(["DC1", "DC2"]);
     expect(job.Type).toBe("batch");
-    expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443" });
+    expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443", single: '["x"]' });
     expect(task(job).Templates[0].EmbeddedTmpl).toBe('region=EU-1\nn1\nn2\nruntime={{ env "NOMAD_ALLOC_ID" }}\n');
   });
 
