@@ -1053,3 +1053,84 @@ describe("POST /v1/jobs/parse: hostile input is a 400, never a crash or a runawa
     }
   });
 });
+
+describe("POST /v1/jobs/parse: Consul Connect", () => {
+  const connectJob = `
+job "mesh" {
+  group "api" {
+    network {
+      mode = "bridge"
+    }
+    service {
+      name = "count-api"
+      port = "9001"
+      connect {
+        sidecar_service {
+          proxy {
+            upstreams {
+              destination_name = "count-db"
+              local_bind_port  = 5432
+              mesh_gateway {
+                mode = "local"
+              }
+            }
+            expose {
+              path {
+                path            = "/health"
+                protocol        = "http"
+                local_path_port = 9001
+                listener_port   = "healthcheck"
+              }
+            }
+            config {
+              protocol = "http"
+            }
+          }
+        }
+        sidecar_task {
+          resources {
+            cpu    = 50
+            memory = 64
+          }
+          shutdown_delay = "5s"
+        }
+      }
+    }
+  }
+}`;
+
+  it("sidecar service, plural upstreams blocks, expose paths and the proxy's free-form config", async () => {
+    const connect = group(await parsed(connectJob)).Services[0].Connect;
+    expect(connect.Native).toBe(false);
+    expect(connect.SidecarService.Proxy.Upstreams).toEqual([
+      {
+        DestinationName: "count-db",
+        DestinationNamespace: "",
+        DestinationPeer: "",
+        DestinationPartition: "",
+        DestinationType: "",
+        LocalBindPort: 5432,
+        Datacenter: "",
+        LocalBindAddress: "",
+        LocalBindSocketPath: "",
+        LocalBindSocketMode: "",
+        MeshGateway: { Mode: "local" },
+        Config: null,
+      },
+    ]);
+    expect(connect.SidecarService.Proxy.Expose).toEqual({ Paths: [{ Path: "/health", Protocol: "http", LocalPathPort: 9001, ListenerPort: "healthcheck" }], Path: null });
+    expect(connect.SidecarService.Proxy.Config).toEqual({ protocol: "http" });
+    expect(connect.SidecarTask).toMatchObject({ Resources: { CPU: 50, MemoryMB: 64 }, ShutdownDelay: 5e9, KillTimeout: null, LogConfig: null });
+  });
+
+  it("Canonicalize fills the sidecar task's defaults", async () => {
+    const connect = group(await parsed(connectJob, { Canonicalize: true })).Services[0].Connect;
+    expect(connect.SidecarTask).toMatchObject({
+      Resources: { CPU: 50, Cores: 0, MemoryMB: 64 },
+      ShutdownDelay: 5e9,
+      KillTimeout: 5e9,
+      LogConfig: { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false },
+    });
+    expect(connect.SidecarService.Tags).toBeNull();
+  });
+});
