@@ -127,7 +127,7 @@ export class Evaluator {
       case "literal":
         return expr.value;
       case "template":
-        return this.template(expr.parts, splatItem, expr);
+        return this.template(expr.parts, splatItem);
       case "paren":
         return this.evaluate(expr.inner, splatItem);
       case "traversal": {
@@ -388,13 +388,12 @@ export class Evaluator {
     }
   }
 
-  private template(parts: readonly TemplatePart[], splatItem: Value | undefined, span: Span): Value {
+  private template(parts: readonly TemplatePart[], splatItem: Value | undefined): Value {
     // A template that is one interpolation alone yields the value unconverted (HCL's "template wrap").
     const only = parts[0];
     if (parts.length === 1 && typeof only === "object" && only.k === "interp") return this.interpolation(only, splatItem);
     let out = "";
     for (const part of parts) out += this.templatePart(part, splatItem);
-    void span;
     return out;
   }
 

@@ -592,7 +592,6 @@ class Parser {
     for (;;) {
       this.skip();
       if (this.peek() === "}") break;
-      const keyStart = this.pos;
       let key = this.parseExpression();
       let bareKey = false;
       if (key.k === "traversal" && key.steps.length === 0) {
@@ -621,7 +620,6 @@ class Parser {
           this.fail("Missing attribute separator", "Expected a newline or comma to mark the beginning of the next attribute.", this.pos, this.tokenEnd(this.pos));
         }
       }
-      void keyStart;
     }
     this.pos++;
     return { k: "object", items, start, end: this.pos };
