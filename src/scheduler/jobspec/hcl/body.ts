@@ -46,6 +46,15 @@ export class DecodeContext {
     this.diags.push(errorDiag(summary, detail, span ? this.file.range(span.start, span.end) : undefined));
   }
 
+  /** A warning: reported only alongside errors, as Nomad joins every diagnostic when one is an error. */
+  warn(summary: string, detail: string): void {
+    this.diags.push({ severity: "warning", summary, detail });
+  }
+
+  get hasErrors(): boolean {
+    return this.diags.some((d) => d.severity === "error");
+  }
+
   rangeText(span: Span): string {
     const r = this.file.range(span.start, span.end);
     return r.start.line === r.end.line

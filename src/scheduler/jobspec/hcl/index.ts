@@ -48,6 +48,12 @@ export interface ParseJobHclOptions {
   readonly argVars?: readonly string[];
   /** An environment whose `NOMAD_VAR_<name>` entries set variables (below variable files). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Undeclared names in variable files and `-var` are errors (Nomad's CLI
+   * parses with Strict); otherwise warnings, shown only beside errors (the
+   * HTTP API).
+   */
+  readonly strict?: boolean;
   /** Variable values with their JSON types (fixtures' `vars`), highest precedence. */
   readonly vars?: Readonly<Record<string, unknown>>;
   /** A fresh UUID for `uuidv4()`: pass the emulator's seeded generator. */
@@ -112,6 +118,8 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
       ["locals", { labels: 0, labelName: "" }],
     ]),
   });
+  // jobspec2 stops at a top-level schema error before looking at variables.
+  if (ctx.hasErrors) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   const jobs = (byType.get("job") ?? []).map((b) => b.block);
   const declarations = [...(byType.get("variable") ?? []), ...(byType.get("variables") ?? [])].map((b) => b.block).sort((a, b) => a.start - b.start);
   const localBlocks = (byType.get("locals") ?? []).map((b) => b.block);
@@ -124,6 +132,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
       values: (opts.vars ?? {}) as Record<string, Value>,
       ...(opts.argVars ? { argVars: opts.argVars } : {}),
       ...(opts.env ? { env: opts.env } : {}),
+      strict: opts.strict ?? false,
     });
   } catch (e) {
     if (e instanceof VariableSyntaxError) throw new HclJobError(e.message, []);
@@ -137,11 +146,11 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   }
   let result: Obj | undefined;
   if (!job) {
-    if (!ctx.diags.length) ctx.error("Missing job block", "A job block is required");
-  } else if (!ctx.diags.length) {
+    if (!ctx.hasErrors) ctx.error("Missing job block", "A job block is required");
+  } else if (!ctx.hasErrors) {
     result = decodeJobBlock(ctx, job, new Evaluator({ ...evalBase, file, variables: { var: vars, local: locals } }));
   }
-  if (ctx.diags.length || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
+  if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   return result;
 }
 
