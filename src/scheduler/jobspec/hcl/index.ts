@@ -140,16 +140,15 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   }
   const locals = evaluateLocals(ctx, localBlocks, (l) => new Evaluator({ ...evalBase, file, variables: { var: vars, local: l } }));
 
-  const [job, second] = jobs;
-  if (second && job) {
-    ctx.error("Duplicate job block", `Only one block of type "job" is allowed. Previous definition was at ${ctx.rangeText(defRange(job))}.`, defRange(second));
-  }
+  // As jobspec2's decodeJob: the first job block is decoded, each further one is a duplicate,
+  // none at all is "Missing job block". (The job is not decoded over failed variables; see the docs.)
+  const [job, ...duplicates] = jobs;
   let result: Obj | undefined;
-  if (!job) {
-    if (!ctx.hasErrors) ctx.error("Missing job block", "A job block is required");
-  } else if (!ctx.hasErrors) {
-    result = decodeJobBlock(ctx, job, new Evaluator({ ...evalBase, file, variables: { var: vars, local: locals } }));
+  if (job && !ctx.hasErrors) result = decodeJobBlock(ctx, job, new Evaluator({ ...evalBase, file, variables: { var: vars, local: locals } }));
+  for (const duplicate of job ? duplicates : []) {
+    ctx.error("Duplicate job block", `Only one block of type "job" is allowed. Previous definition was at ${ctx.rangeText(defRange(job as Block))}.`, defRange(duplicate));
   }
+  if (!job) ctx.error("Missing job block", "A job block is required");
   if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   return result;
 }
