@@ -1026,6 +1026,14 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     expect(await failure(hcl)).toBe(expected);
   });
 
+  it("problems inside config come after the rest, as HCL's one-line summary", async () => {
+    const text = 'job "x" {\n  group "g" {\n    task "t" {\n      config {\n        a = var.one\n        b = var.two\n      }\n    }\n  }\n}';
+    expect(await failure(text)).toBe('input.hcl:5,16-20: Unsupported attribute; This object does not have an attribute named "one"., and 1 other diagnostic(s)');
+    expect(await failure(text.replace("driver", "x").replace('task "t" {', 'task "t" {\n      drvr = "docker"'))).toBe(
+      'input.hcl:4,7-11: Unsupported argument; An argument named "drvr" is not expected here. Did you mean "driver"?',
+    );
+  });
+
   it("several problems come back together, one per line", async () => {
     expect(await failure('job "x" {\n  cnt = 1\n  group "g" {\n    kill_timeout = "1s"\n  }\n}')).toBe(
       'input.hcl:2,3-6: Unsupported argument; An argument named "cnt" is not expected here.\ninput.hcl:4,5-17: Unsupported argument; An argument named "kill_timeout" is not expected here.',

@@ -40,6 +40,12 @@ export interface BodyView {
 
 export class DecodeContext {
   readonly diags: Diagnostic[] = [];
+  /**
+   * Problems evaluating free-form maps (`config`, `policy`): jobspec2 reads
+   * those after the rest and reports them only when the rest decoded, as
+   * HCL's one-line summary (first problem, then how many others).
+   */
+  readonly mapDiags: Diagnostic[] = [];
   constructor(readonly file: SourceFile) {}
 
   error(summary: string, detail: string, span?: Span): void {
@@ -62,13 +68,13 @@ export class DecodeContext {
       : `${r.filename}:${r.start.line},${r.start.column}-${r.end.line},${r.end.column}`;
   }
 
-  /** Evaluates an expression, recording its diagnostics; undefined when it failed. */
-  evaluate(ev: Evaluator, attr: Attribute): Value | undefined {
+  /** Evaluates an expression, recording its diagnostics (in `into`); undefined when it failed. */
+  evaluate(ev: Evaluator, attr: Attribute, into: Diagnostic[] = this.diags): Value | undefined {
     try {
       return ev.evaluate(attr.expr);
     } catch (e) {
       if (!(e instanceof HclDiagnosticsError)) throw e;
-      this.diags.push(...e.diagnostics);
+      into.push(...e.diagnostics);
       return undefined;
     }
   }

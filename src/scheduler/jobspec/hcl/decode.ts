@@ -201,7 +201,7 @@ export class JobDecoder {
   freeForm(view: BodyView): Obj {
     const out: Obj = {};
     for (const { attr, ev } of view.attributes) {
-      const value = this.ctx.evaluate(ev, attr);
+      const value = this.ctx.evaluate(ev, attr, this.ctx.mapDiags);
       if (value === undefined) continue;
       out[attr.name] = attr.expr.k === "object" ? [value] : value;
     }

@@ -150,6 +150,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   }
   if (!job) ctx.error("Missing job block", "A job block is required");
   if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
+  if (ctx.mapDiags.length) throw new HclJobError(diagnosticsString(ctx.mapDiags), ctx.mapDiags);
   return result;
 }
 
