@@ -763,6 +763,7 @@ job "x" {
 
   it("functions Nomad does not have, and filesystem functions, fail as Nomad fails them", async () => {
     expect(await failure('job "x" {\n  region = timestamp()\n}')).toBe('input.hcl:2,12-21: Call to unknown function; There is no function named "timestamp".');
+    expect(await failure('job "x" {\n  region = uper("x")\n}')).toBe('input.hcl:2,12-16: Call to unknown function; There is no function named "uper". Did you mean "upper"?');
     expect(await failure('job "x" {\n  region = file("/etc/hosts")\n}')).toBe(
       'input.hcl:2,12-30: Error in function call; Call to function "file" failed: filesystem function disabled.',
     );

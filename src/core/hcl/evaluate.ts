@@ -10,6 +10,7 @@
  * reference's own source text so the runtime can interpolate it later.
  */
 import type { Expr, Span, Step, TemplatePart } from "./ast.js";
+import { suggestion } from "./suggest.js";
 import { ConversionError, convertValue, typeFromExpr } from "./types.js";
 import { type Diagnostic, errorDiag, HclDiagnosticsError, type SourceFile } from "./source.js";
 
@@ -253,7 +254,8 @@ export class Evaluator {
     const disabled = this.ctx.disabledFunctions?.[expr.name];
     const fn = this.ctx.functions[expr.name];
     if (!fn && disabled === undefined) {
-      throw this.diag("Call to unknown function", `There is no function named "${expr.name}".`, expr.nameSpan);
+      const near = suggestion(expr.name, [...Object.keys(this.ctx.functions), ...Object.keys(this.ctx.disabledFunctions ?? {}), "can", "try", "convert"]);
+      throw this.diag("Call to unknown function", `There is no function named "${expr.name}".${near ? ` Did you mean "${near}"?` : ""}`, expr.nameSpan);
     }
     let args = expr.args.map((a) => this.evaluate(a, splatItem));
     if (expr.expandFinal) {
