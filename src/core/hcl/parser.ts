@@ -29,6 +29,11 @@ export function parseExpression(text: string, filename: string): { expr: Expr; f
   return { expr, file };
 }
 
+const FULL_SPLAT = /[ \t\r\n]*\*[ \t\r\n]*\]/y;
+const SPLAT_STAR = /[ \t\r\n]*\*/y;
+const DIGITS = /[0-9]+/y;
+const NUMBER = /[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+
 /** How deep blocks and expressions may nest (standin's bound; HCL has none). */
 const MAX_DEPTH = 200;
 
@@ -97,6 +102,12 @@ class Parser {
   }
 
   // ---- low-level scanning -------------------------------------------------
+
+  /** The text a sticky pattern matches at `at`, without copying the rest of the source. */
+  private matchAt(pattern: RegExp, at: number): string | undefined {
+    pattern.lastIndex = at;
+    return pattern.exec(this.text)?.[0];
+  }
 
   private peek(offset = 0): string {
     return this.text[this.pos + offset] ?? "";
@@ -405,7 +416,7 @@ class Parser {
         this.pos += 2;
         const each = this.parseSplatSteps({ k: "splatItem", start: this.pos, end: this.pos }, true);
         expr = { k: "splat", source: expr, each, start: expr.start, end: this.pos };
-      } else if (c === "[" && this.text.slice(this.pos + 1).match(/^\s*\*\s*\]/)) {
+      } else if (c === "[" && this.matchAt(FULL_SPLAT, this.pos + 1) !== undefined) {
         this.pos = this.text.indexOf("]", this.pos) + 1;
         const each = this.parseSplatSteps({ k: "splatItem", start: this.pos, end: this.pos }, false);
         expr = { k: "splat", source: expr, each, start: expr.start, end: this.pos };
@@ -435,7 +446,7 @@ class Parser {
       if (c === "." && this.peek(1) !== "*") {
         const step = this.parseStep();
         if (step.literal) expr = { k: "relative", source: expr, steps: [step.literal], start: expr.start, end: this.pos };
-      } else if (c === "[" && !attributesOnly && !this.text.slice(this.pos + 1).match(/^\s*\*/)) {
+      } else if (c === "[" && !attributesOnly && this.matchAt(SPLAT_STAR, this.pos + 1) === undefined) {
         const step = this.parseStep();
         if (step.literal) expr = { k: "relative", source: expr, steps: [step.literal], start: expr.start, end: this.pos };
         else if (step.key) expr = { k: "index", collection: expr, key: step.key, start: expr.start, end: this.pos };
@@ -451,10 +462,10 @@ class Parser {
     const start = this.pos;
     if (this.peek() === ".") {
       this.pos++;
-      const digits = /^[0-9]+/.exec(this.text.slice(this.pos));
+      const digits = this.matchAt(DIGITS, this.pos);
       if (digits) {
-        this.pos += digits[0].length;
-        return { literal: { k: "key", key: Number(digits[0]), start, end: this.pos } };
+        this.pos += digits.length;
+        return { literal: { k: "key", key: Number(digits), start, end: this.pos } };
       }
       const name = this.identifier();
       if (name === undefined) {
@@ -513,8 +524,7 @@ class Parser {
 
   private parseNumber(): Expr {
     const start = this.pos;
-    const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(this.text.slice(this.pos));
-    const lexeme = m?.[0] ?? "";
+    const lexeme = this.matchAt(NUMBER, this.pos) ?? "";
     this.pos += lexeme.length;
     return { k: "literal", value: Number(lexeme), start, end: this.pos };
   }
