@@ -675,6 +675,46 @@ job "x" {
     expect(task(job).Templates[0].EmbeddedTmpl).toBe('region=EU-1\nn1\nn2\nruntime={{ env "NOMAD_ALLOC_ID" }}\n');
   });
 
+  it("strings: escapes, nested quotes in interpolations, if/else directives, plain heredocs, comments, one-line blocks", async () => {
+    const job = await parsed(`
+# a comment
+// another
+/* and a
+   block comment */
+job "x" {
+  meta {
+    esc    = "tab\\there \\"quoted\\" back\\\\slash \\u00e9 $\${literal} %%{literal}"
+    nested = "\${"inner \${upper("q")}"}"
+    cond   = "%{ if 1 + 2 * 3 == 7 }seven%{ else }other%{ endif }"
+    strip  = "a   %{~ if true ~}   b   %{~ endif ~}   c"
+    colon  = jsonencode({ "k1" : 1, k2 = [true, null] })
+    neg    = -5 + 2
+  }
+  constraint { distinct_hosts = true }
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        script  = <<EOF
+  keep \${"indent"}
+EOF
+      }
+    }
+  }
+}`);
+    expect(job.Meta).toEqual({
+      colon: '{"k1":1,"k2":[true,null]}',
+      cond: "seven",
+      esc: 'tab\there "quoted" back\\slash é ${literal} %{literal}',
+      neg: "-3",
+      nested: "inner Q",
+      strip: "abc",
+    });
+    expect(job.Constraints).toEqual([{ LTarget: "", RTarget: "", Operand: "distinct_hosts" }]);
+    expect(task(job).Config).toEqual({ command: "/bin/sh", script: "  keep indent\n" });
+  });
+
   it("standard functions: strings, collections, encodings, hashes, networks, dates", async () => {
     const job = await parsed(`
 job "x" {
