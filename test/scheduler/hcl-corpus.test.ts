@@ -31,19 +31,7 @@ const BAD = join(CORPUS, "bad");
 const SUFFIX = ".nomad.hcl";
 
 /** Fields whose values are maps keyed by the user (labels, free-form config): their key sets must match exactly. */
-const USER_KEYED = new Set([
-  "Config",
-  "Meta",
-  "Env",
-  "Policy",
-  "GetterOptions",
-  "GetterHeaders",
-  "CanaryMeta",
-  "TaggedAddresses",
-  "Header",
-  "Volumes",
-  "Args",
-]);
+const USER_KEYED = new Set(["Config", "Meta", "Env", "Policy", "GetterOptions", "GetterHeaders", "CanaryMeta", "TaggedAddresses", "Header", "Volumes", "Args"]);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

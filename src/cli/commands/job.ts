@@ -55,8 +55,8 @@ export function jobCommand(program: Command): void {
     if (!answer.ok) {
       const text = answer.text.trim();
       // Nomad's CLI turns the enforce-index refusal into its own two lines; one line here.
-      const enforce = /enforcing job modify index.*$/.exec(text);
-      if (enforce) throw api.failure(`${enforce[0]}: job not updated`);
+      const enforce = /Enforcing job modify index[^)\n]*/.exec(text);
+      if (enforce) throw api.failure(`${enforce[0]}: Job not updated`);
       throw api.failure(`Error submitting job: ${text || `${answer.status} with an empty body`}`);
     }
     const registered = answer.body as { EvalID: string; Warnings?: string };
@@ -105,8 +105,14 @@ export function jobCommand(program: Command): void {
 function jobOptions(command: Command): Command {
   return addClientOptions(command)
     .addOption(new Option("--token <secret>", "the ACL token sent as X-Nomad-Token").env("NOMAD_TOKEN"))
-    .addOption(new Option("--var <name=value>", "a value for one of the file's variables (repeatable; [..], {..} and \"..\" are HCL expressions, anything else a string)").argParser(collect).default([] as string[], "none"))
-    .addOption(new Option("--var-file <file>", "a variables file (name = value lines; repeatable, applied in order, --var wins)").argParser(collect).default([] as string[], "none"));
+    .addOption(
+      new Option("--var <name=value>", 'a value for one of the file\'s variables (repeatable; [..], {..} and ".." are HCL expressions, anything else a string)')
+        .argParser(collect)
+        .default([] as string[], "none"),
+    )
+    .addOption(
+      new Option("--var-file <file>", "a variables file (name = value lines; repeatable, applied in order, --var wins)").argParser(collect).default([] as string[], "none"),
+    );
 }
 
 function isSet(value: unknown): boolean {

@@ -14,6 +14,10 @@ export function formatKV(rows: readonly string[]): string {
 function columnize(rows: readonly string[], glue: string): string {
   const cells = rows.map((row) => row.split("|").map((cell) => cell.trim()));
   const widths: number[] = [];
-  for (const row of cells) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of cells) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
   return cells.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join(glue)).join("\n");
 }

@@ -162,19 +162,22 @@ function allocMetricLines(m: AllocMetric): string[] {
 
 /** `deployment status`'s block: the key/value lines, then the groups' table under "Deployed". */
 export function formatDeployment(d: Deployment): string {
-  const base = formatKV([
-    `ID|${short(d.ID)}`,
-    `Job ID|${d.JobID}`,
-    `Job Version|${d.JobVersion}`,
-    `Status|${d.Status}`,
-    `Description|${d.StatusDescription}`,
-  ]);
+  const base = formatKV([`ID|${short(d.ID)}`, `Job ID|${d.JobID}`, `Job Version|${d.JobVersion}`, `Status|${d.Status}`, `Description|${d.StatusDescription}`]);
   const groups = sortedEntries(d.TaskGroups);
   if (groups.length === 0) return base;
   const autoRevert = groups.some(([, g]) => g.AutoRevert);
   const canaries = groups.some(([, g]) => (g.DesiredCanaries ?? 0) > 0);
   const deadline = groups.some(([, g]) => (g.ProgressDeadline ?? 0) !== 0);
-  const header = ["Task Group", ...(autoRevert ? ["Auto Revert"] : []), ...(canaries ? ["Promoted"] : []), "Desired", ...(canaries ? ["Canaries"] : []), "Placed", "Healthy", "Unhealthy"];
+  const header = [
+    "Task Group",
+    ...(autoRevert ? ["Auto Revert"] : []),
+    ...(canaries ? ["Promoted"] : []),
+    "Desired",
+    ...(canaries ? ["Canaries"] : []),
+    "Placed",
+    "Healthy",
+    "Unhealthy",
+  ];
   if (deadline) header.push("Progress Deadline");
   const rows = groups.map(([name, g]) => {
     const cells = [name];

@@ -211,7 +211,13 @@ function formatFieldDiff(diff: FieldDiff, start: number, keyPrefix: number, valu
   return out;
 }
 
-function alignedFieldsAndObjects(fields: FieldDiff[] | null | undefined, objects: ObjectDiff[] | null | undefined, start: number, longestField: number, longestMarker: number): string {
+function alignedFieldsAndObjects(
+  fields: FieldDiff[] | null | undefined,
+  objects: ObjectDiff[] | null | undefined,
+  start: number,
+  longestField: number,
+  longestMarker: number,
+): string {
   const f = fields ?? [];
   const o = objects ?? [];
   let out = "";
