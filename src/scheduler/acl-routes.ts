@@ -374,7 +374,7 @@ async function guardRoute(rc: RequestContext, pattern: string, acl: Authorizer):
       ok = read ? nsCap("list-jobs") : nsCap("submit-job");
       break;
     case "/v1/jobs/parse":
-      ok = nsCap("parse-job");
+      ok = nsCap("parse-job", "submit-job");
       break;
     case "/v1/validate/job":
       ok = nsCap("read-job");

@@ -36,7 +36,7 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     // Jobs.
     e("GET", "/v1/jobs"),
     e("PUT POST", "/v1/jobs"),
-    u("PUT POST", "/v1/jobs/parse", { note: "standin accepts JSON job specifications only (HCL parsing is not emulated); send the job as JSON to PUT /v1/jobs" }),
+    e("PUT POST", "/v1/jobs/parse"),
     e("GET POST", "/v1/jobs/statuses"),
     e("GET", "/v1/job/:job_id+"),
     e("PUT POST", "/v1/job/:job_id+"),

@@ -1,9 +1,9 @@
 /**
- * The job collection: list and register (`/v1/jobs`), HCL parsing (not
- * emulated), validation (`/v1/validate/job`).
+ * The job collection: list and register (`/v1/jobs`), HCL2 job-file parsing
+ * (`/v1/jobs/parse`), validation (`/v1/validate/job`).
  */
-import { textResponse } from "../../http/respond.js";
-import { badRequest, field, jsonBody, type NomadRouter } from "../http.js";
+import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http.js";
+import { canonicalizeApiJob, HclJobError, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jobStub, jobView, TABLES, type JobRow } from "../model.js";
 import { namespaceIdTokenizer } from "../paging.js";
@@ -33,9 +33,24 @@ export function registerJobsRoutes(router: NomadRouter, kit: RouteKit): void {
     return register(rc, undefined);
   });
 
-  router.exact("/v1/jobs/parse", (rc) => {
+  // Nomad 1.9's JobsParseRequest handler: jobspec2 with the file name
+  // "input.hcl", no filesystem, `Variables` as a variable file; `HCLv1` no
+  // longer exists, so the key is ignored like any unknown field.
+  router.exact("/v1/jobs/parse", async (rc) => {
     only(rc, "PUT", "POST");
-    return textResponse(501, "standin accepts JSON job specifications only: HCL parsing (/v1/jobs/parse) is not emulated; send the job as JSON to PUT /v1/jobs");
+    const body = await jsonBody(rc);
+    const source = typedField(body, "JobsParseRequest", "JobHCL", "string") ?? "";
+    const variables = typedField(body, "JobsParseRequest", "Variables", "string") ?? "";
+    const canonicalize = typedField(body, "JobsParseRequest", "Canonicalize", "bool") ?? false;
+    if (source === "") throw badRequest("Job spec is empty");
+    let job: Record<string, unknown>;
+    try {
+      job = parseJobHcl(source, { filename: "input.hcl", variables, newUuid: () => kit.ctx.ids.uuid() });
+    } catch (error) {
+      if (error instanceof HclJobError) throw badRequest(`Failed to parse job: ${error.message}`);
+      throw error;
+    }
+    return canonicalize ? canonicalizeApiJob(job) : job;
   });
 
   router.exact("/v1/validate/job", async (rc) => {

@@ -1,0 +1,135 @@
+/**
+ * HCL type constraints (`string`, `list(number)`, `object({a = string})`…)
+ * read from their expression syntax, and value conversion to a constraint
+ * with cty's error wording. Values are plain JSON-like data, so lists, sets
+ * and tuples are all arrays and maps and objects are all plain objects.
+ */
+import type { Expr } from "./ast.js";
+import { asBool, asNumber, asString, isObject, numberToString, type Value } from "./evaluate.js";
+
+export type HclType =
+  | { readonly k: "string" | "number" | "bool" | "any" }
+  | { readonly k: "list" | "set" | "map"; readonly elem: HclType }
+  | { readonly k: "object"; readonly attrs: Readonly<Record<string, HclType>> }
+  | { readonly k: "tuple"; readonly elems: readonly HclType[] };
+
+/** Reads a type constraint expression, or returns an error message (HCL's `Invalid type specification`). */
+export function typeFromExpr(expr: Expr): HclType | string {
+  if (expr.k === "traversal" && expr.steps.length === 0) {
+    if (expr.root === "string" || expr.root === "number" || expr.root === "bool" || expr.root === "any") return { k: expr.root };
+    if (expr.root === "list" || expr.root === "set" || expr.root === "map") {
+      return `The ${expr.root} type constructor requires one argument specifying the element type.`;
+    }
+    return `The keyword "${expr.root}" is not a valid type specification.`;
+  }
+  if (expr.k === "call") {
+    const [arg] = expr.args;
+    if (expr.name === "list" || expr.name === "set" || expr.name === "map") {
+      if (expr.args.length !== 1 || !arg) return `The ${expr.name} type constructor requires one argument specifying the element type.`;
+      const elem = typeFromExpr(arg);
+      return typeof elem === "string" ? elem : { k: expr.name, elem };
+    }
+    if (expr.name === "object") {
+      if (expr.args.length !== 1 || arg?.k !== "object") return "The object type constructor requires one argument specifying the attribute types as a map.";
+      const attrs: Record<string, HclType> = {};
+      for (const item of arg.items) {
+        const key = item.key.k === "literal" ? String(item.key.value) : undefined;
+        if (key === undefined) return "Object constructor map keys must be attribute names.";
+        const t = typeFromExpr(item.value);
+        if (typeof t === "string") return t;
+        attrs[key] = t;
+      }
+      return { k: "object", attrs };
+    }
+    if (expr.name === "tuple") {
+      if (expr.args.length !== 1 || arg?.k !== "tuple") return "The tuple type constructor requires one argument specifying the element types as a list.";
+      const elems: HclType[] = [];
+      for (const item of arg.items) {
+        const t = typeFromExpr(item);
+        if (typeof t === "string") return t;
+        elems.push(t);
+      }
+      return { k: "tuple", elems };
+    }
+    return `Keyword "${expr.name}" is not a valid type constructor.`;
+  }
+  return "A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).";
+}
+
+/** cty's friendly name of a type constraint (`list of string`, `map of number`). */
+export function friendlyTypeName(t: HclType): string {
+  switch (t.k) {
+    case "list":
+    case "set":
+    case "map":
+      return `${t.k} of ${friendlyTypeName(t.elem)}`;
+    case "object":
+      return "object";
+    case "tuple":
+      return "tuple";
+    case "any":
+      return "any";
+    default:
+      return t.k;
+  }
+}
+
+export class ConversionError extends Error {}
+
+/** Converts a value to a type constraint as cty's `convert.Convert` does, or throws its message. */
+export function convertValue(value: Value, t: HclType, path = ""): Value {
+  if (value === null || t.k === "any") return value;
+  const at = (msg: string): ConversionError => new ConversionError(path ? `${path}: ${msg}` : msg);
+  switch (t.k) {
+    case "string": {
+      const s = asString(value);
+      if (s === undefined) throw at("string required");
+      return s;
+    }
+    case "number": {
+      if (typeof value === "string") {
+        const n = asNumber(value);
+        if (n === undefined) throw at("a number is required");
+        return n;
+      }
+      if (typeof value !== "number") throw at("number required");
+      return value;
+    }
+    case "bool": {
+      if (typeof value === "string") {
+        const b = asBool(value);
+        if (b === undefined) throw at("a bool is required");
+        return b;
+      }
+      if (typeof value !== "boolean") throw at("bool required");
+      return value;
+    }
+    case "list":
+    case "set": {
+      if (!Array.isArray(value)) throw at(`${friendlyTypeName(t)} required`);
+      const out = value.map((v, i) => convertValue(v, t.elem, `element ${i}`));
+      if (t.k === "set") return out.filter((v, i) => out.findIndex((o) => JSON.stringify(o) === JSON.stringify(v)) === i);
+      return out;
+    }
+    case "map": {
+      if (!isObject(value)) throw at(`${friendlyTypeName(t)} required`);
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convertValue(v, t.elem, `element ${JSON.stringify(k)}`)]));
+    }
+    case "object": {
+      if (!isObject(value)) throw at("object required");
+      const out: Record<string, Value> = {};
+      for (const [name, attrType] of Object.entries(t.attrs)) {
+        if (!Object.hasOwn(value, name)) throw at(`attribute ${JSON.stringify(name)} is required`);
+        out[name] = convertValue(value[name] as Value, attrType, `attribute ${JSON.stringify(name)}`);
+      }
+      return out;
+    }
+    case "tuple": {
+      if (!Array.isArray(value)) throw at("tuple required");
+      if (value.length !== t.elems.length) throw at(`tuple required with exactly ${t.elems.length} elements`);
+      return value.map((v, i) => convertValue(v, t.elems[i] as HclType, `element ${i}`));
+    }
+  }
+}
+
+export { numberToString };

@@ -1,0 +1,136 @@
+/**
+ * Nomad HCL2 job files (jobspec2) → the `api.Job` JSON that Nomad 1.9's
+ * parser builds: what `POST /v1/jobs/parse` answers and what HCL fixtures
+ * register. The HCL language itself lives in src/core/hcl (see its module
+ * comment for why it is hand-written); this module maps a job file onto the
+ * api structs: top-level `variable`/`variables`/`locals`/`job` blocks, the
+ * jobspec2 decoding rules (decode.ts), `dynamic` blocks (body.ts) and
+ * jobspec2's normalization (normalize.ts).
+ *
+ * Determinism: `uuidv4()` draws from the caller's `newUuid` (the emulator's
+ * seeded generator). Nomad has no `timestamp()` function, so neither does
+ * this parser; filesystem functions (`file`, `abspath`…) are refused as the
+ * Nomad server refuses them.
+ *
+ * Sources read (hashicorp/nomad v1.9): jobspec2/parse.go, parse_job.go,
+ * types.config.go, types.variables.go, hcl_conversions.go, parse_map.go,
+ * functions.go, hclutil/blockattrs.go; api/*.go for the struct tags.
+ */
+import { parseGoDuration } from "../../../core/durations.js";
+import {
+  type Block,
+  type Diagnostic,
+  diagnosticString,
+  diagnosticsString,
+  type EvalContext,
+  Evaluator,
+  FILESYSTEM_FUNCTIONS,
+  HclDiagnosticsError,
+  parseConfig,
+  standardFunctions,
+  type Value,
+} from "../../../core/hcl/index.js";
+import { checkSchema, DecodeContext, defRange, viewBody } from "./body.js";
+import { JobDecoder, type Obj } from "./decode.js";
+import { normalizeJob } from "./normalize.js";
+import { collectVariables, evaluateLocals, VariableSyntaxError } from "./variables.js";
+
+export { canonicalizeApiJob } from "./canonicalize.js";
+
+export interface ParseJobHclOptions {
+  /** File name used in diagnostics; Nomad's HTTP API uses `input.hcl`. */
+  readonly filename?: string;
+  /** Variable-file content (the API's `Variables`), parsed under `filename`. */
+  readonly variables?: string;
+  /** Further variable files, in precedence order (later wins), after `variables`. */
+  readonly varFiles?: readonly { readonly filename: string; readonly text: string }[];
+  /** Explicit variable values (like `nomad job run -var`), highest precedence. */
+  readonly vars?: Readonly<Record<string, unknown>>;
+  /** A fresh UUID for `uuidv4()`: pass the emulator's seeded generator. */
+  readonly newUuid: () => string;
+}
+
+/**
+ * A job file Nomad would refuse. `message` is the text Nomad puts after
+ * `Failed to parse job: ` (HCL diagnostics as `file:line,col-col: Summary;
+ * Detail`); `diagnostics` holds them one by one.
+ */
+export class HclJobError extends Error {
+  readonly diagnostics: readonly Diagnostic[];
+  constructor(message: string, diagnostics: readonly Diagnostic[]) {
+    super(message);
+    this.name = "HclJobError";
+    this.diagnostics = diagnostics;
+  }
+}
+
+const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
+
+/**
+ * Parses a Nomad HCL2 job file into the api.Job JSON object (not
+ * canonicalized; see `canonicalizeApiJob`). Throws HclJobError with Nomad's
+ * error text for anything Nomad's parser rejects.
+ */
+export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
+  const filename = opts.filename ?? "input.hcl";
+  let parsed: ReturnType<typeof parseConfig>;
+  try {
+    parsed = parseConfig(source, filename);
+  } catch (e) {
+    if (e instanceof HclDiagnosticsError) throw new HclJobError(diagnosticsString(e.diagnostics), e.diagnostics);
+    throw e;
+  }
+  const { body, file } = parsed;
+  const ctx = new DecodeContext(file);
+  const evalBase: Omit<EvalContext, "variables" | "file"> = {
+    functions: standardFunctions({ newUuid: opts.newUuid }, parseGoDuration),
+    disabledFunctions: FILESYSTEM_DISABLED,
+    // References Nomad resolves at run time (${NOMAD_…}, ${attr.…}, ${meta.…}) stay as written.
+    unknownRoot: (text) => text,
+  };
+  const topEval = new Evaluator({ ...evalBase, file, variables: {} });
+
+  const topView = { attributes: body.attributes.map((attr) => ({ attr, ev: topEval })), blocks: body.blocks.map((block) => ({ block, labels: block.labels, ev: topEval })), missingItem: { start: 0, end: 0 } };
+  const byType = checkSchema(ctx, topView, {
+    attributes: [],
+    blocks: new Map([
+      ["job", { labels: 1, labelName: "name" }],
+      ["variable", { labels: 1, labelName: "name" }],
+      ["variables", { labels: 0, labelName: "" }],
+      ["locals", { labels: 0, labelName: "" }],
+    ]),
+  });
+  const jobs = (byType.get("job") ?? []).map((b) => b.block);
+  const declarations = [...(byType.get("variable") ?? []), ...(byType.get("variables") ?? [])].map((b) => b.block).sort((a, b) => a.start - b.start);
+  const localBlocks = (byType.get("locals") ?? []).map((b) => b.block);
+
+  const varFiles = [...(opts.variables ? [{ filename, text: opts.variables }] : []), ...(opts.varFiles ?? [])];
+  let vars: Record<string, Value>;
+  try {
+    vars = collectVariables(ctx, declarations, file, evalBase, { varFiles, values: (opts.vars ?? {}) as Record<string, Value> });
+  } catch (e) {
+    if (e instanceof VariableSyntaxError) throw new HclJobError(e.message, []);
+    throw e;
+  }
+  const locals = evaluateLocals(ctx, localBlocks, (l) => new Evaluator({ ...evalBase, file, variables: { var: vars, local: l } }));
+
+  const [job, second] = jobs;
+  if (second && job) {
+    ctx.error("Duplicate job block", `Only one block of type "job" is allowed. Previous definition was at ${ctx.rangeText(defRange(job))}.`, defRange(second));
+  }
+  let result: Obj | undefined;
+  if (!job) {
+    if (!ctx.diags.length) ctx.error("Missing job block", "A job block is required");
+  } else if (!ctx.diags.length) {
+    result = decodeJobBlock(ctx, job, new Evaluator({ ...evalBase, file, variables: { var: vars, local: locals } }));
+  }
+  if (ctx.diags.length || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
+  return result;
+}
+
+function decodeJobBlock(ctx: DecodeContext, job: Block, ev: Evaluator): Obj {
+  const decoder = new JobDecoder(ctx);
+  const decoded = decoder.decodeStruct("Job", viewBody(ctx, job, ev), []);
+  normalizeJob(decoded, job.labels[0] ?? "");
+  return decoded;
+}

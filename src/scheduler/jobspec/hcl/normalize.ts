@@ -1,0 +1,95 @@
+/**
+ * What jobspec2 does to a decoded job before handing it out (its
+ * `normalizeJob`): job-level tasks become groups of their own, the group
+ * and job `vault` blocks are inherited by tasks without one, vault and
+ * template defaults are filled, ports with a static value move to
+ * `ReservedPorts`, the default workload identity moves to `Identity`, and a
+ * periodic block gets its spec type.
+ */
+import { structFields } from "./api-structs.js";
+import type { Obj } from "./decode.js";
+
+function zeroStruct(name: string): Obj {
+  const out: Obj = {};
+  for (const f of structFields(name)) {
+    out[f.field] = f.type.startsWith("?") ? null : f.type === "str" ? "" : f.type === "int" || f.type === "dur" ? 0 : f.type === "bool" ? false : null;
+  }
+  return out;
+}
+
+const objs = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+
+export function normalizeJob(job: Obj, label: string): void {
+  const jobVault = job["__vault"] as Obj | undefined;
+  const jobTasks = (job["__tasks"] as Obj[] | undefined) ?? [];
+  delete job["__vault"];
+  delete job["__tasks"];
+
+  job["ID"] ??= label;
+  job["Name"] ??= label;
+
+  const periodic = job["Periodic"] as Obj | null;
+  if (periodic && (periodic["Spec"] !== null || periodic["Specs"] !== null)) periodic["SpecType"] = "cron";
+
+  // Tasks written directly in the job become one group each, ahead of the file's groups.
+  if (jobTasks.length) {
+    const outside = jobTasks.map((task) => ({ ...zeroStruct("TaskGroup"), Name: task["Name"], Tasks: [task] }));
+    job["TaskGroups"] = [...outside, ...objs(job["TaskGroups"])];
+  }
+
+  if (jobVault) vaultDefaults(jobVault);
+  for (const group of objs(job["TaskGroups"])) {
+    const groupVault = group["__vault"] as Obj | undefined;
+    delete group["__vault"];
+    if (groupVault) vaultDefaults(groupVault);
+    for (const net of objs(group["Networks"])) splitPorts(net);
+    for (const task of objs(group["Tasks"])) {
+      if (task["Vault"]) vaultDefaults(task["Vault"] as Obj);
+      else if (groupVault) task["Vault"] = structuredClone(groupVault);
+      else if (jobVault) task["Vault"] = structuredClone(jobVault);
+      const resources = task["Resources"] as Obj | null;
+      for (const net of objs(resources?.["Networks"])) splitPorts(net);
+      for (const template of objs(task["Templates"])) templateDefaults(template);
+      moveDefaultIdentity(task);
+    }
+  }
+}
+
+function vaultDefaults(vault: Obj): void {
+  vault["Env"] ??= true;
+  vault["DisableFile"] ??= false;
+  vault["ChangeMode"] ??= "restart";
+}
+
+function templateDefaults(template: Obj): void {
+  template["ChangeMode"] ??= "restart";
+  template["Perms"] ??= "0644";
+  template["Splay"] ??= 5_000_000_000;
+  template["ErrMissingKey"] ??= false;
+  const script = template["ChangeScript"] as Obj | null;
+  if (script) {
+    script["Args"] ??= [];
+    script["Timeout"] ??= 5_000_000_000;
+    script["FailOnError"] ??= false;
+  }
+}
+
+/** Every `port` block decodes as dynamic; those with a static value are reserved ports. */
+function splitPorts(net: Obj): void {
+  const ports = objs(net["DynamicPorts"]);
+  const reserved = ports.filter((p) => (p["Value"] as number) > 0);
+  const dynamic = ports.filter((p) => !((p["Value"] as number) > 0));
+  if (reserved.length) net["ReservedPorts"] = [...objs(net["ReservedPorts"]), ...reserved];
+  net["DynamicPorts"] = dynamic.length ? dynamic : null;
+}
+
+function moveDefaultIdentity(task: Obj): void {
+  const identities = objs(task["Identities"]);
+  if (!identities.length) return;
+  const rest: Obj[] = [];
+  for (const identity of identities) {
+    if (identity["Name"] === "" || identity["Name"] === "default") task["Identity"] = identity;
+    else rest.push(identity);
+  }
+  task["Identities"] = rest.length ? rest : null;
+}
