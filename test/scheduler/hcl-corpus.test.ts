@@ -117,7 +117,7 @@ describe("the HCL2 job-file corpus through POST /v1/jobs/parse", () => {
       const answer = await parse(name, CORPUS, false);
       expect(answer.status, answer.text).toBe(200);
       const found = differences(readJson(join(CORPUS, `${name}.expected.json`)), answer.body as Json);
-      expect(found, `${name}: ${found.length} difference(s)`).toEqual([]);
+      expect(found, `${name}: ${found.length} difference(s):\n${found.join("\n")}`).toEqual([]);
     });
 
     const canonical = join(CORPUS, `${name}.canonical.expected.json`);
@@ -126,7 +126,7 @@ describe("the HCL2 job-file corpus through POST /v1/jobs/parse", () => {
         const answer = await parse(name, CORPUS, true);
         expect(answer.status, answer.text).toBe(200);
         const found = differences(readJson(canonical), answer.body as Json);
-        expect(found, `${name} (canonical): ${found.length} difference(s)`).toEqual([]);
+        expect(found, `${name} (canonical): ${found.length} difference(s):\n${found.join("\n")}`).toEqual([]);
       });
     }
   }
