@@ -12,6 +12,7 @@ import type { NodeOperations } from "./node-ops.js";
 import { isBuiltInPool, NODE_POOLS_TABLE } from "./node-pools.js";
 import { parseGoDuration } from "../core/durations.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
+import { hclFixtureJob, isHclJobDocument } from "./jobspec/hcl/fixture-job.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
 import { variableActions, variableConditions } from "./variable-actions.js";
@@ -114,7 +115,15 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
   };
 
   /** Registers a job document as `PUT /v1/jobs` takes its `Job` (canonicalized and validated the same way). */
-  const registerJob = (document: Record<string, unknown>, where: string) => {
+  const registerJob = (given: Record<string, unknown>, where: string) => {
+    let document = given;
+    if (isHclJobDocument(given)) {
+      try {
+        document = hclFixtureJob(given, () => ctx.ids.uuid());
+      } catch (error) {
+        throw new ActionError(400, `${where}: ${(error as Error).message}`);
+      }
+    }
     const namespace = (document.Namespace as string | undefined) || "default";
     let admitted: AdmittedJob;
     try {
