@@ -114,11 +114,13 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
   });
 
   it("plan of a changed count shows the edit with Nomad's alignment and exits 1; --check-index from it registers, a stale one is refused", async () => {
-    expect((await runCli(["job", "run", "--detach", WEB, ...url()])).code).toBe(0);
+    expect((await runCli(["job", "run", WEB, ...url()])).code).toBe(0);
     const edited = await runCli(["job", "plan", WEB, "--var", "count=3", ...url()]);
     expect(edited.stderr).toBe("");
     expect(edited.code).toBe(1);
-    expect(edited.stdout).toMatch(/^\+\/- Job: "web"\n\+\/- Task Group: "web" \(1 create, 2 ignore\)\n {2}\+\/- Count: "2" => "3" \(forces create\)\n {6}Task: "nginx"\n\n/);
+    expect(edited.stdout).toMatch(
+      /^\+\/- Job: "web"\n\+\/- Task Group: "web" \(1 create, 2 in-place update\)\n {2}\+\/- Count: "2" => "3" \(forces create\)\n {6}Task: "nginx"\n\n/,
+    );
     const index = /^Job Modify Index: (\d+)$/m.exec(edited.stdout)![1]!;
     expect(edited.stdout).toContain(`standin job run --check-index ${index} --var="count=3" ${WEB}`);
 

@@ -12,7 +12,6 @@
  * as a string, which HCL converts to the declared number or bool type — the
  * rule Nomad's CLI applies to `-var`.
  */
-import { readTextFile } from "../files.js";
 import type { NomadApi } from "./nomad-api.js";
 
 /** Where Nomad's parse endpoint says its diagnostics are (jobspec2's ParseConfig.Path). */
@@ -25,9 +24,9 @@ export interface JobFileInput {
   varFiles: string[];
 }
 
-export async function parseJobFile(api: NomadApi, command: string, input: JobFileInput): Promise<Record<string, unknown>> {
-  const text = await readTextFile(command, input.file);
-  const variables = await variablesContent(api, command, input);
+export async function parseJobFile(api: NomadApi, input: JobFileInput): Promise<Record<string, unknown>> {
+  const text = await api.readFile(input.file);
+  const variables = await variablesContent(api, input);
   const body: Record<string, unknown> = { JobHCL: text, Canonicalize: false };
   if (variables !== "") body.Variables = variables;
   const answer = await api.request("POST", "/v1/jobs/parse", body);
@@ -53,12 +52,12 @@ export function diagnostics(text: string, file: string): string {
     .join("\n");
 }
 
-async function variablesContent(api: NomadApi, command: string, input: JobFileInput): Promise<string> {
+async function variablesContent(api: NomadApi, input: JobFileInput): Promise<string> {
   const assigned = input.vars.map((pair) => varLine(api, pair));
   const names = new Set(assigned.map(([name]) => name));
   const parts: string[] = [];
   for (const varFile of input.varFiles) {
-    const content = await readTextFile(command, varFile);
+    const content = await api.readFile(varFile);
     // One variables file may set a name once: a --var wins over a var file by replacing the file's line.
     parts.push(
       content

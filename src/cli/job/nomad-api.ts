@@ -7,6 +7,7 @@
  */
 import { connectFailure } from "../control-client.js";
 import { CliFailure } from "../failure.js";
+import { readTextFile } from "../files.js";
 import { send } from "../send.js";
 import { serviceUrl } from "../service-url.js";
 
@@ -30,7 +31,7 @@ export class NomadApi {
   constructor(
     private readonly opts: JobCommandOptions,
     private readonly command: string,
-    private readonly exitCode: number,
+    readonly exitCode: number,
   ) {
     this.base = serviceUrl(opts.url, command);
   }
@@ -66,6 +67,15 @@ export class NomadApi {
 
   failure(message: string): CliFailure {
     return new CliFailure(`${this.command}: ${message}`, this.exitCode);
+  }
+
+  /** A file the command reads, its failure carrying the command's exit code (255 for plan). */
+  async readFile(file: string): Promise<string> {
+    try {
+      return await readTextFile(this.command, file);
+    } catch (error) {
+      throw error instanceof CliFailure ? new CliFailure(error.message, this.exitCode) : error;
+    }
   }
 }
 

@@ -206,7 +206,8 @@ export class Evaluator {
     if (collection === null) throw this.diag("Attempt to index null value", "This value is null, so it does not have any indices.", span);
     if (Array.isArray(collection)) {
       const n = asNumber(key);
-      if (n === undefined || !Number.isInteger(n)) throw this.diag("Invalid index", "The given key does not identify an element in this collection value: a number is required.", span);
+      if (n === undefined || !Number.isInteger(n))
+        throw this.diag("Invalid index", "The given key does not identify an element in this collection value: a number is required.", span);
       if (n < 0 || n >= collection.length) throw this.diag("Invalid index", "The given key does not identify an element in this collection value.", span);
       return collection[n] as Value;
     }
@@ -249,7 +250,11 @@ export class Evaluator {
     if (expr.expandFinal) {
       const last = args[args.length - 1];
       if (!Array.isArray(last)) {
-        throw this.diag("Invalid expanding argument value", "The expanding argument (indicated by ...) must be of a tuple, list, or set type.", expr.args[expr.args.length - 1] ?? expr);
+        throw this.diag(
+          "Invalid expanding argument value",
+          "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+          expr.args[expr.args.length - 1] ?? expr,
+        );
       }
       args = [...args.slice(0, -1), ...last];
     }
@@ -286,11 +291,7 @@ export class Evaluator {
   }
 
   private argCount(expr: Expr & { k: "call" }, n: number): HclDiagnosticsError {
-    return this.diag(
-      expr.args.length > n ? "Too many function arguments" : "Not enough function arguments",
-      `Function "${expr.name}" expects only ${n} argument(s).`,
-      expr,
-    );
+    return this.diag(expr.args.length > n ? "Too many function arguments" : "Not enough function arguments", `Function "${expr.name}" expects only ${n} argument(s).`, expr);
   }
 
   private forExpr(expr: Expr & { k: "for" }, splatItem: Value | undefined): Value {
@@ -416,7 +417,8 @@ export class Evaluator {
     }
     const collection = this.evaluate(part.collection, splatItem);
     const items = entries(collection);
-    if (items === undefined) throw this.diag("Invalid template for directive", `A value of type ${typeName(collection)} cannot be used as the collection in a 'for' directive.`, part.collection);
+    if (items === undefined)
+      throw this.diag("Invalid template for directive", `A value of type ${typeName(collection)} cannot be used as the collection in a 'for' directive.`, part.collection);
     let out = "";
     for (const [key, value] of items) {
       const scope: Record<string, Value> = { [part.valueVar]: value };

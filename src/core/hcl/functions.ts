@@ -132,8 +132,9 @@ function format(fmt: string, values: Value[]): string {
 
 function flatten(values: Value[]): Value[] {
   const out: Value[] = [];
-  for (const v of values) if (Array.isArray(v)) out.push(...flatten(v));
-  else out.push(v);
+  for (const v of values)
+    if (Array.isArray(v)) out.push(...flatten(v));
+    else out.push(v);
   return out;
 }
 
@@ -267,7 +268,10 @@ function uuidv5(namespace: string, name: string): string {
   };
   const ns = known[namespace] ?? namespace;
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ns)) throw new FunctionError(`uuid namespace "${namespace}" is not a valid UUID`);
-  const hash = createHash("sha1").update(Buffer.from(ns.replace(/-/g, ""), "hex")).update(name).digest();
+  const hash = createHash("sha1")
+    .update(Buffer.from(ns.replace(/-/g, ""), "hex"))
+    .update(name)
+    .digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString("hex");
@@ -323,7 +327,12 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const lengths = rest.filter(Array.isArray).map((l) => (l as Value[]).length);
       const n = lengths.length ? (lengths[0] as number) : 1;
       if (lengths.some((l) => l !== n)) throw new FunctionError("all lists must have the same length");
-      return Array.from({ length: n }, (_, i) => format(fmt, rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v))));
+      return Array.from({ length: n }, (_, i) =>
+        format(
+          fmt,
+          rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v)),
+        ),
+      );
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
@@ -333,14 +342,22 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     join: (a) => {
       if (a.length < 2) throw new FunctionError('arity:Function "join" expects at least 2 argument(s).');
       const sep = str(a, 0, "separator");
-      return a.slice(1).flatMap((_, i) => strList(a, i + 1, "lists")).join(sep);
+      return a
+        .slice(1)
+        .flatMap((_, i) => strList(a, i + 1, "lists"))
+        .join(sep);
     },
     lower: unary("lower", "str", (s) => s.toLowerCase()),
     upper: unary("upper", "str", (s) => s.toUpperCase()),
     title: unary("title", "str", (s) => s.replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase())),
     regex_replace: (a) => {
       arity("regex_replace", a, 3, 3, ["str", "substr", "replace"]);
-      return str(a, 0, "str").replace(new RegExp(str(a, 1, "substr"), "gu"), str(a, 2, "replace").replace(/\$\{?(\w+)\}?/g, "$$<$1>").replace(/\$<(\d+)>/g, "$$$1"));
+      return str(a, 0, "str").replace(
+        new RegExp(str(a, 1, "substr"), "gu"),
+        str(a, 2, "replace")
+          .replace(/\$\{?(\w+)\}?/g, "$$<$1>")
+          .replace(/\$<(\d+)>/g, "$$$1"),
+      );
     },
     replace: (a) => {
       arity("replace", a, 3, 3, ["str", "substr", "replace"]);
@@ -525,7 +542,11 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
     }),
     jsonencode: (a) => (arity("jsonencode", a, 1, 1, ["val"]), JSON.stringify(a[0] ?? null)),
-    urlencode: unary("urlencode", "str", (s) => encodeURIComponent(s).replace(/%20/g, "+").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)),
+    urlencode: unary("urlencode", "str", (s) =>
+      encodeURIComponent(s)
+        .replace(/%20/g, "+")
+        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    ),
     // hashes
     md5: hash("md5"),
     sha1: hash("sha1"),

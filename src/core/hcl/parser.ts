@@ -232,9 +232,20 @@ class Parser {
         openBrace + 1,
       );
     } else if (close !== "}") {
-      this.fail("Invalid single-argument block definition", "A single-line block definition must end with a closing brace immediately after its single argument definition.", this.pos, this.tokenEnd(this.pos));
+      this.fail(
+        "Invalid single-argument block definition",
+        "A single-line block definition must end with a closing brace immediately after its single argument definition.",
+        this.pos,
+        this.tokenEnd(this.pos),
+      );
     }
-    return { attributes: [{ name, nameSpan, expr, start: nameStart, end: expr.end }], blocks: [], start: bodyStart, end: this.pos, missingItem: { start: this.pos, end: this.pos + 1 } };
+    return {
+      attributes: [{ name, nameSpan, expr, start: nameStart, end: expr.end }],
+      blocks: [],
+      start: bodyStart,
+      end: this.pos,
+      missingItem: { start: this.pos, end: this.pos + 1 },
+    };
   }
 
   private parseBlock(type: string, typeSpan: Span): Block {
@@ -248,7 +259,8 @@ class Parser {
       if (c === '"') {
         const template = this.parseQuoted();
         const onlyLiteral = template.parts.every((p) => typeof p === "string");
-        if (!onlyLiteral) this.fail("Invalid string literal", "Template sequences are not allowed in this string. To include a literal \"$\", double it (as \"$$\") to escape it.", start, this.pos);
+        if (!onlyLiteral)
+          this.fail("Invalid string literal", 'Template sequences are not allowed in this string. To include a literal "$", double it (as "$$") to escape it.', start, this.pos);
         labels.push(template.parts.join(""));
       } else if (isIdentStart(c)) {
         labels.push(this.identifier() ?? "");
@@ -284,7 +296,8 @@ class Parser {
     this.skip(true);
     const expr = this.withNesting(() => this.parseExpression());
     this.skip(true);
-    if (this.pos < this.text.length) this.fail("Extra characters after expression", "An expression was successfully parsed, but extra characters were found after it.", this.pos, this.tokenEnd(this.pos));
+    if (this.pos < this.text.length)
+      this.fail("Extra characters after expression", "An expression was successfully parsed, but extra characters were found after it.", this.pos, this.tokenEnd(this.pos));
     return expr;
   }
 
@@ -296,7 +309,12 @@ class Parser {
     const whenTrue = this.withNesting(() => this.parseExpression());
     this.skip();
     if (this.peek() !== ":") {
-      this.fail("Missing false expression in conditional", "The conditional operator (...?...:...) requires a false expression, delimited by a colon.", this.pos, this.tokenEnd(this.pos));
+      this.fail(
+        "Missing false expression in conditional",
+        "The conditional operator (...?...:...) requires a false expression, delimited by a colon.",
+        this.pos,
+        this.tokenEnd(this.pos),
+      );
     }
     this.pos++;
     const whenFalse = this.parseExpression();
@@ -414,7 +432,7 @@ class Parser {
     this.pos++; // [
     const key = this.withNesting(() => this.parseExpression());
     this.withNesting(() => this.skip());
-    if (this.peek() !== "]") this.fail("Missing close bracket on index", "The index operator must end with a closing bracket (\"]\").", this.pos, this.tokenEnd(this.pos));
+    if (this.peek() !== "]") this.fail("Missing close bracket on index", 'The index operator must end with a closing bracket ("]").', this.pos, this.tokenEnd(this.pos));
     this.pos++;
     if (key.k === "literal" && (typeof key.value === "string" || typeof key.value === "number")) {
       return { literal: { k: "key", key: key.value, start, end: this.pos } };
@@ -482,7 +500,13 @@ class Parser {
           expandFinal = true;
           this.pos += 3;
           this.skip();
-          if (this.peek() !== ")") this.fail("Missing closing parenthesis", "An expanded function argument (with ...) must be immediately followed by closing parentheses.", this.pos, this.tokenEnd(this.pos));
+          if (this.peek() !== ")")
+            this.fail(
+              "Missing closing parenthesis",
+              "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
+              this.pos,
+              this.tokenEnd(this.pos),
+            );
           break;
         }
         if (this.peek() === ",") {
@@ -545,7 +569,7 @@ class Parser {
       this.skip();
       const c = this.peek();
       if (!(c === "=" || c === ":") || this.startsWith("==") || this.startsWith("=>")) {
-        this.fail("Missing key/value separator", "Expected an equals sign (\"=\") to mark the beginning of the attribute value.", this.pos, this.tokenEnd(this.pos));
+        this.fail("Missing key/value separator", 'Expected an equals sign ("=") to mark the beginning of the attribute value.', this.pos, this.tokenEnd(this.pos));
       }
       this.pos++;
       const value = this.parseExpression();
@@ -750,12 +774,7 @@ class Parser {
         return String.fromCodePoint(Number.parseInt(hex, 16));
       }
       default:
-        return this.fail(
-          "Invalid escape sequence",
-          `The symbol "${c}" is not a valid escape sequence selector.`,
-          start + 1,
-          start + 2,
-        );
+        return this.fail("Invalid escape sequence", `The symbol "${c}" is not a valid escape sequence selector.`, start + 1, start + 2);
     }
   }
 
@@ -784,7 +803,12 @@ class Parser {
       this.pos++;
     }
     if (this.peek() !== "}") {
-      this.fail(`Extra characters after ${what} expression`, "Expected a closing brace to end the interpolation expression, but found extra characters.", this.pos, this.tokenEnd(this.pos));
+      this.fail(
+        `Extra characters after ${what} expression`,
+        "Expected a closing brace to end the interpolation expression, but found extra characters.",
+        this.pos,
+        this.tokenEnd(this.pos),
+      );
     }
     this.pos++;
     return strip;
@@ -831,7 +855,12 @@ class Parser {
         this.skip();
         token = { t: "for", keyVar, valueVar, collection, stripLeft, stripRight: false, start, end: 0 };
       } else {
-        return this.fail("Invalid template directive", "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.", keywordStart, this.tokenEnd(keywordStart));
+        return this.fail(
+          "Invalid template directive",
+          'A template directive keyword ("if", "for", etc) is expected at the beginning of a %{ sequence.',
+          keywordStart,
+          this.tokenEnd(keywordStart),
+        );
       }
       const stripRight = this.closeTemplateSequence("directive");
       return { ...token, stripRight, end: this.pos } as TemplateToken;

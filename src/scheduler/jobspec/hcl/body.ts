@@ -6,7 +6,18 @@
  * arguments and block types (with HCL's "Did you mean" suggestions),
  * duplicated single blocks and wrong label counts.
  */
-import { type Attribute, type Block, type Diagnostic, type Evaluator, errorDiag, HclDiagnosticsError, type SourceFile, type Value, isObject, asString } from "../../../core/hcl/index.js";
+import {
+  type Attribute,
+  type Block,
+  type Diagnostic,
+  type Evaluator,
+  errorDiag,
+  HclDiagnosticsError,
+  type SourceFile,
+  type Value,
+  isObject,
+  asString,
+} from "../../../core/hcl/index.js";
 import type { Span } from "../../../core/hcl/ast.js";
 
 export interface BoundAttribute {
@@ -37,7 +48,9 @@ export class DecodeContext {
 
   rangeText(span: Span): string {
     const r = this.file.range(span.start, span.end);
-    return r.start.line === r.end.line ? `${r.filename}:${r.start.line},${r.start.column}-${r.end.column}` : `${r.filename}:${r.start.line},${r.start.column}-${r.end.line},${r.end.column}`;
+    return r.start.line === r.end.line
+      ? `${r.filename}:${r.start.line},${r.start.column}-${r.end.column}`
+      : `${r.filename}:${r.start.line},${r.start.column}-${r.end.line},${r.end.column}`;
   }
 
   /** Evaluates an expression, recording its diagnostics; undefined when it failed. */
@@ -93,7 +106,7 @@ function expandDynamic(ctx: DecodeContext, dyn: Block, ev: Evaluator): BoundBloc
   }
   const content = contents[0];
   if (!content) {
-    ctx.error("Missing content block", "A dynamic block must have a nested block of type \"content\" to describe the body of each generated block.", dyn.openBrace);
+    ctx.error("Missing content block", 'A dynamic block must have a nested block of type "content" to describe the body of each generated block.', dyn.openBrace);
     return [];
   }
   if (contents.length > 1) {
@@ -119,7 +132,11 @@ function expandDynamic(ctx: DecodeContext, dyn: Block, ev: Evaluator): BoundBloc
           .map((k) => [k, collection[k] as Value])
       : [];
   if (!Array.isArray(collection) && !isObject(collection)) {
-    ctx.error("Invalid dynamic for_each value", `Cannot use a ${collection === null ? "null value" : typeof collection} in for_each. An iterable collection is required.`, forEach.expr);
+    ctx.error(
+      "Invalid dynamic for_each value",
+      `Cannot use a ${collection === null ? "null value" : typeof collection} in for_each. An iterable collection is required.`,
+      forEach.expr,
+    );
     return [];
   }
   const labelsAttr = dyn.body.attributes.find((a) => a.name === "labels");

@@ -61,7 +61,18 @@ export function canonicalizeApiJob(job: Obj): Obj {
   job["ID"] ??= "";
   job["Name"] ??= job["ID"];
   fill(job, { ParentID: "", Namespace: "default", Priority: 50, Stop: false, Region: "global", NodePool: "", Type: "service", AllAtOnce: false });
-  fill(job, { ConsulNamespace: "", VaultNamespace: "", NomadTokenID: "", Status: "", StatusDescription: "", Stable: false, Version: 0, CreateIndex: 0, ModifyIndex: 0, JobModifyIndex: 0 });
+  fill(job, {
+    ConsulNamespace: "",
+    VaultNamespace: "",
+    NomadTokenID: "",
+    Status: "",
+    StatusDescription: "",
+    Stable: false,
+    Version: 0,
+    CreateIndex: 0,
+    ModifyIndex: 0,
+    JobModifyIndex: 0,
+  });
   const type = job["Type"] as string;
   const periodic = job["Periodic"] as Obj | null;
   if (periodic) {
@@ -133,7 +144,8 @@ function canonicalizeGroup(group: Obj, job: Obj, type: string): void {
 }
 
 function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
-  const resources = (task["Resources"] as Obj | null) ?? Object.fromEntries(["CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "IOPS", "NUMA"].map((k) => [k, null]));
+  const resources =
+    (task["Resources"] as Obj | null) ?? Object.fromEntries(["CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "IOPS", "NUMA"].map((k) => [k, null]));
   if (resources["Cores"] === null) {
     resources["Cores"] = 0;
     resources["CPU"] ??= 100;
@@ -192,7 +204,8 @@ function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
 }
 
 function canonicalizeService(service: Obj, task: Obj | undefined, group: Obj, job: Obj): void {
-  if (service["Name"] === "") service["Name"] = task ? `${String(job["Name"])}-${String(group["Name"])}-${String(task["Name"])}` : `${String(job["Name"])}-${String(group["Name"])}`;
+  if (service["Name"] === "")
+    service["Name"] = task ? `${String(job["Name"])}-${String(group["Name"])}-${String(task["Name"])}` : `${String(job["Name"])}-${String(group["Name"])}`;
   if (service["AddressMode"] === "") service["AddressMode"] = "auto";
   if (service["OnUpdate"] === "") service["OnUpdate"] = "require_healthy";
   if (service["Provider"] === "") service["Provider"] = "consul";

@@ -236,7 +236,8 @@ export class JobDecoder {
     const str = (k: string): string => (values.get(k) as string | undefined) ?? "";
     const out: Obj = { LTarget: str("attribute"), RTarget: str("value"), Operand: str("operator") };
     if (name === "Affinity") out["Weight"] = values.has("weight") ? values.get("weight") : null;
-    const operators = name === "Constraint" ? ["version", "semver", "regexp", "set_contains"] : ["version", "semver", "regexp", "set_contains_any", "set_contains_all", "set_contains"];
+    const operators =
+      name === "Constraint" ? ["version", "semver", "regexp", "set_contains"] : ["version", "semver", "regexp", "set_contains_any", "set_contains_all", "set_contains"];
     for (const op of operators) {
       if (str(op) !== "") {
         out["Operand"] = op;
@@ -267,7 +268,11 @@ export class JobDecoder {
       }
       const prev = seen.get(label);
       if (prev) {
-        this.ctx.error(`Duplicate scaling "${label}" block`, `Only one scaling ${label} block is allowed. Another was defined at ${this.ctx.rangeText(defRange(prev.block))}.`, defRange(b.block));
+        this.ctx.error(
+          `Duplicate scaling "${label}" block`,
+          `Only one scaling ${label} block is allowed. Another was defined at ${this.ctx.rangeText(defRange(prev.block))}.`,
+          defRange(b.block),
+        );
         continue;
       }
       seen.set(label, b);

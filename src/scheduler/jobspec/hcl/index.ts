@@ -90,7 +90,11 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   };
   const topEval = new Evaluator({ ...evalBase, file, variables: {} });
 
-  const topView = { attributes: body.attributes.map((attr) => ({ attr, ev: topEval })), blocks: body.blocks.map((block) => ({ block, labels: block.labels, ev: topEval })), missingItem: { start: 0, end: 0 } };
+  const topView = {
+    attributes: body.attributes.map((attr) => ({ attr, ev: topEval })),
+    blocks: body.blocks.map((block) => ({ block, labels: block.labels, ev: topEval })),
+    missingItem: { start: 0, end: 0 },
+  };
   const byType = checkSchema(ctx, topView, {
     attributes: [],
     blocks: new Map([

@@ -58,7 +58,13 @@ function typeOfValue(v: Value): HclType {
 export class VariableSyntaxError extends Error {}
 
 /** Reads declarations and values; returns the `var` object for evaluation. */
-export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], file: SourceFile, evalBase: Omit<EvalContext, "variables" | "file">, inputs: VariableInputs): Record<string, Value> {
+export function collectVariables(
+  ctx: DecodeContext,
+  blocks: readonly Block[],
+  file: SourceFile,
+  evalBase: Omit<EvalContext, "variables" | "file">,
+  inputs: VariableInputs,
+): Record<string, Value> {
   const declared = new Map<string, Declaration>();
   const staticEval = new Evaluator({ file, variables: {}, functions: {}, staticOnly: true });
   const evalStatic = (ev: Evaluator, attr: Attribute): Value | undefined => ctx.evaluate(ev, attr);
@@ -77,17 +83,32 @@ export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], f
 
   for (const block of blocks) {
     if (block.type === "variables") {
-      checkSchema(ctx, { attributes: [], blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })), missingItem: block.openBrace }, { attributes: [], blocks: new Map() });
+      checkSchema(
+        ctx,
+        { attributes: [], blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })), missingItem: block.openBrace },
+        { attributes: [], blocks: new Map() },
+      );
       for (const attr of block.body.attributes) {
         const value = evalStatic(staticEval, attr);
         if (value === undefined) continue;
-        declare(attr.name, attr.nameSpan, { name: attr.name, type: typeOfValue(value), validations: [], value, from: "default", valueSpan: { start: attr.expr.start, end: attr.expr.end, file } });
+        declare(attr.name, attr.nameSpan, {
+          name: attr.name,
+          type: typeOfValue(value),
+          validations: [],
+          value,
+          from: "default",
+          valueSpan: { start: attr.expr.start, end: attr.expr.end, file },
+        });
       }
       continue;
     }
     if (block.type !== "variable") continue;
     const name = block.labels[0] ?? "";
-    const view = { attributes: block.body.attributes.map((attr) => ({ attr, ev: staticEval })), blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })), missingItem: block.openBrace };
+    const view = {
+      attributes: block.body.attributes.map((attr) => ({ attr, ev: staticEval })),
+      blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })),
+      missingItem: block.openBrace,
+    };
     const byType = checkSchema(ctx, view, { attributes: ["description", "default", "type"], blocks: new Map([["validation", { labels: 0, labelName: "" }]]) });
     const typeAttr = block.body.attributes.find((a) => a.name === "type");
     let type: HclType | undefined;
@@ -98,7 +119,11 @@ export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], f
     }
     const validations: Validation[] = [];
     for (const v of byType.get("validation") ?? []) {
-      const vView = { attributes: v.block.body.attributes.map((attr) => ({ attr, ev: staticEval })), blocks: v.block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })), missingItem: v.block.openBrace };
+      const vView = {
+        attributes: v.block.body.attributes.map((attr) => ({ attr, ev: staticEval })),
+        blocks: v.block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: staticEval })),
+        missingItem: v.block.openBrace,
+      };
       checkSchema(ctx, vView, { attributes: ["condition", "error_message"], required: ["condition", "error_message"], blocks: new Map() });
       const condition = v.block.body.attributes.find((a) => a.name === "condition");
       const errorMessage = v.block.body.attributes.find((a) => a.name === "error_message");
@@ -153,7 +178,10 @@ export function collectVariables(ctx: DecodeContext, blocks: readonly Block[], f
       ctx.diags.push({
         severity: "error",
         summary: b.type === "variable" ? "Variable declaration in a .var file" : `Unsupported block type`,
-        detail: b.type === "variable" ? `A .var file is for setting variables. Variable ${JSON.stringify(b.labels[0] ?? "")} cannot be declared here.` : `Blocks of type "${b.type}" are not expected here.`,
+        detail:
+          b.type === "variable"
+            ? `A .var file is for setting variables. Variable ${JSON.stringify(b.labels[0] ?? "")} cannot be declared here.`
+            : `Blocks of type "${b.type}" are not expected here.`,
         subject: r,
       });
     }
@@ -236,7 +264,11 @@ export function evaluateLocals(ctx: DecodeContext, blocks: readonly Block[], mak
   const seen = new Set<string>();
   for (const block of blocks) {
     if (block.type !== "locals") continue;
-    checkSchema(ctx, { attributes: [], blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: makeEvaluator({}) })), missingItem: block.openBrace }, { attributes: [], blocks: new Map() });
+    checkSchema(
+      ctx,
+      { attributes: [], blocks: block.body.blocks.map((b) => ({ block: b, labels: b.labels, ev: makeEvaluator({}) })), missingItem: block.openBrace },
+      { attributes: [], blocks: new Map() },
+    );
     for (const attr of block.body.attributes) {
       if (seen.has(attr.name)) {
         ctx.error("Duplicate value in locals", `Local variable ${JSON.stringify(attr.name)} is defined twice`, attr.nameSpan);
