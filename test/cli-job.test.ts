@@ -154,6 +154,16 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     );
     const missing = await runCli(["job", "plan", join(dir, "nope.nomad.hcl"), ...url()]);
     expect(missing).toEqual({ code: 255, stdout: "", stderr: `standin job plan: cannot read ${join(dir, "nope.nomad.hcl")}: ENOENT: no such file or directory\n` });
+    const refused = await runCli(["job", "plan", "test/scheduler/hcl-corpus/variables-validation.nomad.hcl", "--var", "environment=qa", ...url()]);
+    expect(refused.code).toBe(255);
+    // The rule's place is the job file's; the refused value's is what --var sent (the range is the parser's to get right, the corpus checks it).
+    expect(refused.stderr).toMatch(
+      /^standin job plan: --var\/--var-file: Invalid value for varfile variable; The environment must be dev, staging or prod\. This was checked by the validation rule at test\/scheduler\/hcl-corpus\/variables-validation\.nomad\.hcl:12,3-\d+\.\n$/,
+    );
+    const badVarFile = jobFile("bad.vars.hcl", "count = = 3\n");
+    const unparsable = await runCli(["job", "run", WEB, "--var-file", badVarFile, ...url()]);
+    expect(unparsable.code).toBe(1);
+    expect(unparsable.stderr).toMatch(/^standin job run: --var\/--var-file: unable to parse var content: [^\n]+\n$/);
     const noValue = await runCli(["job", "run", WEB, "--var", "count", ...url()]);
     expect(noValue).toEqual({ code: 1, stdout: "", stderr: 'standin job run: --var expects name=value, got "count"\n' });
   });

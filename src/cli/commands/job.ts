@@ -15,7 +15,7 @@ import { CliFailure } from "../failure.js";
 import { collect } from "../option-values.js";
 import { parseJobFile } from "../job/job-file.js";
 import { monitorEvaluation } from "../job/monitor.js";
-import { NomadApi } from "../job/nomad-api.js";
+import { NomadApi, oneLineText } from "../job/nomad-api.js";
 import { formatPlan, periodicLaunch, type PlanAnswer } from "../job/plan-output.js";
 
 interface JobOptions extends ClientOptions {
@@ -53,7 +53,7 @@ export function jobCommand(program: Command): void {
     }
     const answer = await api.request("PUT", "/v1/jobs", body);
     if (!answer.ok) {
-      const text = answer.text.trim();
+      const text = oneLineText(answer.text);
       // Nomad's CLI turns the enforce-index refusal into its own two lines; one line here.
       const enforce = /Enforcing job modify index[^)\n]*/.exec(text);
       if (enforce) throw api.failure(`${enforce[0]}: Job not updated`);

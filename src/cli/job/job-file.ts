@@ -40,7 +40,8 @@ export async function parseJobFile(api: NomadApi, input: JobFileInput): Promise<
 /**
  * Nomad's `Failed to parse job: input.hcl:3,5-8: …` as `<file>:3,5-8: …`, the
  * way an editor or a terminal turns it into a link; a diagnostic without a
- * place (`<nil>: Unset variable …`) is about the file as a whole.
+ * place (`<nil>: Unset variable …`) is about the file as a whole. Several
+ * diagnostics (and a detail's own blank lines) become one line.
  */
 export function diagnostics(text: string, file: string): string {
   if (!text.startsWith(PARSE_FAILURE)) return `${file}: ${text.trim()}`;
@@ -48,8 +49,21 @@ export function diagnostics(text: string, file: string): string {
     .slice(PARSE_FAILURE.length)
     .trim()
     .split("\n")
-    .map((line) => (line.startsWith(`${ENDPOINT_FILE}:`) ? file + line.slice(ENDPOINT_FILE.length) : line.startsWith("<nil>: ") ? `${file}: ${line.slice(7)}` : line))
-    .join("\n");
+    .filter((line) => line.trim() !== "")
+    .map((line) => placed(line, file))
+    .join(" ");
+}
+
+/** One diagnostic line with its place named for the user: the job file, or the variables the command sent. */
+function placed(line: string, file: string): string {
+  if (line.startsWith("<nil>: ")) return `${file}: ${line.slice("<nil>: ".length)}`;
+  // A variables content that is not HCL: its place is in the lines the command built, of no use to the user.
+  const unparsable = /^unable to parse var content: input\.hcl:\S+: (.*)$/.exec(line);
+  if (unparsable) return `--var/--var-file: unable to parse var content: ${unparsable[1]}`;
+  // The endpoint calls the variables content input.hcl too; a refused value is in what --var/--var-file gave.
+  const varfile = /^input\.hcl:\S+: (Invalid value for varfile variable;.*)$/.exec(line);
+  if (varfile) return `--var/--var-file: ${varfile[1]!.replaceAll(`${ENDPOINT_FILE}:`, `${file}:`)}`;
+  return line.replaceAll(`${ENDPOINT_FILE}:`, `${file}:`);
 }
 
 async function variablesContent(api: NomadApi, input: JobFileInput): Promise<string> {

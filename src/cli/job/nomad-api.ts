@@ -60,7 +60,7 @@ export class NomadApi {
   /** The JSON answer of a request that must succeed; otherwise a one-line failure with Nomad's error text. */
   async expect(what: string, method: string, path: string, body?: unknown): Promise<unknown> {
     const answer = await this.request(method, path, body);
-    if (!answer.ok) throw this.failure(`${what}: ${method} ${path} answered ${answer.status}: ${answer.text.trim() || "(empty body)"}${notScheduler(answer)}`);
+    if (!answer.ok) throw this.failure(`${what}: ${method} ${path} answered ${answer.status}: ${oneLineText(answer.text) || "(empty body)"}${notScheduler(answer)}`);
     if (answer.body === undefined) throw this.failure(`${what}: ${method} ${path} answered ${answer.status} with a body that is not JSON: is --url the scheduler's URL?`);
     return answer.body;
   }
@@ -82,4 +82,13 @@ export class NomadApi {
 /** A 404 for a Nomad route usually means --url names another service (the registry or echo port). */
 function notScheduler(answer: NomadAnswer): string {
   return answer.status === 404 ? " (is --url the scheduler's URL? the job commands talk to the Nomad API)" : "";
+}
+
+/** Nomad's multi-line error texts (a multierror's `\n\t* ` items, several diagnostics) as one line, each line's words kept. */
+export function oneLineText(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ");
 }
