@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { BIN, CLI_TEST_TIMEOUT_MS, FREE_PORTS } from "./support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "standin-fixtures-check-"));
+writeFileSync(join(dir, "bad.nomad.hcl"), 'job "web" {\n  group "web" {\n    cnt = 1\n  }\n}\n');
 
 /** Runs the CLI to its end; a `start` that wrongly came up is killed at the bound (and fails the test by its exit code). */
 async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -43,6 +44,11 @@ const REFUSED: Array<{ name: string; document: unknown; problem: string }> = [
   { name: "unknown-action.json", document: { timeline: [{ at: "30s", do: "no-such-action" }] }, problem: 'timeline[0]: unknown action "no-such-action"' },
   { name: "bad-duration.json", document: { timeline: [{ at: "soon", do: "node-down", node: "client-1" }] }, problem: 'timeline[0].at: time: invalid duration "soon"' },
   { name: "negative-count.json", document: { scheduler: { jobs: [job(-1)] } }, problem: "scheduler.jobs[0]: " },
+  {
+    name: "bad-hcl-job.json",
+    document: { scheduler: { jobs: [{ hcl: "bad.nomad.hcl" }] } },
+    problem: 'scheduler.jobs[0]: bad.nomad.hcl:3,5-8: Unsupported argument; An argument named "cnt" is not expected here. Did you mean "count"?',
+  },
   {
     name: "kv-missing-session.json",
     document: { registry: { kv: [{ Key: "leader", Value: "", Session: SESSION_ID }] } },

@@ -85,6 +85,7 @@ const CHECKS = {
     "nomad-services/delete",
     "nomad-services/deregistered-on-stop",
   ],
+  "nomad-hcl": ["nomad-hcl/parse-with-variables", "nomad-hcl/parse-canonicalized", "nomad-hcl/parse-error", "nomad-hcl/parse-then-register"],
   "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
 } as const;
 
@@ -134,6 +135,7 @@ describe.skipIf(SKIP)("official Go clients", () => {
     "nomad-fs",
     "nomad-alloc",
     "nomad-services",
+    "nomad-hcl",
   ] as const) {
     describe(suite, () => {
       let srv: RunningStandin;

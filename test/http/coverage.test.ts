@@ -60,11 +60,6 @@ describe("unemulated routes answer 501 naming the route", () => {
 
   it("scheduler: notes replace the pointer; Nomad CE's Enterprise stubs keep Nomad's own answer", async () => {
     const emu = await createStandin();
-    const parse = await call(emu, "scheduler", "PUT", "/v1/jobs/parse", { JobHCL: 'job "x" {}' });
-    expect(parse.status).toBe(501);
-    expect(parse.text).toBe(
-      "standin does not emulate PUT /v1/jobs/parse (Nomad): standin accepts JSON job specifications only (HCL parsing is not emulated); send the job as JSON to PUT /v1/jobs",
-    );
     expect((await call(emu, "scheduler", "PUT", "/v1/deployment/unblock/d1", {})).text).toBe(
       "standin does not emulate PUT /v1/deployment/unblock/:deployment_id (Nomad): multiregion deployments are not emulated",
     );
@@ -295,16 +290,7 @@ describe("the catalogs match the services", () => {
     patterns.push(...[...sources.matchAll(/app\.all\(\s*"(\/[^"]+)"/g)].map((m) => ({ kind: "exact", pattern: m[1]! })));
     expect(patterns.length).toBeGreaterThan(20);
     const routes = SCHEDULER_ROUTES.routes;
-    // Registered only to answer its own 501 (the catalog answers first with the same news).
-    const answeredAsUnemulated = ["/v1/jobs/parse"];
     for (const { kind, pattern } of patterns) {
-      if (answeredAsUnemulated.includes(pattern)) {
-        expect(
-          routes.some((r) => r.path === pattern && !r.emulated),
-          pattern,
-        ).toBe(true);
-        continue;
-      }
       const covered =
         kind === "exact" ? routes.some((r) => r.emulated && r.path === pattern) : routes.some((r) => r.emulated && r.path.startsWith(pattern) && r.path.length > pattern.length);
       expect(covered, `${kind} ${pattern} is not an emulated route in src/scheduler/catalog.ts`).toBe(true);

@@ -375,6 +375,16 @@ describe("request bodies (regression)", () => {
 });
 
 describe("job writes are checked in the job's namespace", () => {
+  it("/v1/jobs/parse needs parse-job (in read) or submit-job in the namespace asked", async () => {
+    const body = { JobHCL: 'job "x" {}' };
+    expect((await call("/v1/jobs/parse", { method: "POST", token: READER, body })).status).toBe(200);
+    expect((await call("/v1/jobs/parse?namespace=prod", { method: "POST", token: WRITER, body })).status).toBe(200);
+    const denied = await call("/v1/jobs/parse", { method: "POST", token: WRITER, body });
+    expect([denied.status, denied.text]).toEqual([403, "Permission denied"]);
+    expect((await call("/v1/jobs/parse", { method: "POST", token: OPS, body })).status).toBe(403);
+    expect((await call("/v1/jobs/parse", { method: "POST", body })).status).toBe(403);
+  });
+
   it("a body naming prod needs submit-job in prod, whatever ?namespace= says", async () => {
     // The deployer may write prod only: its job body's namespace decides, as Nomad's.
     expect((await call("/v1/jobs", { method: "PUT", token: WRITER, body: { Job: { ...job("api", "prod"), Meta: { v: "3" } } } })).status).toBe(200);

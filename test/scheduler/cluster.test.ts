@@ -407,11 +407,11 @@ describe("wire format and errors", () => {
     expect(invalid.text).toContain("Job ID contains a space");
   });
 
-  it("/v1/jobs/parse says HCL is not supported; / redirects to the UI", async () => {
+  it("/v1/jobs/parse parses an HCL job file; / redirects to the UI", async () => {
     const emu = await createStandin();
     const parse = await call(emu, "PUT", "/v1/jobs/parse", { JobHCL: 'job "x" {}' });
-    expect(parse.status).toBe(501);
-    expect(parse.text).toContain("JSON job specifications only");
+    expect(parse.status).toBe(200);
+    expect([parse.body.ID, parse.body.Name]).toEqual(["x", "x"]);
     const root = await emu.scheduler.request("/");
     expect(root.status).toBe(307);
     expect(root.headers.get("location")).toBe("/ui/");

@@ -52,7 +52,7 @@ export interface ObjectItem {
 export type TemplatePart =
   | string
   | ({ readonly k: "interp"; readonly expr: Expr } & Span)
-  | ({ readonly k: "if"; readonly condition: Expr; readonly then: readonly TemplatePart[]; readonly else: readonly TemplatePart[] } & Span)
+  | ({ readonly k: "if"; readonly condition: Expr; readonly whenTrue: readonly TemplatePart[]; readonly whenFalse: readonly TemplatePart[] } & Span)
   | ({ readonly k: "for"; readonly keyVar: string | undefined; readonly valueVar: string; readonly collection: Expr; readonly body: readonly TemplatePart[] } & Span);
 
 export interface Attribute extends Span {
@@ -75,4 +75,38 @@ export interface Body extends Span {
   readonly blocks: readonly Block[];
   /** Where HCL reports a missing required argument: the body's closing brace (or end of file). */
   readonly missingItem: Span;
+}
+
+/**
+ * HCL's `Expression.StartRange()`: the part of an expression a diagnostic
+ * about its value points at — a quoted string's first literal (inside the
+ * quotes), a call's name and parenthesis, a collection's opening bracket, an
+ * operation's first operand.
+ */
+export function startSpan(expr: Expr): Span {
+  switch (expr.k) {
+    case "template": {
+      if (expr.heredoc) return expr;
+      const [first, second] = expr.parts;
+      if (first === undefined) return { start: expr.start + 1, end: expr.start + 1 };
+      if (typeof first === "string") {
+        const end = second !== undefined && typeof second !== "string" ? second.start : expr.end - 1;
+        return { start: expr.start + 1, end };
+      }
+      return first.k === "interp" ? startSpan(first.expr) : first;
+    }
+    case "call":
+      return { start: expr.nameSpan.start, end: expr.nameSpan.end + 1 };
+    case "tuple":
+    case "object":
+    case "for":
+    case "unary":
+      return { start: expr.start, end: expr.start + 1 };
+    case "binary":
+      return startSpan(expr.left);
+    case "conditional":
+      return startSpan(expr.condition);
+    default:
+      return expr;
+  }
 }

@@ -43,6 +43,11 @@ export interface EvalContext {
   readonly disabledFunctions?: Readonly<Record<string, string>>;
   /** Literal-only context (HCL's nil EvalContext): no variables, no function calls. */
   readonly staticOnly?: boolean;
+  /**
+   * Shared count of expression evaluations still allowed (standin's bound, so
+   * nested `for` expressions cannot run away); unbounded when absent.
+   */
+  readonly budget?: { remaining: number };
 }
 
 export function isObject(v: Value | undefined): v is { [key: string]: Value } {
@@ -114,6 +119,10 @@ export class Evaluator {
   }
 
   evaluate(expr: Expr, splatItem?: Value): Value {
+    const budget = this.ctx.budget;
+    if (budget && --budget.remaining < 0) {
+      throw this.diag("Evaluation too large", "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).", expr);
+    }
     switch (expr.k) {
       case "literal":
         return expr.value;
@@ -413,7 +422,7 @@ export class Evaluator {
     if (part.k === "if") {
       const cond = asBool(this.evaluate(part.condition, splatItem));
       if (cond === undefined) throw this.diag("Invalid template if condition", "The condition value must be a boolean: bool required.", part.condition);
-      return (cond ? part.then : part.else).map((p) => this.templatePart(p, splatItem)).join("");
+      return (cond ? part.whenTrue : part.whenFalse).map((p) => this.templatePart(p, splatItem)).join("");
     }
     const collection = this.evaluate(part.collection, splatItem);
     const items = entries(collection);

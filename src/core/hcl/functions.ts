@@ -14,12 +14,26 @@ export interface FunctionDeps {
 
 type Fn = HclFunction;
 
+/**
+ * The largest padding, indentation or product standin builds: a bound so a
+ * hostile job file cannot exhaust memory (Go's functions have none).
+ */
+const MAX_BUILT_LENGTH = 100_000;
+
 function arity(name: string, args: Value[], min: number, max = min, names: readonly string[] = []): void {
   if (args.length < min) {
     const missing = names[args.length];
     throw new FunctionError(`arity:Function "${name}" expects ${min} argument(s).${missing ? ` Missing value for "${missing}".` : ""}`);
   }
   if (args.length > max) throw new FunctionError(`arity:Function "${name}" expects only ${max} argument(s).`);
+}
+
+/** A function of a fixed number of parameters (`min` of them required). */
+function fixed(name: string, params: readonly string[], body: (args: Value[]) => Value, min = params.length, max = min): Fn {
+  return (args) => {
+    arity(name, args, min, max, params);
+    return body(args);
+  };
 }
 
 function str(args: Value[], i: number, param: string): string {
@@ -123,6 +137,7 @@ function format(fmt: string, values: Value[]): string {
       default:
         throw new FunctionError(`unsupported format verb "${verb}" in "${fmt}"`);
     }
+    if (width !== undefined && Number(width) > MAX_BUILT_LENGTH) throw new FunctionError(`width ${width} in "${whole}" is larger than standin allows (${MAX_BUILT_LENGTH})`);
     if (width !== undefined && out.length < Number(width)) {
       out = flags.includes("-") ? out.padEnd(Number(width)) : out.padStart(Number(width), flags.includes("0") && verb !== "s" ? "0" : " ");
     }
@@ -278,6 +293,14 @@ function uuidv5(namespace: string, name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** Sets RFC 4122's version-4 and variant bits on 128 random bits written as a UUID. */
+function asVersion4(random: string): string {
+  const hex = random.replace(/-/g, "").toLowerCase().padEnd(32, "0").slice(0, 32);
+  const variant = ((Number.parseInt(hex[16] ?? "0", 16) & 0x3) | 0x8).toString(16);
+  const v4 = `${hex.slice(0, 12)}4${hex.slice(13, 16)}${variant}${hex.slice(17)}`;
+  return `${v4.slice(0, 8)}-${v4.slice(8, 12)}-${v4.slice(12, 16)}-${v4.slice(16, 20)}-${v4.slice(20)}`;
+}
+
 /** `timeadd`: an RFC 3339 timestamp plus a Go duration. */
 function timeAdd(timestamp: string, duration: string, parseDuration: (s: string) => bigint): string {
   const date = new Date(timestamp);
@@ -291,12 +314,12 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
   const hash = (algorithm: string) => unary(algorithm, "str", (s) => createHash(algorithm).update(s).digest("hex"));
   const fns: Record<string, Fn> = {
     // numeric
-    abs: (a) => (arity("abs", a, 1, 1, ["num"]), Math.abs(num(a, 0, "num"))),
-    ceil: (a) => (arity("ceil", a, 1, 1, ["num"]), Math.ceil(num(a, 0, "num"))),
-    floor: (a) => (arity("floor", a, 1, 1, ["num"]), Math.floor(num(a, 0, "num"))),
-    log: (a) => (arity("log", a, 2, 2, ["num", "base"]), Math.log(num(a, 0, "num")) / Math.log(num(a, 1, "base"))),
-    pow: (a) => (arity("pow", a, 2, 2, ["num", "power"]), num(a, 0, "num") ** num(a, 1, "power")),
-    signum: (a) => (arity("signum", a, 1, 1, ["num"]), Math.sign(num(a, 0, "num"))),
+    abs: fixed("abs", ["num"], (a) => Math.abs(num(a, 0, "num")), 1, 1),
+    ceil: fixed("ceil", ["num"], (a) => Math.ceil(num(a, 0, "num")), 1, 1),
+    floor: fixed("floor", ["num"], (a) => Math.floor(num(a, 0, "num")), 1, 1),
+    log: fixed("log", ["num", "base"], (a) => Math.log(num(a, 0, "num")) / Math.log(num(a, 1, "base")), 2, 2),
+    pow: fixed("pow", ["num", "power"], (a) => num(a, 0, "num") ** num(a, 1, "power"), 2, 2),
+    signum: fixed("signum", ["num"], (a) => Math.sign(num(a, 0, "num")), 1, 1),
     max: (a) => {
       if (a.length === 0) throw new FunctionError("must pass at least one number");
       return Math.max(...a.map((_, i) => num(a, i, "numbers")));
@@ -336,7 +359,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
-      const pad = " ".repeat(int(a, 0, "spaces"));
+      const spaces = int(a, 0, "spaces");
+      if (spaces > MAX_BUILT_LENGTH) throw new FunctionError(`more than ${MAX_BUILT_LENGTH} spaces`, 0, "spaces");
+      const pad = " ".repeat(Math.max(0, spaces));
       return str(a, 1, "str").replace(/\n/g, `\n${pad}`);
     },
     join: (a) => {
@@ -426,9 +451,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       for (let i = 0; i < a.length; i++) if (list(a, i, "vals").length > 0) return a[i] as Value;
       throw new FunctionError("no non-null arguments");
     },
-    compact: (a) => (arity("compact", a, 1, 1, ["list"]), strList(a, 0, "list").filter((s) => s !== "")),
+    compact: fixed("compact", ["list"], (a) => strList(a, 0, "list").filter((s) => s !== ""), 1, 1),
     concat: (a) => a.flatMap((_, i) => list(a, i, "seqs")),
-    contains: (a) => (arity("contains", a, 2, 2, ["list", "value"]), list(a, 0, "list").some((v) => equal(v, a[1] ?? null))),
+    contains: fixed("contains", ["list", "value"], (a) => list(a, 0, "list").some((v) => equal(v, a[1] ?? null)), 2, 2),
     distinct: (a) => {
       arity("distinct", a, 1, 1, ["list"]);
       const out: Value[] = [];
@@ -443,14 +468,14 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       if (i < 0) throw new FunctionError("cannot use element function with a negative index");
       return l[i % l.length] as Value;
     },
-    flatten: (a) => (arity("flatten", a, 1, 1, ["list"]), flatten(list(a, 0, "list"))),
+    flatten: fixed("flatten", ["list"], (a) => flatten(list(a, 0, "list")), 1, 1),
     index: (a) => {
       arity("index", a, 2, 2, ["list", "value"]);
       const i = list(a, 0, "list").findIndex((v) => equal(v, a[1] ?? null));
       if (i < 0) throw new FunctionError("item not found");
       return i;
     },
-    keys: (a) => (arity("keys", a, 1, 1, ["inputMap"]), Object.keys(obj(a, 0, "inputMap")).sort()),
+    keys: fixed("keys", ["inputMap"], (a) => Object.keys(obj(a, 0, "inputMap")).sort(), 1, 1),
     values: (a) => {
       arity("values", a, 1, 1, ["mapping"]);
       const m = obj(a, 0, "mapping");
@@ -490,7 +515,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
       return out;
     },
-    reverse: (a) => (arity("reverse", a, 1, 1, ["list"]), [...list(a, 0, "list")].reverse()),
+    reverse: fixed("reverse", ["list"], (a) => [...list(a, 0, "list")].reverse(), 1, 1),
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
       const out: Value[] = [];
@@ -507,6 +532,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       let out: Value[][] = [[]];
       for (let i = 0; i < a.length; i++) {
         const l = list(a, i, "sets");
+        if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
         out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
       }
       return out;
@@ -519,7 +545,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       if (start < 0 || end > l.length || start > end) throw new FunctionError("the start and end indexes must be in bounds and in order");
       return l.slice(start, end);
     },
-    sort: (a) => (arity("sort", a, 1, 1, ["list"]), strList(a, 0, "list").sort()),
+    sort: fixed("sort", ["list"], (a) => strList(a, 0, "list").sort(), 1, 1),
     zipmap: (a) => {
       arity("zipmap", a, 2, 2, ["keys", "values"]);
       const ks = strList(a, 0, "keys");
@@ -541,7 +567,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
     }),
-    jsonencode: (a) => (arity("jsonencode", a, 1, 1, ["val"]), JSON.stringify(a[0] ?? null)),
+    jsonencode: fixed("jsonencode", ["val"], (a) => JSON.stringify(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
         .replace(/%20/g, "+")
@@ -553,10 +579,10 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     sha256: hash("sha256"),
     sha512: hash("sha512"),
     // uuid
-    uuidv4: (a) => (arity("uuidv4", a, 0), deps.newUuid()),
-    uuidv5: (a) => (arity("uuidv5", a, 2, 2, ["namespace", "name"]), uuidv5(str(a, 0, "namespace"), str(a, 1, "name"))),
+    uuidv4: fixed("uuidv4", [], () => asVersion4(deps.newUuid()), 0, 0),
+    uuidv5: fixed("uuidv5", ["namespace", "name"], (a) => uuidv5(str(a, 0, "namespace"), str(a, 1, "name")), 2, 2),
     // date and time
-    formatdate: (a) => (arity("formatdate", a, 2, 2, ["format", "time"]), formatDate(str(a, 0, "format"), str(a, 1, "time"))),
+    formatdate: fixed("formatdate", ["format", "time"], (a) => formatDate(str(a, 0, "format"), str(a, 1, "time")), 2, 2),
     timeadd: (a) => {
       arity("timeadd", a, 2, 2, ["timestamp", "duration"]);
       try {
@@ -580,7 +606,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const { bits } = parseCidr(s);
       return intToIpv4(bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0);
     }),
-    cidrsubnet: (a) => (arity("cidrsubnet", a, 3, 3, ["prefix", "newbits", "netnum"]), subnet(str(a, 0, "prefix"), int(a, 1, "newbits"), int(a, 2, "netnum"))),
+    cidrsubnet: fixed("cidrsubnet", ["prefix", "newbits", "netnum"], (a) => subnet(str(a, 0, "prefix"), int(a, 1, "newbits"), int(a, 2, "netnum")), 3, 3),
     cidrsubnets: (a) => {
       const prefix = str(a, 0, "prefix");
       const { base, bits } = parseCidr(prefix);

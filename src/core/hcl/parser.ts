@@ -29,6 +29,9 @@ export function parseExpression(text: string, filename: string): { expr: Expr; f
   return { expr, file };
 }
 
+/** How deep blocks and expressions may nest (standin's bound; HCL has none). */
+const MAX_DEPTH = 200;
+
 const ARGUMENT_REQUIRED_DETAIL = 'An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.';
 
 const BINARY_LEVELS: readonly (readonly BinaryOp[])[] = [["||"], ["&&"], ["==", "!="], ["<", ">", "<=", ">="], ["+", "-"], ["*", "/", "%"]];
@@ -44,6 +47,7 @@ class Parser {
   private pos = 0;
   /** While > 0 (inside brackets, parentheses, objects, interpolations) newlines are plain space. */
   private nesting = 0;
+  private depth = 0;
   private readonly text: string;
 
   constructor(private readonly file: SourceFile) {
@@ -73,6 +77,23 @@ class Parser {
     }
     if (c === "\n") return at + 1;
     return at + (this.text.codePointAt(at)! > 0xffff ? 2 : 1);
+  }
+
+  /**
+   * Bounds recursion (nested blocks, brackets, operators) so that hostile
+   * input is a diagnostic, not a stack overflow; real job files nest a few
+   * levels deep.
+   */
+  private deeper<T>(fn: () => T): T {
+    if (this.depth >= MAX_DEPTH) {
+      this.fail("Nesting too deep", `This configuration nests blocks or expressions more than ${MAX_DEPTH} levels deep.`, this.pos, this.tokenEnd(this.pos));
+    }
+    this.depth++;
+    try {
+      return fn();
+    } finally {
+      this.depth--;
+    }
   }
 
   // ---- low-level scanning -------------------------------------------------
@@ -249,6 +270,10 @@ class Parser {
   }
 
   private parseBlock(type: string, typeSpan: Span): Block {
+    return this.deeper(() => this.parseBlockAfterType(type, typeSpan));
+  }
+
+  private parseBlockAfterType(type: string, typeSpan: Span): Block {
     const labels: string[] = [];
     const labelSpans: Span[] = [];
     for (;;) {
@@ -302,6 +327,10 @@ class Parser {
   }
 
   private parseExpression(): Expr {
+    return this.deeper(() => this.parseConditional());
+  }
+
+  private parseConditional(): Expr {
     const condition = this.parseBinary(0);
     this.skip();
     if (this.peek() !== "?") return condition;
@@ -348,6 +377,10 @@ class Parser {
   }
 
   private parseUnary(): Expr {
+    return this.deeper(() => this.parseUnaryOperand());
+  }
+
+  private parseUnaryOperand(): Expr {
     this.skip();
     const c = this.peek();
     if (c === "!" || (c === "-" && !isIdentStart(this.peek(1)))) {
@@ -574,7 +607,9 @@ class Parser {
       this.pos++;
       const value = this.parseExpression();
       items.push({ key, bareKey, value });
-      // Items are separated by commas or newlines.
+      // Items are separated by commas or newlines: look again from the value's end,
+      // since the operator lookahead inside brackets already stepped over newlines.
+      this.pos = value.end;
       const beforeSep = this.pos;
       this.skip(false);
       if (this.peek() === ",") this.pos++;
@@ -911,7 +946,7 @@ function buildTemplate(tokens: TemplateToken[], parser: Parser): TemplatePart[] 
           if (!elseSeq.end) parser.directiveError("Unterminated template directive", "There is no matching %{ endif } for this %{ if }.", token);
           elseParts = elseSeq.parts;
         } else if (!thenSeq.end) parser.directiveError("Unterminated template directive", "There is no matching %{ endif } for this %{ if }.", token);
-        parts.push({ k: "if", condition: token.condition, then: thenSeq.parts, else: elseParts, start: token.start, end: token.end });
+        parts.push({ k: "if", condition: token.condition, whenTrue: thenSeq.parts, whenFalse: elseParts, start: token.start, end: token.end });
       } else if (token.t === "for") {
         const bodySeq = parseSeq(["endfor"]);
         if (!bodySeq.end) parser.directiveError("Unterminated template directive", "There is no matching %{ endfor } for this %{ for }.", token);

@@ -8,7 +8,7 @@
  * "cpu"|"mem"` blocks. Diagnostics are collected, not thrown, so one answer
  * lists every problem as Nomad's does.
  */
-import type { Attribute } from "../../../core/hcl/ast.js";
+import { type Attribute, startSpan } from "../../../core/hcl/ast.js";
 import type { Value } from "../../../core/hcl/index.js";
 import { structFields, type FieldSpec } from "./api-structs.js";
 import { type BodyView, type BoundBlock, checkSchema, type DecodeContext, defRange, viewBody } from "./body.js";
@@ -97,7 +97,7 @@ export class JobDecoder {
       if (value === undefined) continue;
       const converted = toStringMap(value);
       if (converted.ok) attrMaps.set(mapName, converted.value as Obj);
-      else this.ctx.error(converted.summary, converted.detail, attr.attr.expr);
+      else this.ctx.error(converted.summary, converted.detail, startSpan(attr.attr.expr));
     }
 
     const required = fields.filter((f) => f.kind === "req").map((f) => f.hcl);
@@ -160,7 +160,7 @@ export class JobDecoder {
     if (value === null && type !== "dur") return zeroOf(f.type);
     const converted = convertToGo(value, type, f.field);
     if (converted.ok) return converted.value;
-    this.ctx.error(converted.summary, converted.detail, attr.expr);
+    this.ctx.error(converted.summary, converted.detail, startSpan(attr.expr));
     return zeroOf(f.type);
   }
 
@@ -173,7 +173,7 @@ export class JobDecoder {
       if (value === undefined) continue;
       const converted = value === null ? undefined : convertToGo(value, "str", attr.name);
       if (converted?.ok) out[attr.name] = converted.value;
-      else this.ctx.error("Unsuitable value type", "Unsuitable value: string required", attr.expr);
+      else this.ctx.error("Unsuitable value type", "Unsuitable value: string required", startSpan(attr.expr));
     }
     return out;
   }
@@ -187,7 +187,7 @@ export class JobDecoder {
       if (value === undefined) continue;
       const converted = convertToGo(value, "strs", attr.name);
       if (converted.ok) out[attr.name] = converted.value;
-      else this.ctx.error(converted.summary, converted.detail, attr.expr);
+      else this.ctx.error(converted.summary, converted.detail, startSpan(attr.expr));
     }
     return out;
   }

@@ -64,6 +64,9 @@ export class HclJobError extends Error {
   }
 }
 
+/** Expression evaluations one job file may need: far above any real job, low enough to bound time and memory. */
+const EVALUATION_BUDGET = 1_000_000;
+
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
 /**
@@ -87,6 +90,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
     disabledFunctions: FILESYSTEM_DISABLED,
     // References Nomad resolves at run time (${NOMAD_…}, ${attr.…}, ${meta.…}) stay as written.
     unknownRoot: (text) => text,
+    budget: { remaining: EVALUATION_BUDGET },
   };
   const topEval = new Evaluator({ ...evalBase, file, variables: {} });
 

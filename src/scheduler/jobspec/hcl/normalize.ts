@@ -74,12 +74,17 @@ function templateDefaults(template: Obj): void {
   }
 }
 
-/** Every `port` block decodes as dynamic; those with a static value are reserved ports. */
+/**
+ * Every `port` block decodes as dynamic; those with a static value are
+ * reserved ports. As in jobspec2, when there are `port` blocks the reserved
+ * list is rebuilt from them alone (a `reserved_ports` block is then dropped).
+ */
 function splitPorts(net: Obj): void {
   const ports = objs(net["DynamicPorts"]);
+  if (!ports.length) return;
   const reserved = ports.filter((p) => (p["Value"] as number) > 0);
   const dynamic = ports.filter((p) => !((p["Value"] as number) > 0));
-  if (reserved.length) net["ReservedPorts"] = [...objs(net["ReservedPorts"]), ...reserved];
+  net["ReservedPorts"] = reserved.length ? reserved : null;
   net["DynamicPorts"] = dynamic.length ? dynamic : null;
 }
 

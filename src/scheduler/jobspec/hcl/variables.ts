@@ -37,6 +37,8 @@ interface Declaration {
   value?: Value;
   from?: "default" | "varfile" | "cmd";
   valueSpan?: { start: number; end: number; file: SourceFile };
+  /** A value was given but could not be read (already reported): neither unset nor validated. */
+  failed?: boolean;
 }
 
 const VARIABLE_NAME = /^[\p{L}_][\p{L}\p{N}_-]*$/u;
@@ -141,6 +143,7 @@ export function collectVariables(
         } catch (e) {
           if (!(e instanceof ConversionError)) throw e;
           ctx.error("Invalid default value for variable", `This default value is not compatible with the variable's type constraint: ${e.message}.`, defaultAttr.expr);
+          decl.failed = true; // reported already: not "unset" as well
         }
       }
     }
@@ -192,6 +195,9 @@ export function collectVariables(
       } catch (e) {
         if (!(e instanceof HclDiagnosticsError)) throw e;
         ctx.diags.push(...e.diagnostics);
+        // Like Packer's code, the failed value still counts as given: no "unset" on top.
+        const failed = declared.get(attr.name);
+        if (failed) failed.failed = true;
         continue;
       }
       const decl = declared.get(attr.name);
@@ -206,6 +212,7 @@ export function collectVariables(
 
   const values: Record<string, Value> = {};
   for (const decl of declared.values()) {
+    if (decl.failed) continue;
     if (decl.value === undefined) {
       ctx.error(
         `Unset variable "${decl.name}"`,
@@ -216,7 +223,7 @@ export function collectVariables(
     values[decl.name] = decl.value;
   }
   for (const decl of declared.values()) {
-    if (decl.value === undefined) continue;
+    if (decl.value === undefined || decl.failed) continue;
     validate(ctx, decl, file, evalBase, values);
   }
   return values;
