@@ -33,6 +33,16 @@ const SUFFIX = ".nomad.hcl";
 /** Fields whose values are maps keyed by the user (labels, free-form config): their key sets must match exactly. */
 const USER_KEYED = new Set(["Config", "Meta", "Env", "Policy", "GetterOptions", "GetterHeaders", "CanaryMeta", "TaggedAddresses", "Header", "Volumes", "Args"]);
 
+/**
+ * Files whose expectation (Nomad's behaviour) standin departs from on purpose,
+ * each named in docs/known-differences.md: they run as `it.fails`, so the
+ * suite stays green while the difference is documented and turns red the day
+ * it is closed (then the entry goes).
+ */
+const KNOWN_DIFFERENCES: Record<string, string> = {
+  "functions-yaml": "yamlencode and yamldecode are refused (docs/known-differences.md, HCL job files)",
+};
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -104,7 +114,8 @@ async function parse(name: string, dir: string, canonicalize: boolean) {
 describe("the HCL2 job-file corpus through POST /v1/jobs/parse", () => {
   const names = corpusNames(CORPUS);
 
-  it("has at least 30 job files, each with its expected job, and a handful of bad files", () => {
+  it("has at least 30 job files, each with its expected job, and a handful of bad files; known differences name files that exist", () => {
+    for (const name of Object.keys(KNOWN_DIFFERENCES)) expect(names, name).toContain(name);
     expect(names.length).toBeGreaterThanOrEqual(30);
     for (const name of names) expect(existsSync(join(CORPUS, `${name}.expected.json`)), name).toBe(true);
     const bad = corpusNames(BAD);
@@ -113,7 +124,8 @@ describe("the HCL2 job-file corpus through POST /v1/jobs/parse", () => {
   });
 
   for (const name of names) {
-    it(`${name}${SUFFIX} parses to ${name}.expected.json`, async () => {
+    const known = KNOWN_DIFFERENCES[name];
+    (known ? it.fails : it)(`${name}${SUFFIX} parses to ${name}.expected.json${known ? ` (known difference: ${known})` : ""}`, async () => {
       const answer = await parse(name, CORPUS, false);
       expect(answer.status, answer.text).toBe(200);
       const found = differences(readJson(join(CORPUS, `${name}.expected.json`)), answer.body as Json);

@@ -1,5 +1,6 @@
-# Encoding and hash functions (hcl2/functions/encoding, crypto): JSON, YAML,
-# CSV, base64 and URL encoding, evaluated when the file is parsed.
+# Encoding and hash functions (hcl2/functions/encoding, crypto): JSON, CSV,
+# base64 and URL encoding and hashes, evaluated when the file is parsed (YAML:
+# functions-yaml).
 locals {
   settings = {
     name    = "web"
@@ -17,8 +18,6 @@ job "encodings" {
     b64         = base64encode("hello nomad")
     from_b64    = base64decode("c3RhbmRpbg==")
     url         = urlencode("a b&c=d")
-    yaml_text   = yamlencode({ name = "web" })
-    from_yaml   = yamldecode("replicas: 5").replicas
     from_csv    = csvdecode("host,port\nweb1,80\nweb2,81\n")[1].port
     md5_hash    = md5("nomad")
     sha1_hash   = sha1("nomad")
