@@ -168,6 +168,23 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     expect(noValue).toEqual({ code: 1, stdout: "", stderr: 'standin job run: --var expects name=value, got "count"\n' });
   });
 
+  it("run of a job that cannot be placed says why, names the blocked evaluation and exits 2, as nomad job run does", async () => {
+    const big = jobFile(
+      "big.nomad.hcl",
+      'job "big" {\n  datacenters = ["dc1"]\n  group "g" {\n    count = 2\n    task "t" {\n      driver = "docker"\n      config {\n        image = "x"\n      }\n      resources {\n        cpu    = 900000\n        memory = 64\n      }\n    }\n  }\n}\n',
+    );
+    const run = await runCli(["job", "run", big, ...url()]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^==> ${TIME}: Evaluation "${ID}" finished with status "complete" but failed to place all allocations:\n    ${TIME}: Task Group "g" \\(failed to place 2 allocations\\):\n {6}\\* Resources exhausted on 1 nodes\n`,
+        "m",
+      ),
+    );
+    expect(run.stdout).toMatch(new RegExp(`^    ${TIME}: Evaluation "${ID}" waiting for additional capacity to place remainder$`, "m"));
+  });
+
   it("a periodic job is registered without monitoring, with its next launch on the virtual clock", async () => {
     const nightly = jobFile(
       "nightly.nomad.hcl",
