@@ -648,6 +648,7 @@ job "x" {
   meta = {
     ports = join(",", [for p in [{ n = 80 }, { n = 443 }] : p.n])
     names = join(",", [{ name = "a" }, { name = "b" }][*].name)
+    single = jsonencode({ name = "x" }[*].name)
     count = length({ a = 1, b = 2 })
     math  = 7 % 4 + 2 * 3
   }
@@ -670,7 +671,7 @@ job "x" {
     expect(job.Region).toBe("EU-1");
     expect(job.Datacenters).toEqual(["DC1", "DC2"]);
     expect(job.Type).toBe("batch");
-    expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443" });
+    expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443", single: '["x"]' });
     expect(task(job).Templates[0].EmbeddedTmpl).toBe('region=EU-1\nn1\nn2\nruntime={{ env "NOMAD_ALLOC_ID" }}\n');
   });
 
@@ -1050,5 +1051,86 @@ describe("POST /v1/jobs/parse: hostile input is a 400, never a crash or a runawa
       expect(res.status, source.slice(0, cut)).toBe(400);
       expect(res.text.startsWith("Failed to parse job: ")).toBe(true);
     }
+  });
+});
+
+describe("POST /v1/jobs/parse: Consul Connect", () => {
+  const connectJob = `
+job "mesh" {
+  group "api" {
+    network {
+      mode = "bridge"
+    }
+    service {
+      name = "count-api"
+      port = "9001"
+      connect {
+        sidecar_service {
+          proxy {
+            upstreams {
+              destination_name = "count-db"
+              local_bind_port  = 5432
+              mesh_gateway {
+                mode = "local"
+              }
+            }
+            expose {
+              path {
+                path            = "/health"
+                protocol        = "http"
+                local_path_port = 9001
+                listener_port   = "healthcheck"
+              }
+            }
+            config {
+              protocol = "http"
+            }
+          }
+        }
+        sidecar_task {
+          resources {
+            cpu    = 50
+            memory = 64
+          }
+          shutdown_delay = "5s"
+        }
+      }
+    }
+  }
+}`;
+
+  it("sidecar service, plural upstreams blocks, expose paths and the proxy's free-form config", async () => {
+    const connect = group(await parsed(connectJob)).Services[0].Connect;
+    expect(connect.Native).toBe(false);
+    expect(connect.SidecarService.Proxy.Upstreams).toEqual([
+      {
+        DestinationName: "count-db",
+        DestinationNamespace: "",
+        DestinationPeer: "",
+        DestinationPartition: "",
+        DestinationType: "",
+        LocalBindPort: 5432,
+        Datacenter: "",
+        LocalBindAddress: "",
+        LocalBindSocketPath: "",
+        LocalBindSocketMode: "",
+        MeshGateway: { Mode: "local" },
+        Config: null,
+      },
+    ]);
+    expect(connect.SidecarService.Proxy.Expose).toEqual({ Paths: [{ Path: "/health", Protocol: "http", LocalPathPort: 9001, ListenerPort: "healthcheck" }], Path: null });
+    expect(connect.SidecarService.Proxy.Config).toEqual({ protocol: "http" });
+    expect(connect.SidecarTask).toMatchObject({ Resources: { CPU: 50, MemoryMB: 64 }, ShutdownDelay: 5e9, KillTimeout: null, LogConfig: null });
+  });
+
+  it("Canonicalize fills the sidecar task's defaults", async () => {
+    const connect = group(await parsed(connectJob, { Canonicalize: true })).Services[0].Connect;
+    expect(connect.SidecarTask).toMatchObject({
+      Resources: { CPU: 50, Cores: 0, MemoryMB: 64 },
+      ShutdownDelay: 5e9,
+      KillTimeout: 5e9,
+      LogConfig: { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false },
+    });
+    expect(connect.SidecarService.Tags).toBeNull();
   });
 });

@@ -147,8 +147,8 @@ export class Evaluator {
       case "splat": {
         const source = this.evaluate(expr.source, splatItem);
         const items = source === null ? [] : Array.isArray(source) ? source : [source];
-        const out = items.map((item) => this.evaluate(expr.each, item));
-        return Array.isArray(source) || source === null ? out : (out[0] ?? null);
+        // A value that is not a list is taken as a one-element list (HCL's splat rule).
+        return items.map((item) => this.evaluate(expr.each, item));
       }
       case "call":
         return this.call(expr, splatItem);

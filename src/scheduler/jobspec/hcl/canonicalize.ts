@@ -6,7 +6,8 @@
  * default update strategy, group count/ephemeral disk/consul/update/
  * reschedule/migrate/restart merges, task resources/kill timeout/logs/
  * artifacts/templates/vault/restart, services (names, address mode,
- * provider, check_restart merge), affinity and spread weights.
+ * provider, check_restart merge, the Connect sidecar service and task),
+ * affinity and spread weights; Connect gateways are left as decoded.
  *
  * Source read: api/jobs.go, api/tasks.go, api/resources.go, api/services.go,
  * api/consul.go, api/scaling.go (the `Canonicalize` methods).
@@ -143,9 +144,9 @@ function canonicalizeGroup(group: Obj, job: Obj, type: string): void {
   if (disconnect) fill(disconnect, { Replace: true, Reconcile: "best_score" });
 }
 
-function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
-  const resources =
-    (task["Resources"] as Obj | null) ?? Object.fromEntries(["CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "IOPS", "NUMA"].map((k) => [k, null]));
+/** `Resources.Canonicalize` (on a new Resources when there is none). */
+function canonicalResources(given: Obj | null): Obj {
+  const resources = given ?? Object.fromEntries(["CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "IOPS", "NUMA"].map((k) => [k, null]));
   if (resources["Cores"] === null) {
     resources["Cores"] = 0;
     resources["CPU"] ??= 100;
@@ -158,12 +159,57 @@ function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
   }
   const numa = resources["NUMA"] as Obj | null;
   if (numa && numa["Affinity"] === "") numa["Affinity"] = "none";
-  task["Resources"] = resources;
+  return resources;
+}
 
-  task["KillTimeout"] ??= 5 * SECOND;
-  const logs = (task["LogConfig"] as Obj | null) ?? { MaxFiles: null, MaxFileSizeMB: null, Enabled: null, Disabled: null };
+/** `LogConfig.Canonicalize`, or `DefaultLogConfig()` when there is none. */
+function canonicalLogs(given: Obj | null): Obj {
+  const logs = given ?? { MaxFiles: null, MaxFileSizeMB: null, Enabled: null, Disabled: null };
   fill(logs, { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false });
-  task["LogConfig"] = logs;
+  return logs;
+}
+
+const volumeMountDefaults = (mount: Obj): void => fill(mount, { PropagationMode: "private", ReadOnly: false, SELinuxLabel: "" });
+
+function emptyToNull(obj: Obj, keys: readonly string[]): void {
+  for (const key of keys) {
+    const v = obj[key];
+    if (v === null || v === undefined) continue;
+    if (Array.isArray(v) ? v.length === 0 : typeof v === "object" && Object.keys(v as Obj).length === 0) obj[key] = null;
+  }
+}
+
+/** `ConsulConnect.Canonicalize`: the sidecar service's proxy and the sidecar task. */
+function canonicalizeConnect(connect: Obj | null): void {
+  if (!connect) return;
+  const sidecar = connect["SidecarService"] as Obj | null;
+  if (sidecar) {
+    emptyToNull(sidecar, ["Tags", "Meta"]);
+    const proxy = sidecar["Proxy"] as Obj | null;
+    if (proxy) {
+      const expose = proxy["Expose"] as Obj | null;
+      if (expose) emptyToNull(expose, ["Paths"]);
+      emptyToNull(proxy, ["Upstreams", "Config"]);
+      const transparent = proxy["TransparentProxy"] as Obj | null;
+      if (transparent) emptyToNull(transparent, ["ExcludeInboundPorts", "ExcludeOutboundCIDRs", "ExcludeOutboundPorts", "ExcludeUIDs"]);
+      for (const upstream of objs(proxy["Upstreams"])) emptyToNull(upstream, ["Config"]);
+    }
+  }
+  const task = connect["SidecarTask"] as Obj | null;
+  if (task) {
+    emptyToNull(task, ["Config", "Env", "Meta"]);
+    task["Resources"] = canonicalResources(task["Resources"] as Obj | null);
+    task["LogConfig"] = canonicalLogs(task["LogConfig"] as Obj | null);
+    task["KillTimeout"] ??= 5 * SECOND;
+    task["ShutdownDelay"] ??= 0;
+    for (const mount of objs(task["VolumeMounts"])) volumeMountDefaults(mount);
+  }
+}
+
+function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
+  task["Resources"] = canonicalResources(task["Resources"] as Obj | null);
+  task["KillTimeout"] ??= 5 * SECOND;
+  task["LogConfig"] = canonicalLogs(task["LogConfig"] as Obj | null);
 
   for (const artifact of objs(task["Artifacts"])) {
     fill(artifact, { GetterMode: "any", GetterInsecure: false, GetterSource: "" });
@@ -191,7 +237,7 @@ function canonicalizeTask(task: Obj, group: Obj, job: Obj): void {
   }
   for (const service of objs(task["Services"])) canonicalizeService(service, task, group, job);
   for (const affinity of objs(task["Affinities"])) affinity["Weight"] ??= 50;
-  for (const mount of objs(task["VolumeMounts"])) fill(mount, { PropagationMode: "private", ReadOnly: false, SELinuxLabel: "" });
+  for (const mount of objs(task["VolumeMounts"])) volumeMountDefaults(mount);
   const lifecycle = task["Lifecycle"] as Obj | null;
   if (lifecycle && lifecycle["Hook"] === "") task["Lifecycle"] = null;
   const csi = task["CSIPluginConfig"] as Obj | null;
@@ -214,6 +260,7 @@ function canonicalizeService(service: Obj, task: Obj | undefined, group: Obj, jo
     const map = service[key] as Obj | null;
     if (map && !Object.keys(map).length) service[key] = null;
   }
+  canonicalizeConnect(service["Connect"] as Obj | null);
   const serviceRestart = service["CheckRestart"] as Obj | null;
   for (const check of objs(service["Checks"])) {
     const own = check["CheckRestart"] as Obj | null;

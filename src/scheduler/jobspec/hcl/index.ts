@@ -44,7 +44,11 @@ export interface ParseJobHclOptions {
   readonly variables?: string;
   /** Further variable files, in precedence order (later wins), after `variables`. */
   readonly varFiles?: readonly { readonly filename: string; readonly text: string }[];
-  /** Explicit variable values (like `nomad job run -var`), highest precedence. */
+  /** `-var name=value` arguments, read as `nomad job run -var` reads them (above variable files). */
+  readonly argVars?: readonly string[];
+  /** An environment whose `NOMAD_VAR_<name>` entries set variables (below variable files). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Variable values with their JSON types (fixtures' `vars`), highest precedence. */
   readonly vars?: Readonly<Record<string, unknown>>;
   /** A fresh UUID for `uuidv4()`: pass the emulator's seeded generator. */
   readonly newUuid: () => string;
@@ -115,7 +119,12 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   const varFiles = [...(opts.variables ? [{ filename, text: opts.variables }] : []), ...(opts.varFiles ?? [])];
   let vars: Record<string, Value>;
   try {
-    vars = collectVariables(ctx, declarations, file, evalBase, { varFiles, values: (opts.vars ?? {}) as Record<string, Value> });
+    vars = collectVariables(ctx, declarations, file, evalBase, {
+      varFiles,
+      values: (opts.vars ?? {}) as Record<string, Value>,
+      ...(opts.argVars ? { argVars: opts.argVars } : {}),
+      ...(opts.env ? { env: opts.env } : {}),
+    });
   } catch (e) {
     if (e instanceof VariableSyntaxError) throw new HclJobError(e.message, []);
     throw e;

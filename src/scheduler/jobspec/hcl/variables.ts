@@ -15,6 +15,7 @@ import {
   HclDiagnosticsError,
   type HclType,
   parseConfig,
+  parseExpression,
   type SourceFile,
   typeFromExpr,
   type Value,
@@ -35,7 +36,7 @@ interface Declaration {
   readonly type: HclType | undefined;
   readonly validations: readonly Validation[];
   value?: Value;
-  from?: "default" | "varfile" | "cmd";
+  from?: "default" | "env" | "varfile" | "cmd";
   valueSpan?: { start: number; end: number; file: SourceFile };
   /** A value was given but could not be read (already reported): neither unset nor validated. */
   failed?: boolean;
@@ -46,8 +47,12 @@ const VARIABLE_NAME = /^[\p{L}_][\p{L}\p{N}_-]*$/u;
 export interface VariableInputs {
   /** Variable-file texts, each with its file name, in precedence order. */
   readonly varFiles: readonly { readonly filename: string; readonly text: string }[];
-  /** Explicit values (like `-var`), already typed. */
+  /** Explicit values, already typed (fixtures' `vars`), highest precedence. */
   readonly values: Readonly<Record<string, Value>>;
+  /** `-var name=value` arguments, as the CLI reads them (above variable files). */
+  readonly argVars?: readonly string[];
+  /** The environment: `NOMAD_VAR_<name>` entries set variables (below variable files). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 function typeOfValue(v: Value): HclType {
@@ -150,7 +155,7 @@ export function collectVariables(
     declare(name, block.labelSpans[0] ?? block.typeSpan, decl);
   }
 
-  const assign = (decl: Declaration, value: Value, from: "varfile" | "cmd", span?: { start: number; end: number; file: SourceFile }): void => {
+  const assign = (decl: Declaration, value: Value, from: "env" | "varfile" | "cmd", span?: { start: number; end: number; file: SourceFile }): void => {
     try {
       decl.value = decl.type ? convertValue(value, decl.type) : value;
       decl.from = from;
@@ -166,6 +171,33 @@ export function collectVariables(
       });
     }
   };
+
+  /**
+   * A raw text from the environment or a `-var` argument: a string for
+   * string, number and untyped variables, else parsed as an HCL expression
+   * (literals only), as Nomad's expressionFromVariableDefinition does.
+   */
+  const assignRaw = (name: string, raw: string, from: "env" | "cmd"): void => {
+    const decl = declared.get(name);
+    if (!decl) return; // undeclared: only a warning where Nomad is not strict
+    const t = decl.type;
+    if (!t || t.k === "string" || t.k === "number") {
+      assign(decl, raw, from);
+      return;
+    }
+    try {
+      const { expr, file: valueFile } = parseExpression(raw, `<value for var.${name} from ${from === "env" ? "env" : "arguments"}>`);
+      assign(decl, new Evaluator({ file: valueFile, variables: {}, functions: {}, staticOnly: true }).evaluate(expr), from);
+    } catch (e) {
+      if (!(e instanceof HclDiagnosticsError)) throw e;
+      ctx.diags.push(...e.diagnostics);
+      decl.failed = true;
+    }
+  };
+
+  for (const [key, raw] of Object.entries(inputs.env ?? {})) {
+    if (key.startsWith("NOMAD_VAR_") && raw !== undefined) assignRaw(key.slice("NOMAD_VAR_".length), raw, "env");
+  }
 
   for (const varFile of inputs.varFiles) {
     let parsed: ReturnType<typeof parseConfig>;
@@ -204,6 +236,17 @@ export function collectVariables(
       // An undeclared name is only a warning in Nomad's non-strict mode.
       if (decl) assign(decl, value, "varfile", { start: attr.expr.start, end: attr.expr.end, file: parsed.file });
     }
+  }
+  for (const arg of inputs.argVars ?? []) {
+    const eq = arg.indexOf("=");
+    if (eq <= 0) {
+      ctx.error(
+        "Invalid -var option",
+        `The given -var option ${JSON.stringify(arg)} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var="key=value".`,
+      );
+      continue;
+    }
+    assignRaw(arg.slice(0, eq), arg.slice(eq + 1), "cmd");
   }
   for (const [name, value] of Object.entries(inputs.values)) {
     const decl = declared.get(name);
