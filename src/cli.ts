@@ -17,6 +17,7 @@ import { BackgroundFiles } from "./cli/background-files.js";
 import { actCommand } from "./cli/commands/act.js";
 import { awaitCommand } from "./cli/commands/await.js";
 import { firedLines, type FiredTimer } from "./cli/commands/fired.js";
+import { jobCommand } from "./cli/commands/job.js";
 import { journalCommand } from "./cli/commands/journal.js";
 import { snapshotCommand } from "./cli/commands/snapshot.js";
 import { uiCommand } from "./cli/commands/ui.js";
@@ -135,6 +136,7 @@ export function buildProgram(): Command {
 
   actCommand(program);
   awaitCommand(program);
+  jobCommand(program);
   journalCommand(program);
   snapshotCommand(program);
   uiCommand(program);
@@ -330,7 +332,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   } catch (error) {
     if (error instanceof CliFailure) {
       process.stderr.write(oneLine(error.message) + "\n");
-      process.exit(1);
+      process.exit(error.exitCode);
     }
     // A bug, not a usage error: still one line, the stack only when asked for.
     if (process.env.STANDIN_DEBUG) throw error;

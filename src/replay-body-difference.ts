@@ -101,7 +101,7 @@ function firstDifference(a: Uint8Array, b: Uint8Array): number {
   return length;
 }
 
-const ESCAPES: Record<number, string> = { 0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r" };
+const ESCAPES: Record<number, string> = { 9: "\\t", 10: "\\n", 13: "\\r" };
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**

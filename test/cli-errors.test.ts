@@ -47,8 +47,9 @@ describe("usage errors", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       code: 1,
       stderr: "error: missing required argument 'file'\nusage: standin snapshot save [options] <file>  (see standin snapshot save --help)\n",
     });
-    const command = await runCli(["frob"]);
-    expect(command).toMatchObject({ code: 1, stderr: "error: unknown command 'frob'\nusage: standin [options] [command]  (see standin --help)\n" });
+    // A word no command resembles (commander adds "Did you mean …?" for a near one: "frob" is near "job").
+    const command = await runCli(["frobnicate"]);
+    expect(command).toMatchObject({ code: 1, stderr: "error: unknown command 'frobnicate'\nusage: standin [options] [command]  (see standin --help)\n" });
   });
 
   it("two services given the same port are refused before anything listens, naming both and the port", async () => {

@@ -81,7 +81,7 @@ export function printJson(value: unknown): void {
 }
 
 /** Why a request got no answer, in words where the usual causes have a plain name (Node's own messages are OpenSSL's for TLS). */
-function connectFailure(error: unknown, url: URL, ca: string | undefined): string {
+export function connectFailure(error: unknown, url: URL, ca: string | undefined): string {
   const cause = ((error as Error).cause ?? error) as NodeJS.ErrnoException;
   const message = cause?.message ?? String(error);
   if (cause?.code === "ECONNREFUSED") return `${message} (is standin running there?)`;

@@ -326,6 +326,16 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
         return { met: open === 0, observed: { open } };
       },
     }),
+    // One evaluation by ID: what `standin job run` waits for, as `nomad job run` monitors its eval.
+    evaluation: condition({
+      summary: "an evaluation has been processed (its status is no longer pending), or has a given status",
+      args: v.strictObject({ id: v.string(), status: v.optional(v.string()) }),
+      check: (a) => {
+        const evaluation = state.evals.get(a.id);
+        if (!evaluation) return { met: false, observed: null };
+        return { met: a.status === undefined ? evaluation.Status !== "pending" : evaluation.Status === a.status, observed: { Status: evaluation.Status } };
+      },
+    }),
     ...variableConditions(state),
     ...serviceConditions(state),
   };

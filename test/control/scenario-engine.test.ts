@@ -185,6 +185,25 @@ describe("await", () => {
     expect(Object.keys(both.observed)).toEqual(["job", "allocations"]);
   });
 
+  it("evaluation: moves the clock only until that evaluation is processed (what standin job run waits for)", async () => {
+    const emu = await createStandin();
+    const registered = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: webJob(2) }) });
+    const { EvalID } = (await registered.json()) as { EvalID: string };
+    const before = emu.clock.now();
+    const res = await control(emu, "POST", "/await", { until: { evaluation: { id: EvalID } }, within: "1m" });
+    expect(res.status).toBe(200);
+    expect(res.body.observed).toEqual({ evaluation: { Status: "complete" } });
+    // A fraction of a second, not the minute allowed: the deployment is still running.
+    expect(emu.clock.now() - before).toBeLessThan(1000);
+    expect((await control(emu, "POST", "/await", { until: { deployment: { job: "web", status: "running" } }, within: "0s" })).status).toBe(200);
+    const exact = await control(emu, "POST", "/await", { until: { evaluation: { id: EvalID, status: "blocked" } }, within: "10s" });
+    expect(exact.status).toBe(408);
+    expect(exact.body.observed).toEqual({ evaluation: { Status: "complete" } });
+    const unknown = await control(emu, "POST", "/await", { until: { evaluation: { id: "no-such-eval" } }, within: "1s" });
+    expect(unknown.status).toBe(408);
+    expect(unknown.body.observed).toEqual({ evaluation: null });
+  });
+
   it("registry conditions: a session gone after its TTL, a key released", async () => {
     const emu = await createStandin();
     const created = (await (await emu.registry.request("/v1/session/create", { method: "PUT", body: JSON.stringify({ TTL: "15s", Behavior: "release" }) })).json()) as Json;

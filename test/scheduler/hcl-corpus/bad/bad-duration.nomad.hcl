@@ -1,0 +1,7 @@
+job "web" {
+  group "g" {
+    restart {
+      interval = "1d"
+    }
+  }
+}

@@ -1,0 +1,3 @@
+job {
+  datacenters = ["dc1"]
+}

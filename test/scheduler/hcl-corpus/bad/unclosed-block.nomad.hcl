@@ -1,0 +1,4 @@
+job "web" {
+  group "g" {
+    count = 1
+  }

@@ -1,0 +1,7 @@
+variable "region" {
+  type = string
+}
+
+job "web" {
+  region = var.region
+}

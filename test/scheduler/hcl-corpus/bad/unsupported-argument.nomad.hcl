@@ -1,0 +1,5 @@
+job "typo" {
+  group "web" {
+    cnt = 3
+  }
+}

@@ -1,0 +1,7 @@
+job "typo" {
+  group "web" {
+    taks "server" {
+      driver = "docker"
+    }
+  }
+}
