@@ -7,6 +7,7 @@
  * terminal, and neither does this.
  */
 import { goQuote } from "../../core/go/strconv.js";
+import type { DesiredUpdates } from "../../scheduler/diff/annotate.js";
 import { formatTime } from "./monitor.js";
 
 interface FieldDiff {
@@ -39,16 +40,6 @@ export interface JobDiff {
   Fields?: FieldDiff[] | null;
   Objects?: ObjectDiff[] | null;
   TaskGroups?: TaskGroupDiff[] | null;
-}
-
-interface DesiredUpdates {
-  Ignore?: number;
-  Place?: number;
-  Migrate?: number;
-  Stop?: number;
-  InPlaceUpdate?: number;
-  DestructiveUpdate?: number;
-  Canary?: number;
 }
 
 export interface PlanAnswer {
