@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
-import type { CappedLog, RecordedRequest } from "../core/journal.js";
+import type { RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
@@ -277,7 +277,8 @@ function fillBodyCache(c: Context, bytes: Uint8Array): void {
  */
 export function serviceRequests(options: {
   service: string;
-  journal: CappedLog<RecordedRequest>;
+  /** Where each answered request goes (core/request-journal). */
+  journal: { append(entry: RecordedRequest): unknown };
   clock: Clock;
   store: Store;
   redact: Redactor;
