@@ -77,15 +77,17 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     const config = settings.current();
     const url = requestUrl(c.req.url);
     const method = c.req.method;
+    // A URL makes a new string each time its pathname is asked for.
+    const path = url.pathname;
     // standin's own addition, in front of the proxy: the service's description (openapi.ts).
-    if (method === "GET" && url.pathname === "/openapi.json") return c.json(echoDescription(config, ctx.tls ?? false));
+    if (method === "GET" && path === "/openapi.json") return c.json(echoDescription(config, ctx.tls ?? false));
     if (method === "OPTIONS" && config.proxy === "esp") return proxyErrorResponse(config.proxy, corsRefused, url);
     const unemulated = unemulatedEchoRoute(config.proxy, method, url);
     if (unemulated) return unemulated;
-    const operation = Object.hasOwn(OPERATIONS, url.pathname) ? OPERATIONS[url.pathname]! : undefined;
+    const operation = Object.hasOwn(OPERATIONS, path) ? OPERATIONS[path]! : undefined;
     if (!operation) return proxyErrorResponse(config.proxy, methodNotFound, url);
     // ESP knows only configured (method, path) pairs; ESPv2 matches the path, then the method.
-    if (method !== operation.method) return proxyErrorResponse(config.proxy, config.proxy === "esp" ? methodNotFound : methodNotAllowed(url.pathname), url);
+    if (method !== operation.method) return proxyErrorResponse(config.proxy, config.proxy === "esp" ? methodNotFound : methodNotAllowed(path), url);
     if (operation.schemes.length > 0) return withClaims(c, config, url, operation);
     return afterApiKey(c, config, url, operation) ?? echo(c);
   };

@@ -212,7 +212,13 @@ export class ClientGoneError extends Error {
   }
 }
 
-function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
+/**
+ * Reads the body of `incoming` to its end, then goes on with `then(body)` at
+ * once, in the turn the body ends in (a promise of the body would cost a
+ * turn to hand it over, and another to adopt what `then` returns); settles as
+ * what `then` returns does.
+ */
+function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Promise<void>): Promise<void> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -221,15 +227,24 @@ function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
       chunks.push(chunk);
       size += chunk.length;
     });
-    incoming.once("end", () => {
+    // `on`, not `once`: each comes at most once per request, and `once` wraps every listener in a closure of its own.
+    incoming.on("end", () => {
       ended = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      let answered: Promise<void>;
+      try {
+        answered = then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      answered.then(resolve, reject);
     });
-    // A client gone mid-body: no "end" will come.
-    incoming.once("error", () => reject(new ClientGoneError()));
-    incoming.once("close", () => {
+    // A client gone mid-body: no "end" will come. (Gone after it, its request is answered as any other.)
+    const gone = () => {
       if (!ended) reject(new ClientGoneError());
-    });
+    };
+    incoming.on("error", gone);
+    incoming.on("close", gone);
   });
 }
 
@@ -298,7 +313,7 @@ export function serviceRequests(options: {
     if (hasNoBody(c.req.method) || (requestHeader(c.req.raw, "content-length") === undefined && !c.req.raw.body)) return answered(c, next, at, null);
     const incoming = unreadIncoming(c);
     if (incoming) {
-      return readIncoming(incoming).then((body) => {
+      return readIncoming(incoming, (body) => {
         fillBodyCache(c, body);
         noteRequestBody(c.req.raw, body);
         return answered(c, next, at, body);
