@@ -24,7 +24,18 @@ import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js"
 import { echoDescription } from "./openapi.js";
 import { apiKeyInvalid, apiKeyMissing, corsRefused, jwtFailure, methodNotAllowed, methodNotFound, proxyErrorResponse } from "./proxy.js";
 import type { Credentials } from "../http/redact.js";
-import { DEFAULT_SCHEMES, DEFAULT_SUBJECTS, defaultAudience, ECHO_SCHEMES, mergeSchemes, OPERATIONS, schemeNamed, type EchoSchemeName, type Operation, type SchemeConfig } from "./schemes.js";
+import {
+  DEFAULT_SCHEMES,
+  DEFAULT_SUBJECTS,
+  defaultAudience,
+  ECHO_SCHEMES,
+  mergeSchemes,
+  OPERATIONS,
+  schemeNamed,
+  type EchoSchemeName,
+  type Operation,
+  type SchemeConfig,
+} from "./schemes.js";
 
 export const ECHO_CONFIG_TABLE = "echo.config";
 
