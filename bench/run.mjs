@@ -11,6 +11,12 @@
  * Prints a markdown table to stdout (progress goes to stderr) and writes
  * bench/results/latest.json. Exits 0 even when a target is missed; exits 1
  * only when the bench itself could not run.
+ *
+ * While working on one route (environment variables):
+ *   BENCH_ONLY=echo,clock   only the throughput rows of these routes (ids in lib/throughput.mjs);
+ *                           prints those rows and each round's CPU per request, writes no JSON
+ *   BENCH_ROUNDS=5          alternating rounds per route (default 3)
+ *   BENCH_PROFILE=DIR       the standin child runs under `node --cpu-prof`, its profile written to DIR
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,12 +24,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCreate, measureReset, measureTimerAdvance } from "./lib/in-process.mjs";
 import { interruption, killChildrenOnExit, stopAllChildren } from "./lib/processes.mjs";
-import { buildRows, environment, environmentLine, markdownTable, notes, verdict, writeJson } from "./lib/report.mjs";
+import { buildRows, environment, environmentLine, markdownTable, notes, throughputRows, verdict, writeJson } from "./lib/report.mjs";
 import { measureScale } from "./lib/scale.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { measureStartup } from "./lib/startup.mjs";
 import { measureStalls } from "./lib/stalls.mjs";
-import { measureThroughput, throughputFixture } from "./lib/throughput.mjs";
+import { measureThroughput, ROUTES, throughputFixture } from "./lib/throughput.mjs";
 
 const RESULTS_FILE = fileURLToPath(new URL("./results/latest.json", import.meta.url));
 
@@ -48,6 +54,39 @@ const SETTINGS = {
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",").map((id) => id.trim()) : undefined;
+if (process.env.BENCH_ROUNDS) SETTINGS.throughput.rounds = Number(process.env.BENCH_ROUNDS);
+const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
+/** The throughput rows of the routes BENCH_ONLY names, alone: what working on a route's cost needs. */
+async function onlyRoutes(env) {
+  const unknown = ONLY.filter((id) => !ROUTES.some((route) => route.id === id));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: no route ${unknown.join(", ")} (routes: ${ROUTES.map((route) => route.id).join(", ")})`);
+  progress(`throughput of ${ONLY.join(", ")}, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server…`);
+  const throughput = await withFixture((fixtureFile) => measureThroughput(SETTINGS.throughput, { fixtureFile, progress, only: ONLY, nodeArgs: NODE_ARGS }));
+  console.log(environmentLine(env));
+  console.log("");
+  console.log(markdownTable(throughputRows(throughput, SETTINGS)));
+  console.log("");
+  const us = (value) => (value === null ? "—" : value.toFixed(1));
+  for (const [id, route] of Object.entries(throughput)) {
+    const perRound = route.rounds.map((r) => `${us(r.standinCpuUs)}/${us(r.honoCpuUs)}/${us(r.floorCpuUs)}`).join("  ");
+    console.log(`${id}: CPU µs per request by round (standin/framework/bare): ${perRound}`);
+  }
+}
+
+/** Runs `measure` with the throughput fixture written to a temporary file. */
+async function withFixture(measure) {
+  const fixtureDir = await mkdtemp(join(tmpdir(), "standin-bench-"));
+  try {
+    const fixtureFile = join(fixtureDir, "throughput.json");
+    await writeFile(fixtureFile, JSON.stringify(throughputFixture()));
+    return await measure(fixtureFile);
+  } finally {
+    await rm(fixtureDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const env = environment();
   const began = performance.now();
@@ -62,15 +101,7 @@ async function main() {
   const timers = await measureTimerAdvance(SETTINGS.timers);
 
   progress(`throughput, ${SETTINGS.throughput.rounds} alternating rounds of ${SETTINGS.throughput.durationSeconds} s per server and route…`);
-  const fixtureDir = await mkdtemp(join(tmpdir(), "standin-bench-"));
-  let throughput;
-  try {
-    const fixtureFile = join(fixtureDir, "throughput.json");
-    await writeFile(fixtureFile, JSON.stringify(throughputFixture()));
-    throughput = await measureThroughput(SETTINGS.throughput, { fixtureFile, progress });
-  } finally {
-    await rm(fixtureDir, { recursive: true, force: true });
-  }
+  const throughput = await withFixture((fixtureFile) => measureThroughput(SETTINGS.throughput, { fixtureFile, progress, nodeArgs: NODE_ARGS }));
 
   progress(`scale curves and memory (each case in a fresh process, at most ${SETTINGS.scale.caseLimitSeconds} s)…`);
   const scale = await measureScale(SETTINGS.scale, progress);
@@ -113,7 +144,8 @@ async function main() {
 
 killChildrenOnExit();
 try {
-  await main();
+  if (ONLY) await onlyRoutes(environment());
+  else await main();
 } catch (error) {
   // After Ctrl-C the children are stopped on purpose; their "failure" is not news.
   if (!interruption()) console.error(`bench failed: ${error?.stack ?? error}`);

@@ -10,7 +10,8 @@ import { Clock, wallNow, type ClockMode, type WallTime } from "./core/clock.js";
 import type { EventRecorder, ServiceContext } from "./core/context.js";
 import { Ids } from "./core/ids.js";
 import { parseInstant } from "./core/instant.js";
-import { CappedLog, type EmulatorEvent, type RecordedRequest } from "./core/journal.js";
+import { CappedLog, type EmulatorEvent } from "./core/journal.js";
+import { RequestJournal } from "./core/request-journal.js";
 import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { Store } from "./core/store.js";
 import { CONTROL_PREFIX, createControlApp, type ControlTarget } from "./control/index.js";
@@ -85,7 +86,7 @@ export class Standin implements ControlTarget {
   readonly ids: Ids;
   readonly clock: Clock;
   readonly watchers: Watchers;
-  readonly requests: CappedLog<RecordedRequest>;
+  readonly requests: RequestJournal;
   readonly events: CappedLog<EmulatorEvent>;
   /** One Hono app per service port: the service's routes plus `/_standin`. */
   readonly scheduler: Hono;
@@ -145,7 +146,7 @@ export class Standin implements ControlTarget {
     this.tape = new TapeRecorder(recording.tape, recording.tapeBytes);
     this.clock.onOperation((operation) => this.tape.clock(operation));
     this.idle = new IdleSkipper(options.idleSkipping ?? true, this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
-    this.requests = new CappedLog(recording.journalEntries, recording.journalBytes, journalEntrySize);
+    this.requests = new RequestJournal(recording.journalEntries, recording.journalBytes, journalEntrySize);
     this.events = new CappedLog(recording.journalEntries);
     this.clock.onFired((f) => this.record("timer.fired", { subject: f.subject, detail: { kind: f.kind, detail: f.detail } }));
 

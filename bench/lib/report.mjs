@@ -91,7 +91,7 @@ function startupRows({ startup, create, reset, timers }, settings) {
   ];
 }
 
-function throughputRows(throughput, settings) {
+export function throughputRows(throughput, settings) {
   const load = `${settings.throughput.connections} conns, median of ${settings.throughput.rounds} rounds × ${settings.throughput.durationSeconds} s`;
   const rows = [];
   for (const [id, route] of Object.entries(throughput)) {

@@ -18,9 +18,10 @@ const BARE_LINE = /^listening (http:\/\/\S+)\s*$/m;
 /**
  * Spawns `standin start` with all ports 0 (plus `extraArgs`, e.g. `--fixture f`).
  * `url` resolves to the scheduler URL from the banner; `urls` to all three services.
+ * `nodeArgs` go to node itself (the bench's `BENCH_PROFILE` passes `--cpu-prof`).
  */
-export function spawnStandinCli(extraArgs = []) {
-  const child = spawnNode([STANDIN_BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...extraArgs], { cwd: PROJECT_ROOT });
+export function spawnStandinCli(extraArgs = [], { nodeArgs = [] } = {}) {
+  const child = spawnNode([...nodeArgs, STANDIN_BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...extraArgs], { cwd: PROJECT_ROOT });
   const urls = waitForOutput(child, BANNER, 10_000, { allGroups: true }).then(([scheduler, registry, echo]) => ({ scheduler, registry, echo }));
   const url = urls.then((u) => u.scheduler);
   // Callers await one of the two: the other must not become an unhandled rejection.

@@ -201,15 +201,19 @@ async function measureRoute(route, standinBase, settings, standinPid) {
   }
 }
 
-/** All routes against one standin (started by its CLI with `fixtureFile`); returns results by route id. */
-export async function measureThroughput(settings, { fixtureFile, progress = () => {} }) {
-  const standinServer = spawnStandinCli(["--fixture", fixtureFile]);
+/**
+ * The routes (all, or those whose ids `only` lists) against one standin (started by its CLI with
+ * `fixtureFile`, and `nodeArgs` for node); returns results by route id.
+ */
+export async function measureThroughput(settings, { fixtureFile, progress = () => {}, only, nodeArgs = [] }) {
+  const standinServer = spawnStandinCli(["--fixture", fixtureFile], { nodeArgs });
   try {
     const urls = await standinServer.urls;
     await pollUntilOk(`${urls.scheduler}/_standin/ready`);
     const token = await mintToken(urls.echo);
     const results = {};
     for (const template of ROUTES) {
+      if (only && !only.includes(template.id)) continue;
       const route = template.headers?.authorization ? { ...template, headers: { ...template.headers, authorization: `Bearer ${token}` } } : template;
       progress(`  ${route.label}`);
       results[route.id] = await measureRoute(route, urls[route.service], settings, standinServer.child.pid);

@@ -5,7 +5,8 @@
  */
 import type * as v from "valibot";
 import type { Clock } from "../core/clock.js";
-import type { CappedLog, EmulatorEvent, RecordedRequest } from "../core/journal.js";
+import type { CappedLog, EmulatorEvent } from "../core/journal.js";
+import type { RequestJournal } from "../core/request-journal.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { recordingSection as recordingBody } from "../scenario-files/schema.js";
 import type { CoverageTracker } from "../http/coverage.js";
@@ -18,7 +19,7 @@ export const CONTROL_PREFIX = "/_standin";
 
 export interface ControlTarget {
   readonly clock: Clock;
-  readonly requests: CappedLog<RecordedRequest>;
+  readonly requests: RequestJournal;
   readonly events: CappedLog<EmulatorEvent>;
   readonly isReady: boolean;
   readonly seed: number;

@@ -19,12 +19,23 @@ import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate } from "./auth.js";
 import type { Dialect } from "./auth-types.js";
 import { ECHO_ROUTES, unemulatedEchoRoute } from "./route-catalog.js";
-import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody } from "./backend.js";
+import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody, type ParsedBody } from "./backend.js";
 import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js";
 import { echoDescription } from "./openapi.js";
-import { apiKeyInvalid, apiKeyMissing, corsRefused, jwtFailure, methodNotAllowed, methodNotFound, proxyErrorResponse, type ProxyError } from "./proxy.js";
+import { apiKeyInvalid, apiKeyMissing, corsRefused, jwtFailure, methodNotAllowed, methodNotFound, proxyErrorResponse } from "./proxy.js";
 import type { Credentials } from "../http/redact.js";
-import { DEFAULT_SCHEMES, DEFAULT_SUBJECTS, defaultAudience, ECHO_SCHEMES, mergeSchemes, OPERATIONS, schemeNamed, type EchoSchemeName, type SchemeConfig } from "./schemes.js";
+import {
+  DEFAULT_SCHEMES,
+  DEFAULT_SUBJECTS,
+  defaultAudience,
+  ECHO_SCHEMES,
+  mergeSchemes,
+  OPERATIONS,
+  schemeNamed,
+  type EchoSchemeName,
+  type Operation,
+  type SchemeConfig,
+} from "./schemes.js";
 
 export const ECHO_CONFIG_TABLE = "echo.config";
 
@@ -52,6 +63,13 @@ const mintBody = v.strictObject({
   unsigned: v.optional(v.boolean()),
 });
 
+/** `res.json({ message })` of the parsed body, or body-parser's refusal. */
+function echoed(parsed: ParsedBody, request: Request): Response {
+  if (!parsed.ok) return expressErrorPage(parsed.status);
+  const message = (parsed.body as { message?: unknown } | null)?.message;
+  return expressJson({ message }, request);
+}
+
 export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixture> {
   const settings = settingsRow(ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE), "proxy", DEFAULT_CONFIG, (current, section: EchoFixture) => ({
     serviceName: section.serviceName ?? current.serviceName,
@@ -60,46 +78,56 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     schemes: mergeSchemes(current.schemes, section.schemes),
   }));
 
-  /** The proxy in front of the sample: route, token, API key; then the backend. */
-  const serve = async (c: Context): Promise<Response> => {
+  /**
+   * The proxy in front of the sample: route, token, API key; then the backend.
+   * Synchronous unless a token is checked or the body is still to be read:
+   * an echo over HTTP (its body read by the port already) takes no turn of
+   * its own.
+   */
+  const serve = (c: Context): Response | Promise<Response> => {
     const config = settings.current();
     const url = requestUrl(c.req.url);
-    const refuse = (error: ProxyError) => proxyErrorResponse(config.proxy, error, url);
     const method = c.req.method;
+    // A URL makes a new string each time its pathname is asked for.
+    const path = url.pathname;
     // standin's own addition, in front of the proxy: the service's description (openapi.ts).
-    if (method === "GET" && url.pathname === "/openapi.json") return c.json(echoDescription(config, ctx.tls ?? false));
-    if (method === "OPTIONS" && config.proxy === "esp") return refuse(corsRefused);
+    if (method === "GET" && path === "/openapi.json") return c.json(echoDescription(config, ctx.tls ?? false));
+    if (method === "OPTIONS" && config.proxy === "esp") return proxyErrorResponse(config.proxy, corsRefused, url);
     const unemulated = unemulatedEchoRoute(config.proxy, method, url);
     if (unemulated) return unemulated;
-    const operation = Object.hasOwn(OPERATIONS, url.pathname) ? OPERATIONS[url.pathname]! : undefined;
-    if (!operation) return refuse(methodNotFound);
+    const operation = Object.hasOwn(OPERATIONS, path) ? OPERATIONS[path]! : undefined;
+    if (!operation) return proxyErrorResponse(config.proxy, methodNotFound, url);
     // ESP knows only configured (method, path) pairs; ESPv2 matches the path, then the method.
-    if (method !== operation.method) return refuse(config.proxy === "esp" ? methodNotFound : methodNotAllowed(url.pathname));
+    if (method !== operation.method) return proxyErrorResponse(config.proxy, config.proxy === "esp" ? methodNotFound : methodNotAllowed(path), url);
+    if (operation.schemes.length > 0) return withClaims(c, config, url, operation);
+    return afterApiKey(c, config, url, operation) ?? echo(c);
+  };
 
-    let claims: { payload: Record<string, unknown>; payloadSegment: string } | undefined;
-    if (operation.schemes.length > 0) {
-      const result = await authenticate(config.proxy, c.req.raw, url, {
-        serviceName: config.serviceName,
-        schemes: config.schemes,
-        operationSchemes: operation.schemes,
-        nowSeconds: Math.floor(ctx.clock.now() / 1000),
-      });
-      if (!result.ok) return refuse(jwtFailure(config.proxy, result.status, result.reason, result.tokenFound));
-      claims = result;
-    }
+  /** A token operation: the token first, then the API key when the operation wants one, then the user info. */
+  const withClaims = async (c: Context, config: EchoProxyConfig, url: URL, operation: Operation): Promise<Response> => {
+    const result = await authenticate(config.proxy, c.req.raw, url, {
+      serviceName: config.serviceName,
+      schemes: config.schemes,
+      operationSchemes: operation.schemes,
+      nowSeconds: Math.floor(ctx.clock.now() / 1000),
+    });
+    if (!result.ok) return proxyErrorResponse(config.proxy, jwtFailure(config.proxy, result.status, result.reason, result.tokenFound), url);
+    return afterApiKey(c, config, url, operation) ?? expressJson(config.proxy === "esp" ? espUserInfo(result.payload) : espv2UserInfo(result.payloadSegment), c.req.raw);
+  };
 
-    if (operation.apiKey) {
-      const key = apiKeyOf(c.req.raw, url);
-      if (key === undefined) return refuse(apiKeyMissing);
-      if (!config.apiKeys.includes(key)) return refuse(apiKeyInvalid);
-    }
+  /** The API key check of an operation that wants one: the proxy's refusal, or undefined to go on. */
+  const afterApiKey = (c: Context, config: EchoProxyConfig, url: URL, operation: Operation): Response | undefined => {
+    if (!operation.apiKey) return undefined;
+    const key = apiKeyOf(c.req.raw, url);
+    if (key === undefined) return proxyErrorResponse(config.proxy, apiKeyMissing, url);
+    if (!config.apiKeys.includes(key)) return proxyErrorResponse(config.proxy, apiKeyInvalid, url);
+    return undefined;
+  };
 
-    // The backend.
-    if (claims) return expressJson(config.proxy === "esp" ? espUserInfo(claims.payload) : espv2UserInfo(claims.payloadSegment), c.req.raw);
-    const parsed = await parseJsonBody(c.req.raw, () => c.req.arrayBuffer());
-    if (!parsed.ok) return expressErrorPage(parsed.status);
-    const message = (parsed.body as { message?: unknown } | null)?.message;
-    return expressJson({ message }, c.req.raw);
+  /** The sample's echo: `express.json()`, then `res.json({ message })`. */
+  const echo = (c: Context): Response | Promise<Response> => {
+    const parsed = parseJsonBody(c.req.raw, () => c.req.arrayBuffer());
+    return parsed instanceof Promise ? parsed.then((body) => echoed(body, c.req.raw)) : echoed(parsed, c.req.raw);
   };
 
   const app = new Hono();

@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import type { Clock } from "../core/clock.js";
-import type { CappedLog, RecordedRequest } from "../core/journal.js";
+import type { RecordedRequest } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
@@ -56,26 +56,32 @@ function hasNoBody(method: string): boolean {
  * body written at once. (Replacing `c.res` here would make Hono rebuild the
  * response around a body stream, and the body would no longer be in hand.)
  */
-function gzip(threshold: number): (c: Context, next: Next) => Promise<void> {
+function gzip(threshold: number): (c: Context, next: Next, then: () => void) => Promise<void> {
   const streaming = compress({ encoding: "gzip", threshold });
-  return async (c, next) => {
+  // `then` runs once the answer is final (in the same turn: a chained callback would be a turn more per request).
+  return (c, next, then) => {
     // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
     if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
-      await next();
-      varyAcceptEncoding(c, threshold);
-      return;
+      return next().then(() => {
+        varyAcceptEncoding(c, threshold);
+        then();
+      });
     }
-    let passing = false;
-    await streaming(c, async () => {
-      await next();
-      // compress leaves alone a response that already has an encoding: mark a body in hand so while it passes.
-      if (knownResponseBody(c.res) !== undefined && !c.res.headers.has("Content-Encoding")) {
-        c.res.headers.set("Content-Encoding", PASSING);
-        passing = true;
-      }
-    });
-    if (passing) c.res.headers.delete("Content-Encoding");
+    return compressing(streaming, c, next).then(then);
   };
+}
+
+async function compressing(streaming: MiddlewareHandler, c: Context, next: Next): Promise<void> {
+  let passing = false;
+  await streaming(c, async () => {
+    await next();
+    // compress leaves alone a response that already has an encoding: mark a body in hand so while it passes.
+    if (knownResponseBody(c.res) !== undefined && !c.res.headers.has("Content-Encoding")) {
+      c.res.headers.set("Content-Encoding", PASSING);
+      passing = true;
+    }
+  });
+  if (passing) c.res.headers.delete("Content-Encoding");
 }
 
 const PASSING = "standin-passing";
@@ -206,7 +212,13 @@ export class ClientGoneError extends Error {
   }
 }
 
-function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
+/**
+ * Reads the body of `incoming` to its end, then goes on with `then(body)` at
+ * once, in the turn the body ends in (a promise of the body would cost a
+ * turn to hand it over, and another to adopt what `then` returns); settles as
+ * what `then` returns does.
+ */
+function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Promise<void>): Promise<void> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -215,15 +227,24 @@ function readIncoming(incoming: IncomingMessage): Promise<Uint8Array> {
       chunks.push(chunk);
       size += chunk.length;
     });
-    incoming.once("end", () => {
+    // `on`, not `once`: each comes at most once per request, and `once` wraps every listener in a closure of its own.
+    incoming.on("end", () => {
       ended = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      let answered: Promise<void>;
+      try {
+        answered = then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      answered.then(resolve, reject);
     });
-    // A client gone mid-body: no "end" will come.
-    incoming.once("error", () => reject(new ClientGoneError()));
-    incoming.once("close", () => {
+    // A client gone mid-body: no "end" will come. (Gone after it, its request is answered as any other.)
+    const gone = () => {
       if (!ended) reject(new ClientGoneError());
-    });
+    };
+    incoming.on("error", gone);
+    incoming.on("close", gone);
   });
 }
 
@@ -271,7 +292,8 @@ function fillBodyCache(c: Context, bytes: Uint8Array): void {
  */
 export function serviceRequests(options: {
   service: string;
-  journal: CappedLog<RecordedRequest>;
+  /** Where each answered request goes (core/request-journal). */
+  journal: { append(entry: RecordedRequest): unknown };
   clock: Clock;
   store: Store;
   redact: Redactor;
@@ -282,23 +304,32 @@ export function serviceRequests(options: {
   const { service, journal, clock, store, redact, compressThreshold } = options;
   const limit = limitBody();
   const zip = gzip(compressThreshold);
-  const journaled = async (c: Context, next: Next): Promise<void> => {
+  // Promise chains rather than async functions: each async frame is an object and a turn more per request.
+  const journaled = (c: Context, next: Next): Promise<void> => {
     const at = clock.now();
-    let body: Uint8Array | null = null;
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
     // spares building the full web Request that `raw.body` asks for. In process, `raw.body` says.
-    if (!hasNoBody(c.req.method) && (requestHeader(c.req.raw, "content-length") !== undefined || c.req.raw.body)) {
-      const incoming = unreadIncoming(c);
-      if (incoming) {
-        body = await readIncoming(incoming);
+    if (hasNoBody(c.req.method) || (requestHeader(c.req.raw, "content-length") === undefined && !c.req.raw.body)) return answered(c, next, at, null);
+    const incoming = unreadIncoming(c);
+    if (incoming) {
+      return readIncoming(incoming, (body) => {
         fillBodyCache(c, body);
-      } else body = new Uint8Array(await c.req.arrayBuffer());
-      noteRequestBody(c.req.raw, body!);
+        noteRequestBody(c.req.raw, body);
+        return answered(c, next, at, body);
+      });
     }
-    await zip(c, next);
-    journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
+    return c.req.arrayBuffer().then((buffer) => {
+      const body = new Uint8Array(buffer);
+      noteRequestBody(c.req.raw, body);
+      return answered(c, next, at, body);
+    });
   };
+  /** The handler's answer (compressed as it applies), then the request's journal entry (`body` as read, null without one). */
+  const answered = (c: Context, next: Next, at: number, body: Uint8Array | null): Promise<void> =>
+    zip(c, next, () => {
+      journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
+    });
   return (c, next) => {
     options.arrived(c.req.method, c.req.url);
     return limit(c, () => journaled(c, next));
