@@ -124,7 +124,11 @@ describe("the npm tarball installed in a consumer project", () => {
       "fixtures/rolling-deploy-failing-canary.json",
       "fixtures/token-expiry.json",
     ]);
-    const unexpected = files.filter((f) => !/^(LICENSE|README\.md|package\.json|bin\/standin|dist\/.+\.(js|d\.ts)|fixtures\/[\w-]+\.json|keys\/test-keys\.json)$/.test(f));
+    // The dashboard's page (built by scripts/build-ui.mjs) ships as three static files.
+    for (const asset of ["index.html", "app.js", "app.css"]) expect(files).toContain(`dist/ui-page/${asset}`);
+    const unexpected = files.filter(
+      (f) => !/^(LICENSE|README\.md|package\.json|bin\/standin|dist\/.+\.(js|d\.ts)|dist\/ui-page\/(index\.html|app\.css)|fixtures\/[\w-]+\.json|keys\/test-keys\.json)$/.test(f),
+    );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => /\.map$|\.test\.|^src\/|^test\/|sea-main/.test(f))).toEqual([]);
   });
