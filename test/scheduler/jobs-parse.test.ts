@@ -151,6 +151,9 @@ job "x" {
     distinct_hosts = true
   }
   constraint {
+    distinct_hosts = false
+  }
+  constraint {
     distinct_property = "\${meta.rack}"
     value             = "2"
   }
@@ -168,7 +171,9 @@ job "x" {
       { LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" },
       { LTarget: "${attr.kernel.version}", RTarget: ">= 3.14", Operand: "version" },
       { LTarget: "${meta.tags}", RTarget: "[a-z]+", Operand: "regexp" },
-      { LTarget: "", RTarget: "", Operand: "distinct_hosts" },
+      // decodeConstraint writes the bool itself as RTarget (fmt.Sprint), false included.
+      { LTarget: "", RTarget: "true", Operand: "distinct_hosts" },
+      { LTarget: "", RTarget: "false", Operand: "distinct_hosts" },
       { LTarget: "${meta.rack}", RTarget: "2", Operand: "distinct_property" },
     ]);
     expect(job.Affinities).toEqual([
@@ -614,7 +619,7 @@ job "x" {
       '<nil>: Unset variable "image"; A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/job-specification/hcl2/variables for details.',
     );
     expect(await failure(hcl, { Variables: 'image = "r"' })).toBe(
-      "input.hcl:1,9-12: Invalid value for varfile variable; The image name is too short.\n\nThis was checked by the validation rule at input.hcl:19,3-15.",
+      "input.hcl:1,9-12: Invalid value for varfile variable; The image name is too short.\n\nThis was checked by the validation rule at input.hcl:19,3-13.",
     );
     expect(await failure(hcl, { Variables: 'image = "redis:7"\ncount = "many"' })).toBe(
       "input.hcl:2,9-15: Invalid value for variable; The value for count is not compatible with the variable's type constraint: a number is required.",
@@ -672,7 +677,12 @@ job "x" {
     expect(job.Datacenters).toEqual(["DC1", "DC2"]);
     expect(job.Type).toBe("batch");
     expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443", single: '["x"]' });
-    expect(task(job).Templates[0].EmbeddedTmpl).toBe('region=EU-1\nn1\nn2\nruntime={{ env "NOMAD_ALLOC_ID" }}\n');
+    // `%{~` trims only the indentation token before it on its own line, which leaves that line starting with an
+    // empty literal: <<- then finds zero common indentation and strips nothing (parseTemplateParts, then
+    // flushHeredocTemplateParts).
+    expect(task(job).Templates[0].EmbeddedTmpl).toBe(
+      '          region=EU-1\n\n          n1\n\n          n2\n\n          runtime={{ env "NOMAD_ALLOC_ID" }}\n',
+    );
   });
 
   it("strings: escapes, nested quotes in interpolations, if/else directives, plain heredocs, comments, one-line blocks", async () => {
@@ -711,7 +721,7 @@ EOF
       nested: "inner Q",
       strip: "abc",
     });
-    expect(job.Constraints).toEqual([{ LTarget: "", RTarget: "", Operand: "distinct_hosts" }]);
+    expect(job.Constraints).toEqual([{ LTarget: "", RTarget: "true", Operand: "distinct_hosts" }]);
     expect(task(job).Config).toEqual({ command: "/bin/sh", script: "  keep indent\n" });
   });
 
@@ -1026,7 +1036,7 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     [
       "a second single block",
       'job "x" {\n  update {}\n  update {}\n}',
-      "input.hcl:3,3-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-11.",
+      "input.hcl:3,3-9: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-9.",
     ],
     [
       "a label where none is expected",
@@ -1048,10 +1058,10 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     [
       "env twice",
       'job "x" {\n  group "g" {\n    task "t" {\n      env = {}\n      env {}\n    }\n  }\n}',
-      "input.hcl:5,7-12: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
+      "input.hcl:5,7-10: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
     ],
     ["no job block", "locals {\n  a = 1\n}", "<nil>: Missing job block; A job block is required"],
-    ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-10: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-10.'],
+    ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-8: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-8.'],
     ["something else at the top", 'region = "x"\njob "a" {}', 'input.hcl:1,1-7: Unsupported argument; An argument named "region" is not expected here.'],
     [
       "a task scaling policy not cpu or mem",
