@@ -1193,3 +1193,137 @@ job "mesh" {
     expect(connect.SidecarService.Tags).toBeNull();
   });
 });
+
+/**
+ * Differences the HCL corpus found (test/scheduler/hcl-corpus/), each checked
+ * against Nomad 1.9.7, its HCL fork (hashicorp/hcl 55d9c02d147d) and go-cty
+ * 1.16.2, and pinned here on its own.
+ */
+describe("POST /v1/jobs/parse: details the corpus found", () => {
+  it("distinct_hosts writes the bool as RTarget, true or false (decodeConstraint's fmt.Sprint)", async () => {
+    const job = await parsed('job "x" {\n  constraint {\n    distinct_hosts = true\n  }\n  constraint {\n    distinct_hosts = false\n  }\n}');
+    expect(job.Constraints).toEqual([
+      { LTarget: "", RTarget: "true", Operand: "distinct_hosts" },
+      { LTarget: "", RTarget: "false", Operand: "distinct_hosts" },
+    ]);
+  });
+
+  it("volume blocks with different labels build the Volumes map; a repeated label is no error, the later block wins", async () => {
+    const job = await parsed(`
+job "x" {
+  group "g" {
+    volume "b" {
+      type   = "host"
+      source = "first"
+    }
+    volume "a" {
+      type   = "csi"
+      source = "vol-a"
+    }
+    volume "b" {
+      type   = "host"
+      source = "second"
+    }
+  }
+}`);
+    const volumes = group(job).Volumes;
+    expect(Object.keys(volumes)).toEqual(["a", "b"]);
+    expect(volumes.a).toMatchObject({ Name: "a", Type: "csi", Source: "vol-a", AccessMode: "", AttachmentMode: "" });
+    expect(volumes.b).toMatchObject({ Name: "b", Type: "host", Source: "second" });
+  });
+
+  it("pointer arguments are never required: change_script without fail_on_error or command, wait without min or max", async () => {
+    const job = await parsed(`
+job "x" {
+  group "g" {
+    task "t" {
+      template {
+        data        = "x"
+        destination = "local/a"
+        change_mode = "script"
+        change_script {
+          command = "/bin/reload"
+        }
+      }
+      template {
+        data        = "y"
+        destination = "local/b"
+        change_script {}
+        wait {
+          min = "2s"
+        }
+      }
+    }
+  }
+}`);
+    const [first, second] = task(job).Templates;
+    // jobspec2's normalizeChangeScript fills what the file leaves out.
+    expect(first.ChangeScript).toEqual({ Command: "/bin/reload", Args: [], Timeout: 5e9, FailOnError: false });
+    expect(second.ChangeScript).toEqual({ Command: null, Args: [], Timeout: 5e9, FailOnError: false });
+    expect(second.Wait).toEqual({ Min: 2e9, Max: null });
+  });
+
+  it("a duplicate block's range is its type and labels, not the brace (hclsyntax Block.DefRange)", async () => {
+    expect(await failure('job "x" {\n  group "g" {\n    volume "v" {}\n    update {}\n    update {}\n  }\n}')).toBe(
+      "input.hcl:5,5-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:4,5-11.",
+    );
+    expect(await failure('job "a" {\n}\njob   "b"   {}')).toBe(
+      'input.hcl:3,1-10: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-8.',
+    );
+  });
+
+  it("jsonencode writes object keys sorted, plain decimals and Go's HTML-safe escapes (cty/json marshal)", async () => {
+    const job = await parsed(`
+job "x" {
+  meta {
+    obj   = jsonencode({ zeta = 1, alpha = [true, null], Mid = { b = "<&>", a = 0.0000001 } })
+    big   = jsonencode(1e21)
+    plain = jsonencode("tab\\there")
+  }
+}`);
+    expect(job.Meta).toEqual({
+      obj: '{"Mid":{"a":0.0000001,"b":"\\u003c\\u0026\\u003e"},"alpha":[true,null],"zeta":1}',
+      big: "1000000000000000000000",
+      plain: '"tab\\there"',
+    });
+  });
+
+  it("Canonicalize fills ConsulToken and VaultToken with \"\" and PreventRescheduleOnLost with false (Nomad 1.9.7 api)", async () => {
+    const job = await parsed('job "x" {\n  group "g" {}\n  group "h" {\n    prevent_reschedule_on_lost = true\n  }\n}', { Canonicalize: true });
+    expect(job).toMatchObject({ ConsulToken: "", VaultToken: "", ConsulNamespace: "", VaultNamespace: "" });
+    expect(job.TaskGroups.map((g: Json) => g.PreventRescheduleOnLost)).toEqual([false, true]);
+    const raw = await parsed('job "x" {\n  group "g" {}\n}');
+    expect([raw.ConsulToken, raw.VaultToken, group(raw).PreventRescheduleOnLost]).toEqual([null, null, null]);
+  });
+});
+
+describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc tokens", () => {
+  const meta = async (body: string): Promise<Json> => (await parsed(`locals {\n  xs = ["a", "b"]\n}\njob "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
+
+  it("~} trims the rest of its own line only: the next line keeps its indentation", async () => {
+    const m = await meta('    v = <<EOT\n[\n%{ for x in local.xs ~}\n  ${x},\n%{ endfor ~}\n]\nEOT');
+    expect(m.v).toBe("[\n  a,\n  b,\n]\n");
+  });
+
+  it("%{~ trims the whitespace token right before it, which may be the previous line's newline but never more", async () => {
+    const m = await meta('    v = <<EOT\nstart\n\n%{~ for x in local.xs }${x}%{ endfor }\nEOT\n    w = <<EOT\nstart\n  %{~ if true }y%{ endif }\nEOT');
+    expect(m.v).toBe("start\nab\n");
+    expect(m.w).toBe("start\ny\n");
+  });
+
+  it("<<- counts the lines that still start lines after stripping; a stripped line's successor keeps its spaces", async () => {
+    const m = await meta('    v = <<-EOT\n      [\n      %{ for x in local.xs ~}\n        ${x},\n      %{ endfor ~}\n      ]\n    EOT');
+    expect(m.v).toBe("[\n        a,\n        b,\n      ]\n");
+  });
+
+  it("<<- leaves whitespace-only lines alone and counts an interpolation at a line's start as no indentation", async () => {
+    const m = await meta('    v = <<-EOT\n      a\n        \n      b\n    EOT\n    w = <<-EOT\n${"x"}\n      c\n    EOT');
+    expect(m.v).toBe("a\n        \nb\n");
+    expect(m.w).toBe("x\n      c\n");
+  });
+
+  it("%{~ on an indented line empties that line's indentation token (not the newline before), so <<- finds nothing common to strip", async () => {
+    const m = await meta('    v = <<-EOT\n      a\n      %{~ if true }b%{ endif }\n    EOT');
+    expect(m.v).toBe("      a\nb\n");
+  });
+});

@@ -5,6 +5,7 @@
  * deterministic. Errors use cty's wording where it is known.
  */
 import { createHash } from "node:crypto";
+import { ctyJsonEncode } from "./encoding.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
 
 export interface FunctionDeps {
@@ -567,7 +568,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
     }),
-    jsonencode: fixed("jsonencode", ["val"], (a) => JSON.stringify(a[0] ?? null), 1, 1),
+    jsonencode: fixed("jsonencode", ["val"], (a) => ctyJsonEncode(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
         .replace(/%20/g, "+")
