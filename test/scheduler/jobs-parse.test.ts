@@ -1327,3 +1327,130 @@ describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc t
     expect(m.v).toBe("      a\nb\n");
   });
 });
+
+/** yamlencode / yamldecode as Nomad 1.9 has them (go-cty-yaml 1.1 and libyaml's emitter). */
+describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
+  const meta = async (body: string): Promise<Json> => (await parsed(`job "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
+
+  it("yamlencode: sorted double-quoted keys, double-quoted strings, plain scalars, indentless sequences under keys, flow empties", async () => {
+    const m = await meta(`    doc = yamlencode({ name = "web", ports = [80, 443], tls = { enabled = true, ca = null }, tags = [], extra = {}, jobs = [{ b = 1, a = "x" }, [1, [2]]] })`);
+    expect(m.doc).toBe(
+      [
+        '"extra": {}',
+        '"jobs":',
+        '- "a": "x"',
+        '  "b": 1',
+        "- - 1",
+        "  - - 2",
+        '"name": "web"',
+        '"ports":',
+        "- 80",
+        "- 443",
+        '"tags": []',
+        '"tls":',
+        '  "ca": null',
+        '  "enabled": true',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("yamlencode: a plain scalar document ends with ..., a string does not; multi-line strings are literal blocks with chomping hints", async () => {
+    const m = await meta(
+      [
+        "    n     = yamlencode(1.5)",
+        "    b     = yamlencode(false)",
+        '    s     = yamlencode("true")',
+        '    clip  = yamlencode({ t = "a\\nb\\n" })',
+        '    strip = yamlencode(["a\\nb"])',
+        '    keep  = yamlencode("a\\n\\n")',
+        '    lead  = yamlencode("  a\\nb")',
+        '    tabs  = yamlencode("a\\tb\\nc")',
+      ].join("\n"),
+    );
+    expect(m).toEqual({
+      n: "1.5\n...\n",
+      b: "false\n...\n",
+      s: '"true"\n',
+      clip: '"t": |\n  a\n  b\n',
+      strip: "- |-\n  a\n  b\n",
+      keep: "|+\n  a\n\n...\n",
+      lead: "|2-\n    a\n  b\n",
+      // A tab is not printable in YAML's sense, so the block style is refused and the string escaped.
+      tabs: '"a\\tb\\nc"\n',
+    });
+  });
+
+  it("yamlencode: escapes what YAML cannot print and folds long double-quoted strings past column 80", async () => {
+    const words = "lorem ipsum dolor sit amet ".repeat(4).trim();
+    const m = await meta(`    esc  = yamlencode("q\\" b\\\\ \\u00e9 \\U0001F600 \\u2028")\n    long = yamlencode("${words}")`);
+    expect(m.esc).toBe('"q\\" b\\\\ é \\U0001F600 \\L"\n');
+    expect(m.long).toBe('"lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet\n  lorem ipsum dolor sit amet"\n');
+  });
+
+  it("yamldecode: go-cty-yaml's scalar rules (YAML 1.1 booleans, 0o/0x integers, timestamps, quoted text stays text)", async () => {
+    const m = await meta(
+      [
+        "    v = jsonencode(yamldecode(<<EOT",
+        "replicas: 5",
+        "on: yes",
+        "quoted: 'no'",
+        "hex: 0x1F",
+        "octal: 0o17",
+        "underscored: 1_000",
+        "when: 2001-12-14 21:59:43.10",
+        "zoned: 2001-12-14t21:59:43-05:00",
+        "empty:",
+        "float: .5",
+        "forced: !!str 12",
+        "text: |",
+        "  two",
+        "  lines",
+        "EOT",
+        "    ))",
+      ].join("\n"),
+    );
+    expect(JSON.parse(m.v)).toEqual({
+      replicas: 5,
+      true: true,
+      quoted: "no",
+      hex: 31,
+      octal: 15,
+      underscored: "1_000",
+      when: "2001-12-14T21:59:43Z",
+      zoned: "2001-12-14T21:59:43-05:00",
+      empty: null,
+      float: 0.5,
+      forced: "12",
+      text: "two\nlines\n",
+    });
+  });
+
+  it("yamldecode: anchors, aliases and << merges; sequences are tuples", async () => {
+    const m = await meta('    v = jsonencode(yamldecode("base: &b {x: 1, z: 2}\\nd:\\n  <<: *b\\n  z: 3\\nl: [a, *b]"))');
+    expect(JSON.parse(m.v)).toEqual({ base: { x: 1, z: 2 }, d: { x: 1, z: 3 }, l: ["a", { x: 1, z: 2 }] });
+  });
+
+  it("yamldecode: what go-cty-yaml refuses is a function call error", async () => {
+    const cases: [string, string][] = [
+      ['""', "missing start of document"],
+      ['"a: 1\\n---\\nb: 2"', "only a single document is allowed"],
+      ['"a: .nan"', "floating point NaN is not supported"],
+      ['"a: &x [*x]"', 'cannot refer to anchor \\"x\\" from inside its own definition'],
+      ['"~: 1"', "mapping key cannot be null"],
+      ['"a: !!bool maybe"', 'cannot parse \\"maybe\\" as tag:yaml.org,2002:bool'],
+      ['"a: !custom 1"', 'unsupported tag \\"!custom\\"'],
+    ];
+    for (const [arg, message] of cases) {
+      const text = await failure(`job "x" {\n  meta {\n    v = yamldecode(${arg})\n  }\n}`);
+      expect(text, arg).toContain(`Error in function call; Call to function "yamldecode" failed: ${message.replace(/\\"/g, '"')}.`);
+    }
+  });
+
+  it("yamldecode: nested aliases that would expand without bound are refused, not built", async () => {
+    const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 8; i++) lines.push(`${"abcdefgh"[i]}: &${"abcdefgh"[i]} [${Array(10).fill(`*${"abcdefgh"[i - 1]}`).join(", ")}]`);
+    const text = await failure(`job "x" {\n  meta {\n    v = length(yamldecode(${JSON.stringify(lines.join("\n"))}))\n  }\n}`);
+    expect(text).toContain('Call to function "yamldecode" failed: the document expands to more than 100000 values.');
+  });
+});

@@ -6,6 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { ctyJsonEncode } from "./encoding.js";
+import { ctyYamlDecode } from "./yaml-decode.js";
+import { ctyYamlEncode } from "./yaml-encode.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
 
 export interface FunctionDeps {
@@ -569,6 +571,8 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
     }),
     jsonencode: fixed("jsonencode", ["val"], (a) => ctyJsonEncode(a[0] ?? null), 1, 1),
+    yamldecode: unary("yamldecode", "src", ctyYamlDecode),
+    yamlencode: fixed("yamlencode", ["value"], (a) => ctyYamlEncode(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
         .replace(/%20/g, "+")
