@@ -1328,6 +1328,19 @@ describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc t
   });
 });
 
+describe("POST /v1/jobs/parse: format argument indexes", () => {
+  it("%[n] picks argument n and the next plain verb goes on from n+1 (cty's format grammar: flags, width, precision, index)", async () => {
+    const job = await parsed('job "x" {\n  meta {\n    a = format("%[2]s-%[1]s-%s", "one", "two")\n    b = format("%5.1[2]f|%[1]d", 3, 2.26)\n  }\n}');
+    expect(job.Meta).toEqual({ a: "two-one-two", b: "  2.3|3" });
+  });
+
+  it("an index past the arguments is cty's error", async () => {
+    expect(await failure('job "x" {\n  region = format("ab%[3]s", "x")\n}')).toContain(
+      'Call to function "format" failed: not enough arguments for "%[3]s" at 2: need index 3 but have 1 total.',
+    );
+  });
+});
+
 /** yamlencode / yamldecode as Nomad 1.9 has them (go-cty-yaml 1.1 and libyaml's emitter). */
 describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
   const meta = async (body: string): Promise<Json> => (await parsed(`job "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
