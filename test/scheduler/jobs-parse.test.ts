@@ -680,9 +680,7 @@ job "x" {
     // `%{~` trims only the indentation token before it on its own line, which leaves that line starting with an
     // empty literal: <<- then finds zero common indentation and strips nothing (parseTemplateParts, then
     // flushHeredocTemplateParts).
-    expect(task(job).Templates[0].EmbeddedTmpl).toBe(
-      '          region=EU-1\n\n          n1\n\n          n2\n\n          runtime={{ env "NOMAD_ALLOC_ID" }}\n',
-    );
+    expect(task(job).Templates[0].EmbeddedTmpl).toBe('          region=EU-1\n\n          n1\n\n          n2\n\n          runtime={{ env "NOMAD_ALLOC_ID" }}\n');
   });
 
   it("strings: escapes, nested quotes in interpolations, if/else directives, plain heredocs, comments, one-line blocks", async () => {
@@ -1288,7 +1286,7 @@ job "x" {
     });
   });
 
-  it("Canonicalize fills ConsulToken and VaultToken with \"\" and PreventRescheduleOnLost with false (Nomad 1.9.7 api)", async () => {
+  it('Canonicalize fills ConsulToken and VaultToken with "" and PreventRescheduleOnLost with false (Nomad 1.9.7 api)', async () => {
     const job = await parsed('job "x" {\n  group "g" {}\n  group "h" {\n    prevent_reschedule_on_lost = true\n  }\n}', { Canonicalize: true });
     expect(job).toMatchObject({ ConsulToken: "", VaultToken: "", ConsulNamespace: "", VaultNamespace: "" });
     expect(job.TaskGroups.map((g: Json) => g.PreventRescheduleOnLost)).toEqual([false, true]);
@@ -1301,18 +1299,18 @@ describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc t
   const meta = async (body: string): Promise<Json> => (await parsed(`locals {\n  xs = ["a", "b"]\n}\njob "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
 
   it("~} trims the rest of its own line only: the next line keeps its indentation", async () => {
-    const m = await meta('    v = <<EOT\n[\n%{ for x in local.xs ~}\n  ${x},\n%{ endfor ~}\n]\nEOT');
+    const m = await meta("    v = <<EOT\n[\n%{ for x in local.xs ~}\n  ${x},\n%{ endfor ~}\n]\nEOT");
     expect(m.v).toBe("[\n  a,\n  b,\n]\n");
   });
 
   it("%{~ trims the whitespace token right before it, which may be the previous line's newline but never more", async () => {
-    const m = await meta('    v = <<EOT\nstart\n\n%{~ for x in local.xs }${x}%{ endfor }\nEOT\n    w = <<EOT\nstart\n  %{~ if true }y%{ endif }\nEOT');
+    const m = await meta("    v = <<EOT\nstart\n\n%{~ for x in local.xs }${x}%{ endfor }\nEOT\n    w = <<EOT\nstart\n  %{~ if true }y%{ endif }\nEOT");
     expect(m.v).toBe("start\nab\n");
     expect(m.w).toBe("start\ny\n");
   });
 
   it("<<- counts the lines that still start lines after stripping; a stripped line's successor keeps its spaces", async () => {
-    const m = await meta('    v = <<-EOT\n      [\n      %{ for x in local.xs ~}\n        ${x},\n      %{ endfor ~}\n      ]\n    EOT');
+    const m = await meta("    v = <<-EOT\n      [\n      %{ for x in local.xs ~}\n        ${x},\n      %{ endfor ~}\n      ]\n    EOT");
     expect(m.v).toBe("[\n        a,\n        b,\n      ]\n");
   });
 
@@ -1323,7 +1321,7 @@ describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc t
   });
 
   it("%{~ on an indented line empties that line's indentation token (not the newline before), so <<- finds nothing common to strip", async () => {
-    const m = await meta('    v = <<-EOT\n      a\n      %{~ if true }b%{ endif }\n    EOT');
+    const m = await meta("    v = <<-EOT\n      a\n      %{~ if true }b%{ endif }\n    EOT");
     expect(m.v).toBe("      a\nb\n");
   });
 });
@@ -1346,7 +1344,9 @@ describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
   const meta = async (body: string): Promise<Json> => (await parsed(`job "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
 
   it("yamlencode: sorted double-quoted keys, double-quoted strings, plain scalars, indentless sequences under keys, flow empties", async () => {
-    const m = await meta(`    doc = yamlencode({ name = "web", ports = [80, 443], tls = { enabled = true, ca = null }, tags = [], extra = {}, jobs = [{ b = 1, a = "x" }, [1, [2]]] })`);
+    const m = await meta(
+      `    doc = yamlencode({ name = "web", ports = [80, 443], tls = { enabled = true, ca = null }, tags = [], extra = {}, jobs = [{ b = 1, a = "x" }, [1, [2]]] })`,
+    );
     expect(m.doc).toBe(
       [
         '"extra": {}',
@@ -1462,7 +1462,12 @@ describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
 
   it("yamldecode: nested aliases that would expand without bound are refused, not built", async () => {
     const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++) lines.push(`${"abcdefgh"[i]}: &${"abcdefgh"[i]} [${Array(10).fill(`*${"abcdefgh"[i - 1]}`).join(", ")}]`);
+    for (let i = 1; i < 8; i++)
+      lines.push(
+        `${"abcdefgh"[i]}: &${"abcdefgh"[i]} [${Array(10)
+          .fill(`*${"abcdefgh"[i - 1]}`)
+          .join(", ")}]`,
+      );
     const text = await failure(`job "x" {\n  meta {\n    v = length(yamldecode(${JSON.stringify(lines.join("\n"))}))\n  }\n}`);
     expect(text).toContain('Call to function "yamldecode" failed: the document expands to more than 100000 values.');
   });

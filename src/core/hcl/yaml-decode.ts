@@ -90,7 +90,7 @@ function parseTimestamp(s: string): string | undefined {
   const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, se].map(Number) as [number, number, number, number, number, number];
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   if (month < 1 || month > 12 || day < 1 || day > (month === 2 && !leap ? 28 : (DAYS[month - 1] ?? 31)) || hour > 23 || minute > 59 || second > 59) return undefined;
-  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}${zone ? zoneText(zone) ?? "" : "Z"}`;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}${zone ? (zoneText(zone) ?? "") : "Z"}`;
 }
 
 /** A `Z`/`±hh:mm` zone as Go's RFC 3339 layout writes it back (a zero offset is `Z`); undefined when time.Parse refuses it. */

@@ -38,26 +38,26 @@ function isPrintable(c: number): boolean {
   return c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
 }
 
-const NAMED_ESCAPES: Readonly<Record<number, string>> = {
-  0x00: "0",
-  0x07: "a",
-  0x08: "b",
-  0x09: "t",
-  0x0a: "n",
-  0x0b: "v",
-  0x0c: "f",
-  0x0d: "r",
-  0x1b: "e",
-  0x22: '"',
-  0x5c: "\\",
-  0x85: "N",
-  0xa0: "_",
-  0x2028: "L",
-  0x2029: "P",
-};
+const NAMED_ESCAPES: ReadonlyMap<number, string> = new Map([
+  [0x00, "0"],
+  [0x07, "a"],
+  [0x08, "b"],
+  [0x09, "t"],
+  [0x0a, "n"],
+  [0x0b, "v"],
+  [0x0c, "f"],
+  [0x0d, "r"],
+  [0x1b, "e"],
+  [0x22, '"'],
+  [0x5c, "\\"],
+  [0x85, "N"],
+  [0xa0, "_"],
+  [0x2028, "L"],
+  [0x2029, "P"],
+]);
 
 function escapeOf(c: number): string {
-  const named = NAMED_ESCAPES[c];
+  const named = NAMED_ESCAPES.get(c);
   if (named !== undefined) return `\\${named}`;
   const hex = c.toString(16).toUpperCase();
   if (c <= 0xff) return `\\x${hex.padStart(2, "0")}`;
@@ -151,7 +151,10 @@ class YamlWriter {
   }
 
   private sequence(items: readonly Value[], indent: number, place: Place): void {
-    if (items.length === 0) return this.emptyFlow("[", "]");
+    if (items.length === 0) {
+      this.emptyFlow("[", "]");
+      return;
+    }
     // Inside a mapping, right after `key:`, a block sequence stays at the key's column.
     const indentless = place.mapping === true && !this.indention;
     const own = indent < 0 ? 0 : indentless ? indent : indent + BEST_INDENT;
@@ -164,7 +167,10 @@ class YamlWriter {
 
   private mapping(object: { readonly [key: string]: Value }, indent: number): void {
     const keys = Object.keys(object).sort(byUtf8);
-    if (keys.length === 0) return this.emptyFlow("{", "}");
+    if (keys.length === 0) {
+      this.emptyFlow("{", "}");
+      return;
+    }
     const own = indent < 0 ? 0 : indent + BEST_INDENT;
     for (const key of keys) {
       this.indent(own);
