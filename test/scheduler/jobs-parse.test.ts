@@ -1444,10 +1444,12 @@ describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
     expect(JSON.parse(m.v)).toEqual({ base: { x: 1, z: 2 }, d: { x: 1, z: 3 }, l: ["a", { x: 1, z: 2 }] });
   });
 
-  it("yamldecode: what go-cty-yaml refuses is a function call error", async () => {
+  it("yamldecode: what go-cty-yaml refuses is a function call error, placed by libyaml's 0-based line (none on the first)", async () => {
     const cases: [string, string][] = [
-      ['""', "missing start of document"],
-      ['"a: 1\\n---\\nb: 2"', "only a single document is allowed"],
+      ['""', "on line 1, column 1: missing start of document"],
+      ['"a: 1\\n---\\nb: 2"', "on line 1, column 1: only a single document is allowed"],
+      ['"x: 1\\ny: !!bool maybe"', 'on line 1, column 4: cannot parse \\"maybe\\" as tag:yaml.org,2002:bool'],
+      ['"x: 1\\n<<: 5"', "on line 1, column 1: cannot merge number into mapping"],
       ['"a: .nan"', "floating point NaN is not supported"],
       ['"a: &x [*x]"', 'cannot refer to anchor \\"x\\" from inside its own definition'],
       ['"~: 1"', "mapping key cannot be null"],

@@ -18,8 +18,9 @@
  *   entries), sequences tuples; aliases repeat their anchor's value, and an
  *   alias inside its own anchor is refused; one document only.
  *
- * Errors are FunctionErrors; syntax errors carry the `yaml` library's message
- * rather than libyaml's.
+ * Errors are FunctionErrors worded and placed as go-cty-yaml places them
+ * (`on line N, column M: …` from the failing event, none on the first line);
+ * syntax errors carry the `yaml` library's message rather than libyaml's.
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, Scalar } from "yaml";
 import { FunctionError, numberToString, type Value } from "./evaluate.js";
@@ -156,10 +157,47 @@ function resolveScalar(node: Scalar): Value | typeof MERGE {
   }
 }
 
+/**
+ * go-cty-yaml's position prefix: libyaml's 0-based line of the event that
+ * failed (so the second line is "line 1") and its 1-based column, with no
+ * prefix at all for an event on the first line (its `parseEventErrorWrap`).
+ */
+function at(text: string, offset: number, message: string): string {
+  const before = text.slice(0, offset);
+  const line = before.split(/\r\n|\r|\n/).length - 1;
+  if (line === 0) return message;
+  const column = [...before.slice(Math.max(before.lastIndexOf("\n"), before.lastIndexOf("\r")) + 1)].length;
+  return `on line ${line}, column ${column + 1}: ${message}`;
+}
+
+/** Where libyaml's event for a node starts: at its tag or anchor when it has them, which the library's range leaves out. */
+function eventStart(text: string, node: Node): number {
+  let start = node.range?.[0] ?? 0;
+  if (isAlias(node) || (!node.tag && !node.anchor)) return start;
+  for (let props = 0; props < 2; props++) {
+    const before = text.slice(0, start).replace(/\s+$/, "");
+    const token = /[!&]\S*$/.exec(before);
+    if (!token) break;
+    start = token.index;
+  }
+  return start;
+}
+
+/** cty's friendly name of a decoded value's type, as "cannot merge … into mapping" names it. */
+function friendlyName(value: Value): string {
+  if (value === null) return "dynamic";
+  if (Array.isArray(value)) return "tuple";
+  if (typeof value === "boolean") return "bool";
+  return typeof value === "object" ? "object" : typeof value;
+}
+
 /** Walks the parsed nodes into a value; `open` holds the nodes being converted (an alias into one is a cycle). */
-function toValue(doc: Document): Value {
+function toValue(doc: Document, text: string): Value {
   const open = new Set<Node>();
   let budget = MAX_NODES;
+  const fail = (node: Node, message: string): never => {
+    throw new FunctionError(at(text, eventStart(text, node), message));
+  };
   return convert(doc.contents as Node | null);
 
   function convert(n: Node | null): Value {
@@ -167,37 +205,44 @@ function toValue(doc: Document): Value {
     if (--budget < 0) throw new FunctionError(`the document expands to more than ${MAX_NODES} values`);
     if (isAlias(n)) {
       const target = n.resolve(doc) as Node | undefined;
-      if (!target) throw new FunctionError(`reference to undefined anchor ${JSON.stringify(n.source)}`);
-      if (open.has(target)) throw new FunctionError(`cannot refer to anchor ${JSON.stringify(n.source)} from inside its own definition`);
+      if (!target) return fail(n, `reference to undefined anchor ${JSON.stringify(n.source)}`);
+      if (open.has(target)) return fail(n, `cannot refer to anchor ${JSON.stringify(n.source)} from inside its own definition`);
       return convert(target);
     }
     open.add(n);
     try {
       if (isScalar(n)) {
-        const value = resolveScalar(n);
+        let value: Value | typeof MERGE;
+        try {
+          value = resolveScalar(n);
+        } catch (e) {
+          if (!(e instanceof FunctionError)) throw e;
+          return fail(n, e.message);
+        }
         return value === MERGE ? "<<" : value;
       }
       if (isSeq(n)) {
-        if (n.tag && n.tag !== `${TAG}seq`) throw new FunctionError(`can't interpret sequence as ${n.tag}`);
+        if (n.tag && n.tag !== `${TAG}seq`) return fail(n, `can't interpret sequence as ${n.tag}`);
         return n.items.map((item) => convert(item as Node | null));
       }
       if (isMap(n)) {
-        if (n.tag && n.tag !== `${TAG}map`) throw new FunctionError(`can't interpret mapping as ${n.tag}`);
+        if (n.tag && n.tag !== `${TAG}map`) return fail(n, `can't interpret mapping as ${n.tag}`);
         const out: Record<string, Value> = {};
         for (const pair of n.items) {
           const keyNode = pair.key as Node | null;
-          if (keyNode !== null && !isScalar(keyNode)) throw new FunctionError("only strings are allowed as mapping keys");
+          if (keyNode !== null && !isScalar(keyNode)) return fail(keyNode, "only strings are allowed as mapping keys");
+          // A key's own resolution error carries no position (go-cty-yaml returns it unwrapped).
           const key = keyNode === null ? null : resolveScalar(keyNode);
-          if (key === MERGE) {
+          if (key === MERGE && keyNode) {
             const merged = convert(pair.value as Node | null);
-            if (merged === null || typeof merged !== "object" || Array.isArray(merged)) {
-              throw new FunctionError(`cannot merge ${merged === null ? "null" : Array.isArray(merged) ? "tuple" : typeof merged} into mapping`);
-            }
+            if (merged === null || typeof merged !== "object" || Array.isArray(merged)) return fail(keyNode, `cannot merge ${friendlyName(merged)} into mapping`);
             Object.assign(out, merged);
             continue;
           }
-          if (key === null) throw new FunctionError("mapping key cannot be null");
-          if (typeof key === "object") throw new FunctionError("only strings are allowed as mapping keys");
+          if (key === null || key === MERGE) {
+            if (keyNode) return fail(keyNode, "mapping key cannot be null");
+            throw new FunctionError("mapping key cannot be null");
+          }
           out[typeof key === "number" ? numberToString(key) : String(key)] = convert(pair.value as Node | null);
         }
         return out;
@@ -209,14 +254,20 @@ function toValue(doc: Document): Value {
   }
 }
 
+/** The line libyaml's stream end sits on: after the last line break, or on a new line when the text does not end with one. */
+function streamEndLine(text: string): number {
+  const breaks = text.split(/\r\n|\r|\n/).length - 1;
+  return /[\r\n]$/.test(text) ? breaks : breaks + 1;
+}
+
 /** `yamldecode(src)`. */
 export function ctyYamlDecode(src: string): Value {
-  const docs = parseAllDocuments(src, { schema: "failsafe", uniqueKeys: false, merge: false, strict: false });
-  if (docs.length === 0) throw new FunctionError("missing start of document");
-  if (docs.length > 1) throw new FunctionError("only a single document is allowed");
-  const [doc] = docs;
-  if (!doc) throw new FunctionError("missing start of document");
+  const text = src === "" ? "\n" : src; // go-cty-yaml reads empty input as one empty line
+  const [doc, second] = parseAllDocuments(text, { schema: "failsafe", uniqueKeys: false, merge: false, strict: false });
+  if (!doc) throw new FunctionError(`on line ${streamEndLine(text)}, column 1: missing start of document`);
   const error = doc.errors[0];
   if (error) throw new FunctionError(error.message.split("\n")[0] ?? error.message);
-  return toValue(doc);
+  const value = toValue(doc, text);
+  if (second) throw new FunctionError(at(text, second.range[0], "only a single document is allowed"));
+  return value;
 }
