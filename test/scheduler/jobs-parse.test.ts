@@ -1320,6 +1320,13 @@ describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc t
     expect(m.w).toBe("x\n      c\n");
   });
 
+  it("a template is passed through unconverted only when it is one interpolation alone: a literal a ~ emptied still counts", async () => {
+    expect((await parsed('job "x" {\n  datacenters = "${["dc1"]}"\n}')).Datacenters).toEqual(["dc1"]);
+    expect(await failure('job "x" {\n  datacenters = "${["dc1"] ~} "\n}')).toBe(
+      "input.hcl:2,20-27: Invalid template interpolation value; Cannot include the given value in a string template: string required.",
+    );
+  });
+
   it("%{~ on an indented line empties that line's indentation token (not the newline before), so <<- finds nothing common to strip", async () => {
     const m = await meta("    v = <<-EOT\n      a\n      %{~ if true }b%{ endif }\n    EOT");
     expect(m.v).toBe("      a\nb\n");

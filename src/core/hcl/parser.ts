@@ -967,7 +967,12 @@ function buildTemplate(tokens: TemplateToken[], parser: Parser, flushHeredoc: bo
     }
     return { parts };
   };
-  return parseSeq([]).parts;
+  const parts = parseSeq([]).parts;
+  // HCL passes a template's value through unconverted only when the template is one interpolation and nothing
+  // else (parseTemplateInner's passthru); a literal that a strip marker emptied still counts as something else.
+  const [only] = parts;
+  if (tokens.length > 1 && parts.length === 1 && typeof only === "object" && only.k === "interp") return [only, ""];
+  return parts;
 }
 
 /**
