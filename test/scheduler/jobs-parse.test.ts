@@ -1339,6 +1339,11 @@ describe("POST /v1/jobs/parse: format argument indexes", () => {
     expect(job.Meta).toEqual({ a: "two-one-two", b: "  2.3|3" });
   });
 
+  it("%v writes strings and numbers as themselves (numbers as Go's %g), anything else and %#v as cty's JSON", async () => {
+    const job = await parsed('job "x" {\n  meta {\n    a = format("%v|%v|%v|%v", "s", 1234567, 0.5, { b = 1, a = [true] })\n    b = format("%#v|%v", "s", null)\n  }\n}');
+    expect(job.Meta).toEqual({ a: 's|1.234567e+06|0.5|{"a":[true],"b":1}', b: '"s"|null' });
+  });
+
   it("an index past the arguments is cty's error", async () => {
     expect(await failure('job "x" {\n  region = format("ab%[3]s", "x")\n}')).toContain(
       'Call to function "format" failed: not enough arguments for "%[3]s" at 2: need index 3 but have 1 total.',

@@ -25,6 +25,20 @@ export function plainDecimal(n: number): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
+/**
+ * A number as big.Float's `Text('g', -1)` writes it (cty's `%v`): the
+ * shortest digits, in exponent form (`1.234567e+06`, `1e-05`) when the
+ * decimal exponent is below -4 or at least 6, else plain.
+ */
+export function shortestG(n: number): string {
+  if (!Number.isFinite(n)) return n > 0 ? "+Inf" : "-Inf";
+  if (n === 0) return "0";
+  const [mantissa = "0", exponentText = "0"] = n.toExponential().split("e");
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 6) return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  return plainDecimal(n);
+}
+
 /** Go's `sort.Strings` order: by UTF-8 bytes, which differs from UTF-16 order above U+FFFF. */
 export function byUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));

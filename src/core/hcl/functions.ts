@@ -5,7 +5,7 @@
  * deterministic. Errors use cty's wording where it is known.
  */
 import { createHash } from "node:crypto";
-import { ctyJsonEncode } from "./encoding.js";
+import { ctyJsonEncode, shortestG } from "./encoding.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
@@ -131,8 +131,10 @@ function format(fmt: string, values: Value[]): string {
         out = JSON.stringify(asString(value) ?? "");
         break;
       case "v":
-      case "#v":
-        out = typeof value === "string" ? value : JSON.stringify(value);
+        // Strings and numbers as themselves unless `#` asks for JSON; anything else as cty's JSON.
+        if (!flags.includes("#") && typeof value === "string") out = value;
+        else if (!flags.includes("#") && typeof value === "number") out = shortestG(value);
+        else out = ctyJsonEncode(value);
         break;
       case "x":
       case "X": {
