@@ -151,6 +151,9 @@ job "x" {
     distinct_hosts = true
   }
   constraint {
+    distinct_hosts = false
+  }
+  constraint {
     distinct_property = "\${meta.rack}"
     value             = "2"
   }
@@ -168,7 +171,9 @@ job "x" {
       { LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" },
       { LTarget: "${attr.kernel.version}", RTarget: ">= 3.14", Operand: "version" },
       { LTarget: "${meta.tags}", RTarget: "[a-z]+", Operand: "regexp" },
-      { LTarget: "", RTarget: "", Operand: "distinct_hosts" },
+      // decodeConstraint writes the bool itself as RTarget (fmt.Sprint), false included.
+      { LTarget: "", RTarget: "true", Operand: "distinct_hosts" },
+      { LTarget: "", RTarget: "false", Operand: "distinct_hosts" },
       { LTarget: "${meta.rack}", RTarget: "2", Operand: "distinct_property" },
     ]);
     expect(job.Affinities).toEqual([
@@ -614,7 +619,7 @@ job "x" {
       '<nil>: Unset variable "image"; A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/job-specification/hcl2/variables for details.',
     );
     expect(await failure(hcl, { Variables: 'image = "r"' })).toBe(
-      "input.hcl:1,9-12: Invalid value for varfile variable; The image name is too short.\n\nThis was checked by the validation rule at input.hcl:19,3-15.",
+      "input.hcl:1,9-12: Invalid value for varfile variable; The image name is too short.\n\nThis was checked by the validation rule at input.hcl:19,3-13.",
     );
     expect(await failure(hcl, { Variables: 'image = "redis:7"\ncount = "many"' })).toBe(
       "input.hcl:2,9-15: Invalid value for variable; The value for count is not compatible with the variable's type constraint: a number is required.",
@@ -672,7 +677,10 @@ job "x" {
     expect(job.Datacenters).toEqual(["DC1", "DC2"]);
     expect(job.Type).toBe("batch");
     expect(job.Meta).toEqual({ count: "2", math: "9", names: "a,b", ports: "80,443", single: '["x"]' });
-    expect(task(job).Templates[0].EmbeddedTmpl).toBe('region=EU-1\nn1\nn2\nruntime={{ env "NOMAD_ALLOC_ID" }}\n');
+    // `%{~` trims only the indentation token before it on its own line, which leaves that line starting with an
+    // empty literal: <<- then finds zero common indentation and strips nothing (parseTemplateParts, then
+    // flushHeredocTemplateParts).
+    expect(task(job).Templates[0].EmbeddedTmpl).toBe('          region=EU-1\n\n          n1\n\n          n2\n\n          runtime={{ env "NOMAD_ALLOC_ID" }}\n');
   });
 
   it("strings: escapes, nested quotes in interpolations, if/else directives, plain heredocs, comments, one-line blocks", async () => {
@@ -711,7 +719,7 @@ EOF
       nested: "inner Q",
       strip: "abc",
     });
-    expect(job.Constraints).toEqual([{ LTarget: "", RTarget: "", Operand: "distinct_hosts" }]);
+    expect(job.Constraints).toEqual([{ LTarget: "", RTarget: "true", Operand: "distinct_hosts" }]);
     expect(task(job).Config).toEqual({ command: "/bin/sh", script: "  keep indent\n" });
   });
 
@@ -1026,7 +1034,7 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     [
       "a second single block",
       'job "x" {\n  update {}\n  update {}\n}',
-      "input.hcl:3,3-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-11.",
+      "input.hcl:3,3-9: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:2,3-9.",
     ],
     [
       "a label where none is expected",
@@ -1048,10 +1056,10 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
     [
       "env twice",
       'job "x" {\n  group "g" {\n    task "t" {\n      env = {}\n      env {}\n    }\n  }\n}',
-      "input.hcl:5,7-12: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
+      "input.hcl:5,7-10: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
     ],
     ["no job block", "locals {\n  a = 1\n}", "<nil>: Missing job block; A job block is required"],
-    ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-10: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-10.'],
+    ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-8: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-8.'],
     ["something else at the top", 'region = "x"\njob "a" {}', 'input.hcl:1,1-7: Unsupported argument; An argument named "region" is not expected here.'],
     [
       "a task scaling policy not cpu or mem",
@@ -1181,5 +1189,300 @@ job "mesh" {
       LogConfig: { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false },
     });
     expect(connect.SidecarService.Tags).toBeNull();
+  });
+});
+
+/**
+ * Differences the HCL corpus found (test/scheduler/hcl-corpus/), each checked
+ * against Nomad 1.9.7, its HCL fork (hashicorp/hcl 55d9c02d147d) and go-cty
+ * 1.16.2, and pinned here on its own.
+ */
+describe("POST /v1/jobs/parse: details the corpus found", () => {
+  it("distinct_hosts writes the bool as RTarget, true or false (decodeConstraint's fmt.Sprint)", async () => {
+    const job = await parsed('job "x" {\n  constraint {\n    distinct_hosts = true\n  }\n  constraint {\n    distinct_hosts = false\n  }\n}');
+    expect(job.Constraints).toEqual([
+      { LTarget: "", RTarget: "true", Operand: "distinct_hosts" },
+      { LTarget: "", RTarget: "false", Operand: "distinct_hosts" },
+    ]);
+  });
+
+  it("volume blocks with different labels build the Volumes map; a repeated label is no error, the later block wins", async () => {
+    const job = await parsed(`
+job "x" {
+  group "g" {
+    volume "b" {
+      type   = "host"
+      source = "first"
+    }
+    volume "a" {
+      type   = "csi"
+      source = "vol-a"
+    }
+    volume "b" {
+      type   = "host"
+      source = "second"
+    }
+  }
+}`);
+    const volumes = group(job).Volumes;
+    expect(Object.keys(volumes)).toEqual(["a", "b"]);
+    expect(volumes.a).toMatchObject({ Name: "a", Type: "csi", Source: "vol-a", AccessMode: "", AttachmentMode: "" });
+    expect(volumes.b).toMatchObject({ Name: "b", Type: "host", Source: "second" });
+  });
+
+  it("pointer arguments are never required: change_script without fail_on_error or command, wait without min or max", async () => {
+    const job = await parsed(`
+job "x" {
+  group "g" {
+    task "t" {
+      template {
+        data        = "x"
+        destination = "local/a"
+        change_mode = "script"
+        change_script {
+          command = "/bin/reload"
+        }
+      }
+      template {
+        data        = "y"
+        destination = "local/b"
+        change_script {}
+        wait {
+          min = "2s"
+        }
+      }
+    }
+  }
+}`);
+    const [first, second] = task(job).Templates;
+    // jobspec2's normalizeChangeScript fills what the file leaves out.
+    expect(first.ChangeScript).toEqual({ Command: "/bin/reload", Args: [], Timeout: 5e9, FailOnError: false });
+    expect(second.ChangeScript).toEqual({ Command: null, Args: [], Timeout: 5e9, FailOnError: false });
+    expect(second.Wait).toEqual({ Min: 2e9, Max: null });
+  });
+
+  it("a duplicate block's range is its type and labels, not the brace (hclsyntax Block.DefRange)", async () => {
+    expect(await failure('job "x" {\n  group "g" {\n    volume "v" {}\n    update {}\n    update {}\n  }\n}')).toBe(
+      "input.hcl:5,5-11: Duplicate update block; Only one update block is allowed. Another was defined at input.hcl:4,5-11.",
+    );
+    expect(await failure('job "a" {\n}\njob   "b"   {}')).toBe(
+      'input.hcl:3,1-10: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-8.',
+    );
+  });
+
+  it("jsonencode writes object keys sorted, plain decimals and Go's HTML-safe escapes (cty/json marshal)", async () => {
+    const job = await parsed(`
+job "x" {
+  meta {
+    obj   = jsonencode({ zeta = 1, alpha = [true, null], Mid = { b = "<&>", a = 0.0000001 } })
+    big   = jsonencode(1e21)
+    plain = jsonencode("tab\\there")
+  }
+}`);
+    expect(job.Meta).toEqual({
+      obj: '{"Mid":{"a":0.0000001,"b":"\\u003c\\u0026\\u003e"},"alpha":[true,null],"zeta":1}',
+      big: "1000000000000000000000",
+      plain: '"tab\\there"',
+    });
+  });
+
+  it('Canonicalize fills ConsulToken and VaultToken with "" and PreventRescheduleOnLost with false (Nomad 1.9.7 api)', async () => {
+    const job = await parsed('job "x" {\n  group "g" {}\n  group "h" {\n    prevent_reschedule_on_lost = true\n  }\n}', { Canonicalize: true });
+    expect(job).toMatchObject({ ConsulToken: "", VaultToken: "", ConsulNamespace: "", VaultNamespace: "" });
+    expect(job.TaskGroups.map((g: Json) => g.PreventRescheduleOnLost)).toEqual([false, true]);
+    const raw = await parsed('job "x" {\n  group "g" {}\n}');
+    expect([raw.ConsulToken, raw.VaultToken, group(raw).PreventRescheduleOnLost]).toEqual([null, null, null]);
+  });
+});
+
+describe("POST /v1/jobs/parse: strip markers and <<- on HCL's per-line heredoc tokens", () => {
+  const meta = async (body: string): Promise<Json> => (await parsed(`locals {\n  xs = ["a", "b"]\n}\njob "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
+
+  it("~} trims the rest of its own line only: the next line keeps its indentation", async () => {
+    const m = await meta("    v = <<EOT\n[\n%{ for x in local.xs ~}\n  ${x},\n%{ endfor ~}\n]\nEOT");
+    expect(m.v).toBe("[\n  a,\n  b,\n]\n");
+  });
+
+  it("%{~ trims the whitespace token right before it, which may be the previous line's newline but never more", async () => {
+    const m = await meta("    v = <<EOT\nstart\n\n%{~ for x in local.xs }${x}%{ endfor }\nEOT\n    w = <<EOT\nstart\n  %{~ if true }y%{ endif }\nEOT");
+    expect(m.v).toBe("start\nab\n");
+    expect(m.w).toBe("start\ny\n");
+  });
+
+  it("<<- counts the lines that still start lines after stripping; a stripped line's successor keeps its spaces", async () => {
+    const m = await meta("    v = <<-EOT\n      [\n      %{ for x in local.xs ~}\n        ${x},\n      %{ endfor ~}\n      ]\n    EOT");
+    expect(m.v).toBe("[\n        a,\n        b,\n      ]\n");
+  });
+
+  it("<<- leaves whitespace-only lines alone and counts an interpolation at a line's start as no indentation", async () => {
+    const m = await meta('    v = <<-EOT\n      a\n        \n      b\n    EOT\n    w = <<-EOT\n${"x"}\n      c\n    EOT');
+    expect(m.v).toBe("a\n        \nb\n");
+    expect(m.w).toBe("x\n      c\n");
+  });
+
+  it("a template is passed through unconverted only when it is one interpolation alone: a literal a ~ emptied still counts", async () => {
+    expect((await parsed('job "x" {\n  datacenters = "${["dc1"]}"\n}')).Datacenters).toEqual(["dc1"]);
+    expect(await failure('job "x" {\n  datacenters = "${["dc1"] ~} "\n}')).toBe(
+      "input.hcl:2,20-27: Invalid template interpolation value; Cannot include the given value in a string template: string required.",
+    );
+  });
+
+  it("%{~ on an indented line empties that line's indentation token (not the newline before), so <<- finds nothing common to strip", async () => {
+    const m = await meta("    v = <<-EOT\n      a\n      %{~ if true }b%{ endif }\n    EOT");
+    expect(m.v).toBe("      a\nb\n");
+  });
+});
+
+describe("POST /v1/jobs/parse: format argument indexes", () => {
+  it("%[n] picks argument n and the next plain verb goes on from n+1 (cty's format grammar: flags, width, precision, index)", async () => {
+    const job = await parsed('job "x" {\n  meta {\n    a = format("%[2]s-%[1]s-%s", "one", "two")\n    b = format("%5.1[2]f|%[1]d", 3, 2.26)\n  }\n}');
+    expect(job.Meta).toEqual({ a: "two-one-two", b: "  2.3|3" });
+  });
+
+  it("%v writes strings and numbers as themselves (numbers as Go's %g), anything else and %#v as cty's JSON", async () => {
+    const job = await parsed('job "x" {\n  meta {\n    a = format("%v|%v|%v|%v", "s", 1234567, 0.5, { b = 1, a = [true] })\n    b = format("%#v|%v", "s", null)\n  }\n}');
+    expect(job.Meta).toEqual({ a: 's|1.234567e+06|0.5|{"a":[true],"b":1}', b: '"s"|null' });
+  });
+
+  it("an index past the arguments is cty's error", async () => {
+    expect(await failure('job "x" {\n  region = format("ab%[3]s", "x")\n}')).toContain(
+      'Call to function "format" failed: not enough arguments for "%[3]s" at 2: need index 3 but have 1 total.',
+    );
+  });
+});
+
+/** yamlencode / yamldecode as Nomad 1.9 has them (go-cty-yaml 1.1 and libyaml's emitter). */
+describe("POST /v1/jobs/parse: yamlencode and yamldecode", () => {
+  const meta = async (body: string): Promise<Json> => (await parsed(`job "x" {\n  meta {\n${body}\n  }\n}`)).Meta;
+
+  it("yamlencode: sorted double-quoted keys, double-quoted strings, plain scalars, indentless sequences under keys, flow empties", async () => {
+    const m = await meta(
+      `    doc = yamlencode({ name = "web", ports = [80, 443], tls = { enabled = true, ca = null }, tags = [], extra = {}, jobs = [{ b = 1, a = "x" }, [1, [2]]] })`,
+    );
+    expect(m.doc).toBe(
+      [
+        '"extra": {}',
+        '"jobs":',
+        '- "a": "x"',
+        '  "b": 1',
+        "- - 1",
+        "  - - 2",
+        '"name": "web"',
+        '"ports":',
+        "- 80",
+        "- 443",
+        '"tags": []',
+        '"tls":',
+        '  "ca": null',
+        '  "enabled": true',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("yamlencode: a plain scalar document ends with ..., a string does not; multi-line strings are literal blocks with chomping hints", async () => {
+    const m = await meta(
+      [
+        "    n     = yamlencode(1.5)",
+        "    b     = yamlencode(false)",
+        '    s     = yamlencode("true")',
+        '    clip  = yamlencode({ t = "a\\nb\\n" })',
+        '    strip = yamlencode(["a\\nb"])',
+        '    keep  = yamlencode("a\\n\\n")',
+        '    lead  = yamlencode("  a\\nb")',
+        '    tabs  = yamlencode("a\\tb\\nc")',
+      ].join("\n"),
+    );
+    expect(m).toEqual({
+      n: "1.5\n...\n",
+      b: "false\n...\n",
+      s: '"true"\n',
+      clip: '"t": |\n  a\n  b\n',
+      strip: "- |-\n  a\n  b\n",
+      keep: "|+\n  a\n\n...\n",
+      lead: "|2-\n    a\n  b\n",
+      // A tab is not printable in YAML's sense, so the block style is refused and the string escaped.
+      tabs: '"a\\tb\\nc"\n',
+    });
+  });
+
+  it("yamlencode: escapes what YAML cannot print and folds long double-quoted strings past column 80", async () => {
+    const words = "lorem ipsum dolor sit amet ".repeat(4).trim();
+    const m = await meta(`    esc  = yamlencode("q\\" b\\\\ \\u00e9 \\U0001F600 \\u2028")\n    long = yamlencode("${words}")`);
+    expect(m.esc).toBe('"q\\" b\\\\ é \\U0001F600 \\L"\n');
+    expect(m.long).toBe('"lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet\n  lorem ipsum dolor sit amet"\n');
+  });
+
+  it("yamldecode: go-cty-yaml's scalar rules (YAML 1.1 booleans, 0o/0x integers, timestamps, quoted text stays text)", async () => {
+    const m = await meta(
+      [
+        "    v = jsonencode(yamldecode(<<EOT",
+        "replicas: 5",
+        "on: yes",
+        "quoted: 'no'",
+        "hex: 0x1F",
+        "octal: 0o17",
+        "underscored: 1_000",
+        "when: 2001-12-14 21:59:43.10",
+        "zoned: 2001-12-14t21:59:43-05:00",
+        "empty:",
+        "float: .5",
+        "forced: !!str 12",
+        "text: |",
+        "  two",
+        "  lines",
+        "EOT",
+        "    ))",
+      ].join("\n"),
+    );
+    expect(JSON.parse(m.v)).toEqual({
+      replicas: 5,
+      true: true,
+      quoted: "no",
+      hex: 31,
+      octal: 15,
+      underscored: "1_000",
+      when: "2001-12-14T21:59:43Z",
+      zoned: "2001-12-14T21:59:43-05:00",
+      empty: null,
+      float: 0.5,
+      forced: "12",
+      text: "two\nlines\n",
+    });
+  });
+
+  it("yamldecode: anchors, aliases and << merges; sequences are tuples", async () => {
+    const m = await meta('    v = jsonencode(yamldecode("base: &b {x: 1, z: 2}\\nd:\\n  <<: *b\\n  z: 3\\nl: [a, *b]"))');
+    expect(JSON.parse(m.v)).toEqual({ base: { x: 1, z: 2 }, d: { x: 1, z: 3 }, l: ["a", { x: 1, z: 2 }] });
+  });
+
+  it("yamldecode: what go-cty-yaml refuses is a function call error, placed by libyaml's 0-based line (none on the first)", async () => {
+    const cases: [string, string][] = [
+      ['""', "on line 1, column 1: missing start of document"],
+      ['"a: 1\\n---\\nb: 2"', "on line 1, column 1: only a single document is allowed"],
+      ['"x: 1\\ny: !!bool maybe"', 'on line 1, column 4: cannot parse \\"maybe\\" as tag:yaml.org,2002:bool'],
+      ['"x: 1\\n<<: 5"', "on line 1, column 1: cannot merge number into mapping"],
+      ['"a: .nan"', "floating point NaN is not supported"],
+      ['"a: &x [*x]"', 'cannot refer to anchor \\"x\\" from inside its own definition'],
+      ['"~: 1"', "mapping key cannot be null"],
+      ['"a: !!bool maybe"', 'cannot parse \\"maybe\\" as tag:yaml.org,2002:bool'],
+      ['"a: !custom 1"', 'unsupported tag \\"!custom\\"'],
+    ];
+    for (const [arg, message] of cases) {
+      const text = await failure(`job "x" {\n  meta {\n    v = yamldecode(${arg})\n  }\n}`);
+      expect(text, arg).toContain(`Error in function call; Call to function "yamldecode" failed: ${message.replace(/\\"/g, '"')}.`);
+    }
+  });
+
+  it("yamldecode: nested aliases that would expand without bound are refused, not built", async () => {
+    const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 8; i++)
+      lines.push(
+        `${"abcdefgh"[i]}: &${"abcdefgh"[i]} [${Array(10)
+          .fill(`*${"abcdefgh"[i - 1]}`)
+          .join(", ")}]`,
+      );
+    const text = await failure(`job "x" {\n  meta {\n    v = length(yamldecode(${JSON.stringify(lines.join("\n"))}))\n  }\n}`);
+    expect(text).toContain('Call to function "yamldecode" failed: the document expands to more than 100000 values.');
   });
 });

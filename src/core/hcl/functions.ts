@@ -5,6 +5,9 @@
  * deterministic. Errors use cty's wording where it is known.
  */
 import { createHash } from "node:crypto";
+import { ctyJsonEncode, shortestG } from "./encoding.js";
+import { ctyYamlDecode } from "./yaml-decode.js";
+import { ctyYamlEncode } from "./yaml-encode.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
 
 export interface FunctionDeps {
@@ -78,24 +81,34 @@ function unary(name: string, param: string, f: (s: string) => Value): Fn {
   };
 }
 
-/** Go's fmt verbs as cty's `format` implements them, for the common cases. */
+/**
+ * Go's fmt verbs as cty's `format` implements them, for the common cases. A
+ * verb is `%`, flags, width, precision, an optional `[n]` argument index (in
+ * that order, cty's grammar) and a letter; after `%[n]x` the next verb
+ * without an index takes argument n+1.
+ */
 function format(fmt: string, values: Value[]): string {
-  let next = 0;
-  return fmt.replace(/%([-+# 0]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g, (whole, flags: string, width: string | undefined, precision: string | undefined, verb: string) => {
+  let next = 1;
+  const verbs = /%([-+# 0]*)(\d+)?(?:\.(\d+))?(?:\[([1-9]\d*)\])?([a-zA-Z%])/g;
+  return fmt.replace(verbs, (whole, flags: string, width: string | undefined, precision: string | undefined, index: string | undefined, verb: string, offset: number) => {
     if (verb === "%") return "%";
-    if (next >= values.length) throw new FunctionError(`not enough arguments for ${whole} at ${fmt.indexOf(whole)}`);
-    const value = values[next++] as Value;
+    const argNum = index !== undefined ? Number(index) : next;
+    if (argNum > values.length) {
+      throw new FunctionError(`not enough arguments for ${JSON.stringify(whole)} at ${offset}: need index ${argNum} but have ${values.length} total`);
+    }
+    next = argNum + 1;
+    const value = values[argNum - 1] as Value;
     let out: string;
     switch (verb) {
       case "s": {
         const s = asString(value);
-        if (s === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${fmt.indexOf(whole)}: string required`);
+        if (s === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${offset}: string required`);
         out = precision !== undefined ? s.slice(0, Number(precision)) : s;
         break;
       }
       case "d": {
         const n = asNumber(value);
-        if (n === undefined || !Number.isInteger(n)) throw new FunctionError(`unsupported value for "${whole}" at ${fmt.indexOf(whole)}: an integer is required`);
+        if (n === undefined || !Number.isInteger(n)) throw new FunctionError(`unsupported value for "${whole}" at ${offset}: an integer is required`);
         out = (flags.includes("+") && n >= 0 ? "+" : "") + numberToString(n);
         break;
       }
@@ -103,14 +116,14 @@ function format(fmt: string, values: Value[]): string {
       case "e":
       case "g": {
         const n = asNumber(value);
-        if (n === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${fmt.indexOf(whole)}: number required`);
+        if (n === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${offset}: number required`);
         const p = precision !== undefined ? Number(precision) : 6;
         out = verb === "f" ? n.toFixed(p) : verb === "e" ? n.toExponential(p) : String(n);
         break;
       }
       case "t": {
         const b = asBool(value);
-        if (b === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${fmt.indexOf(whole)}: bool required`);
+        if (b === undefined) throw new FunctionError(`unsupported value for "${whole}" at ${offset}: bool required`);
         out = String(b);
         break;
       }
@@ -118,8 +131,10 @@ function format(fmt: string, values: Value[]): string {
         out = JSON.stringify(asString(value) ?? "");
         break;
       case "v":
-      case "#v":
-        out = typeof value === "string" ? value : JSON.stringify(value);
+        // Strings and numbers as themselves unless `#` asks for JSON; anything else as cty's JSON.
+        if (!flags.includes("#") && typeof value === "string") out = value;
+        else if (!flags.includes("#") && typeof value === "number") out = shortestG(value);
+        else out = ctyJsonEncode(value);
         break;
       case "x":
       case "X": {
@@ -567,7 +582,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
     }),
-    jsonencode: fixed("jsonencode", ["val"], (a) => JSON.stringify(a[0] ?? null), 1, 1),
+    jsonencode: fixed("jsonencode", ["val"], (a) => ctyJsonEncode(a[0] ?? null), 1, 1),
+    yamldecode: unary("yamldecode", "src", ctyYamlDecode),
+    yamlencode: fixed("yamlencode", ["value"], (a) => ctyYamlEncode(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
         .replace(/%20/g, "+")

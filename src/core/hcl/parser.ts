@@ -691,8 +691,8 @@ class Parser {
   private parseQuoted(): Expr & { k: "template" } {
     const start = this.pos;
     this.pos++; // "
-    const tokens = this.scanTemplate({ quoted: true, end: this.text.length, indent: 0 });
-    return { k: "template", parts: buildTemplate(tokens, this), heredoc: false, start, end: this.pos };
+    const tokens = this.scanTemplate({ quoted: true, end: this.text.length });
+    return { k: "template", parts: buildTemplate(tokens, this, false), heredoc: false, start, end: this.pos };
   }
 
   private parseHeredoc(): Expr {
@@ -724,36 +724,26 @@ class Parser {
     if (contentEnd < 0) {
       this.fail("Unterminated template string", "No closing marker was found for the string.", start, this.pos);
     }
-    let indent = 0;
-    if (flush) {
-      const lines = this.text.slice(contentStart, contentEnd).split("\n").slice(0, -1);
-      const widths = lines.filter((l) => l.trim() !== "").map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
-      indent = widths.length ? Math.min(...widths) : 0;
-    }
     this.pos = contentStart;
-    const tokens = this.scanTemplate({ quoted: false, end: contentEnd, indent });
+    const tokens = this.scanTemplate({ quoted: false, end: contentEnd });
     this.pos = after;
-    return { k: "template", parts: buildTemplate(tokens, this), heredoc: true, start, end: after };
+    return { k: "template", parts: buildTemplate(tokens, this, flush), heredoc: true, start, end: after };
   }
 
-  /** Scans template text into literal strings, interpolations and directive markers. */
-  private scanTemplate(opts: { quoted: boolean; end: number; indent: number }): TemplateToken[] {
+  /**
+   * Scans template text into literal strings, interpolations and directive
+   * markers. In a heredoc every literal ends at its line's newline, as HCL's
+   * scanner cuts them (`heredocLiteralEOL`): strip markers and `<<-` work on
+   * those tokens, not on the text as a whole.
+   */
+  private scanTemplate(opts: { quoted: boolean; end: number }): TemplateToken[] {
     const tokens: TemplateToken[] = [];
     let literal = "";
-    let atLineStart = true;
     const flush = (): void => {
       if (literal) tokens.push({ t: "text", text: literal });
       literal = "";
     };
     while (this.pos < opts.end) {
-      if (atLineStart && opts.indent > 0) {
-        let skipped = 0;
-        while (skipped < opts.indent && (this.peek() === " " || this.peek() === "\t")) {
-          this.pos++;
-          skipped++;
-        }
-      }
-      atLineStart = false;
       const c = this.peek();
       if (opts.quoted && c === '"') {
         this.pos++;
@@ -782,9 +772,9 @@ class Parser {
         literal += this.scanEscape();
         continue;
       }
-      if (c === "\n") atLineStart = true;
       literal += c;
       this.pos++;
+      if (c === "\n") flush();
     }
     if (opts.quoted) this.fail("Unterminated template string", "No closing marker was found for the string.", this.pos - 1, this.pos);
     flush();
@@ -923,16 +913,28 @@ type TemplateToken =
   | ({ t: "else" | "endif" | "endfor"; stripLeft: boolean; stripRight: boolean } & Span)
   | ({ t: "for"; keyVar: string | undefined; valueVar: string; collection: Expr; stripLeft: boolean; stripRight: boolean } & Span);
 
-/** Applies strip markers (`~`) and nests `%{if}`/`%{for}` directives into a tree. */
-function buildTemplate(tokens: TemplateToken[], parser: Parser): TemplatePart[] {
+/** Go's `unicode.IsSpace`, the whitespace strip markers and `<<-` act on. */
+const GO_SPACE = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const LEADING_SPACE = new RegExp(`^[${GO_SPACE}]+`);
+const TRAILING_SPACE = new RegExp(`[${GO_SPACE}]+$`);
+
+/**
+ * Applies strip markers (`~`), the flush heredoc rule (`<<-`) and nests
+ * `%{if}`/`%{for}` directives into a tree, in the order of HCL's
+ * `parseTemplateInner`.
+ */
+function buildTemplate(tokens: TemplateToken[], parser: Parser, flushHeredoc: boolean): TemplatePart[] {
   const texts = tokens.map((t) => (t.t === "text" ? t.text : undefined));
+  // `~}` trims the leading whitespace of the next literal token and `${~`/`%{~` the trailing whitespace of the
+  // previous one: in a heredoc that is one line's worth (parseTemplateParts), never the lines beyond.
   tokens.forEach((t, i) => {
     if (t.t === "text") return;
     const prev = texts[i - 1];
     const next = texts[i + 1];
-    if (t.stripLeft && prev !== undefined) texts[i - 1] = prev.replace(/[ \t\r\n]+$/, "");
-    if (t.stripRight && next !== undefined) texts[i + 1] = next.replace(/^[ \t\r\n]+/, "");
+    if (t.stripLeft && prev !== undefined) texts[i - 1] = prev.replace(TRAILING_SPACE, "");
+    if (t.stripRight && next !== undefined) texts[i + 1] = next.replace(LEADING_SPACE, "");
   });
+  if (flushHeredoc) flushHeredocLines(texts);
   let index = 0;
   const parseSeq = (terminators: readonly string[]): { parts: TemplatePart[]; end?: TemplateToken } => {
     const parts: TemplatePart[] = [];
@@ -965,5 +967,52 @@ function buildTemplate(tokens: TemplateToken[], parser: Parser): TemplatePart[] 
     }
     return { parts };
   };
-  return parseSeq([]).parts;
+  const parts = parseSeq([]).parts;
+  // HCL passes a template's value through unconverted only when the template is one interpolation and nothing
+  // else (parseTemplateInner's passthru); a literal that a strip marker emptied still counts as something else.
+  const [only] = parts;
+  if (tokens.length > 1 && parts.length === 1 && typeof only === "object" && only.k === "interp") return [only, ""];
+  return parts;
+}
+
+/**
+ * The `<<-` rule as HCL's `flushHeredocTemplateParts` applies it, after the
+ * strip markers: a token starts a line when it is the first one or follows a
+ * literal ending in a newline; the fewest leading spaces (in characters) of
+ * those line starts is cut from each of them. A whitespace-only line is not
+ * counted and keeps its spaces; a line that starts with `${` or `%{` counts as
+ * zero; a line whose newline a `~}` removed no longer starts the next one.
+ */
+function flushHeredocLines(texts: (string | undefined)[]): void {
+  let fewest = Number.POSITIVE_INFINITY;
+  let lineStart = true;
+  const adjust: number[] = [];
+  texts.forEach((text, i) => {
+    if (lineStart) {
+      lineStart = false;
+      if (text === undefined) fewest = 0;
+      else {
+        const prefix = LEADING_SPACE.exec(text)?.[0] ?? "";
+        if (!(prefix.length === text.length && text.endsWith("\n"))) {
+          fewest = Math.min(fewest, spaceCount(prefix));
+          adjust.push(i);
+        }
+      }
+    }
+    if (text?.endsWith("\n")) lineStart = true;
+  });
+  if (!Number.isFinite(fewest) || fewest === 0) return;
+  for (const i of adjust) texts[i] = cutSpaces(texts[i] ?? "", fewest);
+}
+
+/** Characters in a run of whitespace as grapheme clusters count them (`\r\n` is one). */
+function spaceCount(prefix: string): number {
+  return [...prefix].length - (prefix.match(/\r\n/g)?.length ?? 0);
+}
+
+/** `text` less its first `count` whitespace characters (all in the BMP; a `\r\n` counting once). */
+function cutSpaces(text: string, count: number): string {
+  let at = 0;
+  for (let n = 0; n < count && at < text.length; n++) at += text.startsWith("\r\n", at) ? 2 : 1;
+  return text.slice(at);
 }

@@ -9,7 +9,10 @@
  * `strlistmap` maps (null when unset), `bytes` a []byte, `list:T` a repeated
  * block, `one:T` an optional single block, `labelmap:T` blocks keyed by label.
  * Kinds: `attr` (optional argument), `req` (required argument), `block`,
- * `label` (the block's label), `-` (not settable from HCL).
+ * `label` (the block's label), `-` (not settable from HCL). gohcl requires
+ * only a non-pointer field without `optional` (gohcl/schema.go), so a `?`
+ * field is never `req` even when its tag lacks `optional`
+ * (ChangeScript.fail_on_error, WaitConfig.min).
  *
  * Transcribed from the `hcl:"…"` tags of api/jobs.go, api/tasks.go,
  * api/resources.go, api/services.go, api/consul.go, api/scaling.go and
@@ -73,8 +76,8 @@ const TABLE: Readonly<Record<string, string>> = {
   LogConfig: `MaxFiles ?int max_files attr; MaxFileSizeMB ?int max_file_size attr; Enabled ?bool enabled attr; Disabled ?bool disabled attr`,
   TaskArtifact: `GetterSource ?str source attr; GetterOptions strmap options block; GetterHeaders strmap headers block; GetterMode ?str mode attr; GetterInsecure ?bool insecure attr; RelativeDest ?str destination attr; Chown bool chown attr`,
   Template: `SourcePath ?str source attr; DestPath ?str destination attr; EmbeddedTmpl ?str data attr; ChangeMode ?str change_mode attr; ChangeScript one:ChangeScript change_script block; ChangeSignal ?str change_signal attr; Splay ?dur splay attr; Perms ?str perms attr; Uid ?int uid attr; Gid ?int gid attr; LeftDelim ?str left_delimiter attr; RightDelim ?str right_delimiter attr; Envvars ?bool env attr; VaultGrace ?dur vault_grace attr; Wait one:WaitConfig wait block; ErrMissingKey ?bool error_on_missing_key attr`,
-  ChangeScript: `Command ?str command req; Args strs args attr; Timeout ?dur timeout attr; FailOnError ?bool fail_on_error req`,
-  WaitConfig: `Min ?dur min req; Max ?dur max req`,
+  ChangeScript: `Command ?str command attr; Args strs args attr; Timeout ?dur timeout attr; FailOnError ?bool fail_on_error attr`,
+  WaitConfig: `Min ?dur min attr; Max ?dur max attr`,
   Vault: `Policies strs policies attr; Role str role attr; Namespace ?str namespace attr; Cluster str cluster attr; Env ?bool env attr; DisableFile ?bool disable_file attr; ChangeMode ?str change_mode attr; ChangeSignal ?str change_signal attr; AllowTokenExpiration ?bool allow_token_expiration attr`,
   Consul: `Namespace str namespace attr; Cluster str cluster attr; Partition str partition attr`,
   TaskLifecycle: `Hook str hook req; Sidecar bool sidecar attr`,

@@ -81,9 +81,13 @@ export class DecodeContext {
   }
 }
 
-/** A block's definition range: from its type to its opening brace (HCL's `DefRange`). */
+/**
+ * A block's definition range: from its type to its last label, the brace left
+ * out (hclsyntax's `Block.DefRange`), so `update {` is reported as `3-9`.
+ */
 export function defRange(block: Block): Span {
-  return { start: block.typeSpan.start, end: block.openBrace.end };
+  const last = block.labelSpans[block.labelSpans.length - 1] ?? block.typeSpan;
+  return { start: block.typeSpan.start, end: last.end };
 }
 
 /** The body of a block, or of the file, with `dynamic` blocks expanded in place. */

@@ -63,7 +63,9 @@ export function canonicalizeApiJob(job: Obj): Obj {
   job["Name"] ??= job["ID"];
   fill(job, { ParentID: "", Namespace: "default", Priority: 50, Stop: false, Region: "global", NodePool: "", Type: "service", AllAtOnce: false });
   fill(job, {
+    ConsulToken: "",
     ConsulNamespace: "",
+    VaultToken: "",
     VaultNamespace: "",
     NomadTokenID: "",
     Status: "",
@@ -140,6 +142,8 @@ function canonicalizeGroup(group: Obj, job: Obj, type: string): void {
   for (const spread of objs(group["Spreads"])) spread["Weight"] ??= 50;
   for (const affinity of objs(group["Affinities"])) affinity["Weight"] ??= 50;
   for (const service of objs(group["Services"])) canonicalizeService(service, undefined, group, job);
+  // Nomad 1.9's api fills it (deprecated since 1.8; the 1.10 api no longer does).
+  group["PreventRescheduleOnLost"] ??= false;
   const disconnect = group["Disconnect"] as Obj | null;
   if (disconnect) fill(disconnect, { Replace: true, Reconcile: "best_score" });
 }

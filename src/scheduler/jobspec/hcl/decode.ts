@@ -138,20 +138,28 @@ export class JobDecoder {
     if (f.hcl === "scaling" && f.type === "list:ScalingPolicy") return null; // task scaling: see taskScaling
     const [kind, target = ""] = f.type.split(":");
     if (kind === "list") return blocks.length ? blocks.map((b) => this.decodeStruct(target, this.view(b), b.labels)) : null;
+    if (kind === "labelmap") return this.labelMap(target, blocks);
     if (blocks.length > 1) this.duplicate(f.hcl, blocks);
     const first = blocks[0];
-    if (kind === "labelmap") {
-      if (!blocks.length) return null;
-      const map: Obj = {};
-      for (const b of blocks) map[b.labels[0] ?? ""] = this.decodeStruct(target, this.view(b), b.labels);
-      return map;
-    }
     if (!first) return null;
     if (kind === "one") return this.decodeStruct(target, this.view(first), first.labels);
     if (f.type === "anymap") return this.freeForm(this.view(first));
     if (f.type === "strmap") return this.stringMap(this.view(first));
     if (f.type === "strlistmap") return this.stringListMap(this.view(first));
     return null;
+  }
+
+  /**
+   * Blocks decoded into a Go map keyed by their label (`TaskGroup.Volumes`):
+   * gohcl allows any number of them and sets one map entry per block, so two
+   * blocks with the same label are no error, the later one wins; the map is
+   * written with sorted keys as Go's encoder does.
+   */
+  private labelMap(target: string, blocks: readonly BoundBlock[]): Obj | null {
+    if (!blocks.length) return null;
+    const map = new Map<string, Obj>();
+    for (const b of blocks) map.set(b.labels[0] ?? "", this.decodeStruct(target, this.view(b), b.labels));
+    return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   private attribute(f: FieldSpec, attr: Attribute, value: Value | undefined): unknown {
@@ -245,7 +253,12 @@ export class JobDecoder {
       }
     }
     if (name === "Constraint") {
-      if (values.get("distinct_hosts") === true) out["Operand"] = "distinct_hosts";
+      // Any non-null distinct_hosts sets the operand and writes the bool as RTarget ("true"/"false"), as decodeConstraint's fmt.Sprint does.
+      const distinctHosts = values.get("distinct_hosts");
+      if (distinctHosts !== undefined) {
+        out["Operand"] = "distinct_hosts";
+        out["RTarget"] = String(distinctHosts);
+      }
       if (str("distinct_property") !== "") {
         out["Operand"] = "distinct_property";
         out["LTarget"] = str("distinct_property");
