@@ -13,9 +13,10 @@ import { parseDurationMs } from "../../core/durations.js";
 import { type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
 import { tasksFinished, tasksStarted, type TaskSpec, type TaskStatesRow } from "../task-states.js";
-import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
-import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
+import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
@@ -96,11 +97,17 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
     state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
     ctx.clock.cancelFor(TIMERS.healthyDeadline, allocId);
     if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
-    updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
+    updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: progressAfterHealthy(g, now) }));
     armProgressDeadline(core, deployment.ID);
     advanceDeployment(core, deployment.ID);
     return { alloc: allocId, healthy: true };
   });
+}
+
+/** A healthy allocation moves a progress-based group's deadline to `progress_deadline` after it, never earlier (state_store updateDeploymentWithAlloc). */
+export function progressAfterHealthy(g: { ProgressDeadline: number; RequireProgressBy: number | null }, now: number): number | null {
+  if (g.ProgressDeadline <= 0) return g.RequireProgressBy;
+  return Math.max(g.RequireProgressBy ?? 0, now + nanosToMs(g.ProgressDeadline));
 }
 
 /**
@@ -132,7 +139,12 @@ export function batchDone(core: EngineCore, allocId: string): unknown {
   });
 }
 
-/** healthy_deadline passed without the allocation becoming healthy: it is unhealthy, and its deployment fails. */
+/**
+ * healthy_deadline passed without the allocation becoming healthy: the client
+ * reports it unhealthy and leaves it running (Nomad's health hook sets the
+ * health and kills nothing); the deployment watcher fails the deployment or
+ * marks the allocation for rescheduling, which only a failure then acts on.
+ */
 export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknown {
   const { state, ctx } = core;
   const alloc = state.allocs.get(allocId);
@@ -147,7 +159,7 @@ export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknow
     ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
     if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
       updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
-      failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+      allocReportedUnhealthy(core, deployment.ID, state.allocs.get(allocId)!);
     }
     return { alloc: allocId, healthy: false };
   });
