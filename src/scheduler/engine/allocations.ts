@@ -67,7 +67,8 @@ function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
  * The timers of an allocation whose tasks (all) run from `now`: a batch run
  * completes after its run time; a deployment's allocation is healthy after
  * min_healthy_time (counted from the first run of its native checks, which
- * the tracker waits for: interval/2 after the start), unless it already was.
+ * the tracker waits for: interval/2 after the start), unless its health is
+ * already set (healthy, or unhealthy by healthy_deadline).
  * A task restart arms them again.
  */
 export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
@@ -76,7 +77,8 @@ export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): vo
     const job = state.job(alloc.Namespace, alloc.JobID);
     const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
     ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
-  } else if (alloc.DeploymentID && (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== true) {
+  } else if (alloc.DeploymentID && typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean") {
+    // The client sets an allocation's health once (health_hook: HasHealth): one found unhealthy stays so.
     const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
     ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: alloc.ID });
   }
@@ -87,6 +89,7 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
   const { state, ctx } = core;
   const alloc = state.allocs.get(allocId);
   if (!alloc || alloc.ClientStatus !== "running" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+  if (typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === "boolean") return { alloc: allocId, skipped: true };
   // A failing healthiness check holds the health back (checksChanged arms the timer again once it passes).
   if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) return { alloc: allocId, healthy: null, waiting: "checks" };
   const deployment = state.deployments.get(alloc.DeploymentID);

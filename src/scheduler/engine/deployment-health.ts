@@ -36,7 +36,11 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
   // Promotion restarts a progress-based group's deadline (state_store UpdateDeploymentPromotion).
   const now = ctx.clock.now();
   for (const [name, g] of chosen)
-    taskGroups[name] = { ...g, Promoted: true, RequireProgressBy: g.ProgressDeadline > 0 && g.RequireProgressBy !== null ? now + nanosToMs(g.ProgressDeadline) : g.RequireProgressBy };
+    taskGroups[name] = {
+      ...g,
+      Promoted: true,
+      RequireProgressBy: g.ProgressDeadline > 0 && g.RequireProgressBy !== null ? now + nanosToMs(g.ProgressDeadline) : g.RequireProgressBy,
+    };
   const stillWaiting = Object.values(taskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
   state.deployments.put(deploymentId, {
     ...deployment,
@@ -53,7 +57,9 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
 
 /** The deployment's canaries that still run or wait to (a rescheduled canary is stopped, a failed one is done). */
 export function liveCanaries(core: EngineCore, placed: readonly string[] | null): AllocRow[] {
-  return (placed ?? []).map((id) => core.state.allocs.get(id)).filter((a): a is AllocRow => a !== undefined && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  return (placed ?? [])
+    .map((id) => core.state.allocs.get(id))
+    .filter((a): a is AllocRow => a !== undefined && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
 }
 
 /**

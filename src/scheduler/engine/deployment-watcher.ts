@@ -60,4 +60,3 @@ function allowReschedule(core: EngineCore, deployment: DeploymentRow, alloc: All
   const job = state.job(deployment.Namespace, deployment.JobID);
   if (job) createEval(core, job, "deployment-watcher", { DeploymentID: deployment.ID });
 }
-

@@ -39,7 +39,11 @@ export function failAlloc(core: EngineCore, alloc: AllocRow, taskStates?: TaskSt
       // The health counts follow the change (state_store updateDeploymentWithAlloc): none when it already was unhealthy.
       const was = (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy;
       if (was !== false)
-        updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs - (was === true ? 1 : 0), UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
+        updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({
+          ...g,
+          HealthyAllocs: g.HealthyAllocs - (was === true ? 1 : 0),
+          UnhealthyAllocs: g.UnhealthyAllocs + 1,
+        }));
       allocReportedUnhealthy(core, deployment.ID, failed);
     }
     refreshJobStatus(core, alloc.Namespace, alloc.JobID);
