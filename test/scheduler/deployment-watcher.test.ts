@@ -179,6 +179,54 @@ describe("a reschedulable unhealthy allocation is replaced within its deployment
     expect((await get(emu, "/v1/job/web")).Stable).toBe(true);
   });
 
+  it("in a rolling update, the failed allocation halts the next batch; its replacement takes the batch's place and the update rolls on", async () => {
+    const emu = await createStandin();
+    const reschedule = { Attempts: 3, Interval: 3600 * SECOND, Delay: 5 * SECOND, DelayFunction: "constant", Unlimited: false };
+    await register(emu, job("web", { count: 3, reschedule }));
+    emu.clock.advance("12s");
+    expect(await deployment(emu, "web", 0)).toMatchObject({ Status: "successful" });
+    await register(emu, job("web", { count: 3, reschedule, image: "nginx:2" }));
+    emu.clock.advance("5s");
+    const failed = await failLive(emu, "web", 1);
+    emu.clock.advance("4s"); // before the reschedule: no new batch while the deployment has an unhealthy allocation
+    const live = async () => (await allocs(emu, "web")).filter((a) => a.DesiredStatus === "run" && a.ClientStatus !== "failed");
+    expect((await live()).map((a) => a.JobVersion).sort()).toEqual([0, 0]);
+    emu.clock.advance("2100ms"); // the replacement is placed, alone in its batch
+    const replacement = await replacementOf(emu, failed);
+    expect(replacement).toMatchObject({ JobVersion: 1, ClientStatus: "running" });
+    expect((await live()).map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
+    emu.clock.advance("2m"); // healthy, then the two remaining batches
+    const d = await deployment(emu, "web", 1);
+    expect(d).toMatchObject({ Status: "successful" });
+    expect(d.TaskGroups.web).toMatchObject({ DesiredTotal: 3, PlacedAllocs: 4, HealthyAllocs: 3, UnhealthyAllocs: 1 });
+    expect((await live()).map((a) => a.JobVersion)).toEqual([1, 1, 1]);
+  });
+
+  it("a paused deployment still replaces a rescheduled allocation, and places nothing else", async () => {
+    const emu = await createStandin();
+    const reschedule = { Attempts: 3, Interval: 3600 * SECOND, Delay: 5 * SECOND, DelayFunction: "constant", Unlimited: false };
+    await register(emu, job("web", { count: 2, reschedule }));
+    emu.clock.advance("12s");
+    await register(emu, job("web", { count: 2, reschedule, image: "nginx:2" }));
+    emu.clock.advance("5s");
+    const id = (await deployment(emu, "web", 1)).ID;
+    const failed = await failLive(emu, "web", 1);
+    const paused = await call(emu, "PUT", `/v1/deployment/pause/${id}`, { DeploymentID: id, Pause: true });
+    expect(paused.status, paused.text).toBe(200);
+    emu.clock.advance("1m");
+    expect(await replacementOf(emu, failed)).toMatchObject({ JobVersion: 1, DeploymentID: id, ClientStatus: "running" });
+    const d = await deployment(emu, "web", 1);
+    expect(d).toMatchObject({ Status: "paused" });
+    expect(d.TaskGroups.web).toMatchObject({ PlacedAllocs: 2, HealthyAllocs: 1 });
+    // The other old allocation runs on: a paused deployment places no further batch.
+    expect(
+      (await allocs(emu, "web"))
+        .filter((a) => a.DesiredStatus === "run" && a.ClientStatus === "running")
+        .map((a) => a.JobVersion)
+        .sort(),
+    ).toEqual([0, 1]);
+  });
+
   it("a failed canary's replacement is a canary of the same deployment, and auto-promotion counts it", async () => {
     const emu = await createStandin();
     const update = { Canary: 1, AutoPromote: true };
