@@ -327,6 +327,33 @@ describe("the progress deadline", () => {
     expect(await deployment(emu, "web", 1)).toMatchObject({ Status: "failed", StatusDescription: "Failed due to progress deadline" });
   });
 
+  it("the client explains each task's part in an unhealthy allocation with an Alloc Unhealthy event", async () => {
+    const emu = await createStandin();
+    const update = { HealthyDeadline: 20 * SECOND };
+    // One task restarts 15s after failing (running again, not long enough), one 30s after (still pending).
+    for (const [id, delay] of [
+      ["soon", 15],
+      ["late", 30],
+    ] as const) {
+      const body = job(id, { update });
+      body.TaskGroups[0].RestartPolicy = { Attempts: 2, Interval: 3600 * SECOND, Delay: delay * SECOND, Mode: "fail" };
+      await register(emu, body);
+    }
+    emu.clock.advance("5s");
+    for (const id of ["soon", "late"]) expect((await call(emu, "POST", "/_standin/actions", { do: "task-fail", job: id })).status).toBe(200);
+    emu.clock.advance("16s"); // past healthy_deadline (20s after placement)
+    const events = async (id: string) => {
+      const [stub] = await allocs(emu, id);
+      const alloc = await get(emu, `/v1/allocation/${stub!.ID}`);
+      expect(alloc.DeploymentStatus.Healthy).toBe(false);
+      return alloc.TaskStates.server.Events.filter((e: Json) => e.Type === "Alloc Unhealthy").map((e: Json) => [e.Message, e.DisplayMessage, e.Details]);
+    };
+    const soon = "Task not running for min_healthy_time of 10s by healthy_deadline of 20s";
+    expect(await events("soon")).toEqual([[soon, soon, { message: soon }]]);
+    const late = "Task not running by healthy_deadline of 20s";
+    expect(await events("late")).toEqual([[late, late, { message: late }]]);
+  });
+
   it("does not fail a deployment that waits for promotion with healthy canaries; promotion restarts the deadline", async () => {
     const emu = await createStandin();
     const update = { Canary: 1, ProgressDeadline: 90 * SECOND };

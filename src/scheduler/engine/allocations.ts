@@ -12,7 +12,7 @@
 import { parseDurationMs } from "../../core/durations.js";
 import { type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
-import { tasksFinished, tasksStarted, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
@@ -158,7 +158,17 @@ export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknow
     const now = ctx.clock.now();
     const index = ctx.store.writeIndex();
     const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
-    state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+    // The client explains on each task why the allocation is not healthy (only once its tasks have states).
+    const states = alloc.TaskStates as TaskStatesRow | null;
+    const healthyDeadlineMs = nanosToMs(Number((allocGroup(state, alloc)?.Update as { HealthyDeadline?: number } | undefined)?.HealthyDeadline ?? 300_000_000_000));
+    const taskStates = states ? unhealthyByDeadline(states, { healthyDeadlineMs, minHealthyMs: minHealthyMs(core, alloc), now }) : states;
+    state.allocs.put(allocId, {
+      ...alloc,
+      TaskStates: taskStates,
+      DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index },
+      ModifyIndex: index,
+      ModifyTime: now,
+    });
     ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
     if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
       updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
