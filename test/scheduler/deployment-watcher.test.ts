@@ -133,6 +133,25 @@ describe("the deployment watcher fails early only when nothing else can help", (
   });
 });
 
+describe("a client's unhealthy report", () => {
+  it("goes to the watcher: a reschedulable running allocation is marked and keeps running, the deployment keeps waiting", async () => {
+    const emu = await createStandin();
+    await register(emu, job("web"));
+    emu.clock.advance("5s");
+    const [alloc] = await allocs(emu, "web");
+    const res = await call(emu, "POST", `/_standin/scheduler/allocations/${alloc!.ID}`, { Healthy: false });
+    expect(res.status, res.text).toBe(200);
+    const marked = await get(emu, `/v1/allocation/${alloc!.ID}`);
+    expect(marked).toMatchObject({ ClientStatus: "running", DesiredStatus: "run", DeploymentStatus: { Healthy: false } });
+    expect(marked.DesiredTransition.Reschedule).toBe(true);
+    expect(await deployment(emu, "web")).toMatchObject({ Status: "running", TaskGroups: { web: { UnhealthyAllocs: 1, HealthyAllocs: 0 } } });
+    emu.clock.advance("30s"); // min_healthy_time passes: the health stays as reported
+    expect((await get(emu, `/v1/allocation/${alloc!.ID}`)).DeploymentStatus.Healthy).toBe(false);
+    emu.clock.advance("2m"); // the 120s progress deadline
+    expect(await deployment(emu, "web")).toMatchObject({ Status: "failed", StatusDescription: "Failed due to progress deadline" });
+  });
+});
+
 describe("a reschedulable unhealthy allocation is replaced within its deployment", () => {
   it("marked DesiredTransition.Reschedule with a deployment-watcher evaluation, replaced after the delay, and the deployment succeeds", async () => {
     const emu = await createStandin();

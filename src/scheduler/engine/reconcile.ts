@@ -3,7 +3,10 @@
  * Service and batch groups place up to their count (rolling max_parallel at
  * a time under a deployment, canaries first when the update asks for them),
  * update in place what changed only in count, and stop what is surplus or
- * replaced; system and sysbatch groups run one allocation per feasible node.
+ * replaced; failed allocations are rescheduled per their policy (mid-update
+ * too, once the deployment watcher allows it: the replacement joins the
+ * deployment, a canary's as a canary); system and sysbatch groups run one
+ * allocation per feasible node.
  */
 import { canonicalJSON } from "../../core/json.js";
 import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
