@@ -103,7 +103,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
     if (change.ClientStatus === "failed") engine.failAlloc(alloc);
     else if (change.ClientStatus === "complete") engine.completeAlloc(alloc);
     else if (change.Healthy !== undefined) {
-      // A health report as the client would send it: counts for (or fails) the allocation's deployment.
+      // A health report as the client would send it: counts for the allocation's deployment, or the watcher judges it unhealthy.
       if (!alloc.DeploymentID) throw new ActionError(409, `allocation "${alloc.ID}" is not part of a deployment`);
       try {
         engine.setAllocHealth(alloc.DeploymentID, change.Healthy ? [alloc.ID] : [], change.Healthy ? [] : [alloc.ID], "client");
@@ -186,7 +186,7 @@ export function schedulerActions({ state, engine, nodeOps, ctx, region, taskLogs
       run: (a) => updateNode(findNode(a.node), { SchedulingEligibility: a.eligible ? "eligible" : "ineligible" }),
     }),
     "alloc-fail": action({
-      summary: "an allocation fails (an active deployment fails with it)",
+      summary: "an allocation fails: its active deployment fails, or (progress based, reschedulable) lets it be rescheduled within the deployment",
       args: v.strictObject(allocSelector),
       run: (a) => allocFault(selectAlloc(a), { ClientStatus: "failed" }),
     }),

@@ -236,6 +236,33 @@ export function siblingFailed(state: TaskStateRow, sibling: string, now: number)
   return { ...rest, Events: appendEvents(state.Events, [event]) };
 }
 
+/**
+ * The health tracker's reasons, by healthy_deadline, that a task kept its
+ * allocation from being healthy (allochealth tracker.go taskHealthState.event),
+ * each an `Alloc Unhealthy` event on the task (alloc_runner_hooks.go SetHealth).
+ * Only the task-state reasons: a task that runs long enough but whose checks
+ * fail gets none here.
+ */
+export function unhealthyByDeadline(states: TaskStatesRow, timing: { healthyDeadlineMs: number; minHealthyMs: number; now: number }): TaskStatesRow {
+  const deadline = `healthy_deadline of ${formatGoDuration(BigInt(timing.healthyDeadlineMs) * 1_000_000n)}`;
+  const reason = (task: TaskStateRow): string | undefined => {
+    if (task.Failed) return "Unhealthy because of failed task";
+    if (task.State === "pending") return `Task not running by ${deadline}`;
+    if (task.State === "dead") return "Unhealthy because of dead task";
+    if (task.StartedAt !== null && task.StartedAt + timing.minHealthyMs > timing.now)
+      return `Task not running for min_healthy_time of ${formatGoDuration(BigInt(timing.minHealthyMs) * 1_000_000n)} by ${deadline}`;
+    return undefined;
+  };
+  const next: Record<string, TaskStateRow> = {};
+  for (const [name, task] of Object.entries(states)) {
+    const message = reason(task);
+    if (message === undefined) next[name] = task;
+    else
+      next[name] = { ...task, Events: appendEvents(task.Events, [{ Type: "Alloc Unhealthy", Time: timing.now, DisplayMessage: message, Message: message, Details: { message } }]) };
+  }
+  return next;
+}
+
 /** The allocation's client status from its tasks (alloc_runner getClientStatus): any failed, else any pending, else any running, else complete. */
 export function clientStatusOf(states: TaskStatesRow): { status: string; description: string } {
   const all = Object.values(states);

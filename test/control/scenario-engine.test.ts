@@ -66,7 +66,9 @@ describe("fault regressions", () => {
 
   it("an allocation that fails before it is healthy is not rewritten when its healthy deadline passes", async () => {
     const emu = await createStandin();
-    emu.act("job-register", { job: webJob(1) });
+    // Not reschedulable, so the failed allocation stays as it is (no replacement stops it).
+    const job = webJob(1);
+    emu.act("job-register", { job: { ...job, TaskGroups: [{ ...job.TaskGroups[0]!, ReschedulePolicy: { Attempts: 0, Unlimited: false } }] } });
     emu.clock.advance("1500ms"); // running, not yet healthy (min_healthy_time 2s)
     const failed = emu.act("alloc-fail", { job: "web" }).result as Json;
     const before = ((await (await emu.scheduler.request(`/v1/allocation/${failed.ID}`)).json()) as Json).ModifyIndex;

@@ -11,7 +11,10 @@ const call = (emu: Standin, method: string, path: string, body?: unknown): Promi
 
 const get = (emu: Standin, path: string) => call(emu, "GET", path);
 
-function serviceJob(id: string, opts: { count?: number; image?: string; update?: Json | null; memory?: number; type?: string; meta?: Json } = {}): Json {
+/** A reschedule policy that allows no reschedule: the deployment watcher fails a deployment at its first unhealthy allocation. */
+const NO_RESCHEDULE: Json = { Attempts: 0, Unlimited: false };
+
+function serviceJob(id: string, opts: { count?: number; image?: string; update?: Json | null; memory?: number; type?: string; meta?: Json; reschedule?: Json } = {}): Json {
   const job: Json = {
     ID: id,
     Type: opts.type ?? "service",
@@ -21,6 +24,7 @@ function serviceJob(id: string, opts: { count?: number; image?: string; update?:
         Name: "web",
         Count: opts.count ?? 1,
         Tasks: [{ Name: "server", Driver: "docker", Config: { image: opts.image ?? "nginx:1" }, Resources: { CPU: 100, MemoryMB: opts.memory ?? 128 } }],
+        ...(opts.reschedule ? { ReschedulePolicy: opts.reschedule } : {}),
       },
     ],
   };
@@ -162,9 +166,9 @@ describe("updates", () => {
     expect((await get(emu, "/v1/job/web")).body.Version).toBe(0);
   });
 
-  it("a failing allocation fails the deployment", async () => {
+  it("a failing allocation that cannot be rescheduled fails the deployment", async () => {
     const emu = await createStandin();
-    await register(emu, serviceJob("web"));
+    await register(emu, serviceJob("web", { reschedule: NO_RESCHEDULE }));
     advance(emu, "1100ms");
     const [alloc] = await allocs(emu, "web");
     const res = await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
@@ -562,7 +566,7 @@ describe("canaries, promotion, auto-revert and version operations", () => {
     const update = canaryUpdate({ Canary: 0, AutoRevert: true });
     await runningVersion0(emu, "web", update, 1);
     expect((await get(emu, "/v1/job/web")).body).toMatchObject({ Version: 0, Stable: true });
-    await register(emu, serviceJob("web", { count: 1, update, image: "nginx:broken" }));
+    await register(emu, serviceJob("web", { count: 1, update, image: "nginx:broken", reschedule: NO_RESCHEDULE }));
     advance(emu, "1100ms");
     const newAlloc = (await allocs(emu, "web")).find((a) => a.JobVersion === 1 && a.DesiredStatus === "run")!;
     await emu.scheduler.request(`/_standin/scheduler/allocations/${newAlloc.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
@@ -575,7 +579,7 @@ describe("canaries, promotion, auto-revert and version operations", () => {
 
   it("without a stable version to return to, the failure says so", async () => {
     const emu = await createStandin();
-    await register(emu, serviceJob("web", { update: canaryUpdate({ Canary: 0, AutoRevert: true }) }));
+    await register(emu, serviceJob("web", { update: canaryUpdate({ Canary: 0, AutoRevert: true }), reschedule: NO_RESCHEDULE }));
     advance(emu, "1100ms");
     const [alloc] = await allocs(emu, "web");
     await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ ClientStatus: "failed" }) });
@@ -822,11 +826,11 @@ describe("periodic jobs on the virtual clock", () => {
 });
 
 describe("health deadlines, children and wire order of every type", () => {
-  it("an allocation not healthy within healthy_deadline is unhealthy and fails the deployment", async () => {
+  it("an allocation not healthy within healthy_deadline is unhealthy and fails the deployment (no reschedule left)", async () => {
     // Allocations take 2 minutes to start; healthy_deadline is 60 s.
     const emu = await createStandin({ fixture: { scheduler: { timing: { allocStart: "2m" } } } });
     const update = { MaxParallel: 1, MinHealthyTime: 10_000_000_000, HealthyDeadline: 60_000_000_000, ProgressDeadline: 600_000_000_000 };
-    await register(emu, serviceJob("slow", { update }));
+    await register(emu, serviceJob("slow", { update, reschedule: NO_RESCHEDULE }));
     advance(emu, "100ms");
     advance(emu, "59s");
     expect((await get(emu, "/v1/job/slow/deployment")).body.Status).toBe("running");
@@ -955,9 +959,9 @@ describe("remaining error rows (§1.3 / §1.8)", () => {
 });
 
 describe("allocation health fault", () => {
-  it("reporting an allocation unhealthy through the control API fails its deployment; outside a deployment it is a 409", async () => {
+  it("reporting an allocation unhealthy through the control API fails its deployment (no reschedule left); outside a deployment it is a 409", async () => {
     const emu = await createStandin();
-    await register(emu, serviceJob("web"));
+    await register(emu, serviceJob("web", { reschedule: NO_RESCHEDULE }));
     advance(emu, "1100ms");
     const [alloc] = await allocs(emu, "web");
     const res = await emu.scheduler.request(`/_standin/scheduler/allocations/${alloc!.ID}`, { method: "POST", body: JSON.stringify({ Healthy: false }) });

@@ -290,7 +290,8 @@ describe("reschedule policies", () => {
 
   it("a deployment holds rescheduling: an allocation of a failed deployment is not replaced", async () => {
     const emu = await createStandin();
-    await register(emu, job("web", { update: { MaxParallel: 1, MinHealthyTime: 10 * SECOND, HealthyDeadline: 60 * SECOND, ProgressDeadline: 120 * SECOND } }));
+    // No progress deadline: the watcher fails the deployment at the first failure (deployment-watcher.test.ts has the rest).
+    await register(emu, job("web", { update: { MaxParallel: 1, MinHealthyTime: 10 * SECOND, HealthyDeadline: 60 * SECOND, ProgressDeadline: 0 } }));
     emu.clock.advance("5s"); // running, not yet healthy: the deployment is active
     const failed = await failRunning(emu, "web");
     const deployment = (await get(emu, "/v1/job/web/deployments"))[0];

@@ -336,7 +336,7 @@ describe("deployment health counts the checks", () => {
     expect((await onlyAlloc(emu, "shop")).DeploymentStatus.Healthy).toBe(true);
   });
 
-  it("a failing healthiness check holds health back until healthy_deadline fails the deployment; a readiness check's failure does not", async () => {
+  it("a failing healthiness check holds health back until healthy_deadline makes it unhealthy (then the progress deadline fails the deployment); a readiness check's failure does not", async () => {
     const emu = await createStandin();
     await register(emu, checkedJob("shop", { update }));
     emu.clock.advance("5s");
@@ -361,7 +361,15 @@ describe("deployment health counts the checks", () => {
     const failing = await actions(emu, { do: "nomad-check-status", alloc: fresh.ID, service: "web", status: "failure" });
     expect(failing.status, failing.text).toBe(200);
     emu.clock.advance("60s");
-    const deployments = (await call(emu.scheduler, "GET", "/v1/job/shop/deployments")).body as Json[];
-    expect(deployments[0]).toMatchObject({ JobVersion: 1, Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
+    // Unhealthy, but reschedulable (the default policy) and still running: the watcher marks it for
+    // rescheduling, which only a failure would act on; the update halts until the progress deadline.
+    const unhealthy = (await call(emu.scheduler, "GET", `/v1/allocation/${fresh.ID}`)).body as Json;
+    expect(unhealthy).toMatchObject({ ClientStatus: "running", DesiredStatus: "run", DeploymentStatus: { Healthy: false } });
+    expect(unhealthy.DesiredTransition.Reschedule).toBe(true);
+    let deployments = (await call(emu.scheduler, "GET", "/v1/job/shop/deployments")).body as Json[];
+    expect(deployments[0]).toMatchObject({ JobVersion: 1, Status: "running" });
+    emu.clock.advance("60s"); // past the 120s progress deadline
+    deployments = (await call(emu.scheduler, "GET", "/v1/job/shop/deployments")).body as Json[];
+    expect(deployments[0]).toMatchObject({ JobVersion: 1, Status: "failed", StatusDescription: "Failed due to progress deadline" });
   });
 });

@@ -12,10 +12,11 @@
 import { parseDurationMs } from "../../core/durations.js";
 import { type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
-import { tasksFinished, tasksStarted, type TaskSpec, type TaskStatesRow } from "../task-states.js";
-import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
-import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
+import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
@@ -66,7 +67,8 @@ function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
  * The timers of an allocation whose tasks (all) run from `now`: a batch run
  * completes after its run time; a deployment's allocation is healthy after
  * min_healthy_time (counted from the first run of its native checks, which
- * the tracker waits for: interval/2 after the start), unless it already was.
+ * the tracker waits for: interval/2 after the start), unless its health is
+ * already set (healthy, or unhealthy by healthy_deadline).
  * A task restart arms them again.
  */
 export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
@@ -75,7 +77,8 @@ export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): vo
     const job = state.job(alloc.Namespace, alloc.JobID);
     const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
     ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
-  } else if (alloc.DeploymentID && (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== true) {
+  } else if (alloc.DeploymentID && typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean") {
+    // The client sets an allocation's health once (health_hook: HasHealth): one found unhealthy stays so.
     const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
     ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: alloc.ID });
   }
@@ -86,6 +89,7 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
   const { state, ctx } = core;
   const alloc = state.allocs.get(allocId);
   if (!alloc || alloc.ClientStatus !== "running" || !alloc.DeploymentID) return { alloc: allocId, skipped: true };
+  if (typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === "boolean") return { alloc: allocId, skipped: true };
   // A failing healthiness check holds the health back (checksChanged arms the timer again once it passes).
   if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) return { alloc: allocId, healthy: null, waiting: "checks" };
   const deployment = state.deployments.get(alloc.DeploymentID);
@@ -96,11 +100,17 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
     state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: true, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
     ctx.clock.cancelFor(TIMERS.healthyDeadline, allocId);
     if (!deployment || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return { alloc: allocId, healthy: true };
-    updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: now + nanosToMs(g.ProgressDeadline) }));
+    updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: progressAfterHealthy(g, now) }));
     armProgressDeadline(core, deployment.ID);
     advanceDeployment(core, deployment.ID);
     return { alloc: allocId, healthy: true };
   });
+}
+
+/** A healthy allocation moves a progress-based group's deadline to `progress_deadline` after it, never earlier (state_store updateDeploymentWithAlloc). */
+export function progressAfterHealthy(g: { ProgressDeadline: number; RequireProgressBy: number | null }, now: number): number | null {
+  if (g.ProgressDeadline <= 0) return g.RequireProgressBy;
+  return Math.max(g.RequireProgressBy ?? 0, now + nanosToMs(g.ProgressDeadline));
 }
 
 /**
@@ -132,7 +142,12 @@ export function batchDone(core: EngineCore, allocId: string): unknown {
   });
 }
 
-/** healthy_deadline passed without the allocation becoming healthy: it is unhealthy, and its deployment fails. */
+/**
+ * healthy_deadline passed without the allocation becoming healthy: the client
+ * reports it unhealthy and leaves it running (Nomad's health hook sets the
+ * health and kills nothing); the deployment watcher fails the deployment or
+ * marks the allocation for rescheduling, which only a failure then acts on.
+ */
 export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknown {
   const { state, ctx } = core;
   const alloc = state.allocs.get(allocId);
@@ -143,11 +158,21 @@ export function healthyDeadlinePassed(core: EngineCore, allocId: string): unknow
     const now = ctx.clock.now();
     const index = ctx.store.writeIndex();
     const canary = Boolean((alloc.DeploymentStatus as { Canary?: boolean } | null)?.Canary);
-    state.allocs.put(allocId, { ...alloc, DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
+    // The client explains on each task why the allocation is not healthy (only once its tasks have states).
+    const states = alloc.TaskStates as TaskStatesRow | null;
+    const healthyDeadlineMs = nanosToMs(Number((allocGroup(state, alloc)?.Update as { HealthyDeadline?: number } | undefined)?.HealthyDeadline ?? 300_000_000_000));
+    const taskStates = states ? unhealthyByDeadline(states, { healthyDeadlineMs, minHealthyMs: minHealthyMs(core, alloc), now }) : states;
+    state.allocs.put(allocId, {
+      ...alloc,
+      TaskStates: taskStates,
+      DeploymentStatus: { Healthy: false, Timestamp: now, Canary: canary, ModifyIndex: index },
+      ModifyIndex: index,
+      ModifyTime: now,
+    });
     ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
     if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
       updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
-      failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+      allocReportedUnhealthy(core, deployment.ID, state.allocs.get(allocId)!);
     }
     return { alloc: allocId, healthy: false };
   });

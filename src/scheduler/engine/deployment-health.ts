@@ -1,14 +1,16 @@
 /**
  * The writes that judge a deployment's allocations: promoting its canaries,
- * and health reports (an operator's or a client's), which fail the
- * deployment or let it advance.
+ * and health reports (an operator's fails the deployment; a client's goes to
+ * the deployment watcher's rules), which otherwise let it advance.
  */
 import { formatMultierror } from "../../core/go/multierror.js";
-import type { EvalRow } from "../model.js";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, TIMERS } from "./constants.js";
-import type { EngineCore } from "./core.js";
+import type { AllocRow, EvalRow } from "../model.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { nanosToMs, type EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";
-import { advanceDeployment, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { progressAfterHealthy } from "./allocations.js";
+import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { createEval } from "./evaluations.js";
 
 /** Promotes canaries (all groups, or the named ones); throws Nomad's RPC errors. Returns the follow-up eval. */
@@ -21,16 +23,24 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
   if (chosen.length === 0) throw new CodedError(500, "no canaries to promote");
   const unhealthy: string[] = [];
   for (const [name, g] of chosen) {
-    for (const id of g.PlacedCanaries ?? []) {
-      if ((state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true)
-        unhealthy.push(`Canary allocation "${id}" for group "${name}" is not healthy`);
+    // A canary that failed and was rescheduled is no longer one to wait for: its replacement is.
+    const canaries = liveCanaries(core, g.PlacedCanaries);
+    for (const alloc of canaries) {
+      if ((alloc.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true) unhealthy.push(`Canary allocation "${alloc.ID}" for group "${name}" is not healthy`);
     }
-    if ((g.PlacedCanaries ?? []).length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${(g.PlacedCanaries ?? []).length}/${g.DesiredCanaries} healthy canaries`);
+    if (canaries.length < g.DesiredCanaries) unhealthy.push(`Task group "${name}" has ${canaries.length}/${g.DesiredCanaries} healthy canaries`);
   }
   if (unhealthy.length) throw new CodedError(500, formatMultierror(unhealthy));
   const index = ctx.store.writeIndex();
   const taskGroups = { ...deployment.TaskGroups };
-  for (const [name, g] of chosen) taskGroups[name] = { ...g, Promoted: true };
+  // Promotion restarts a progress-based group's deadline (state_store UpdateDeploymentPromotion).
+  const now = ctx.clock.now();
+  for (const [name, g] of chosen)
+    taskGroups[name] = {
+      ...g,
+      Promoted: true,
+      RequireProgressBy: g.ProgressDeadline > 0 && g.RequireProgressBy !== null ? now + nanosToMs(g.ProgressDeadline) : g.RequireProgressBy,
+    };
   const stillWaiting = Object.values(taskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
   state.deployments.put(deploymentId, {
     ...deployment,
@@ -39,9 +49,17 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
     ModifyIndex: index,
     ModifyTime: ctx.clock.now(),
   });
+  armProgressDeadline(core, deploymentId);
   ctx.events.record("deployment.promoted", { service: "scheduler", subject: deploymentId, detail: { groups: chosen.map(([name]) => name) } });
   const job = state.job(deployment.Namespace, deployment.JobID)!;
   return createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
+}
+
+/** The deployment's canaries that still run or wait to (a rescheduled canary is stopped, a failed one is done). */
+export function liveCanaries(core: EngineCore, placed: readonly string[] | null): AllocRow[] {
+  return (placed ?? [])
+    .map((id) => core.state.allocs.get(id))
+    .filter((a): a is AllocRow => a !== undefined && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
 }
 
 /**
@@ -78,11 +96,18 @@ export function setAllocHealth(
       state.allocs.put(id, { ...alloc, DeploymentStatus: { Healthy: isHealthy, Timestamp: now, Canary: canary, ModifyIndex: index }, ModifyIndex: index, ModifyTime: now });
       ctx.clock.cancelFor(TIMERS.allocHealthy, id);
       updateDeploymentGroup(core, deploymentId, alloc.TaskGroup, (g) =>
-        isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1 } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 },
+        isHealthy ? { ...g, HealthyAllocs: g.HealthyAllocs + 1, RequireProgressBy: progressAfterHealthy(g, now) } : { ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 },
       );
     }
   }
-  if (unhealthy.length > 0) return failDeployment(core, deploymentId, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+  if (healthy.length > 0) armProgressDeadline(core, deploymentId);
+  if (unhealthy.length > 0) {
+    // An operator's report is Nomad's SetAllocHealth, which fails the deployment at once; a client's
+    // is an allocation update, which the deployment watcher judges (deployment-watcher.ts).
+    if (reporter === "operator") return failDeployment(core, deploymentId, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+    for (const id of unhealthy) allocReportedUnhealthy(core, deploymentId, state.allocs.get(id)!);
+    return { revertedVersion: null, evalId: "", evalIndex: 0 };
+  }
   advanceDeployment(core, deploymentId);
   const job = state.job(deployment.Namespace, deployment.JobID)!;
   const evaluation = createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });

@@ -9,7 +9,7 @@ import { specChanged } from "../jobspec/index.js";
 import { jobKey, versionKey, type DeploymentRow, type JobRow } from "../model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
-import { promote } from "./deployment-health.js";
+import { liveCanaries, promote } from "./deployment-health.js";
 import { createEval } from "./evaluations.js";
 import { sameGroupSpec } from "./reconcile.js";
 import { revert } from "./versions.js";
@@ -89,10 +89,11 @@ export function advanceDeployment(core: EngineCore, deploymentId: string): void 
   if (!job || job.Version !== deployment.JobVersion) return;
   const waitingForPromotion = Object.entries(deployment.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
   if (waitingForPromotion.length > 0) {
+    // autoPromoteDeployment: as many healthy canaries as desired (a failed canary's replacement counts, the failed one not).
     const canariesHealthy = waitingForPromotion.every(
       ([, g]) =>
         (g.PlacedCanaries ?? []).length >= g.DesiredCanaries &&
-        (g.PlacedCanaries ?? []).every((id) => (state.allocs.get(id)?.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true),
+        liveCanaries(core, g.PlacedCanaries).filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true).length === g.DesiredCanaries,
     );
     if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) promote(core, deploymentId, undefined);
     return;
@@ -173,9 +174,17 @@ export function armProgressDeadline(core: EngineCore, deploymentId: string): voi
   if (deadlines.length > 0) core.ctx.clock.schedule({ at: Math.min(...deadlines), kind: TIMERS.progressDeadline, subject: deploymentId });
 }
 
+/**
+ * The progress deadline passed (the watcher's shouldFail): the deployment
+ * fails unless every group has the healthy allocations it needs (its
+ * canaries while it waits for promotion, else its total), as when it waits
+ * for a manual promotion with healthy canaries.
+ */
 export function progressDeadlinePassed(core: EngineCore, deploymentId: string): unknown {
   const deployment = core.state.deployments.get(deploymentId);
   if (!deployment || deployment.Status !== "running") return { deployment: deploymentId, skipped: true };
+  const short = Object.values(deployment.TaskGroups).some((g) => g.HealthyAllocs < (g.DesiredCanaries > 0 && !g.Promoted ? g.DesiredCanaries : g.DesiredTotal));
+  if (!short) return { deployment: deploymentId, skipped: true };
   core.ctx.store.write(() => failDeployment(core, deploymentId, DEPLOYMENT_DESCRIPTIONS.progressDeadline));
   return { deployment: deploymentId, status: "failed" };
 }

@@ -6,9 +6,10 @@
 import { jobKey, type AllocRow, type NodeRow } from "../model.js";
 import type { TaskStatesRow } from "../task-states.js";
 import { finishedTasks, transitionAlloc } from "./allocations.js";
-import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
-import { failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { updateDeploymentGroup } from "./deployments.js";
+import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { createEval } from "./evaluations.js";
 import { groupPolicy, rescheduleEligible, trackerOf } from "./rescheduling.js";
 import { refreshJobStatus } from "./summaries.js";
@@ -16,7 +17,8 @@ import { refreshJobStatus } from "./summaries.js";
 /**
  * Fault: an allocation fails (its tasks as `taskStates` say, else every task
  * failed with its restart attempts used up). With an active deployment it is
- * reported unhealthy and fails the deployment. As Nomad's Node.UpdateAlloc
+ * reported unhealthy, and the deployment watcher fails the deployment or lets
+ * the allocation be rescheduled (deployment-watcher.ts). As Nomad's Node.UpdateAlloc
  * does, a failure its group's reschedule policy allows to be replaced makes
  * an `alloc-failure` evaluation (the reconciler then replaces it now or
  * schedules a follow-up for the policy's delay: rescheduling.ts).
@@ -30,12 +32,20 @@ export function failAlloc(core: EngineCore, alloc: AllocRow, taskStates?: TaskSt
     });
     // A failed allocation is done: none of its timers may touch it again.
     for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, failed.ID);
+    // Node.UpdateAlloc's evaluation comes first, then the deployment watcher's answer to the unhealthy allocation.
+    retryFailedAlloc(core, failed);
     const deployment = alloc.DeploymentID ? core.state.deployments.get(alloc.DeploymentID) : undefined;
     if (deployment && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
-      updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({ ...g, UnhealthyAllocs: g.UnhealthyAllocs + 1 }));
-      failDeployment(core, deployment.ID, DEPLOYMENT_DESCRIPTIONS.failedAllocations);
+      // The health counts follow the change (state_store updateDeploymentWithAlloc): none when it already was unhealthy.
+      const was = (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy;
+      if (was !== false)
+        updateDeploymentGroup(core, deployment.ID, alloc.TaskGroup, (g) => ({
+          ...g,
+          HealthyAllocs: g.HealthyAllocs - (was === true ? 1 : 0),
+          UnhealthyAllocs: g.UnhealthyAllocs + 1,
+        }));
+      allocReportedUnhealthy(core, deployment.ID, failed);
     }
-    retryFailedAlloc(core, failed);
     refreshJobStatus(core, alloc.Namespace, alloc.JobID);
   });
 }

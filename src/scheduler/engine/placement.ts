@@ -131,7 +131,8 @@ export function placeAlloc(
       ...g,
       PlacedAllocs: g.PlacedAllocs + 1,
       PlacedCanaries: canary ? [...(g.PlacedCanaries ?? []), alloc.ID] : g.PlacedCanaries,
-      RequireProgressBy: g.RequireProgressBy ?? now + nanosToMs(g.ProgressDeadline),
+      // The first placement starts a progress-based group's deadline (none without progress_deadline).
+      RequireProgressBy: g.RequireProgressBy ?? (g.ProgressDeadline > 0 ? now + nanosToMs(g.ProgressDeadline) : null),
     }));
     armProgressDeadline(core, deployment.ID);
     // The allocation must be healthy within healthy_deadline of being placed, or it counts as unhealthy.

@@ -3,7 +3,10 @@
  * Service and batch groups place up to their count (rolling max_parallel at
  * a time under a deployment, canaries first when the update asks for them),
  * update in place what changed only in count, and stop what is surplus or
- * replaced; system and sysbatch groups run one allocation per feasible node.
+ * replaced; failed allocations are rescheduled per their policy (mid-update
+ * too, once the deployment watcher allows it: the replacement joins the
+ * deployment, a canary's as a canary); system and sysbatch groups run one
+ * allocation per feasible node.
  */
 import { canonicalJSON } from "../../core/json.js";
 import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
@@ -59,21 +62,35 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
       for (const alloc of [...old, ...outdated]) stopAlloc(core, alloc, "alloc is being updated due to job update");
       toPlace = Math.max(0, group.Count - current.length - (failed.kept.length - outdated.length) - done.length);
       replacing = failed.now.slice(0, toPlace);
-    } else if (deploymentGroup && deploymentGroup.DesiredCanaries > 0 && !deploymentGroup.Promoted) {
-      // Canaries run beside the old version until promoted.
-      toPlace = Math.max(0, deploymentGroup.DesiredCanaries - current.length);
-      canary = true;
-    } else if (deployment!.Status === "paused") {
-      toPlace = 0;
     } else {
-      // Old allocations the new ones (promoted canaries included) already make surplus stop first;
-      // then the update rolls max_parallel at a time, each batch once the previous is healthy.
-      const surplus = Math.max(0, current.length + old.length - group.Count);
-      for (const alloc of old.slice(0, surplus)) stopAlloc(core, alloc, "alloc is being updated due to job update");
-      const remainingOld = old.slice(surplus);
-      const unhealthyNew = current.filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy !== true).length;
-      toPlace = Math.max(0, Math.min(group.Count - current.length, maxParallel - unhealthyNew));
-      for (const alloc of remainingOld.slice(0, toPlace)) stopAlloc(core, alloc, "alloc is being updated due to job update");
+      // Mid-update, the new version's failed allocations hold their slots, and those the deployment
+      // watcher let through are rescheduled whatever the update's state (placeAllocs places
+      // reschedules even while canarying or paused); old ones are left to the update.
+      const keptNew = failed.kept.filter((a) => a.JobVersion === job.Version);
+      replacing = failed.now.filter((a) => a.JobVersion === job.Version);
+      const occupied = current.length + keptNew.length + replacing.length;
+      let fresh: number;
+      if (deploymentGroup && deploymentGroup.DesiredCanaries > 0 && !deploymentGroup.Promoted) {
+        // Canaries run beside the old version until promoted.
+        fresh = Math.max(0, deploymentGroup.DesiredCanaries - occupied);
+        canary = true;
+      } else if (deployment!.Status === "paused") {
+        fresh = 0;
+      } else {
+        // Old allocations the new ones (promoted canaries included) already make surplus stop first;
+        // then the update rolls max_parallel at a time, each batch once the previous is healthy
+        // (computeUnderProvisionedBy: one unhealthy allocation of the deployment halts it), the
+        // reschedules counting against the batch.
+        const surplus = Math.max(0, current.length + old.length - group.Count);
+        for (const alloc of old.slice(0, surplus)) stopAlloc(core, alloc, "alloc is being updated due to job update");
+        const remainingOld = old.slice(surplus);
+        const health = (a: AllocRow) => (a.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy;
+        const ofDeployment = [...current, ...keptNew].filter((a) => a.DeploymentID === deployment!.ID);
+        const underProvisioned = ofDeployment.some((a) => health(a) === false) ? 0 : maxParallel - current.filter((a) => health(a) !== true).length;
+        fresh = Math.max(0, Math.min(group.Count - occupied, underProvisioned - replacing.length));
+        for (const alloc of remainingOld.slice(0, fresh)) stopAlloc(core, alloc, "alloc is being updated due to job update");
+      }
+      toPlace = replacing.length + fresh;
     }
     // More running than wanted: stop the newest extras.
     for (const alloc of current.slice(Math.max(group.Count, deploymentGroup?.DesiredCanaries ?? 0)).reverse()) stopAlloc(core, alloc, "alloc not needed due to job update");
@@ -91,7 +108,9 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
       const previous = replacing[i];
       const name = previous ? previous.Name : nextAllocName(job.ID, group.Name, usedNames);
       usedNames.add(name);
-      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, canary, previous ? replacementFields(core, previous) : undefined);
+      // A rescheduled canary's replacement is a canary too (computePlacements).
+      const asCanary = previous ? Boolean((previous.DeploymentStatus as { Canary?: boolean } | null)?.Canary) : canary;
+      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, asCanary, previous ? replacementFields(core, previous) : undefined);
       if (previous) markRescheduled(core, previous, placed.ID);
       outcome.placed++;
     }

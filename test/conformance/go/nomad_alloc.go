@@ -104,6 +104,73 @@ func rescheduleCheck(c *nomad.Client, control Control) error {
 	return nil
 }
 
+// rollJob: service job "roll" whose group is progress based (update block, progress_deadline 2m)
+// and reschedulable (3 attempts, constant 5s), so the deployment watcher lets a failed allocation
+// be rescheduled within its deployment instead of failing the deployment.
+func rollJob() *nomad.Job {
+	task := nomad.NewTask("app", "docker").SetConfig("image", "roll:1").Require(&nomad.Resources{CPU: ptr(100), MemoryMB: ptr(64)})
+	group := nomad.NewTaskGroup("roll", 1).AddTask(task)
+	group.Update = &nomad.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(10 * time.Second), HealthyDeadline: ptr(time.Minute), ProgressDeadline: ptr(2 * time.Minute)}
+	group.ReschedulePolicy = &nomad.ReschedulePolicy{Attempts: ptr(3), Interval: ptr(time.Hour), Delay: ptr(5 * time.Second), DelayFunction: ptr("constant"), Unlimited: ptr(false)}
+	return nomad.NewServiceJob("roll", "roll", "global", 50).AddDatacenter("dc1").AddTaskGroup(group)
+}
+
+// deploymentRescheduleCheck: an allocation of an active, progress-based deployment fails; the
+// official client sees it marked DesiredTransition.Reschedule with the deployment still running,
+// then its replacement in the same deployment, which then succeeds.
+func deploymentRescheduleCheck(c *nomad.Client, control Control) error {
+	alloc, err := runningAlloc(c, control, rollJob())
+	if err != nil {
+		return err
+	}
+	if _, err := control.Post("/_standin/actions", map[string]string{"do": "alloc-fail", "alloc": alloc.ID}); err != nil {
+		return err
+	}
+	failed, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		return err
+	}
+	if failed.ClientStatus != "failed" || failed.DesiredTransition.Reschedule == nil || !*failed.DesiredTransition.Reschedule {
+		return fmt.Errorf("failed alloc: status %q, desired transition %+v", failed.ClientStatus, failed.DesiredTransition)
+	}
+	if failed.DeploymentStatus == nil || failed.DeploymentStatus.Healthy == nil || *failed.DeploymentStatus.Healthy {
+		return fmt.Errorf("failed alloc's deployment status %+v", failed.DeploymentStatus)
+	}
+	deployment, _, err := c.Deployments().Info(alloc.DeploymentID, nil)
+	if err != nil {
+		return err
+	}
+	if deployment.Status != "running" {
+		return fmt.Errorf("deployment after the failure: %q %q", deployment.Status, deployment.StatusDescription)
+	}
+	if err := control.Advance("6s"); err != nil {
+		return err
+	}
+	rescheduled, _, err := c.Allocations().Info(alloc.ID, nil)
+	if err != nil {
+		return err
+	}
+	next, _, err := c.Allocations().Info(rescheduled.NextAllocation, nil)
+	if err != nil {
+		return fmt.Errorf("replacement %q: %w", rescheduled.NextAllocation, err)
+	}
+	if next.DeploymentID != alloc.DeploymentID || next.PreviousAllocation != alloc.ID || next.ClientStatus != "running" {
+		return fmt.Errorf("replacement: deployment %q (want %q), previous %q, %q", next.DeploymentID, alloc.DeploymentID, next.PreviousAllocation, next.ClientStatus)
+	}
+	if err := control.Advance("11s"); err != nil {
+		return err
+	}
+	deployment, _, err = c.Deployments().Info(alloc.DeploymentID, nil)
+	if err != nil {
+		return err
+	}
+	group := deployment.TaskGroups["roll"]
+	if deployment.Status != "successful" || group == nil || group.PlacedAllocs != 2 || group.HealthyAllocs != 1 || group.UnhealthyAllocs != 1 {
+		return fmt.Errorf("deployment at the end: %q, group %+v", deployment.Status, group)
+	}
+	return nil
+}
+
 func nomadAllocChecks(control Control) []Check {
 	c := nomadClient()
 	var alloc *nomad.Allocation
@@ -192,6 +259,7 @@ func nomadAllocChecks(control Control) []Check {
 			return nil
 		}},
 		{"nomad-alloc/reschedule", func() error { return rescheduleCheck(c, control) }},
+		{"nomad-alloc/deployment-reschedule", func() error { return deploymentRescheduleCheck(c, control) }},
 		{"nomad-alloc/stop", func() error {
 			if err := running(); err != nil {
 				return err
