@@ -125,15 +125,30 @@ describe("PUT /v1/operator/scheduler/configuration", () => {
     const emu = await createStandin();
     const cases: Array<[string, unknown, number, string]> = [
       [PATH, { SchedulerAlgorithm: "fastest" }, 400, "invalid scheduler algorithm: fastest"],
-      [PATH, { PauseEvalBroker: "yes" }, 400, "Error parsing scheduler config: json: cannot unmarshal string into Go struct field SchedulerConfiguration.PauseEvalBroker of type bool"],
+      [
+        PATH,
+        { PauseEvalBroker: "yes" },
+        400,
+        "Error parsing scheduler config: json: cannot unmarshal string into Go struct field SchedulerConfiguration.PauseEvalBroker of type bool",
+      ],
       [
         PATH,
         { PreemptionConfig: { BatchSchedulerEnabled: 1 } },
         400,
         "Error parsing scheduler config: json: cannot unmarshal number into Go struct field SchedulerConfiguration.PreemptionConfig.BatchSchedulerEnabled of type bool",
       ],
-      [PATH, { PreemptionConfig: [] }, 400, "Error parsing scheduler config: json: cannot unmarshal array into Go struct field SchedulerConfiguration.PreemptionConfig of type api.PreemptionConfig"],
-      [PATH, { NodeLimitForFeasibilityChecks: -1 }, 400, "Error parsing scheduler config: json: cannot unmarshal number -1 into Go struct field SchedulerConfiguration.NodeLimitForFeasibilityChecks of type uint"],
+      [
+        PATH,
+        { PreemptionConfig: [] },
+        400,
+        "Error parsing scheduler config: json: cannot unmarshal array into Go struct field SchedulerConfiguration.PreemptionConfig of type api.PreemptionConfig",
+      ],
+      [
+        PATH,
+        { NodeLimitForFeasibilityChecks: -1 },
+        400,
+        "Error parsing scheduler config: json: cannot unmarshal number -1 into Go struct field SchedulerConfiguration.NodeLimitForFeasibilityChecks of type uint",
+      ],
       [PATH, [], 400, "Error parsing scheduler config: json: cannot unmarshal array into Go value of type api.SchedulerConfiguration"],
       [PATH, "{", 400, "Error parsing scheduler config: unexpected EOF"],
       [PATH, "", 400, "Error parsing scheduler config: Request body is empty"],

@@ -30,7 +30,10 @@ export function registerOperatorRoutes(router: NomadRouter, kit: RouteKit): void
     if (rc.method === "GET") {
       if (!rc.acl.allow("operator", "read")) throw permissionDenied();
       const config = schedulerConfig(ctx.store);
-      return new Read({ SchedulerConfig: config, Index: config.ModifyIndex, KnownLeader: rc.leader.known, LastContact: rc.leader.lastContactMs, NextToken: "" }, config.ModifyIndex);
+      return new Read(
+        { SchedulerConfig: config, Index: config.ModifyIndex, KnownLeader: rc.leader.known, LastContact: rc.leader.lastContactMs, NextToken: "" },
+        config.ModifyIndex,
+      );
     }
     if (rc.method !== "PUT" && rc.method !== "POST") throw invalidMethod();
     const config = await decodeConfig(rc);
