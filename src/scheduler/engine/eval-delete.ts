@@ -98,7 +98,7 @@ function deleteSafe(core: EngineCore, evaluation: EvalRow): boolean {
     if ((alloc.NextAllocation ?? "") === "") return false;
     if (policy.Unlimited) return false;
     const tracker = alloc.RescheduleTracker as { Events?: unknown[] | null } | null | undefined;
-    if (!tracker || !tracker.Events || tracker.Events.length === 0) return false;
+    if (!tracker?.Events || tracker.Events.length === 0) return false;
   }
   return true;
 }
