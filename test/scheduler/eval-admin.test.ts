@@ -123,6 +123,30 @@ describe("DELETE /v1/evaluations with the eval broker paused", () => {
     expect(await evalIds(emu)).toEqual(before);
   });
 
+  it("keeps the eval of a failed allocation still due a reschedule, and deletes one whose group does not reschedule", async () => {
+    const emu = await createStandin();
+    const policy = { Attempts: 2, Interval: 3_600_000_000_000, Delay: 30_000_000_000, DelayFunction: "constant", Unlimited: false };
+    const job = { ...webJob("web"), TaskGroups: [{ ...webJob("web").TaskGroups[0], ReschedulePolicy: policy }] };
+    const registered = await req(emu, "PUT", "/v1/jobs", { Job: job });
+    emu.clock.advance("30s");
+    await pause(emu);
+    emu.act("alloc-fail", { job: "web" });
+    const failed = ((await req(emu, "GET", "/v1/job/web/allocations")).body as Json[]).find((a) => a.ClientStatus === "failed")!;
+    expect(failed.EvalID).toBe(registered.body.EvalID);
+    expect(await req(emu, "DELETE", "/v1/evaluations", { EvalIDs: [registered.body.EvalID] })).toMatchObject({
+      status: 500,
+      text: `eval ${registered.body.EvalID} is not safe to delete`,
+    });
+    // No reschedule policy (attempts 0): nothing needs the eval any more.
+    const plain = await createStandin();
+    const noReschedule = { ...webJob("web"), TaskGroups: [{ ...webJob("web").TaskGroups[0], ReschedulePolicy: { ...policy, Attempts: 0 } }] };
+    const first = await req(plain, "PUT", "/v1/jobs", { Job: noReschedule });
+    plain.clock.advance("30s");
+    await pause(plain);
+    plain.act("alloc-fail", { job: "web" });
+    expect((await req(plain, "DELETE", "/v1/evaluations", { EvalIDs: [first.body.EvalID] })).body.Count).toBe(1);
+  });
+
   it("deletes by filter what matches and is safe to delete; nothing matching answers Count 0 at index 0", async () => {
     const emu = await withJobs();
     await req(emu, "DELETE", "/v1/job/db?namespace=prod");
