@@ -251,3 +251,28 @@ describe("RejectJobRegistration", () => {
     expect((await req(emu, "PUT", "/v1/jobs", { Job: webJob("web") })).status).toBe(200);
   });
 });
+
+describe("scheduler.schedulerConfiguration in a fixture", () => {
+  it("sets the fields it names over the default before the fixture's jobs register (a paused broker holds their evals)", async () => {
+    const emu = await createStandin({
+      fixture: { scheduler: { schedulerConfiguration: { PauseEvalBroker: true, PreemptionConfig: { BatchSchedulerEnabled: true } }, jobs: [webJob("web")] } } as never,
+    });
+    const conf = await config(emu);
+    expect(conf).toMatchObject({
+      SchedulerAlgorithm: "binpack",
+      PauseEvalBroker: true,
+      PreemptionConfig: { SystemSchedulerEnabled: true, BatchSchedulerEnabled: true, SysBatchSchedulerEnabled: false, ServiceSchedulerEnabled: false },
+      CreateIndex: 1,
+    });
+    expect(conf.ModifyIndex).toBeGreaterThan(1);
+    emu.clock.advance("1m");
+    expect(((await req(emu, "GET", "/v1/job/web/evaluations")).body as Json[]).map((e) => e.Status)).toEqual(["pending"]);
+  });
+
+  it("is checked like the rest of the fixture", async () => {
+    await expect(createStandin({ fixture: { scheduler: { schedulerConfiguration: { SchedulerAlgorithm: "fastest" } } } as never })).rejects.toThrow(
+      /schedulerConfiguration\.SchedulerAlgorithm/,
+    );
+    await expect(createStandin({ fixture: { scheduler: { schedulerConfiguration: { Paused: true } } } as never })).rejects.toThrow(/schedulerConfiguration/);
+  });
+});
