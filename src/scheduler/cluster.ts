@@ -20,6 +20,7 @@ import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
 import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
+import { schedulerConfig } from "./scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
@@ -198,6 +199,16 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     for (const [i, pool] of (section.nodePools ?? []).entries()) {
       if (isBuiltInPool(pool.Name)) throw new Error(`scheduler.nodePools[${i}]: modifying node pool "${pool.Name}" is not allowed`);
       pools.put({ Name: pool.Name, Description: pool.Description ?? "", Meta: pool.Meta ?? null, SchedulerConfiguration: pool.SchedulerConfiguration ?? null });
+    }
+    if (section.schedulerConfiguration) {
+      // Over the configuration in force (a fixture names what it changes), before the jobs, so a paused broker holds their evals.
+      const current = schedulerConfig(ctx.store);
+      const { PreemptionConfig, ...switches } = section.schedulerConfiguration;
+      engine.setSchedulerConfig({
+        ...current,
+        ...switches,
+        PreemptionConfig: { ...current.PreemptionConfig, ...PreemptionConfig },
+      });
     }
     for (const node of section.nodes ?? []) putNode(node);
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();

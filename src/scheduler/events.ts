@@ -104,6 +104,7 @@ const NOTE_TYPES = new Set([
   "node.updated",
   "node.purged",
   "alloc.desired-transition",
+  "evals.deleted",
 ]);
 
 interface Subscriber {
@@ -200,6 +201,8 @@ export class EventBroker {
     this.notes = [];
     const state = this.state;
     if (!state) return;
+    // A user's eval delete is a raft message Nomad maps to no event type (state/events.go): nothing is published.
+    if (notes.includes("evals.deleted")) return;
     const events: StreamEvent[] = [];
     const nodes = commit.tables.has(TABLES.nodes) ? changedRows(state, TABLES.nodes, commit.index) : [];
     const nodeTypes = new Map(nodes.map((row) => [row.ID, nodeEventType(row, commit.index, this.nodesSeen)]));

@@ -334,8 +334,8 @@ export function field(value: unknown, name: string): unknown {
   return folded === undefined ? undefined : record[folded];
 }
 
-export type GoFieldType = "string" | "bool" | "uint64" | "int64" | "[]string" | "map[string]string";
-type GoFieldValue = { string: string; bool: boolean; uint64: number; int64: number; "[]string": string[]; "map[string]string": Record<string, string> };
+export type GoFieldType = "string" | "bool" | "uint" | "uint64" | "int64" | "[]string" | "map[string]string";
+type GoFieldValue = { string: string; bool: boolean; uint: number; uint64: number; int64: number; "[]string": string[]; "map[string]string": Record<string, string> };
 
 /**
  * A request struct's field as Go's decoder reads it into `type`: undefined
@@ -357,10 +357,12 @@ export function typedField<T extends GoFieldType>(body: unknown, struct: string,
     case "bool":
       if (typeof value !== type.replace("bool", "boolean")) throw mismatch(jsonKind(value));
       return value as GoFieldValue[T];
+    case "uint":
     case "uint64":
     case "int64": {
       if (typeof value !== "number") throw mismatch(jsonKind(value));
-      const [min, max] = type === "uint64" ? [0, 2 ** 64 - 1] : [-(2 ** 63), 2 ** 63 - 1];
+      // Go's uint is 64 bits wide on the platforms Nomad ships for.
+      const [min, max] = type === "int64" ? [-(2 ** 63), 2 ** 63 - 1] : [0, 2 ** 64 - 1];
       if (!Number.isInteger(value) || value < min || value > max) throw mismatch(`number ${String(value)}`);
       return value as GoFieldValue[T];
     }

@@ -225,7 +225,8 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("*", "/v1/operator/snapshot"),
     u("*", "/v1/operator/upgrade-check/:check+"),
     u("*", "/v1/operator/utilization"),
-    u("*", "/v1/operator/scheduler/configuration"),
+    e("GET", "/v1/operator/scheduler/configuration"),
+    e("PUT POST", "/v1/operator/scheduler/configuration"),
     u("*", "/v1/system/gc"),
     u("*", "/v1/system/reconcile/summaries"),
 

@@ -394,6 +394,7 @@ function arbitraries(refs: Refs) {
       "/v1/node/pools",
       "/v1/search",
       "/v1/operator/raft/configuration",
+      "/v1/operator/scheduler/configuration",
     ),
     fc
       .tuple(

@@ -1,7 +1,8 @@
 /**
  * Route coverage lists every route of the scheduler's variables, native
  * services, node pools, evaluation admin, job statuses, task logs and file
- * system, client allocation actions and native service checks as emulated (not yet hit at start),
+ * system, client allocation actions, native service checks and the operator's
+ * scheduler configuration as emulated (not yet hit at start),
  * none as unemulated — and a route once called moves to `hit`.
  */
 import { describe, expect, it } from "vitest";
@@ -32,6 +33,8 @@ const ROUTES: Route[] = [
   { method: "GET", route: "/v1/node/pool/:pool_name/nodes" },
   { method: "GET", route: "/v1/node/pools" },
   { method: "PUT/POST", route: "/v1/node/pools" },
+  { method: "GET", route: "/v1/operator/scheduler/configuration" },
+  { method: "PUT/POST", route: "/v1/operator/scheduler/configuration" },
   { method: "GET", route: "/v1/service/:service_name" },
   { method: "DELETE", route: "/v1/service/:service_name/:service_id" },
   { method: "GET", route: "/v1/services" },

@@ -2,6 +2,11 @@
  * Evaluations: created pending (processed evalProcess later on the virtual
  * clock), processed by reconciling the job's allocations with its spec,
  * blocked when something did not fit and re-run when capacity appears.
+ *
+ * While the scheduler configuration pauses the eval broker
+ * (`PauseEvalBroker`), nothing is processed: evaluations stay pending and
+ * blocked ones are not re-run (Nomad disables the broker and the blocked-evals
+ * tracker together); broker.ts hands them over again when it is unpaused.
  */
 import type { EvalRow, JobRow, NodeRow } from "../model.js";
 import { TIMERS } from "./constants.js";
@@ -9,6 +14,7 @@ import { duration, type EngineCore, type RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";
 import { isParameterized, isPeriodic } from "./job-kinds.js";
 import { reconcile } from "./reconcile.js";
+import { brokerPaused } from "./broker.js";
 import { refreshJobStatus, setQueued } from "./summaries.js";
 
 export function createEval(core: EngineCore, job: JobRow, triggeredBy: string, extra: Partial<EvalRow> = {}): EvalRow {
@@ -60,6 +66,8 @@ export function processEval(core: EngineCore, evalId: string): unknown {
   const { state, ctx } = core;
   const evaluation = state.evals.get(evalId);
   if (!evaluation || evaluation.Status !== "pending") return { eval: evalId, skipped: true };
+  // A paused broker hands out nothing: the eval waits for brokerResumed (broker.ts) to schedule it again.
+  if (brokerPaused(core)) return { eval: evalId, skipped: true, paused: true };
   return ctx.store.write(() => {
     const job = state.job(evaluation.Namespace, evaluation.JobID);
     const outcome = reconcile(core, job, evaluation);
@@ -89,6 +97,7 @@ export function processEval(core: EngineCore, evalId: string): unknown {
 /** Re-runs blocked evals (capacity may have appeared). */
 export function unblock(core: EngineCore): void {
   const { state, ctx } = core;
+  if (brokerPaused(core)) return;
   for (const evaluation of [...state.evals.values()].filter((e) => e.Status === "blocked").sort((a, b) => a.CreateIndex - b.CreateIndex)) {
     const index = ctx.store.writeIndex();
     state.evals.put(evaluation.ID, { ...evaluation, Status: "pending", ModifyIndex: index, ModifyTime: ctx.clock.now() });

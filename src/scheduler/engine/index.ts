@@ -17,6 +17,8 @@
  *
  *   register.ts            job register / deregister
  *   evaluations.ts         evals: create, process, unblock, Job.Evaluate
+ *   broker.ts              the scheduler configuration's writes; the eval broker paused / resumed
+ *   eval-delete.ts         Eval.Delete (by ID, by filter) while the broker is paused
  *   reconcile.ts, plan.ts  what an eval does to the allocations; the plan's dry run
  *   placement.ts           feasible nodes, fit, node choice, the placed allocation
  *   constraints.ts         constraint operators against a node
@@ -44,7 +46,11 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { AllocRow, EvalRow, JobRow, NodeRow, SchedulerState } from "../model.js";
+import type { SchedulerConfigInput } from "../scheduler-config.js";
 import * as allocations from "./allocations.js";
+import * as broker from "./broker.js";
+import * as evalDelete from "./eval-delete.js";
+import type { EvalDeleteResult } from "./eval-delete.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import * as deploymentHealth from "./deployment-health.js";
@@ -175,8 +181,8 @@ export class SchedulerEngine {
 
   // ---- job operations (versions.ts, evaluations.ts, dispatch.ts, periodic-launches.ts, scaling.ts) ----
 
-  revert(namespace: string, id: string, version: number, enforcePrior?: number): RegisterResult {
-    return versions.revert(this.core, namespace, id, version, enforcePrior);
+  revert(namespace: string, id: string, version: number, enforcePrior?: number, admit?: () => void): RegisterResult {
+    return versions.revert(this.core, namespace, id, version, enforcePrior, admit);
   }
 
   setStable(namespace: string, id: string, version: number, stable: boolean): number {
@@ -201,6 +207,20 @@ export class SchedulerEngine {
 
   scaleStatus(namespace: string, id: string) {
     return scaling.scaleStatus(this.core, namespace, id);
+  }
+
+  // ---- the scheduler configuration and the eval broker (broker.ts, eval-delete.ts) ----
+
+  setSchedulerConfig(config: SchedulerConfigInput, cas?: number): { updated: boolean; index: number } {
+    return broker.setSchedulerConfig(this.core, config, cas);
+  }
+
+  deleteEvalsById(ids: readonly string[]): EvalDeleteResult {
+    return evalDelete.deleteEvalsById(this.core, ids);
+  }
+
+  deleteEvalsByFilter(filter: string): EvalDeleteResult {
+    return evalDelete.deleteEvalsByFilter(this.core, filter);
   }
 
   // ---- summaries (summaries.ts) ----

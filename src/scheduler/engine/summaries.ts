@@ -41,8 +41,8 @@ export function setQueued(core: EngineCore, namespace: string, jobId: string, qu
   for (const [group, count] of Object.entries(queued)) bumpSummary(core, namespace, jobId, group, (s) => (s.Queued === count ? s : { ...s, Queued: count }));
 }
 
-/** getJobStatus (§6.5). */
-export function refreshJobStatus(core: EngineCore, namespace: string, jobId: string): void {
+/** getJobStatus (§6.5). `evalDelete`: after a user's eval delete a job left with no allocation or eval is dead, not pending. */
+export function refreshJobStatus(core: EngineCore, namespace: string, jobId: string, { evalDelete = false }: { evalDelete?: boolean } = {}): void {
   const { state, ctx } = core;
   const job = state.job(namespace, jobId);
   if (!job) return;
@@ -54,7 +54,7 @@ export function refreshJobStatus(core: EngineCore, namespace: string, jobId: str
   else if (job.Type === "system") status = job.Stop ? "dead" : "running";
   else if (allocs.length > 0 || evals.length > 0) status = "dead";
   else if (isParentJob(job)) status = job.Stop ? "dead" : "running";
-  else status = "pending";
+  else status = evalDelete ? "dead" : "pending";
   if (status !== job.Status) {
     const index = ctx.store.writeIndex();
     state.jobs.put(jobKey(namespace, jobId), { ...job, Status: status, ModifyIndex: index });

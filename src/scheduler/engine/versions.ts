@@ -14,8 +14,8 @@ export function storeVersion(core: EngineCore, job: JobRow): void {
   for (const old of versions.slice(TRACKED_VERSIONS)) state.versions.delete(versionKey(job.Namespace, job.ID, old.Version));
 }
 
-/** Job.Revert: registers an earlier version's spec as a new version. */
-export function revert(core: EngineCore, namespace: string, id: string, version: number, enforcePrior?: number): RegisterResult {
+/** Job.Revert: registers an earlier version's spec as a new version. `admit`: the register's own checks (doRegister's), run once the revert's pass. */
+export function revert(core: EngineCore, namespace: string, id: string, version: number, enforcePrior?: number, admit?: () => void): RegisterResult {
   const { state } = core;
   const current = state.job(namespace, id);
   if (!current) throw new CodedError(500, `job "${id}" not found`);
@@ -23,6 +23,7 @@ export function revert(core: EngineCore, namespace: string, id: string, version:
   if (current.Version === version) throw new CodedError(500, "can't revert to current version");
   const target = state.versions.get(versionKey(namespace, id, version));
   if (!target) throw new CodedError(500, `job "${id}" in namespace "${namespace}" at version ${version} not found`);
+  admit?.();
   const spec = { ...target, Stop: false };
   // A revert always writes a new version, even when the spec equals the current one's.
   return register(core, spec, { alwaysNewVersion: true });

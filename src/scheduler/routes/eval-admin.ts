@@ -3,17 +3,15 @@
  * and the batch delete `DELETE /v1/evaluations`.
  *
  * Nomad deletes evaluations only while the eval broker is paused
- * (`PauseEvalBroker` in the scheduler configuration). standin does not
- * emulate `/v1/operator/scheduler/configuration`, so its broker is never
- * paused: a delete that passes the HTTP checks and the ACL check gets Nomad's
- * refusal, as a real cluster with a running broker answers.
+ * (`PauseEvalBroker` in the scheduler configuration, routes/operator.ts);
+ * the deletion itself is the engine's (engine/eval-delete.ts).
  */
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
 import { permissionDenied } from "../acl-routes.js";
-import { badRequest, jsonBody, serverError, typedField, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, jsonBody, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
 import { evalView, TABLES } from "../model.js";
-import { inNamespace, only } from "./helpers.js";
+import { inNamespace, only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 
 /** structs.MaxUUIDsPerWriteRequest. */
@@ -55,8 +53,13 @@ function countFilter(expression: string): ((datum: unknown) => boolean) | undefi
   }
 }
 
-/** `DELETE /v1/evaluations` (evalsDeleteRequest, then Eval.Delete): the body's checks, a management token, then the broker. */
-export async function deleteEvaluations(rc: RequestContext): Promise<never> {
+/**
+ * `DELETE /v1/evaluations` (evalsDeleteRequest, then Eval.Delete): the
+ * body's checks, a management token, then the engine's (the broker paused,
+ * each eval safe to delete). Answers EvalDeleteResponse `{Count, Index}`
+ * with the index in its header.
+ */
+export async function deleteEvaluations(rc: RequestContext, { engine }: RouteKit): Promise<Write> {
   const body = await jsonBody(rc);
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest(unmarshalTypeError(jsonKind(body), "structs.EvalDeleteRequest"));
   const ids = typedField(body, "EvalDeleteRequest", "EvalIDs", "[]string") ?? [];
@@ -65,5 +68,6 @@ export async function deleteEvaluations(rc: RequestContext): Promise<never> {
   if (filter === "" && ids.length === 0) throw badRequest("evals must be deleted by either ID or filter");
   if (ids.length > MAX_UUIDS_PER_WRITE) throw badRequest(`request includes ${ids.length} evaluation IDs, must be ${MAX_UUIDS_PER_WRITE} or fewer`);
   if (!rc.acl.management) throw permissionDenied();
-  throw serverError("eval broker is enabled; eval broker must be paused to delete evals");
+  const result = rpc(() => (filter !== "" ? engine.deleteEvalsByFilter(filter) : engine.deleteEvalsById(ids)));
+  return new Write({ Count: result.Count, Index: result.Index }, result.Index);
 }

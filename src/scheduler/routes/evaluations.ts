@@ -7,9 +7,10 @@ import { deleteEvaluations } from "./eval-admin.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";
 
-export function registerEvaluationRoutes(router: NomadRouter, { state, read, objectIndex, readList }: RouteKit): void {
+export function registerEvaluationRoutes(router: NomadRouter, kit: RouteKit): void {
+  const { state, read, objectIndex, readList } = kit;
   router.exact("/v1/evaluations", (rc) => {
-    if (rc.method === "DELETE") return deleteEvaluations(rc);
+    if (rc.method === "DELETE") return deleteEvaluations(rc, kit);
     only(rc, "GET");
     const job = rc.query.get("job") ?? "";
     const status = rc.query.get("status") ?? "";

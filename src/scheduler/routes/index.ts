@@ -5,7 +5,7 @@
  *
  * One file per resource; this registers them in the order they have always
  * been registered (jobs, evaluations, allocations, deployments, nodes, agent,
- * status, namespaces).
+ * status, namespaces), then the operator's scheduler configuration.
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { SchedulerEngine } from "../engine/index.js";
@@ -25,6 +25,7 @@ import { routeKit, type SchedulerSettings } from "./kit.js";
 import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
 import { registerNodePoolRoutes } from "./node-pools.js";
+import { registerOperatorRoutes } from "./operator.js";
 import { registerServiceRoutes } from "./services.js";
 import { registerStatusRoutes } from "./status.js";
 import { registerVariableRoutes } from "./variables.js";
@@ -60,4 +61,5 @@ export function registerRoutes(
   registerNamespaceRoutes(router, kit);
   registerVariableRoutes(router, kit);
   registerServiceRoutes(router, kit);
+  registerOperatorRoutes(router, kit);
 }

@@ -9,6 +9,7 @@ import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { isBuiltInPool, NODE_POOLS_TABLE } from "../node-pools.js";
+import { assertRegistrationsAllowed } from "./operator.js";
 
 export function jobWrites(kit: RouteKit) {
   const { state, engine, settings } = kit;
@@ -23,6 +24,8 @@ export function jobWrites(kit: RouteKit) {
     const region = rc.query.get("region") || str(field(body, "Region")) || str(field(apiJob, "Region")) || settings().region;
     const namespace = rc.query.get("namespace") || str(field(body, "Namespace")) || str(field(apiJob, "Namespace")) || "default";
     const { job, errors } = admit(apiJob, region, namespace);
+    // Job.Register's first check, before its admission controllers (the decoding above is the HTTP layer's).
+    assertRegistrationsAllowed(kit, rc);
     if (errors.length) throw serverError(formatMultierror(errors));
     if (!state.namespaces.get(namespace)) throw serverError(`job "${rawId}" is in nonexistent namespace "${namespace}"`);
     if (!nodePoolExists(kit, String(job.NodePool))) throw serverError(`job "${rawId}" is in nonexistent node pool "${job.NodePool}"`);

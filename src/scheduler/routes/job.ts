@@ -14,6 +14,7 @@ import { notYet, only, rpc, str } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";
 import type { RouteKit } from "./kit.js";
 import { jobServices } from "./services.js";
+import { assertRegistrationsAllowed } from "./operator.js";
 
 export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
   const { state, engine, ctx, settings, read, objectIndex } = kit;
@@ -100,7 +101,7 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
         if (id === "") throw serverError("missing job ID for revert");
         const version = typedField(body, "JobRevertRequest", "JobVersion", "uint64") ?? 0;
         const prior = typedField(body, "JobRevertRequest", "EnforcePriorVersion", "uint64");
-        const result = rpc(() => engine.revert(ns, id, version, prior));
+        const result = rpc(() => engine.revert(ns, id, version, prior, () => assertRegistrationsAllowed(kit, rc)));
         return new Write({ ...result, KnownLeader: false, LastContact: 0, NextToken: "", Warnings: "" }, result.Index);
       }
       case "stable": {
@@ -148,6 +149,7 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
         const payload = typedField(body, "JobDispatchRequest", "Payload", "string") ?? "";
         const meta = typedField(body, "JobDispatchRequest", "Meta", "map[string]string") ?? {};
         const idempotencyToken = typedField(body, "JobDispatchRequest", "IdempotencyToken", "string") ?? "";
+        assertRegistrationsAllowed(kit, rc);
         const result = rpc(() => engine.dispatch(ns, id, { payload, meta, idempotencyToken }));
         return new Write(result, result.Index);
       }
@@ -178,6 +180,7 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
         // The HTTP layer's check, then Job.Scale's own, in Nomad's order.
         if (target?.Job && target.Job !== id) throw badRequest("job ID in payload did not match URL");
         if (target?.Namespace && target.Namespace !== ns) throw badRequest("namespace in payload did not match header");
+        assertRegistrationsAllowed(kit, rc); // Job.Scale's, after its ACL check and before its own
         const group = target?.Group ?? "";
         if (group === "") throw badRequest("missing task group name for scaling action");
         if (count !== undefined && count < 0) throw badRequest("scaling action count can't be negative");

@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
@@ -38,6 +38,8 @@ func main() {
 		Run(nomadServicesChecks(control))
 	case "nomad-hcl":
 		Run(nomadHCLChecks(control))
+	case "nomad-operator":
+		Run(nomadOperatorChecks(control))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
 		os.Exit(2)
