@@ -78,6 +78,24 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     expect(job.TaskGroups[0].Tasks[0].Config.image).toBe("nginx:1.25-alpine");
   });
 
+  it("NOMAD_VAR_* environment entries set variables below --var-file and --var; an undeclared one is no error", async () => {
+    const env = { ...process.env, NOMAD_VAR_count: "4", NOMAD_VAR_tag: "1.24", NOMAD_VAR_undeclared: "x", "NOMAD_VAR_not a name": "y" };
+    const fromEnv = await runCli(["job", "run", "--detach", WEB, ...url()], env);
+    expect(fromEnv.stderr).toBe("");
+    expect(fromEnv.code).toBe(0);
+    let job = await scheduler("/v1/job/web");
+    expect(job.TaskGroups[0].Count).toBe(4);
+    expect(job.TaskGroups[0].Tasks[0].Config.image).toBe("nginx:1.24");
+
+    const vars = jobFile("env.vars.hcl", 'tag = "1.25-alpine"\n');
+    const overridden = await runCli(["job", "run", "--detach", WEB, "--var-file", vars, "--var", "count=3", ...url()], env);
+    expect(overridden.stderr).toBe("");
+    expect(overridden.code).toBe(0);
+    job = await scheduler("/v1/job/web");
+    expect(job.TaskGroups[0].Count).toBe(3);
+    expect(job.TaskGroups[0].Tasks[0].Config.image).toBe("nginx:1.25-alpine");
+  });
+
   it("plan of a new job shows it added and exits 1; after run the same file plans no changes and exits 0", async () => {
     const added = await runCli(["job", "plan", WEB, ...url()]);
     expect(added.stderr).toBe("");

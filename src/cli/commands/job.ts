@@ -44,7 +44,7 @@ export function jobCommand(program: Command): void {
   ).action(async (file: string, opts: RunOptions) => {
     const command = "standin job run";
     const api = new NomadApi(opts, command, 1);
-    const parsed = await parseJobFile(api, { file, vars: opts.var, varFiles: opts.varFile });
+    const parsed = await parseJobFile(api, { file, vars: opts.var, varFiles: opts.varFile, env: process.env });
     const body: Record<string, unknown> = { Job: parsed };
     if (opts.checkIndex !== undefined) {
       if (!/^\d+$/.test(opts.checkIndex)) throw api.failure(`--check-index expects a non-negative integer, got ${JSON.stringify(opts.checkIndex)}`);
@@ -85,7 +85,7 @@ export function jobCommand(program: Command): void {
   ).action(async (file: string, opts: JobOptions) => {
     const command = "standin job plan";
     const api = new NomadApi(opts, command, PLAN_ERROR);
-    const parsed = await parseJobFile(api, { file, vars: opts.var, varFiles: opts.varFile });
+    const parsed = await parseJobFile(api, { file, vars: opts.var, varFiles: opts.varFile, env: process.env });
     const id = parsed.ID;
     if (typeof id !== "string" || id === "") throw api.failure(`${file}: the job has no ID`);
     const plan = (await api.expect("Error during plan", "PUT", `/v1/job/${encodeURIComponent(id)}/plan`, { Job: parsed, Diff: true })) as PlanAnswer;

@@ -10,7 +10,9 @@
  * `name = <value>` after them. A value that starts with `[`, `{` or `"` is
  * taken as an HCL expression (a list, map or quoted string); any other value
  * as a string, which HCL converts to the declared number or bool type — the
- * rule Nomad's CLI applies to `-var`.
+ * rule Nomad's CLI applies to `-var`. `NOMAD_VAR_<name>` environment entries
+ * are read the same way, below both (Nomad's precedence: environment, then
+ * var files, then `-var`), for names neither of them sets.
  */
 import type { NomadApi } from "./nomad-api.js";
 
@@ -22,7 +24,12 @@ export interface JobFileInput {
   file: string;
   vars: string[];
   varFiles: string[];
+  /** The command's environment, for its NOMAD_VAR_* entries. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
+
+/** The prefix of the environment entries Nomad's CLI reads as variables. */
+const ENV_PREFIX = "NOMAD_VAR_";
 
 export async function parseJobFile(api: NomadApi, input: JobFileInput): Promise<Record<string, unknown>> {
   const text = await api.readFile(input.file);
@@ -70,8 +77,12 @@ async function variablesContent(api: NomadApi, input: JobFileInput): Promise<str
   const assigned = input.vars.map((pair) => varLine(api, pair));
   const names = new Set(assigned.map(([name]) => name));
   const parts: string[] = [];
-  for (const varFile of input.varFiles) {
-    const content = await api.readFile(varFile);
+  const fileContents: string[] = [];
+  for (const varFile of input.varFiles) fileContents.push(await api.readFile(varFile));
+  // Lowest precedence: the environment, for the names no var file and no --var sets.
+  const setElsewhere = new Set([...names, ...fileContents.flatMap((content) => content.split("\n").map((line) => topLevelName(line) ?? ""))]);
+  parts.push(...environmentLines(input.env ?? {}, setElsewhere));
+  for (const content of fileContents) {
     // One variables file may set a name once: a --var wins over a var file by replacing the file's line.
     parts.push(
       content
@@ -82,6 +93,19 @@ async function variablesContent(api: NomadApi, input: JobFileInput): Promise<str
   }
   parts.push(...assigned.map(([, line]) => line));
   return parts.filter((part) => part.trim() !== "").join("\n");
+}
+
+/** `NOMAD_VAR_name=value` entries as variables lines, in name order; names HCL cannot declare are skipped, as Nomad's CLI skips them. */
+function environmentLines(env: Readonly<Record<string, string | undefined>>, setElsewhere: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  for (const key of Object.keys(env).sort()) {
+    const value = env[key];
+    if (!key.startsWith(ENV_PREFIX) || value === undefined) continue;
+    const name = key.slice(ENV_PREFIX.length);
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name) || setElsewhere.has(name)) continue;
+    lines.push(`${name} = ${/^\s*[[{"]/.test(value) ? value : JSON.stringify(value)}`);
+  }
+  return lines;
 }
 
 function varLine(api: NomadApi, pair: string): [string, string] {
