@@ -1058,6 +1058,21 @@ describe("POST /v1/jobs/parse: errors in Nomad's words", () => {
       'job "x" {\n  group "g" {\n    task "t" {\n      env = {}\n      env {}\n    }\n  }\n}',
       "input.hcl:5,7-10: Duplicate env block; env may not be defined more than once. Another definition is defined at input.hcl:4,7-15.",
     ],
+    [
+      "a for expression without in",
+      'locals {\n  a = [for x of [1] : x]\n}\njob "x" {}',
+      "input.hcl:2,14-16: Invalid 'for' expression; For expression requires the 'in' keyword after its name declarations.",
+    ],
+    [
+      "a for expression without its value name",
+      'locals {\n  a = [for k, 1 in [1] : k]\n}\njob "x" {}',
+      "input.hcl:2,15-16: Invalid 'for' expression; For expression requires value variable name after comma.",
+    ],
+    [
+      "a template for directive without in",
+      'locals {\n  a = "%{ for x of [1] }${x}%{ endfor }"\n}\njob "x" {}',
+      "input.hcl:2,17-19: Invalid 'for' directive; For directive requires 'in' keyword after names.",
+    ],
     ["no job block", "locals {\n  a = 1\n}", "<nil>: Missing job block; A job block is required"],
     ["two job blocks", 'job "a" {}\njob "b" {}', 'input.hcl:2,1-8: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-8.'],
     ["something else at the top", 'region = "x"\njob "a" {}', 'input.hcl:1,1-7: Unsupported argument; An argument named "region" is not expected here.'],

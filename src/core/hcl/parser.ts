@@ -48,6 +48,28 @@ function isIdentChar(c: string): boolean {
   return /[\p{L}\p{N}_-]/u.test(c);
 }
 
+/** The diagnostics of a malformed `for` header: HCL words them differently in expressions and in template directives. */
+interface ForWords {
+  readonly summary: string;
+  readonly noName: string;
+  readonly noValueName: string;
+  readonly noIn: string;
+}
+
+const FOR_EXPRESSION: ForWords = {
+  summary: "Invalid 'for' expression",
+  noName: "For expression requires variable name after 'for'.",
+  noValueName: "For expression requires value variable name after comma.",
+  noIn: "For expression requires the 'in' keyword after its name declarations.",
+};
+
+const FOR_DIRECTIVE: ForWords = {
+  summary: "Invalid 'for' directive",
+  noName: "For directive requires variable name after 'for'.",
+  noValueName: "For directive requires value variable name after comma.",
+  noIn: "For directive requires 'in' keyword after names.",
+};
+
 class Parser {
   private pos = 0;
   /** While > 0 (inside brackets, parentheses, objects, interpolations) newlines are plain space. */
@@ -635,11 +657,10 @@ class Parser {
     return { k: "object", items, start, end: this.pos };
   }
 
-  private parseFor(start: number, object: boolean): Expr {
-    this.pos += 3; // for
-    this.skip();
+  /** `[key,] value in collection` after `for`, in a for expression or a template's for directive (each has its own wording). */
+  private parseForHeader(words: ForWords): { keyVar: string | undefined; valueVar: string; collection: Expr } {
     const first = this.identifier();
-    if (first === undefined) this.fail("Invalid 'for' expression", "For expression requires variable name after 'for'.", this.pos, this.tokenEnd(this.pos));
+    if (first === undefined) this.fail(words.summary, words.noName, this.pos, this.tokenEnd(this.pos));
     this.skip();
     let keyVar: string | undefined;
     let valueVar = first;
@@ -647,15 +668,22 @@ class Parser {
       this.pos++;
       this.skip();
       const second = this.identifier();
-      if (second === undefined) this.fail("Invalid 'for' expression", "For expression requires value variable name after comma.", this.pos, this.tokenEnd(this.pos));
+      if (second === undefined) this.fail(words.summary, words.noValueName, this.pos, this.tokenEnd(this.pos));
       keyVar = first;
       valueVar = second;
       this.skip();
     }
-    if (!this.atKeyword("in")) this.fail("Invalid 'for' expression", "For expression requires the 'in' keyword after its name declarations.", this.pos, this.tokenEnd(this.pos));
+    if (!this.atKeyword("in")) this.fail(words.summary, words.noIn, this.pos, this.tokenEnd(this.pos));
     this.pos += 2;
     const collection = this.parseExpression();
     this.skip();
+    return { keyVar, valueVar, collection };
+  }
+
+  private parseFor(start: number, object: boolean): Expr {
+    this.pos += 3; // for
+    this.skip();
+    const { keyVar, valueVar, collection } = this.parseForHeader(FOR_EXPRESSION);
     if (this.peek() !== ":") this.fail("Invalid 'for' expression", "For expression requires a colon after the collection expression.", this.pos, this.tokenEnd(this.pos));
     this.pos++;
     let keyExpr: Expr | undefined;
@@ -868,24 +896,7 @@ class Parser {
       } else if (keyword === "else" || keyword === "endif" || keyword === "endfor") {
         token = { t: keyword, stripLeft, stripRight: false, start, end: 0 };
       } else if (keyword === "for") {
-        const first = this.identifier();
-        if (first === undefined) this.fail("Invalid 'for' directive", "For directive requires variable name after 'for'.", this.pos, this.tokenEnd(this.pos));
-        this.skip();
-        let keyVar: string | undefined;
-        let valueVar = first;
-        if (this.peek() === ",") {
-          this.pos++;
-          this.skip();
-          const second = this.identifier();
-          if (second === undefined) this.fail("Invalid 'for' directive", "For directive requires value variable name after comma.", this.pos, this.tokenEnd(this.pos));
-          keyVar = first;
-          valueVar = second;
-          this.skip();
-        }
-        if (!this.atKeyword("in")) this.fail("Invalid 'for' directive", "For directive requires 'in' keyword after names.", this.pos, this.tokenEnd(this.pos));
-        this.pos += 2;
-        const collection = this.parseExpression();
-        this.skip();
+        const { keyVar, valueVar, collection } = this.parseForHeader(FOR_DIRECTIVE);
         token = { t: "for", keyVar, valueVar, collection, stripLeft, stripRight: false, start, end: 0 };
       } else {
         return this.fail(
