@@ -189,6 +189,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     compressThreshold: 1024,
     routeCatalog: ECHO_ROUTES,
     notFound: serve,
+    handler: serve,
     credentials: testKeyCredentials(),
     actions: {
       // Key rotation on the clock: what a client sees when the key it holds is revoked mid-run.

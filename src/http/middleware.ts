@@ -250,22 +250,29 @@ function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Pro
 
 /**
  * Hono's per-request body cache (HonoRequest.bodyCache), replaced by one that
- * holds the bytes, so no body method reads the web Request: `arrayBuffer` is
- * at hand, `text` and `json` are made on first use. (Hono looks a key up,
- * and falls back to the first own key only when the one asked for is absent.)
+ * holds the bytes, so no body method reads the web Request: `arrayBuffer`,
+ * `text` and `json` are made on first use (most handlers ask for none of
+ * them: an ArrayBuffer of its own is an allocation the garbage collector
+ * sweeps). Hono looks a key up, and for any other key falls back to the
+ * first enumerable one (`for…in`, which lists the prototype's too):
+ * `arrayBuffer` is made enumerable below so that it is that key.
  */
 class FilledBodyCache {
-  // `arrayBuffer` is its only own key (the rest are private): Hono falls back to the first own key.
-  readonly arrayBuffer: Promise<ArrayBuffer>;
   readonly #bytes: Uint8Array;
+  #buffer: Promise<ArrayBuffer> | undefined;
   #decoded: Promise<string> | undefined;
   #parsed: Promise<unknown> | undefined;
 
   constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  get arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#buffer) return this.#buffer;
+    const bytes = this.#bytes;
     // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
     const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    this.arrayBuffer = Promise.resolve(buffer as ArrayBuffer);
-    this.#bytes = bytes;
+    return (this.#buffer = Promise.resolve(buffer as ArrayBuffer));
   }
 
   get text(): Promise<string> {
@@ -276,6 +283,7 @@ class FilledBodyCache {
     return (this.#parsed ??= this.text.then((t) => JSON.parse(t) as unknown));
   }
 }
+Object.defineProperty(FilledBodyCache.prototype, "arrayBuffer", { enumerable: true });
 
 function fillBodyCache(c: Context, bytes: Uint8Array): void {
   (c.req as unknown as { bodyCache: unknown }).bodyCache = new FilledBodyCache(bytes);
