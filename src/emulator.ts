@@ -24,7 +24,7 @@ import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } 
 import type { Fixture } from "./scenario-files/schema.js";
 import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
-import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests } from "./http/middleware.js";
+import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests, serviceRequestWork, type ServiceRequestOptions } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
@@ -442,7 +442,7 @@ export class Standin implements ControlTarget {
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     };
     app.onError(failed);
-    const around = serviceRequests({
+    const requests: ServiceRequestOptions = {
       service: service.name,
       journal: this.requests,
       clock: this.clock,
@@ -450,13 +450,16 @@ export class Standin implements ControlTarget {
       redact: this.redactor,
       compressThreshold: service.compressThreshold,
       arrived: (method, url) => this.coverage.record(service.name, method, url),
-    });
+    };
     const handler = service.handler;
     if (handler) {
       // One handler per request: the service-request work calls the service's function as its `next`.
-      app.all("*", (c) => around(c, () => answerWith(c, handler, failed)));
+      const around = serviceRequestWork(requests);
+      // Settled at once, the answer is the context's; a promise settles with nothing (the context's answer) or the body limit's 413,
+      // both of which Hono's single-handler path takes as the answer.
+      app.all("*", (c) => (around(c, () => answerWith(c, handler, failed)) ?? c.res) as Response | Promise<Response>);
     } else {
-      app.use("*", around);
+      app.use("*", serviceRequests(requests));
       app.route("/", service.app);
       app.notFound((c) => service.notFound(c));
     }
@@ -545,14 +548,15 @@ export async function resolveFixtures(sources: readonly FixtureSource[]): Promis
  * What Hono's middleware chain does with the handler after the last
  * middleware: its answer becomes the context's response, and a failure is
  * answered by the app's error handler (so the middleware still journals it).
+ * An answer made at once settles at once (no promise: see http/middleware's Proceed).
  */
-function answerWith(c: Context, handler: (c: Context) => Response | Promise<Response>, failed: (error: unknown) => Response): Promise<void> {
+function answerWith(c: Context, handler: (c: Context) => Response | Promise<Response>, failed: (error: unknown) => Response): Promise<void> | void {
   let answer: Response | Promise<Response>;
   try {
     answer = handler(c);
   } catch (error) {
     c.res = failed(error);
-    return Promise.resolve();
+    return;
   }
   if (answer instanceof Promise) {
     return answer.then(
@@ -565,5 +569,4 @@ function answerWith(c: Context, handler: (c: Context) => Response | Promise<Resp
     );
   }
   if (answer && !c.finalized) c.res = answer;
-  return Promise.resolve();
 }
