@@ -271,7 +271,9 @@ function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Pro
  * them: an ArrayBuffer of its own is an allocation the garbage collector
  * sweeps). Hono looks a key up, and for any other key falls back to the
  * first enumerable one (`for…in`, which lists the prototype's too):
- * `arrayBuffer` is made enumerable below so that it is that key.
+ * `arrayBuffer` is made enumerable below so that it is that key. (One Hono
+ * adds itself, parseBody's `formData`, is an own key and comes before it;
+ * no service route reads a body through parseBody or a validator.)
  */
 class FilledBodyCache {
   readonly #bytes: Uint8Array;

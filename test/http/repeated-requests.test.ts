@@ -150,7 +150,8 @@ describe("repeated requests over HTTP", () => {
   it("a repeated URL with a token is written down redacted every time; the same URL with another method is covered as that method", async () => {
     // Coverage describes the run (a reset keeps it): counted from here.
     const echoHits = async () =>
-      ((await (await fetch(`${srv.urls.control}/coverage`)).json()) as { echo: { hit: Array<{ route: string; count: number }> } }).echo.hit.find((h) => h.route === "/echo")?.count ?? 0;
+      ((await (await fetch(`${srv.urls.control}/coverage`)).json()) as { echo: { hit: Array<{ route: string; count: number }> } }).echo.hit.find((h) => h.route === "/echo")
+        ?.count ?? 0;
     const before = await echoHits();
     await (await fetch(`${srv.urls.control}/reset`, { method: "POST" })).arrayBuffer();
     for (let i = 0; i < 2; i++) await (await fetch(`${srv.urls.echo}/echo?key=test-api-key&token=s3cret`, { method: "POST", body: "{}" })).arrayBuffer();
