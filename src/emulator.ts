@@ -4,7 +4,7 @@
  * No sockets here: `emu.scheduler.request("/v1/...")` works in process;
  * server.ts puts the same apps on ports.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { Watchers } from "./core/blocking.js";
 import { Clock, wallNow, type ClockMode, type WallTime } from "./core/clock.js";
 import type { EventRecorder, ServiceContext } from "./core/context.js";
@@ -24,7 +24,7 @@ import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } 
 import type { Fixture } from "./scenario-files/schema.js";
 import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
-import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests } from "./http/middleware.js";
+import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, serviceRequests, serviceRequestWork, type ServiceRequestOptions } from "./http/middleware.js";
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
@@ -436,25 +436,33 @@ export class Standin implements ControlTarget {
 
   private portApp(service: AnyService, control: Hono, onError: (error: unknown) => void): Hono {
     const app = new Hono();
-    app.onError((error) => {
+    const failed = (error: unknown): Response => {
       // A client that hung up mid-body is not an error of the emulator's (and gets no answer anyway).
       if (!(error instanceof ClientGoneError)) onError(error);
       return textResponse(500, `internal error: ${(error as Error)?.message ?? String(error)}`);
-    });
-    app.use(
-      "*",
-      serviceRequests({
-        service: service.name,
-        journal: this.requests,
-        clock: this.clock,
-        store: this.store,
-        redact: this.redactor,
-        compressThreshold: service.compressThreshold,
-        arrived: (method, url) => this.coverage.record(service.name, method, url),
-      }),
-    );
-    app.route("/", service.app);
-    app.notFound((c) => service.notFound(c));
+    };
+    app.onError(failed);
+    const requests: ServiceRequestOptions = {
+      service: service.name,
+      journal: this.requests,
+      clock: this.clock,
+      store: this.store,
+      redact: this.redactor,
+      compressThreshold: service.compressThreshold,
+      arrived: (method, url) => this.coverage.record(service.name, method, url),
+    };
+    const handler = service.handler;
+    if (handler) {
+      // One handler per request: the service-request work calls the service's function as its `next`.
+      const around = serviceRequestWork(requests);
+      // Settled at once, the answer is the context's; a promise settles with nothing (the context's answer) or the body limit's 413,
+      // both of which Hono's single-handler path takes as the answer.
+      app.all("*", (c) => (around(c, () => answerWith(c, handler, failed)) ?? c.res) as Response | Promise<Response>);
+    } else {
+      app.use("*", serviceRequests(requests));
+      app.route("/", service.app);
+      app.notFound((c) => service.notFound(c));
+    }
     const replay = service.readKey ? new AnswerReplay(this, (request) => service.readKey!(request)) : undefined;
     // Realtime mode: fire whatever wall time has made due before the request looks at the state.
     // A failing timer is reported, never turned into this request's failure.
@@ -534,4 +542,31 @@ export async function resolveFixtures(sources: readonly FixtureSource[]): Promis
     else out.push(await inlineFileReferences(validateFixture(source, `fixture[${i}]`), process.cwd(), `fixture[${i}]`));
   }
   return out;
+}
+
+/**
+ * What Hono's middleware chain does with the handler after the last
+ * middleware: its answer becomes the context's response, and a failure is
+ * answered by the app's error handler (so the middleware still journals it).
+ * An answer made at once settles at once (no promise: see http/middleware's Proceed).
+ */
+function answerWith(c: Context, handler: (c: Context) => Response | Promise<Response>, failed: (error: unknown) => Response): Promise<void> | void {
+  let answer: Response | Promise<Response>;
+  try {
+    answer = handler(c);
+  } catch (error) {
+    c.res = failed(error);
+    return;
+  }
+  if (answer instanceof Promise) {
+    return answer.then(
+      (response) => {
+        if (response && !c.finalized) c.res = response;
+      },
+      (error: unknown) => {
+        c.res = failed(error);
+      },
+    );
+  }
+  if (answer && !c.finalized) c.res = answer;
 }

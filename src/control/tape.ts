@@ -235,8 +235,8 @@ export class TapeRecorder {
     const kept = keptRequestHeaders.get(requestHeaderRecord(request));
     const last = this.lastHeaders.request;
     const headers = this.sameAsLast(this.redact?.headers(kept) ?? kept, "request");
-    const path = pathAndQuery(request.url);
-    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path: this.redact?.path(path) ?? path, headers, awaited: false };
+    const path = this.writtenPath(request.url);
+    const entry: TapeRequestEntry = { kind: "request", seq: 0, service, method: request.method, path, headers, awaited: false };
     if (!this.append(entry, entry.path.length + (headers === last ? 0 : recordSize(headers)))) return undefined;
     const bodyNoted = this.readRequestBody(entry, request, journaled);
     return (response) => {
@@ -283,6 +283,25 @@ export class TapeRecorder {
       this.track(sent);
       return sent;
     };
+  }
+
+  private lastPath: { url: string; path: string; redact: Redactor } | undefined;
+
+  /**
+   * A request's path and query as the tape writes them. A client sending the
+   * same URL again gets the last entry's string (core/repeats), one string
+   * kept instead of one per entry; a path the redactor changes is made anew
+   * each time (what it writes for a secret may depend on the state).
+   */
+  private writtenPath(url: string): string {
+    const last = this.lastPath;
+    const redact = this.redact;
+    if (last !== undefined && last.url === url && last.redact === redact) return last.path;
+    const path = pathAndQuery(url);
+    if (!redact) return path;
+    const written = redact.path(path);
+    if (written === path) this.lastPath = { url, path, redact };
+    return written;
   }
 
   /**

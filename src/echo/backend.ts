@@ -8,6 +8,7 @@ import * as crypto from "node:crypto";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { bufferedResponse } from "../http/respond.js";
 import { knownRequestBody, noteResponseHeaders, requestHeaderRecord } from "../http/known-bodies.js";
+import { sameBytes } from "../core/repeats.js";
 
 /** body-parser's default `limit: "100kb"`. */
 export const JSON_BODY_LIMIT = 100 * 1024;
@@ -24,6 +25,11 @@ export function expressJson(value: unknown, request: Request): Response {
     if (error instanceof RangeError) return expressErrorPage(500);
     throw error;
   }
+  return expressJsonText(body, request);
+}
+
+/** `res.json` of a value already written as JSON (`body`, what `JSON.stringify` gave). */
+export function expressJsonText(body: string, request: Request): Response {
   const etag = weakEtagOf(body);
   const method = request.method;
   if (
@@ -99,8 +105,25 @@ export function parseJsonBody(request: Request, readBody: () => Promise<ArrayBuf
   if (encoding === "identity" && declared > JSON_BODY_LIMIT) return { ok: false, status: 413 };
   // Over HTTP the port has read the body already (http/known-bodies): parsed at once, without a turn.
   const known = knownRequestBody(request);
-  if (known !== undefined) return parseBytes(known, encoding, charset);
+  if (known !== undefined) return parseKnownBytes(known, encoding, charset);
   return readBody().then((buffer) => parseBytes(new Uint8Array(buffer), encoding, charset));
+}
+
+/**
+ * The last small body parsed and what it gave: a client sending the same
+ * body again (as clients do) gets the same result, decoded and parsed once.
+ * Results are read, never changed (their users only read them).
+ */
+let lastParsed: { body: Uint8Array; encoding: string; charset: string; parsed: ParsedBody } | undefined;
+/** Bodies up to this long are compared with the last one's before being parsed. */
+const REPEATED_BODY_BYTES = 4 * 1024;
+
+function parseKnownBytes(body: Uint8Array, encoding: string, charset: string): ParsedBody {
+  const last = lastParsed;
+  if (last !== undefined && last.encoding === encoding && last.charset === charset && sameBytes(last.body, body)) return last.parsed;
+  const parsed = parseBytes(body, encoding, charset);
+  if (body.length <= REPEATED_BODY_BYTES) lastParsed = { body, encoding, charset, parsed };
+  return parsed;
 }
 
 function parseBytes(body: Uint8Array, encoding: string, charset: string): ParsedBody {

@@ -19,7 +19,8 @@ import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { authenticate } from "./auth.js";
 import type { Dialect } from "./auth-types.js";
 import { ECHO_ROUTES, unemulatedEchoRoute } from "./route-catalog.js";
-import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, parseJsonBody, type ParsedBody } from "./backend.js";
+import { espUserInfo, espv2UserInfo, expressErrorPage, expressJson, expressJsonText, parseJsonBody, type ParsedBody } from "./backend.js";
+import { LastMade } from "../core/repeats.js";
 import { publicJwk, signToken, signWithTestKey, testKeySigner } from "./keys.js";
 import { echoDescription } from "./openapi.js";
 import { apiKeyInvalid, apiKeyMissing, corsRefused, jwtFailure, methodNotAllowed, methodNotFound, proxyErrorResponse } from "./proxy.js";
@@ -66,9 +67,22 @@ const mintBody = v.strictObject({
 /** `res.json({ message })` of the parsed body, or body-parser's refusal. */
 function echoed(parsed: ParsedBody, request: Request): Response {
   if (!parsed.ok) return expressErrorPage(parsed.status);
-  const message = (parsed.body as { message?: unknown } | null)?.message;
-  return expressJson({ message }, request);
+  let text: string;
+  try {
+    text = echoTexts.get(parsed.body);
+  } catch (error) {
+    // A message nested deeper than V8's JSON.stringify can go makes res.json throw; express's error handler answers 500.
+    if (error instanceof RangeError) return expressErrorPage(500);
+    throw error;
+  }
+  return expressJsonText(text, request);
 }
+
+// The same body again (backend.ts hands back the same parsed value for the same bytes) is written once (core/repeats).
+const echoTexts = new LastMade(
+  (a: unknown, b: unknown) => a === b,
+  (body: unknown) => JSON.stringify({ message: (body as { message?: unknown } | null)?.message }) ?? "",
+);
 
 export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixture> {
   const settings = settingsRow(ctx.store.table<EchoProxyConfig>(ECHO_CONFIG_TABLE), "proxy", DEFAULT_CONFIG, (current, section: EchoFixture) => ({
@@ -189,6 +203,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     compressThreshold: 1024,
     routeCatalog: ECHO_ROUTES,
     notFound: serve,
+    handler: serve,
     credentials: testKeyCredentials(),
     actions: {
       // Key rotation on the clock: what a client sees when the key it holds is revoked mid-run.

@@ -250,6 +250,19 @@ class ServiceTracker {
 
   constructor(readonly matcher: RouteMatcher) {}
 
+  /** The last request's method, URL and what they matched: a client sends the same request again and again. */
+  private last: { method: string; url: string; path: string; match: RouteMatch } | undefined;
+
+  /** Records one request by its absolute URL. */
+  recordUrl(method: string, url: string): void {
+    let last = this.last;
+    if (last === undefined || last.url !== url || last.method !== method) {
+      const path = this.matcher.pathOf(url);
+      this.last = last = { method, url, path, match: this.matcher.match(method, path) };
+    }
+    this.record(method, last.path, last.match);
+  }
+
   record(method: string, path: string, match: RouteMatch): void {
     this.requests++;
     if (match.kind === "emulated") {
@@ -308,9 +321,7 @@ export class CoverageTracker {
 
   /** Records one service request (`url` absolute, as Hono has it). */
   record(service: ServiceName, method: string, url: string): void {
-    const s = this.services[service];
-    const path = s.matcher.pathOf(url);
-    s.record(method, path, s.matcher.match(method, path));
+    this.services[service].recordUrl(method, url);
   }
 
   report(): CoverageReport {

@@ -25,8 +25,16 @@ export const JOURNAL_BODY_BYTES = 64 * 1024;
 /** A rejected request's body (answered 4xx or 5xx) longer than this is kept by the journal and the tape as its hash only. */
 export const REJECTED_BODY_BYTES = 4 * 1024;
 
+/**
+ * What comes after a step of the service-request work: Hono's `next`, or
+ * (on a port whose service answers every request with one function) that
+ * function, which settles at once when it answers at once: no promise, and
+ * no turn, for what was done in the same turn.
+ */
+export type Proceed = () => Promise<void> | void;
+
 /** 413 for bodies over 16 MiB, in Go's words for an over-long body. */
-export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
+function limitBody(maxBytes = MAX_BODY_BYTES): (c: Context, next: Proceed) => Promise<Response | void> | void {
   const limit = bodyLimit({ maxSize: maxBytes, onError: () => textResponse(413, "http: request body too large") });
   // A GET or HEAD has no body, and a stated length within the limit passes whether or not a body follows
   // (what bodyLimit decides too). Asking for the body (`request.body`), as bodyLimit does first, would make
@@ -35,7 +43,8 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
     if (hasNoBody(c.req.method)) return next();
     const length = requestHeader(c.req.raw, "content-length");
     if (length !== undefined && requestHeader(c.req.raw, "transfer-encoding") === undefined && parseInt(length || "0", 10) <= maxBytes) return next();
-    return limit(c, next);
+    // bodyLimit returns what `next` returns from an async function of its own: a `next` that settled at once is as good.
+    return limit(c, next as Next);
   };
 }
 
@@ -56,22 +65,28 @@ function hasNoBody(method: string): boolean {
  * body written at once. (Replacing `c.res` here would make Hono rebuild the
  * response around a body stream, and the body would no longer be in hand.)
  */
-function gzip(threshold: number): (c: Context, next: Next, then: () => void) => Promise<void> {
+function gzip(threshold: number): (c: Context, next: Proceed, then: () => void) => Promise<void> | void {
   const streaming = compress({ encoding: "gzip", threshold });
   // `then` runs once the answer is final (in the same turn: a chained callback would be a turn more per request).
   return (c, next, then) => {
     // Without Accept-Encoding nothing is compressed: only the Vary header is added, as compress would.
     if (requestHeader(c.req.raw, "accept-encoding") === undefined) {
-      return next().then(() => {
-        varyAcceptEncoding(c, threshold);
-        then();
-      });
+      const answering = next();
+      if (answering instanceof Promise) {
+        return answering.then(() => {
+          varyAcceptEncoding(c, threshold);
+          then();
+        });
+      }
+      varyAcceptEncoding(c, threshold);
+      then();
+      return;
     }
     return compressing(streaming, c, next).then(then);
   };
 }
 
-async function compressing(streaming: MiddlewareHandler, c: Context, next: Next): Promise<void> {
+async function compressing(streaming: MiddlewareHandler, c: Context, next: Proceed): Promise<void> {
   let passing = false;
   await streaming(c, async () => {
     await next();
@@ -218,7 +233,7 @@ export class ClientGoneError extends Error {
  * turn to hand it over, and another to adopt what `then` returns); settles as
  * what `then` returns does.
  */
-function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Promise<void>): Promise<void> {
+function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Promise<void> | void): Promise<void> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -230,14 +245,15 @@ function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Pro
     // `on`, not `once`: each comes at most once per request, and `once` wraps every listener in a closure of its own.
     incoming.on("end", () => {
       ended = true;
-      let answered: Promise<void>;
+      let answered: Promise<void> | void;
       try {
         answered = then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       } catch (error) {
         reject(error);
         return;
       }
-      answered.then(resolve, reject);
+      if (answered instanceof Promise) answered.then(resolve, reject);
+      else resolve();
     });
     // A client gone mid-body: no "end" will come. (Gone after it, its request is answered as any other.)
     const gone = () => {
@@ -250,22 +266,31 @@ function readIncoming(incoming: IncomingMessage, then: (body: Uint8Array) => Pro
 
 /**
  * Hono's per-request body cache (HonoRequest.bodyCache), replaced by one that
- * holds the bytes, so no body method reads the web Request: `arrayBuffer` is
- * at hand, `text` and `json` are made on first use. (Hono looks a key up,
- * and falls back to the first own key only when the one asked for is absent.)
+ * holds the bytes, so no body method reads the web Request: `arrayBuffer`,
+ * `text` and `json` are made on first use (most handlers ask for none of
+ * them: an ArrayBuffer of its own is an allocation the garbage collector
+ * sweeps). Hono looks a key up, and for any other key falls back to the
+ * first enumerable one (`for…in`, which lists the prototype's too):
+ * `arrayBuffer` is made enumerable below so that it is that key. (One Hono
+ * adds itself, parseBody's `formData`, is an own key and comes before it;
+ * no service route reads a body through parseBody or a validator.)
  */
 class FilledBodyCache {
-  // `arrayBuffer` is its only own key (the rest are private): Hono falls back to the first own key.
-  readonly arrayBuffer: Promise<ArrayBuffer>;
   readonly #bytes: Uint8Array;
+  #buffer: Promise<ArrayBuffer> | undefined;
   #decoded: Promise<string> | undefined;
   #parsed: Promise<unknown> | undefined;
 
   constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  get arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#buffer) return this.#buffer;
+    const bytes = this.#bytes;
     // Its own ArrayBuffer: a small Buffer is a view into a shared pool.
     const buffer = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    this.arrayBuffer = Promise.resolve(buffer as ArrayBuffer);
-    this.#bytes = bytes;
+    return (this.#buffer = Promise.resolve(buffer as ArrayBuffer));
   }
 
   get text(): Promise<string> {
@@ -276,9 +301,22 @@ class FilledBodyCache {
     return (this.#parsed ??= this.text.then((t) => JSON.parse(t) as unknown));
   }
 }
+Object.defineProperty(FilledBodyCache.prototype, "arrayBuffer", { enumerable: true });
 
 function fillBodyCache(c: Context, bytes: Uint8Array): void {
   (c.req as unknown as { bodyCache: unknown }).bodyCache = new FilledBodyCache(bytes);
+}
+
+export interface ServiceRequestOptions {
+  service: string;
+  /** Where each answered request goes (core/request-journal). */
+  journal: { append(entry: RecordedRequest): unknown };
+  clock: Clock;
+  store: Store;
+  redact: Redactor;
+  compressThreshold: number;
+  /** Told of each request before anything else (the coverage tracker). */
+  arrived(method: string, url: string): void;
 }
 
 /**
@@ -290,22 +328,24 @@ function fillBodyCache(c: Context, bytes: Uint8Array): void {
  * limit's and the compression's common cases (a stated length within the
  * limit, no Accept-Encoding) add none.
  */
-export function serviceRequests(options: {
-  service: string;
-  /** Where each answered request goes (core/request-journal). */
-  journal: { append(entry: RecordedRequest): unknown };
-  clock: Clock;
-  store: Store;
-  redact: Redactor;
-  compressThreshold: number;
-  /** Told of each request before anything else (the coverage tracker). */
-  arrived(method: string, url: string): void;
-}): MiddlewareHandler {
+export function serviceRequests(options: ServiceRequestOptions): MiddlewareHandler {
+  const work = serviceRequestWork(options);
+  // With Hono's `next`, a promise: the work settles as `next` does.
+  return (c, next) => work(c, next) as Promise<Response | void>;
+}
+
+/**
+ * The work of `serviceRequests` with any `next`: with one that answers at
+ * once (see Proceed), a request whose body is in hand is answered and
+ * journaled in the same turn, without a promise (what it returns is then
+ * undefined, or the body limit's 413).
+ */
+export function serviceRequestWork(options: ServiceRequestOptions): (c: Context, next: Proceed) => Promise<Response | void> | void {
   const { service, journal, clock, store, redact, compressThreshold } = options;
   const limit = limitBody();
   const zip = gzip(compressThreshold);
   // Promise chains rather than async functions: each async frame is an object and a turn more per request.
-  const journaled = (c: Context, next: Next): Promise<void> => {
+  const journaled = (c: Context, next: Proceed): Promise<void> | void => {
     const at = clock.now();
     // Read as bytes: Hono caches the body, and handlers that want bytes (a gzip body) must get them unaltered.
     // A stated length means a body over HTTP (@hono/node-server gives every such request one); checking it first
@@ -326,7 +366,7 @@ export function serviceRequests(options: {
     });
   };
   /** The handler's answer (compressed as it applies), then the request's journal entry (`body` as read, null without one). */
-  const answered = (c: Context, next: Next, at: number, body: Uint8Array | null): Promise<void> =>
+  const answered = (c: Context, next: Proceed, at: number, body: Uint8Array | null): Promise<void> | void =>
     zip(c, next, () => {
       journal.append(journalEntry(service, at, c.req.raw, body, c.res.status, store.index, redact));
     });

@@ -18,6 +18,13 @@ export interface ServiceInstance<Section> {
   readonly app: Hono;
   /** The real product's answer to a path no route matched. */
   notFound(c: Context): Response | Promise<Response>;
+  /**
+   * Set when one function answers every request (its `app` is that function
+   * on every path): the port then runs it as its only handler, after the
+   * service-request work, so each request takes Hono's single-handler path
+   * instead of composing a middleware chain.
+   */
+  readonly handler?: (c: Context) => Response | Promise<Response>;
   /** Extra control routes, mounted at `/_standin/<name>`: declared with their documentation (tag: the service's name) for the OpenAPI document. */
   readonly control?: DocumentedRoutes;
   /**

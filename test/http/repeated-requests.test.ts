@@ -113,4 +113,54 @@ describe("repeated requests over HTTP", () => {
     ]);
     expect(recorded.map((e) => e.headers["x-trace"])).toEqual([undefined, undefined, undefined, "t1"]);
   });
+
+  it("the echo's reused parse and answer follow what each request sent: its bytes, its charset, its encoding", async () => {
+    const send = async (body: string, contentType: string, extra: Record<string, string> = {}) => {
+      const res = await fetch(`${srv.urls.echo}/echo?key=test-api-key`, { method: "POST", headers: { "Content-Type": contentType, ...extra }, body });
+      return `${res.status} ${await res.text()}`;
+    };
+    const same = JSON.stringify({ message: "same" });
+    const deep = `{"message":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+    const answers = [
+      await send(same, "application/json"),
+      await send(same, "application/json"),
+      // The same bytes under a charset body-parser refuses, then an encoding it refuses: refused, not the last answer.
+      await send(same, "application/json; charset=latin1"),
+      await send(same, "application/json", { "Content-Encoding": "br" }),
+      await send(same, "application/json"),
+      await send(JSON.stringify({ message: ["a", 1] }), "application/json"),
+      // Too deep for res.json: express's 500 page every time (nothing is kept of a failed answer).
+      (await send(deep, "application/json")).slice(0, 3),
+      (await send(deep, "application/json")).slice(0, 3),
+      await send(same, "application/json"),
+    ];
+    expect(answers).toEqual([
+      `200 ${same}`,
+      `200 ${same}`,
+      expect.stringMatching(/^415 /),
+      expect.stringMatching(/^415 /),
+      `200 ${same}`,
+      '200 {"message":["a",1]}',
+      "500",
+      "500",
+      `200 ${same}`,
+    ]);
+  });
+
+  it("a repeated URL with a token is written down redacted every time; the same URL with another method is covered as that method", async () => {
+    // Coverage describes the run (a reset keeps it): counted from here.
+    const echoHits = async () =>
+      ((await (await fetch(`${srv.urls.control}/coverage`)).json()) as { echo: { hit: Array<{ route: string; count: number }> } }).echo.hit.find((h) => h.route === "/echo")
+        ?.count ?? 0;
+    const before = await echoHits();
+    await (await fetch(`${srv.urls.control}/reset`, { method: "POST" })).arrayBuffer();
+    for (let i = 0; i < 2; i++) await (await fetch(`${srv.urls.echo}/echo?key=test-api-key&token=s3cret`, { method: "POST", body: "{}" })).arrayBuffer();
+    await (await fetch(`${srv.urls.echo}/echo?key=test-api-key&token=s3cret`)).arrayBuffer();
+    const tape = (await (await fetch(`${srv.urls.control}/tape`)).json()) as { entries: Array<{ kind: string; method?: string; path?: string }> };
+    const paths = tape.entries.filter((e) => e.kind === "request").map((e) => `${e.method} ${e.path}`);
+    expect(paths).toHaveLength(3);
+    for (const path of paths) expect(path).not.toContain("s3cret");
+    expect(paths[0]).toBe(paths[1]);
+    expect((await echoHits()) - before).toBe(2);
+  });
 });
