@@ -204,18 +204,13 @@ class Parser {
         if (topLevel) this.fail("Argument or block definition required", "An argument or block definition is required here.", this.pos);
         return { attributes, blocks, start: bodyStart, end: this.pos, missingItem: { start: this.pos, end: this.pos + 1 } };
       }
-      const nameStart = this.pos;
-      const name = this.identifier();
-      if (name === undefined) {
-        this.fail("Argument or block definition required", "An argument or block definition is required here.", this.pos, this.tokenEnd(this.pos));
-      }
-      const nameSpan = { start: nameStart, end: this.pos };
+      const { name, nameSpan } = this.itemName();
       this.skip(false);
       const next = this.peek();
       if (next === "=" && this.peek(1) !== "=") {
         this.pos++;
         const expr = this.withoutNesting(() => this.parseExpression());
-        attributes.push({ name, nameSpan, expr, start: nameStart, end: expr.end });
+        attributes.push({ name, nameSpan, expr, start: nameSpan.start, end: expr.end });
         this.endOfItem("Missing newline after argument", "An argument definition must end with a newline.");
       } else if (next === "{" || next === '"' || isIdentStart(next)) {
         blocks.push(this.parseBlock(name, nameSpan));
@@ -223,6 +218,16 @@ class Parser {
         this.fail("Argument or block definition required", ARGUMENT_REQUIRED_DETAIL, nameSpan.start, nameSpan.end);
       }
     }
+  }
+
+  /** The name an argument or a block starts with, and where it stands; anything else is HCL's "definition required". */
+  private itemName(): { name: string; nameSpan: { start: number; end: number } } {
+    const start = this.pos;
+    const name = this.identifier();
+    if (name === undefined) {
+      this.fail("Argument or block definition required", "An argument or block definition is required here.", this.pos, this.tokenEnd(this.pos));
+    }
+    return { name, nameSpan: { start, end: this.pos } };
   }
 
   /** After an attribute or block: a newline, a comment, the end of file or the enclosing `}`. */
@@ -243,19 +248,14 @@ class Parser {
   /** `name { arg = value }`: a block body on one line holds exactly one argument. */
   private parseSingleAttrBody(openBrace: number): Body {
     const bodyStart = this.pos;
-    const nameStart = this.pos;
-    const name = this.identifier();
-    if (name === undefined) {
-      this.fail("Argument or block definition required", "An argument or block definition is required here.", this.pos, this.tokenEnd(this.pos));
-    }
-    const nameSpan = { start: nameStart, end: this.pos };
+    const { name, nameSpan } = this.itemName();
     this.skip(false);
     const next = this.peek();
     if (next === "{" || next === '"' || isIdentStart(next)) {
       this.fail(
         "Argument definition required",
         `A single-line block definition can contain only a single argument. If you meant to define argument ${JSON.stringify(name)}, use an equals sign to assign it a value. To define a nested block, place it on a line of its own within its parent block.`,
-        nameStart,
+        nameSpan.start,
         this.tokenEnd(this.pos),
       );
     }
@@ -294,7 +294,7 @@ class Parser {
       );
     }
     return {
-      attributes: [{ name, nameSpan, expr, start: nameStart, end: expr.end }],
+      attributes: [{ name, nameSpan, expr, start: nameSpan.start, end: expr.end }],
       blocks: [],
       start: bodyStart,
       end: this.pos,
