@@ -77,6 +77,9 @@ export interface StoreView {
 
 export class StoreError extends Error {}
 
+/** A secondary index's lookup (Table.groupBy): a group's rows, and its size. */
+export type GroupLookup<T> = ((key: string) => T[]) & { count(key: string): number };
+
 /** The index a brand-new state starts at; headers never show 0. */
 export const INITIAL_INDEX = 1;
 
@@ -90,7 +93,8 @@ interface TableState {
 }
 
 interface Grouping {
-  readonly keyOf: (row: Row) => string;
+  /** The group (or groups: a row may be in several, or none) a row is in. */
+  readonly keyOf: (row: Row) => string | readonly string[];
   /** Group key → IDs; undefined until first used, and again after a restore. */
   members: Map<string, Set<string>> | undefined;
 }
@@ -100,8 +104,8 @@ function setRow(state: TableState, id: string, row: Row): void {
   state.rows.set(id, row);
   for (const grouping of state.groupings) {
     if (!grouping.members) continue;
-    if (previous !== undefined) leaveGroup(grouping, grouping.keyOf(previous), id);
-    joinGroup(grouping, grouping.keyOf(row), id);
+    if (previous !== undefined) leaveGroups(grouping, grouping.keyOf(previous), id);
+    joinGroups(grouping, grouping.keyOf(row), id);
   }
 }
 
@@ -109,7 +113,17 @@ function removeRow(state: TableState, id: string): void {
   const previous = state.rows.get(id);
   if (previous === undefined) return;
   state.rows.delete(id);
-  for (const grouping of state.groupings) if (grouping.members) leaveGroup(grouping, grouping.keyOf(previous), id);
+  for (const grouping of state.groupings) if (grouping.members) leaveGroups(grouping, grouping.keyOf(previous), id);
+}
+
+function joinGroups(grouping: Grouping, keys: string | readonly string[], id: string): void {
+  if (typeof keys === "string") joinGroup(grouping, keys, id);
+  else for (const key of keys) joinGroup(grouping, key, id);
+}
+
+function leaveGroups(grouping: Grouping, keys: string | readonly string[], id: string): void {
+  if (typeof keys === "string") leaveGroup(grouping, keys, id);
+  else for (const key of keys) leaveGroup(grouping, key, id);
 }
 
 function joinGroup(grouping: Grouping, key: string, id: string): void {
@@ -170,20 +184,27 @@ export class Table<T extends Row = Row> {
    * A secondary index: returns a lookup of the rows whose `keyOf(row)` is a
    * given key (in unspecified order), kept up to date through writes,
    * rollbacks and restores, so finding a job's evaluations does not scan
-   * every evaluation. Register once per table, when the service is built.
+   * every evaluation. `keyOf` may name several keys (a session bound to
+   * several checks is found from each) or none (the row is not indexed).
+   * The lookup's `count` tells a group's size without building it.
+   * Register once per table, when the service is built.
    */
-  groupBy(keyOf: (row: T) => string): (key: string) => T[] {
+  groupBy(keyOf: (row: T) => string | readonly string[]): GroupLookup<T> {
     const state = this.state;
-    const grouping: Grouping = { keyOf: keyOf as (row: Row) => string, members: undefined };
+    const grouping: Grouping = { keyOf: keyOf as Grouping["keyOf"], members: undefined };
     state.groupings.push(grouping);
-    return (key) => {
+    const members = () => {
       if (!grouping.members) {
         grouping.members = new Map();
-        for (const [id, row] of state.rows) joinGroup(grouping, grouping.keyOf(row), id);
+        for (const [id, row] of state.rows) joinGroups(grouping, grouping.keyOf(row), id);
       }
-      const ids = grouping.members.get(key);
+      return grouping.members;
+    };
+    const lookup = (key: string) => {
+      const ids = members().get(key);
       return ids ? [...ids].map((id) => state.rows.get(id) as T) : [];
     };
+    return Object.assign(lookup, { count: (key: string) => members().get(key)?.size ?? 0 });
   }
 
   /** Rows sorted by ID (byte-wise on the ID string). */

@@ -23,7 +23,7 @@ export function registryActions(state: RegistryState, agentNode: () => string, a
     const nodeName = args.node ?? agentNode();
     const node = state.findNode(nodeName);
     if (!node) throw new ActionError(404, `no node "${nodeName}" in the registry's catalog`);
-    const existing = state.checksOf(nodeName).find((check) => check.CheckID === args.check);
+    const existing = state.findCheck(nodeName, args.check);
     const before = state.sessions.size;
     if (existing && agent && node.Node.toLowerCase() === agentNode().toLowerCase() && agent.findCheck(args.check)) {
       agent.setStatus(args.check, args.status, args.output ?? existing.Output);
@@ -86,7 +86,7 @@ export function registryActions(state: RegistryState, agentNode: () => string, a
       summary: "a health check (a node's, or a service's on it) has a status, or (gone: true) no longer exists",
       args: v.strictObject({ node: v.optional(v.string()), check: v.string(), status: v.optional(v.picklist(CHECK_STATUSES)), gone: v.optional(v.boolean(), false) }),
       check: (a) => {
-        const found = state.checksOf(a.node ?? agentNode()).find((c) => c.CheckID === a.check);
+        const found = state.findCheck(a.node ?? agentNode(), a.check);
         const met = a.gone ? !found : found !== undefined && (a.status === undefined || found.Status === a.status);
         return { met, observed: found ? { Status: found.Status, Output: found.Output, ServiceID: found.ServiceID } : null };
       },
@@ -103,7 +103,7 @@ export function registryActions(state: RegistryState, agentNode: () => string, a
       check: (a) => {
         const node = a.node ?? agentNode();
         const found = state.findService(node, a.id);
-        const health = found ? aggregatedStatus(state.checksOf(node).filter((c) => c.ServiceID === "" || c.ServiceID === found.ID)) : undefined;
+        const health = found ? aggregatedStatus([...state.nodeChecksOf(node), ...state.checksOfService(node, found.ID)]) : undefined;
         const met = a.gone ? !found : found !== undefined && (a.health === undefined || health === a.health);
         return { met, observed: found ? { ID: found.ID, Service: found.Service, Node: found.Node, health } : null };
       },

@@ -15,7 +15,7 @@
  * asks for it, so replays fire it at the same instants.
  */
 import type { TimerRecord } from "../core/clock.js";
-import type { Table } from "../core/store.js";
+import type { GroupLookup, Table } from "../core/store.js";
 import type { RegistryApi } from "./api.js";
 import { checkKey, type CheckRow, type ServiceRow } from "./state.js";
 
@@ -50,6 +50,8 @@ export type AgentCheckRow = {
 export type CheckFields = Omit<CheckRow, "CreateIndex" | "ModifyIndex">;
 
 const REAPER = "agent";
+/** The group (AgentLocal.reapable) of the checks that ask the reaper to remove their service. */
+const REAPABLE = "reapable";
 
 /** CheckTTL's output cap: the first bytes, then how much was kept. */
 export function capOutput(output: string): string {
@@ -60,10 +62,15 @@ export function capOutput(output: string): string {
 
 export class AgentLocal {
   readonly checks: Table<AgentCheckRow>;
+  private readonly checksOfService: GroupLookup<AgentCheckRow>;
+  /** The checks with a DeregisterCriticalServiceAfter, all under REAPABLE: the reaper's tick looks at these only. */
+  private readonly reapable: GroupLookup<AgentCheckRow>;
 
   constructor(private readonly api: RegistryApi) {
     const { ctx } = api;
     this.checks = ctx.store.table(AGENT_CHECKS_TABLE);
+    this.checksOfService = this.checks.groupBy((c) => (c.ServiceID === "" ? [] : c.ServiceID));
+    this.reapable = this.checks.groupBy((c) => (c.deregisterAfterMs > 0 && c.ServiceID !== "" ? REAPABLE : []));
     ctx.clock.handle(CHECK_TTL_TIMER, (timer: TimerRecord) => this.expireTTL(timer.subject));
     ctx.clock.handle(CHECK_REAP_TIMER, () => this.reap());
     // A check of the agent's node removed by another path (catalog deregister, txn, node or service
@@ -160,7 +167,7 @@ export class AgentLocal {
 
   /** Removes a service with its checks (inside a write). */
   removeService(serviceId: string): void {
-    for (const local of this.checks.sorted()) if (local.ServiceID === serviceId) this.forget(local.CheckID);
+    for (const local of this.checksOfService(serviceId).sort(byCheckId)) this.forget(local.CheckID);
     this.api.state.removeService(this.node(), serviceId);
   }
 
@@ -196,9 +203,8 @@ export class AgentLocal {
   /** Schedules the next reaper tick (a 30 s boundary of the virtual clock) while some check asks to be reaped. */
   private armReaper(): void {
     const { clock } = this.api.ctx;
-    const wanted = [...this.checks.values()].some((c) => c.deregisterAfterMs > 0);
-    const pending = clock.timersFor(CHECK_REAP_TIMER, REAPER).length > 0;
-    if (wanted && !pending) clock.schedule({ at: (Math.floor(clock.now() / CHECK_REAP_INTERVAL_MS) + 1) * CHECK_REAP_INTERVAL_MS, kind: CHECK_REAP_TIMER, subject: REAPER });
+    if (this.reapable.count(REAPABLE) === 0 || clock.timersFor(CHECK_REAP_TIMER, REAPER).length > 0) return;
+    clock.schedule({ at: (Math.floor(clock.now() / CHECK_REAP_INTERVAL_MS) + 1) * CHECK_REAP_INTERVAL_MS, kind: CHECK_REAP_TIMER, subject: REAPER });
   }
 
   /**
@@ -211,9 +217,10 @@ export class AgentLocal {
     const { ctx } = this.api;
     const now = ctx.clock.now();
     const reaped: string[] = [];
+    const gone = new Set<string>();
     ctx.store.write(() => {
-      for (const local of this.checks.sorted()) {
-        if (local.deregisterAfterMs <= 0 || local.ServiceID === "" || reaped.includes(local.ServiceID)) continue;
+      for (const local of this.reapable(REAPABLE).sort(byCheckId)) {
+        if (gone.has(local.ServiceID)) continue;
         const row = this.findCheck(local.CheckID);
         if (!row) continue;
         if (row.Status !== "critical") {
@@ -226,6 +233,7 @@ export class AgentLocal {
         }
         if (now - local.criticalSince > local.deregisterAfterMs) {
           reaped.push(local.ServiceID);
+          gone.add(local.ServiceID);
           this.removeService(local.ServiceID);
         }
       }
@@ -234,4 +242,8 @@ export class AgentLocal {
     this.armReaper();
     return { reaped };
   }
+}
+
+function byCheckId(a: AgentCheckRow, b: AgentCheckRow): number {
+  return a.CheckID < b.CheckID ? -1 : a.CheckID > b.CheckID ? 1 : 0;
 }

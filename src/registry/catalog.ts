@@ -323,7 +323,7 @@ function vetDeregister(authz: Authorizer, state: RegistryApi["state"], node: str
     if (!service) throw serverError(`Unknown service ID '${serviceId}'`);
     authz.require("service", service.Service, "write");
   } else if (checkId !== "") {
-    const check = state.checksOf(node).find((c) => c.CheckID === checkId);
+    const check = state.findCheck(node, checkId);
     if (!check) throw serverError(`Unknown check ID '${checkId}'`);
     if (check.ServiceID !== "") authz.require("service", check.ServiceName, "write");
     else authz.require("node", node, "write");

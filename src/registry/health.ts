@@ -116,8 +116,7 @@ function readChecks(state: RegistryState, authz: Authorizer, meta: ReadonlyMap<s
 
 /** An instance's health: its node's own checks first, then its own (Consul's parseCheckServiceNodes). */
 function healthChecksOf(state: RegistryState, node: string, serviceId: string): CheckRow[] {
-  const checks = state.checksOf(node);
-  return [...checks.filter((c) => c.ServiceID === ""), ...checks.filter((c) => c.ServiceID === serviceId)];
+  return [...state.nodeChecksOf(node), ...state.checksOfService(node, serviceId)];
 }
 
 /** Consul's getBoolQueryParam: absent is false, present and empty is true, else Go's strconv.ParseBool. */

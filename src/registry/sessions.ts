@@ -225,9 +225,8 @@ export function createSession(api: RegistryApi, body: unknown, options: CreateOp
   const ttlMs = validateTTL(request.TTL);
   const node = state.findNode(request.Node);
   if (!node) throw serverError("apply failed: Missing node registration");
-  const checks = state.checksOf(node.Node);
   for (const checkId of [...(request.Checks ?? []), ...(request.NodeChecks ?? []), ...(request.ServiceChecks ?? []).map((c) => c.ID)]) {
-    const check = checks.find((c) => c.CheckID === checkId);
+    const check = state.findCheck(node.Node, checkId);
     if (!check) throw serverError(`apply failed: Missing check '${checkId}' registration`);
     if (check.Status === "critical") throw serverError(`apply failed: Check '${checkId}' is in ${check.Status} state`);
   }

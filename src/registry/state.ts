@@ -9,7 +9,7 @@
  * `service.<name>` index), which its catalog and health reads block on.
  */
 import type { ServiceContext } from "../core/context.js";
-import type { Table } from "../core/store.js";
+import type { GroupLookup, Table } from "../core/store.js";
 import { uint64Equal, type Uint64 } from "../core/uint64.js";
 
 export const TABLES = {
@@ -34,6 +34,14 @@ export const TABLES = {
  * the keys deleted within the last 15 virtual minutes.
  */
 export const TOMBSTONE_TTL_MS = 15 * 60_000;
+/**
+ * At most one look for expired tombstones (and ended lock-delays) per this
+ * span of virtual time (Consul's `tombstone_ttl_granularity`, 30 s, which
+ * bins its tombstone expiries the same way): a look costs one pass over the
+ * table, so a run of KV writes pays for it once per 30 virtual seconds, not
+ * once per write, and a row outlives its end by at most this much.
+ */
+export const REAP_GRANULARITY_MS = 30_000;
 
 export const SESSION_TTL_TIMER = "registry.session-ttl";
 /**
@@ -198,6 +206,19 @@ export class RegistryState {
   readonly serviceExtinction: Table<{ Index: number }>;
   /** The earliest instant a tombstone expires; 0 = unknown (look at them all). */
   private nextReapAt = 0;
+  /** The earliest instant a lock-delay ends; 0 = unknown (look at them all). */
+  private nextLockDelayReapAt = 0;
+  // Secondary indexes, so that removing or invalidating one object costs what it touches, not a scan
+  // of every check, service, session or key (a reaper removing N services stays O(N)).
+  private readonly checksByNode: GroupLookup<CheckRow>;
+  private readonly checksByService: GroupLookup<CheckRow>;
+  private readonly servicesByNode: GroupLookup<ServiceRow>;
+  private readonly servicesByName: GroupLookup<ServiceRow>;
+  private readonly sessionsByNode: GroupLookup<SessionRow>;
+  /** A session under each of its checks (`node\0checkId`). */
+  private readonly sessionsByCheck: GroupLookup<SessionRow>;
+  /** Held keys under their holder's session key; free keys are not indexed. */
+  private readonly keysBySession: GroupLookup<KVRow>;
   /** Told of every check that leaves the catalog, whichever path removed it (inside that write). */
   private readonly checkRemovedListeners: Array<(node: string, checkId: string) => void> = [];
 
@@ -212,7 +233,17 @@ export class RegistryState {
     this.services = store.table(TABLES.services);
     this.serviceIndexes = store.table(TABLES.serviceIndexes);
     this.serviceExtinction = store.table(TABLES.serviceExtinction);
-    store.onRestore(() => (this.nextReapAt = 0));
+    this.checksByNode = this.checks.groupBy((c) => nodeKey(c.Node));
+    this.checksByService = this.checks.groupBy((c) => serviceKey(c.Node, c.ServiceID));
+    this.servicesByNode = this.services.groupBy((s) => nodeKey(s.Node));
+    this.servicesByName = this.services.groupBy((s) => s.Service.toLowerCase());
+    this.sessionsByNode = this.sessions.groupBy((s) => nodeKey(s.Node));
+    this.sessionsByCheck = this.sessions.groupBy((s) => sessionCheckIds(s).map((checkId) => checkKey(s.Node, checkId)));
+    this.keysBySession = this.kv.groupBy((e) => (e.Session === undefined ? [] : sessionKey(e.Session)));
+    store.onRestore(() => {
+      this.nextReapAt = 0;
+      this.nextLockDelayReapAt = 0;
+    });
   }
 
   /**
@@ -223,6 +254,7 @@ export class RegistryState {
    */
   setKey(entry: Omit<KVRow, "CreateIndex" | "ModifyIndex">): void {
     this.reapTombstones();
+    this.reapLockDelays();
     const existing = this.kv.get(entry.Key);
     if (existing && sameEntry(existing, entry)) return;
     this.kv.putIndexed(entry.Key, entry);
@@ -295,16 +327,16 @@ export class RegistryState {
       if (expires <= now) this.tombstones.delete(stone.Key);
       else if (next === 0 || expires < next) next = expires;
     }
-    this.nextReapAt = next;
+    this.nextReapAt = next === 0 ? 0 : Math.max(next, now + REAP_GRANULARITY_MS);
   }
 
   findNode(name: string): NodeRow | undefined {
     return this.nodes.get(nodeKey(name));
   }
 
+  /** A node's checks (its own and its services'), by check ID. */
   checksOf(node: string): CheckRow[] {
-    const prefix = `${node.toLowerCase()}\u0000`;
-    return this.checks.sorted().filter((c) => checkKey(c.Node, c.CheckID).startsWith(prefix));
+    return this.checksByNode(nodeKey(node)).sort(byCheckId);
   }
 
   /**
@@ -334,14 +366,14 @@ export class RegistryState {
     const row = service ? { ...check, ServiceName: service.Service, ServiceTags: [...service.Tags] } : check;
     this.checks.putIndexed(checkKey(row.Node, row.CheckID), row);
     this.touchServicesFor(row.Node, row.ServiceID);
-    if (row.Status === "critical") this.invalidateWhere((s) => bound(s, row.Node, row.CheckID), "check critical");
+    if (row.Status === "critical") this.invalidateBoundTo(row.Node, row.CheckID, "check critical");
   }
 
   removeCheck(node: string, checkId: string): boolean {
     const existing = this.checks.get(checkKey(node, checkId));
     if (!existing || !this.checks.delete(checkKey(node, checkId))) return false;
     this.touchServicesFor(existing.Node, existing.ServiceID);
-    this.invalidateWhere((s) => bound(s, node, checkId), "check deregistered");
+    this.invalidateBoundTo(node, checkId, "check deregistered");
     this.checkRemoved(existing);
     return true;
   }
@@ -372,7 +404,7 @@ export class RegistryState {
     for (const service of this.servicesOf(node)) this.removeService(node, service.ID);
     for (const check of this.checksOf(node)) if (this.checks.delete(checkKey(check.Node, check.CheckID))) this.checkRemoved(check);
     this.nodes.delete(nodeKey(node));
-    this.invalidateWhere((s) => s.Node.toLowerCase() === node.toLowerCase(), "node deregistered");
+    for (const session of this.sessionsByNode(nodeKey(node)).sort(bySessionId)) this.destroySession(session, "node deregistered");
     return true;
   }
 
@@ -382,14 +414,12 @@ export class RegistryState {
 
   /** A node's services, by ID. */
   servicesOf(node: string): ServiceRow[] {
-    const prefix = `${node.toLowerCase()}\u0000`;
-    return this.services.sorted().filter((s) => serviceKey(s.Node, s.ID).startsWith(prefix));
+    return this.servicesByNode(nodeKey(node)).sort(byId);
   }
 
   /** Every instance of a service name (case-insensitive, as Consul's service index is), by node then ID. */
   instancesOf(name: string): ServiceRow[] {
-    const wanted = name.toLowerCase();
-    return [...this.services.values()].filter((s) => s.Service.toLowerCase() === wanted).sort(byNodeThenId);
+    return this.servicesByName(name.toLowerCase()).sort(byNodeThenId);
   }
 
   /** Every instance, by node then ID. */
@@ -399,7 +429,18 @@ export class RegistryState {
 
   /** A service's checks on its node (not the node's own checks), by check ID. */
   checksOfService(node: string, serviceId: string): CheckRow[] {
-    return this.checksOf(node).filter((c) => c.ServiceID === serviceId);
+    if (serviceId === "") return [];
+    return this.checksByService(serviceKey(node, serviceId)).sort(byCheckId);
+  }
+
+  /** A node's own checks (not its services'), by check ID. */
+  nodeChecksOf(node: string): CheckRow[] {
+    return this.checksByService(serviceKey(node, "")).sort(byCheckId);
+  }
+
+  /** One check of a node (node name case-insensitive, check ID exact). */
+  findCheck(node: string, checkId: string): CheckRow | undefined {
+    return this.checks.get(checkKey(node, checkId));
   }
 
   /**
@@ -438,7 +479,7 @@ export class RegistryState {
    * else the catalog's highest index.
    */
   serviceIndex(name: string): number {
-    const own = this.instancesOf(name).length > 0 ? this.serviceIndexes.get(name.toLowerCase())?.Index : undefined;
+    const own = this.servicesByName.count(name.toLowerCase()) > 0 ? this.serviceIndexes.get(name.toLowerCase())?.Index : undefined;
     if (own !== undefined) return own;
     const extinct = this.serviceExtinction.get("last")?.Index;
     if (extinct !== undefined) return extinct;
@@ -449,7 +490,7 @@ export class RegistryState {
   private touchService(name: string, removed: boolean): void {
     const index = this.ctx.store.writeIndex();
     const key = name.toLowerCase();
-    if (removed && this.instancesOf(name).length === 0) {
+    if (removed && this.servicesByName.count(key) === 0) {
       this.serviceIndexes.delete(key);
       this.serviceExtinction.put("last", { Index: index });
       return;
@@ -464,7 +505,7 @@ export class RegistryState {
       if (service) this.touchService(service.Service, false);
       return;
     }
-    for (const name of new Set(this.servicesOf(node).map((s) => s.Service))) this.touchService(name, false);
+    for (const name of new Set(this.servicesByNode(nodeKey(node)).map((s) => s.Service))) this.touchService(name, false);
   }
 
   /**
@@ -477,16 +518,16 @@ export class RegistryState {
     this.sessions.delete(id);
     this.ctx.clock.cancelFor(SESSION_TTL_TIMER, id);
     const delayMs = Math.min(Math.floor(session.LockDelay / 1_000_000), MAX_LOCK_DELAY_MS);
-    for (const entry of this.kv.sorted()) {
-      const holder = entry.Session as string | undefined;
-      if (holder === undefined || sessionKey(holder) !== id) continue;
+    const held = this.keysBySession(id).sort(byKey);
+    if (held.length > 0 && delayMs > 0) this.reapLockDelays();
+    for (const entry of held) {
       if (session.Behavior === "delete") {
         this.deleteKey(entry.Key);
       } else {
         const { Session: _released, CreateIndex: _c, ModifyIndex: _m, ...rest } = entry;
         this.setKey(rest as Omit<KVRow, "CreateIndex" | "ModifyIndex">);
       }
-      if (delayMs > 0) this.lockDelays.put(entry.Key, { until: this.ctx.clock.now() + delayMs });
+      if (delayMs > 0) this.delayLock(entry.Key, this.ctx.clock.now() + delayMs);
     }
     this.ctx.events.record("session.invalidated", { service: "registry", subject: session.ID, detail: { reason, behavior: session.Behavior } });
   }
@@ -497,8 +538,35 @@ export class RegistryState {
     return delay !== undefined && delay.until > this.ctx.clock.now();
   }
 
-  private invalidateWhere(matches: (session: SessionRow) => boolean, reason: string): void {
-    for (const session of this.sessionsSorted()) if (matches(session)) this.destroySession(session, reason);
+  private delayLock(key: string, until: number): void {
+    this.lockDelays.put(key, { until });
+    if (this.nextLockDelayReapAt === 0 || until < this.nextLockDelayReapAt) this.nextLockDelayReapAt = until;
+  }
+
+  /**
+   * Consul forgets a key's lock-delay once it ends (its LockDelay timers
+   * delete the entry); here the ended ones go at the next KV write (or a
+   * destroyed session's release), so the table holds only the keys released within the last
+   * 90 s (MaxLockDelay and REAP_GRANULARITY_MS), however long the run. A
+   * look happens once the earliest delay has ended, at most once per
+   * granularity span, so a burst of invalidations scans once.
+   */
+  private reapLockDelays(): void {
+    if (this.lockDelays.size === 0) return;
+    const now = this.ctx.clock.now();
+    if (this.nextLockDelayReapAt !== 0 && now < this.nextLockDelayReapAt) return;
+    let next = 0;
+    for (const key of [...this.lockDelays.ids()]) {
+      const { until } = this.lockDelays.get(key)!;
+      if (until <= now) this.lockDelays.delete(key);
+      else if (next === 0 || until < next) next = until;
+    }
+    this.nextLockDelayReapAt = next === 0 ? 0 : Math.max(next, now + REAP_GRANULARITY_MS);
+  }
+
+  /** Destroys, in ID order, the sessions bound to a node's check. */
+  private invalidateBoundTo(node: string, checkId: string, reason: string): void {
+    for (const session of this.sessionsByCheck(checkKey(node, checkId)).sort(bySessionId)) this.destroySession(session, reason);
   }
 }
 
@@ -516,6 +584,21 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function bound(session: SessionRow, node: string, checkId: string): boolean {
-  return session.Node.toLowerCase() === node.toLowerCase() && sessionCheckIds(session).includes(checkId);
+function byId(a: ServiceRow, b: ServiceRow): number {
+  return a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0;
+}
+
+function byCheckId(a: CheckRow, b: CheckRow): number {
+  return a.CheckID < b.CheckID ? -1 : a.CheckID > b.CheckID ? 1 : 0;
+}
+
+function byKey(a: KVRow, b: KVRow): number {
+  return a.Key < b.Key ? -1 : a.Key > b.Key ? 1 : 0;
+}
+
+/** The sessions table's order: lowercase ID. */
+function bySessionId(a: SessionRow, b: SessionRow): number {
+  const x = sessionKey(a.ID);
+  const y = sessionKey(b.ID);
+  return x < y ? -1 : x > y ? 1 : 0;
 }

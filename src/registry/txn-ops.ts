@@ -280,7 +280,7 @@ function serviceOp(state: RegistryState, op: ServiceOp): TxnResult[] {
 function checkOp(state: RegistryState, op: CheckOp): TxnResult[] {
   const { ModifyIndex: casIndex, ...input } = op.check;
   const where = `check ${goQuoted(input.CheckID)} on node ${goQuoted(input.Node)}`;
-  const find = () => state.checksOf(input.Node).find((c) => c.CheckID === input.CheckID);
+  const find = () => state.findCheck(input.Node, input.CheckID);
   const existing = find();
   const set = () => {
     // ensureCheckTxn: the node (and a service check's service) must be registered.

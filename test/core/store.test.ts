@@ -346,3 +346,54 @@ describe("Store: commits, snapshot, restore", () => {
     expect(calls).toBe(1);
   });
 });
+
+describe("Store: secondary indexes (Table.groupBy)", () => {
+  type Tagged = { ID: string; Owner: string; Tags: string[] };
+  const ids = (rows: Tagged[]) => rows.map((r) => r.ID).sort();
+
+  it("finds a row under each key it names (none: not indexed), follows replacements and deletes, and counts a group", () => {
+    const store = new Store();
+    const table = store.table<Tagged>("tagged");
+    const byTag = table.groupBy((r) => r.Tags);
+    const byOwner = table.groupBy((r) => r.Owner);
+    store.write(() => {
+      table.put("a", { ID: "a", Owner: "x", Tags: ["red", "blue"] });
+      table.put("b", { ID: "b", Owner: "x", Tags: ["blue"] });
+      table.put("c", { ID: "c", Owner: "y", Tags: [] });
+    });
+    expect(ids(byTag("blue"))).toEqual(["a", "b"]);
+    expect(ids(byTag("red"))).toEqual(["a"]);
+    expect(byTag.count("blue")).toBe(2);
+    expect(byTag.count("none")).toBe(0);
+    expect(byOwner.count("x")).toBe(2);
+    store.write(() => {
+      table.put("a", { ID: "a", Owner: "y", Tags: ["green"] });
+      table.delete("b");
+    });
+    expect(byTag("blue")).toEqual([]);
+    expect(byTag.count("blue")).toBe(0);
+    expect(ids(byTag("green"))).toEqual(["a"]);
+    expect(ids(byOwner("y"))).toEqual(["a", "c"]);
+  });
+
+  it("is put back by a rolled-back write and rebuilt after a restore", () => {
+    const store = new Store();
+    const table = store.table<Tagged>("tagged");
+    const byTag = table.groupBy((r) => r.Tags);
+    store.write(() => table.put("a", { ID: "a", Owner: "x", Tags: ["red", "blue"] }));
+    const saved = store.snapshot();
+    expect(() =>
+      store.write(() => {
+        table.delete("a");
+        table.put("b", { ID: "b", Owner: "x", Tags: ["red"] });
+        throw new Error("refused");
+      }),
+    ).toThrow("refused");
+    expect(ids(byTag("red"))).toEqual(["a"]);
+    expect(byTag.count("blue")).toBe(1);
+    store.write(() => table.put("b", { ID: "b", Owner: "x", Tags: ["red"] }));
+    expect(byTag.count("red")).toBe(2);
+    store.restore(structuredClone(saved));
+    expect(ids(byTag("red"))).toEqual(["a"]);
+  });
+});
