@@ -14,6 +14,7 @@ import type { Authorizer } from "./acl.js";
 import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
 import { checkView, consistencyLevel, filterChecks, withConsistency } from "./service-views.js";
 import { TABLES, type CheckRow, type NodeRow, type ServiceAddress, type ServiceRow } from "./state.js";
+import { metaError } from "./service-definition.js";
 
 const CHECK_STATUSES = ["passing", "warning", "critical", "maintenance"];
 
@@ -119,6 +120,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     const address = (body.Address as string) ?? "";
     if (node === "") throw serverError("Must provide node");
     if (address === "" && !body.SkipNodeUpdate) throw serverError("Must provide address if SkipNodeUpdate is not set");
+    refuseOversizedMeta(body.NodeMeta as Record<string, string> | null | undefined, service?.Meta);
     if (service) preApplyService(service, authz);
     const checks = [...(body.Check ? [body.Check] : []), ...((body.Checks as object[]) ?? [])].map((raw) => {
       const c = decodeCheck(raw);
@@ -277,6 +279,20 @@ function taggedAddressesOf(raw: unknown): Record<string, ServiceAddress> | null 
 /** structs.ValidateWeights. */
 function validWeights(w: ServiceRow["Weights"]): boolean {
   return w.Passing >= 1 && w.Warning >= 0 && w.Passing <= 65535 && w.Warning <= 65535;
+}
+
+/**
+ * The metadata limits the agent applies (structs.validateMetadata: 64 pairs,
+ * keys of 128 characters, values of 512), on the catalog too, where Consul
+ * applies none: without them one register could store any amount. The
+ * `consul-` prefix stays allowed here, as Consul's agents write
+ * `consul-network-segment` and `consul-version` through this endpoint.
+ */
+function refuseOversizedMeta(nodeMeta: Record<string, string> | null | undefined, serviceMeta: Record<string, string> | undefined): void {
+  const nodeProblem = nodeMeta ? metaError(nodeMeta, true) : undefined;
+  if (nodeProblem) throw badRequest(`Invalid Node Meta: ${nodeProblem}`);
+  const serviceProblem = serviceMeta ? metaError(serviceMeta, true) : undefined;
+  if (serviceProblem) throw badRequest(`Invalid Service Meta: ${serviceProblem}`);
 }
 
 /** Consul's servicePreApply: the ID defaults to the name, a named ID needs a name, no wildcard address, `service:write`. */

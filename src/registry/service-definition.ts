@@ -350,10 +350,24 @@ export function weightsError(weights: { Passing: number; Warning: number }): str
 
 const META_KEY = /^[a-zA-Z0-9_-]+$/;
 
-/** structs.validateMetadata (service meta may not use the `consul-` prefix); keys in sorted order, where Go's map order is random. */
-export function metaError(meta: Record<string, string>): string | undefined {
+/** structs.metaMaxKeyPairs, metaKeyMaxLength, metaValueMaxLength and metaKeyReservedPrefix. */
+export const META_MAX_PAIRS = 64;
+export const META_KEY_MAX_LENGTH = 128;
+export const META_VALUE_MAX_LENGTH = 512;
+const META_RESERVED_PREFIX = "consul-";
+
+/**
+ * structs.validateMetadata: at most 64 pairs, keys of letters, digits, `_`
+ * and `-` up to 128 characters, values up to 512 bytes (Go's len; its
+ * message says characters), and (unless
+ * `allowConsulPrefix`) no key under the reserved `consul-` prefix. Keys are
+ * looked at in sorted order, where Go's map order is random. The agent's
+ * service registration refuses the prefix; the catalog takes it (Consul's
+ * agents write `consul-network-segment` there).
+ */
+export function metaError(meta: Record<string, string>, allowConsulPrefix = false): string | undefined {
   const keys = Object.keys(meta).sort();
-  if (keys.length > 64) return "Node metadata cannot contain more than 64 key/value pairs";
+  if (keys.length > META_MAX_PAIRS) return `Node metadata cannot contain more than ${META_MAX_PAIRS} key/value pairs`;
   for (const key of keys) {
     const value = meta[key]!;
     const reason =
@@ -361,12 +375,12 @@ export function metaError(meta: Record<string, string>): string | undefined {
         ? "Key cannot be blank"
         : !META_KEY.test(key)
           ? "Key contains invalid characters"
-          : key.length > 128
-            ? "Key is too long (limit: 128 characters)"
-            : key.startsWith("consul-")
-              ? "Key prefix 'consul-' is reserved for internal use"
-              : value.length > 512
-                ? "Value is too long (limit: 512 characters)"
+          : key.length > META_KEY_MAX_LENGTH
+            ? `Key is too long (limit: ${META_KEY_MAX_LENGTH} characters)`
+            : !allowConsulPrefix && key.startsWith(META_RESERVED_PREFIX)
+              ? `Key prefix '${META_RESERVED_PREFIX}' is reserved for internal use`
+              : Buffer.byteLength(value, "utf8") > META_VALUE_MAX_LENGTH
+                ? `Value is too long (limit: ${META_VALUE_MAX_LENGTH} characters)`
                 : undefined;
     if (reason) return `Couldn't load metadata pair ('${key}', '${value}'): ${reason}`;
   }

@@ -48,6 +48,35 @@ describe("PUT /v1/catalog/register with a Service", () => {
     expect(emu.stateHash()).toBe(before);
   });
 
+  it("refuses NodeMeta and Service.Meta beyond the agent's limits (64 pairs, keys of 128, values of 512 bytes), changing nothing", async () => {
+    const emu = await standin();
+    const pairs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(2, "0")}`, "v"]));
+    const longKey = "k".repeat(129);
+    // 300 two-byte characters: 600 bytes, over Go's len() limit of 512 though only 300 characters.
+    const wideValue = "é".repeat(300);
+    const cases: Array<[unknown, string]> = [
+      [{ NodeMeta: pairs(65) }, "Invalid Node Meta: Node metadata cannot contain more than 64 key/value pairs"],
+      [{ NodeMeta: { [longKey]: "v" } }, `Invalid Node Meta: Couldn't load metadata pair ('${longKey}', 'v'): Key is too long (limit: 128 characters)`],
+      [{ NodeMeta: { k: "v".repeat(513) } }, `Invalid Node Meta: Couldn't load metadata pair ('k', '${"v".repeat(513)}'): Value is too long (limit: 512 characters)`],
+      [{ NodeMeta: { "a.b": "v" } }, "Invalid Node Meta: Couldn't load metadata pair ('a.b', 'v'): Key contains invalid characters"],
+      [{ Service: { Service: "web", Meta: pairs(65) } }, "Invalid Service Meta: Node metadata cannot contain more than 64 key/value pairs"],
+      [{ Service: { Service: "web", Meta: { k: wideValue } } }, `Invalid Service Meta: Couldn't load metadata pair ('k', '${wideValue}'): Value is too long (limit: 512 characters)`],
+      [{ Service: { Service: "web", Meta: { "": "v" } } }, "Invalid Service Meta: Couldn't load metadata pair ('', 'v'): Key cannot be blank"],
+    ];
+    const before = emu.stateHash();
+    for (const [body, text] of cases) {
+      const res = await put(emu, "/v1/catalog/register", { Node: "n1", Address: "10.0.0.1", ...(body as object) });
+      expect([res.status, res.text], JSON.stringify(body).slice(0, 80)).toEqual([400, text]);
+    }
+    expect(emu.stateHash()).toBe(before);
+    // At the limits, and with the `consul-` prefix Consul's agents write through the catalog, it registers.
+    const atLimits = { ...pairs(62), "consul-network-segment": "", ["k".repeat(128)]: "v".repeat(512) };
+    await register(emu, { Node: "n1", NodeMeta: atLimits, Service: { Service: "web", Meta: atLimits } });
+    const { body } = await getJSON(emu, "/v1/catalog/node/n1");
+    expect(Object.keys(body.Node.Meta)).toHaveLength(64);
+    expect(body.Services.web.Meta["consul-network-segment"]).toBe("");
+  });
+
   it("keeps invalid Weights out as Consul's ToServiceNode does (the default instead)", async () => {
     const emu = await standin();
     await register(emu, { Node: "n1", Service: { Service: "web", Weights: { Passing: 0, Warning: 3 } } });
