@@ -55,7 +55,11 @@ describe("PUT /v1/agent/service/register", () => {
       [{ Name: "web", Weights: { Passing: 0, Warning: 1 } }, 400, "Invalid Weights: Passing must be greater than 0"],
       [{ Name: "web", Meta: { "consul-x": "1" } }, 400, "Invalid Service Meta: Couldn't load metadata pair ('consul-x', '1'): Key prefix 'consul-' is reserved for internal use"],
       // Go's len() counts bytes: 300 two-byte characters are over the 512 limit.
-      [{ Name: "web", Meta: { k: "é".repeat(300) } }, 400, `Invalid Service Meta: Couldn't load metadata pair ('k', '${"é".repeat(300)}'): Value is too long (limit: 512 characters)`],
+      [
+        { Name: "web", Meta: { k: "é".repeat(300) } },
+        400,
+        `Invalid Service Meta: Couldn't load metadata pair ('k', '${"é".repeat(300)}'): Value is too long (limit: 512 characters)`,
+      ],
       [{ Name: "web", Check: { Notes: "n" } }, 400, "Invalid check: TTL must be > 0 for TTL checks"],
       [{ Name: "web", Checks: [{ HTTP: "http://x" }] }, 400, "Invalid check: Interval must be > 0 for Script, HTTP, H2PING, TCP, UDP or OSService checks"],
       [{ Name: "web", Check: { TTL: "10s", Interval: "10s" } }, 400, "Invalid check: Interval and TTL cannot both be specified"],

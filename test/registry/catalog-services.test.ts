@@ -60,7 +60,10 @@ describe("PUT /v1/catalog/register with a Service", () => {
       [{ NodeMeta: { k: "v".repeat(513) } }, `Invalid Node Meta: Couldn't load metadata pair ('k', '${"v".repeat(513)}'): Value is too long (limit: 512 characters)`],
       [{ NodeMeta: { "a.b": "v" } }, "Invalid Node Meta: Couldn't load metadata pair ('a.b', 'v'): Key contains invalid characters"],
       [{ Service: { Service: "web", Meta: pairs(65) } }, "Invalid Service Meta: Node metadata cannot contain more than 64 key/value pairs"],
-      [{ Service: { Service: "web", Meta: { k: wideValue } } }, `Invalid Service Meta: Couldn't load metadata pair ('k', '${wideValue}'): Value is too long (limit: 512 characters)`],
+      [
+        { Service: { Service: "web", Meta: { k: wideValue } } },
+        `Invalid Service Meta: Couldn't load metadata pair ('k', '${wideValue}'): Value is too long (limit: 512 characters)`,
+      ],
       [{ Service: { Service: "web", Meta: { "": "v" } } }, "Invalid Service Meta: Couldn't load metadata pair ('', 'v'): Key cannot be blank"],
     ];
     const before = emu.stateHash();

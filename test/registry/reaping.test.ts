@@ -1,0 +1,208 @@
+/**
+ * What the registry reaps on the virtual clock, and what that costs.
+ *
+ * Consul reaps in one pass: the agent's reaper removes every service whose
+ * check has been critical past its DeregisterCriticalServiceAfter, the
+ * leader destroys every session whose TTL lapsed (releasing its keys and
+ * starting their lock-delays), a lapsed TTL check invalidates the sessions
+ * bound to it. Here each of those must cost what it touches: the tests
+ * count the table rows read through full scans (Table.sorted / values / ids)
+ * during the advance and hold them to a small multiple of the objects
+ * reaped (the quadratic reaper read every check once per service removed).
+ * No test measures time.
+ *
+ * Over long churn the growing structures stay bounded: ended lock-delays
+ * and expired tombstones go, user events keep to the agent's ring of 256.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Table } from "../../src/core/store.js";
+import type { Standin } from "../../src/emulator.js";
+import { getJSON, indexOf, put, req, standin } from "../support/registry-http.js";
+
+/**
+ * Counts the rows read through full table scans and secondary-index lookups
+ * (Table.groupBy) while `counting` is on. Install before the emulator is
+ * built: the lookups are made when the services are.
+ */
+function rowReads() {
+  const reads = { rows: 0, counting: false };
+  for (const method of ["sorted", "values", "ids"] as const) {
+    const original = Table.prototype[method] as (this: Table) => unknown;
+    vi.spyOn(Table.prototype, method).mockImplementation(function (this: Table) {
+      if (reads.counting) reads.rows += this.size;
+      return original.call(this) as never;
+    });
+  }
+  const groupBy = Table.prototype.groupBy;
+  vi.spyOn(Table.prototype, "groupBy").mockImplementation(function (this: Table, keyOf) {
+    const lookup = groupBy.call(this, keyOf);
+    return Object.assign(
+      (key: string) => {
+        const rows = lookup(key);
+        if (reads.counting) reads.rows += rows.length;
+        return rows;
+      },
+      { count: lookup.count },
+    );
+  });
+  return reads;
+}
+
+/** Rows read while `fn` runs. */
+function readsDuring(reads: ReturnType<typeof rowReads>, fn: () => void): number {
+  const before = reads.rows;
+  reads.counting = true;
+  try {
+    fn();
+  } finally {
+    reads.counting = false;
+  }
+  return reads.rows - before;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+/** The large cases make thousands of requests in process; on a loaded machine that can pass the default 20 s. */
+const LARGE = 90_000;
+
+const ok = async (emu: Standin, path: string, body?: unknown) => {
+  const res = await put(emu, path, body ?? {});
+  expect([res.status, path]).toEqual([200, path]);
+  return res;
+};
+
+const tableSize = (emu: Standin, name: string) => emu.store.table(name).size;
+
+describe("DeregisterCriticalServiceAfter: the reaper removes every expired service in one pass", () => {
+  it(
+    "reaps 2,000 services in one advance: all gone, in one write (each index moves once), reading O(N) rows",
+    async () => {
+      const reads = rowReads();
+      const emu = await standin();
+      const n = 2_000;
+      for (let i = 0; i < n; i++) {
+        await ok(emu, "/v1/agent/service/register", { Name: "web", ID: `web-${i}`, Port: 1_000 + i, Check: { TTL: "10s", DeregisterCriticalServiceAfter: "1m" } });
+      }
+      emu.clock.advance("15s"); // every TTL lapses: critical
+      const critical = await getJSON(emu, "/v1/health/state/critical");
+      expect(critical.body).toHaveLength(n);
+      const indexBefore = emu.store.index;
+
+      let fired: ReturnType<typeof emu.clock.advance> = [];
+      const rowsRead = readsDuring(reads, () => (fired = emu.clock.advance("2m")));
+
+      const reaps = fired.filter((f) => f.kind === "registry.check-reap");
+      const reaped = reaps.flatMap((f) => (f.detail as { reaped: string[] }).reaped);
+      expect(reaped).toHaveLength(n);
+      expect(new Set(reaped).size).toBe(n);
+      expect((await getJSON(emu, "/v1/agent/services")).body).toEqual({});
+      expect((await getJSON(emu, "/v1/agent/checks")).body).toEqual({});
+      expect(tableSize(emu, "registry.agent-checks")).toBe(0);
+      // One write removed them all: the index moved once, and the catalog's and the service's reads answer with it.
+      expect(emu.store.index).toBe(indexBefore + 1);
+      const services = await getJSON(emu, "/v1/catalog/services");
+      expect(services.body).not.toHaveProperty("web");
+      expect(indexOf(services.res)).toBe(indexBefore + 1);
+      expect(indexOf(await req(emu, "/v1/health/service/web"))).toBe(indexBefore + 1);
+      // Linear: each 30 s tick of the 2 m reads the reapable checks once (as Consul's reaper walks its critical
+      // checks), and removing a service reads its own checks. The quadratic reaper read ~6,000,000 rows here.
+      expect(rowsRead).toBeLessThanOrEqual(10 * n);
+    },
+    LARGE,
+  );
+});
+
+describe("session TTLs and the checks sessions are bound to: each expiry costs what it touches", () => {
+  it(
+    "1,000 TTL sessions holding keys expire in one advance: keys released, lock-delays set, O(N) rows read",
+    async () => {
+      const reads = rowReads();
+      const emu = await standin();
+      const n = 1_000;
+      for (let i = 0; i < n; i++) {
+        const { ID } = JSON.parse((await ok(emu, "/v1/session/create", { TTL: "10s", LockDelay: "5s" })).text) as { ID: string };
+        expect((await ok(emu, `/v1/kv/lock/${i}?acquire=${ID}`, "held")).text).toBe("true");
+      }
+      const rowsRead = readsDuring(reads, () => emu.clock.advance("21s"));
+      expect(tableSize(emu, "registry.sessions")).toBe(0);
+      const keys = (await getJSON(emu, "/v1/kv/lock/?recurse")).body as Array<{ Session?: string }>;
+      expect(keys).toHaveLength(n);
+      expect(keys.filter((k) => k.Session !== undefined)).toEqual([]);
+      expect(tableSize(emu, "registry.lockdelay")).toBe(n);
+      // Each destroy reads the keys its session holds; the old one read every key for each session (~n² rows).
+      expect(rowsRead).toBeLessThanOrEqual(5 * n);
+    },
+    LARGE,
+  );
+
+  it(
+    "1,000 TTL checks lapsing invalidate the 1,000 sessions bound to them, O(N) rows read",
+    async () => {
+      const reads = rowReads();
+      const emu = await standin();
+      const n = 1_000;
+      for (let i = 0; i < n; i++) {
+        await ok(emu, "/v1/agent/check/register", { Name: `c${i}`, TTL: "10s", Status: "passing" });
+        await ok(emu, "/v1/session/create", { Checks: ["serfHealth", `c${i}`] });
+      }
+      expect(tableSize(emu, "registry.sessions")).toBe(n);
+      const rowsRead = readsDuring(reads, () => emu.clock.advance("11s"));
+      expect(tableSize(emu, "registry.sessions")).toBe(0);
+      expect((await getJSON(emu, "/v1/health/state/critical")).body).toHaveLength(n);
+      // Each lapse reads the sessions bound to its check; the old one sorted every session each time (~n² rows).
+      expect(rowsRead).toBeLessThanOrEqual(5 * n);
+    },
+    LARGE,
+  );
+});
+
+describe("growing structures stay bounded over long churn", () => {
+  it("ended lock-delays go at the next KV write, as Consul's timers forget them", async () => {
+    const emu = await standin();
+    const { ID } = JSON.parse((await ok(emu, "/v1/session/create", { LockDelay: "15s" })).text) as { ID: string };
+    await ok(emu, `/v1/kv/k?acquire=${ID}`, "v");
+    await ok(emu, `/v1/session/destroy/${ID}`);
+    expect(tableSize(emu, "registry.lockdelay")).toBe(1);
+    // Still in its delay: the key cannot be taken, and a write keeps the delay.
+    const again = JSON.parse((await ok(emu, "/v1/session/create", {})).text) as { ID: string };
+    expect((await ok(emu, `/v1/kv/k?acquire=${again.ID}`, "v")).text).toBe("false");
+    await ok(emu, "/v1/kv/other", "x");
+    expect(tableSize(emu, "registry.lockdelay")).toBe(1);
+    emu.clock.advance("15s");
+    await ok(emu, "/v1/kv/other", "y");
+    expect(tableSize(emu, "registry.lockdelay")).toBe(0);
+    expect((await ok(emu, `/v1/kv/k?acquire=${again.ID}`, "v")).text).toBe("true");
+  });
+
+  it(
+    "two virtual hours of sessions, locks, deletes, events and service churn keep every registry table bounded",
+    async () => {
+      const emu = await standin();
+      const baseline = { services: tableSize(emu, "registry.services"), checks: tableSize(emu, "registry.checks") };
+      const stepSeconds = 14;
+      const steps = 515; // 2 h of virtual time
+      for (let i = 0; i < steps; i++) {
+        const { ID } = JSON.parse((await ok(emu, "/v1/session/create", { LockDelay: "60s", TTL: "10s" })).text) as { ID: string };
+        await ok(emu, `/v1/kv/churn/${i}?acquire=${ID}`, "v");
+        if (i % 2 === 0) await ok(emu, `/v1/session/destroy/${ID}`); // the others lapse by TTL
+        await req(emu, `/v1/kv/churn/${i - 1}`, { method: "DELETE" });
+        await ok(emu, `/v1/event/fire/churn-${i % 5}`, "payload");
+        await ok(emu, "/v1/agent/service/register", { Name: "churn", ID: `churn-${i}`, Check: { TTL: "5s", DeregisterCriticalServiceAfter: "1m" } });
+        emu.clock.advance(`${stepSeconds}s`);
+      }
+      emu.clock.advance("5m"); // the last services' checks lapse and the reaper takes them
+      await ok(emu, "/v1/kv/last", "x"); // one KV write after the last delays and tombstones ended
+      expect(tableSize(emu, "registry.sessions")).toBe(0);
+      expect(tableSize(emu, "registry.services")).toBe(baseline.services);
+      expect(tableSize(emu, "registry.checks")).toBe(baseline.checks);
+      expect(tableSize(emu, "registry.agent-checks")).toBe(0);
+      expect(tableSize(emu, "registry.events")).toBeLessThanOrEqual(256);
+      // Lock-delays end within 60 s and tombstones within 15 m (each looked for at most every 30 s): what is left
+      // is what the last minutes made, not the 515 keys released and deleted in all.
+      expect(tableSize(emu, "registry.lockdelay")).toBe(0);
+      expect(tableSize(emu, "registry.kv-tombstones")).toBeLessThanOrEqual(Math.ceil((15 * 60 + 30) / stepSeconds) + 1);
+      expect(tableSize(emu, "registry.kv-tombstones")).toBeGreaterThan(0);
+    },
+    LARGE,
+  );
+});
