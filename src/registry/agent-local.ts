@@ -109,6 +109,16 @@ export class AgentLocal {
     return out.sort((a, b) => (a.CheckID < b.CheckID ? -1 : a.CheckID > b.CheckID ? 1 : 0));
   }
 
+  /** The checks the agent registered for one of its services, by check ID. */
+  checksOfServiceId(serviceId: string): CheckRow[] {
+    const out: CheckRow[] = [];
+    for (const local of this.checksOfService(serviceId).sort(byCheckId)) {
+      const row = this.api.state.checks.get(checkKey(this.node(), local.CheckID));
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
   /** A service's checks plus the agent's node checks (Consul's ChecksForService(id, true)). */
   checksForService(serviceId: string): CheckRow[] {
     return this.agentChecks().filter((c) => c.ServiceID === serviceId || c.ServiceID === "");

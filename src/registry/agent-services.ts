@@ -93,7 +93,7 @@ export function registerAgentServiceRoutes(router: Router, api: RegistryApi, loc
         });
       });
       if (replaceChecks) {
-        for (const check of local.agentChecks()) if (check.ServiceID === id && !kept.has(check.CheckID)) local.removeCheck(check.CheckID);
+        for (const check of local.checksOfServiceId(id)) if (!kept.has(check.CheckID)) local.removeCheck(check.CheckID);
       }
     });
     return emptyOk();

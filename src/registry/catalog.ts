@@ -142,7 +142,7 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
           });
     // Consul writes the node only when it is new or the request changes it (no index churn for a service re-registration).
     const changesNode = nodeUpdate !== undefined && (!existing || !sameNode(existing, nodeUpdate));
-    vetRegister(authz, state.servicesOf(node), node, changesNode || !existing, service, checks);
+    vetRegister(authz, (id) => state.findService(node, id), node, changesNode || !existing, service, checks);
     ctx.store.write(() => {
       if (changesNode) state.putNode(nodeUpdate!);
       if (service) state.putService({ ...service, Node: existing?.Node ?? node });
@@ -310,11 +310,18 @@ function preApplyService(service: ServiceInput, authz: Authorizer): void {
  * each check on the request's node, a node check needing `node:write` and a
  * check of another service that service's `service:write`.
  */
-function vetRegister(authz: Authorizer, existing: readonly ServiceRow[], node: string, needsNode: boolean, service: ServiceInput | undefined, checks: readonly CheckInput[]): void {
+function vetRegister(
+  authz: Authorizer,
+  existing: (serviceId: string) => ServiceRow | undefined,
+  node: string,
+  needsNode: boolean,
+  service: ServiceInput | undefined,
+  checks: readonly CheckInput[],
+): void {
   if (needsNode) authz.require("node", node, "write");
   if (service) {
     authz.require("service", service.Service, "write");
-    const replaced = existing.find((s) => s.ID === service.ID);
+    const replaced = existing(service.ID);
     if (replaced && !authz.allowed("service", replaced.Service, "write")) throw new RegistryError(403, "Permission denied");
   }
   for (const check of checks) {
@@ -325,7 +332,7 @@ function vetRegister(authz: Authorizer, existing: readonly ServiceRow[], node: s
       continue;
     }
     if (service && service.ID === serviceId) continue;
-    const other = existing.find((s) => s.ID === serviceId);
+    const other = existing(serviceId);
     if (!other) throw serverError(`Unknown service ID '${serviceId}' for check ID '${check.CheckID}'`);
     authz.require("service", other.Service, "write");
   }

@@ -112,6 +112,34 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
   );
 });
 
+describe("registering costs what it touches", () => {
+  it(
+    "1,000 services through the catalog and 1,000 through the agent, each with a check, on one node, read O(N) rows",
+    async () => {
+      const reads = rowReads();
+      const emu = await standin();
+      const n = 1_000;
+      reads.counting = true;
+      for (let i = 0; i < n; i++) {
+        const res = await put(emu, "/v1/catalog/register", {
+          Node: "n1",
+          Address: "10.0.0.1",
+          Service: { Service: "api", ID: `api-${i}`, Port: 2_000 + i },
+          Check: { CheckID: `api-${i}`, ServiceID: `api-${i}`, Status: "passing" },
+        });
+        expect(res.status).toBe(200);
+        await ok(emu, "/v1/agent/service/register", { Name: "web", ID: `web-${i}`, Port: 1_000 + i, Check: { TTL: "10s", DeregisterCriticalServiceAfter: "1m" } });
+      }
+      reads.counting = false;
+      expect(tableSize(emu, "registry.services")).toBeGreaterThanOrEqual(2 * n);
+      // Each registration used to read the node's every service (the ACL vetting) or every agent check
+      // (arming the reaper): ~n² rows.
+      expect(reads.rows).toBeLessThanOrEqual(10 * n);
+    },
+    LARGE,
+  );
+});
+
 describe("session TTLs and the checks sessions are bound to: each expiry costs what it touches", () => {
   it(
     "1,000 TTL sessions holding keys expire in one advance: keys released, lock-delays set, O(N) rows read",
