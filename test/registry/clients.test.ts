@@ -173,6 +173,15 @@ describe("npm consul 2.0.1: sessions", () => {
     expect(error.message).toContain("Missing node registration");
     expect(await consul.session.list()).toEqual([]);
   });
+
+  it("catalog.register with Service.Meta past the 64 pairs rejects with the 400 and its text; nothing is stored", async () => {
+    const meta = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, "v"]));
+    const error = await rejection(consul.catalog.register({ node: "npm-meta", address: "10.9.1.1", service: { service: "npm-meta", meta } }));
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toBe("Invalid Service Meta: Node metadata cannot contain more than 64 key/value pairs");
+    expect(await consul.catalog.service.nodes("npm-meta")).toEqual([]);
+    expect(await consul.catalog.node.list()).not.toContainEqual(expect.objectContaining({ Node: "npm-meta" }));
+  });
 });
 
 describe("npm consul 2.0.1: the watch helper on session.list", () => {
