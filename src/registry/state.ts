@@ -35,13 +35,21 @@ export const TABLES = {
  */
 export const TOMBSTONE_TTL_MS = 15 * 60_000;
 /**
- * At most one look for expired tombstones (and ended lock-delays) per this
- * span of virtual time (Consul's `tombstone_ttl_granularity`, 30 s, which
- * bins its tombstone expiries the same way): a look costs one pass over the
- * table, so a run of KV writes pays for it once per 30 virtual seconds, not
- * once per write, and a row outlives its end by at most this much.
+ * Tombstones and lock-delays are reaped in 30 s bins of virtual time
+ * (Consul's `tombstone_ttl_granularity`, which bins tombstone expiries so):
+ * a row goes at the first KV write once the bin its end falls in is over.
+ * A look costs one pass over the table, so a run of KV writes pays for it
+ * once per bin, not once per write; a row outlives its end by under 30 s.
+ * Whether a row is gone depends only on the state and the instant, never on
+ * when the last look was, so a restored snapshot reaps exactly as the run
+ * that made it.
  */
 export const REAP_GRANULARITY_MS = 30_000;
+
+/** The end of the reaping bin an instant falls in. */
+function binEnd(at: number): number {
+  return Math.ceil(at / REAP_GRANULARITY_MS) * REAP_GRANULARITY_MS;
+}
 
 export const SESSION_TTL_TIMER = "registry.session-ttl";
 /**
@@ -204,9 +212,9 @@ export class RegistryState {
   readonly services: Table<ServiceRow>;
   readonly serviceIndexes: Table<{ Index: number }>;
   readonly serviceExtinction: Table<{ Index: number }>;
-  /** The earliest instant a tombstone expires; 0 = unknown (look at them all). */
+  /** When the earliest tombstone's bin ends (see REAP_GRANULARITY_MS); 0 = unknown (look at them all). */
   private nextReapAt = 0;
-  /** The earliest instant a lock-delay ends; 0 = unknown (look at them all). */
+  /** When the earliest lock-delay's bin ends; 0 = unknown (look at them all). */
   private nextLockDelayReapAt = 0;
   // Secondary indexes, so that removing or invalidating one object costs what it touches, not a scan
   // of every check, service, session or key (a reaper removing N services stays O(N)).
@@ -291,6 +299,7 @@ export class RegistryState {
   /** Consul's kvsDeleteTxn: removes the key and leaves a tombstone at this write's index. */
   deleteKey(key: string): boolean {
     this.reapTombstones();
+    this.reapLockDelays();
     if (!this.kv.delete(key)) return false;
     this.bury(key);
     return true;
@@ -299,6 +308,7 @@ export class RegistryState {
   /** Consul's kvsDeleteTreeTxn: removes every key under the prefix and leaves one tombstone, for the prefix. */
   deleteTree(prefix: string): void {
     this.reapTombstones();
+    this.reapLockDelays();
     let deleted = false;
     for (const entry of this.kv.sorted()) if (entry.Key.startsWith(prefix) && this.kv.delete(entry.Key)) deleted = true;
     if (deleted) this.bury(prefix);
@@ -314,7 +324,9 @@ export class RegistryState {
   private bury(key: string): void {
     const at = this.ctx.clock.now();
     this.tombstones.put(key, { Key: key, Index: this.ctx.store.writeIndex(), at });
-    if (this.nextReapAt === 0 || at + TOMBSTONE_TTL_MS < this.nextReapAt) this.nextReapAt = at + TOMBSTONE_TTL_MS;
+    // reapTombstones ran just before: 0 here means no other tombstone.
+    const due = binEnd(at + TOMBSTONE_TTL_MS);
+    if (this.nextReapAt === 0 || due < this.nextReapAt) this.nextReapAt = due;
   }
 
   private reapTombstones(): void {
@@ -323,11 +335,13 @@ export class RegistryState {
     if (this.nextReapAt !== 0 && now < this.nextReapAt) return;
     let next = 0;
     for (const stone of [...this.tombstones.values()]) {
-      const expires = stone.at + TOMBSTONE_TTL_MS;
-      if (expires <= now) this.tombstones.delete(stone.Key);
-      else if (next === 0 || expires < next) next = expires;
+      const due = binEnd(stone.at + TOMBSTONE_TTL_MS);
+      if (due <= now) this.tombstones.delete(stone.Key);
+      else if (next === 0 || due < next) next = due;
     }
-    this.nextReapAt = next === 0 ? 0 : Math.max(next, now + REAP_GRANULARITY_MS);
+    this.nextReapAt = next;
+    // A rolled-back write puts the rows it reaped back: look again next time.
+    this.ctx.store.undoSink()?.(() => (this.nextReapAt = 0));
   }
 
   findNode(name: string): NodeRow | undefined {
@@ -538,18 +552,20 @@ export class RegistryState {
     return delay !== undefined && delay.until > this.ctx.clock.now();
   }
 
+  /** Starts a key's lock-delay; reapLockDelays ran just before (0 here means no other delay). */
   private delayLock(key: string, until: number): void {
     this.lockDelays.put(key, { until });
-    if (this.nextLockDelayReapAt === 0 || until < this.nextLockDelayReapAt) this.nextLockDelayReapAt = until;
+    const due = binEnd(until);
+    if (this.nextLockDelayReapAt === 0 || due < this.nextLockDelayReapAt) this.nextLockDelayReapAt = due;
   }
 
   /**
    * Consul forgets a key's lock-delay once it ends (its LockDelay timers
    * delete the entry); here the ended ones go at the next KV write (or a
-   * destroyed session's release), so the table holds only the keys released within the last
-   * 90 s (MaxLockDelay and REAP_GRANULARITY_MS), however long the run. A
-   * look happens once the earliest delay has ended, at most once per
-   * granularity span, so a burst of invalidations scans once.
+   * destroyed session's release) after their bin ends (REAP_GRANULARITY_MS),
+   * so the table holds only the keys released within the last 90 s
+   * (MaxLockDelay and a bin), however long the run. A look happens once the
+   * earliest delay's bin is over, so a burst of invalidations scans once.
    */
   private reapLockDelays(): void {
     if (this.lockDelays.size === 0) return;
@@ -557,11 +573,12 @@ export class RegistryState {
     if (this.nextLockDelayReapAt !== 0 && now < this.nextLockDelayReapAt) return;
     let next = 0;
     for (const key of [...this.lockDelays.ids()]) {
-      const { until } = this.lockDelays.get(key)!;
-      if (until <= now) this.lockDelays.delete(key);
-      else if (next === 0 || until < next) next = until;
+      const due = binEnd(this.lockDelays.get(key)!.until);
+      if (due <= now) this.lockDelays.delete(key);
+      else if (next === 0 || due < next) next = due;
     }
-    this.nextLockDelayReapAt = next === 0 ? 0 : Math.max(next, now + REAP_GRANULARITY_MS);
+    this.nextLockDelayReapAt = next;
+    this.ctx.store.undoSink()?.(() => (this.nextLockDelayReapAt = 0));
   }
 
   /** Destroys, in ID order, the sessions bound to a node's check. */
