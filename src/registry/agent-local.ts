@@ -52,6 +52,8 @@ export type CheckFields = Omit<CheckRow, "CreateIndex" | "ModifyIndex">;
 const REAPER = "agent";
 /** The group (AgentLocal.reapable) of the checks that ask the reaper to remove their service. */
 const REAPABLE = "reapable";
+/** The group (AgentLocal.tracked) of the reapable checks the agent counts as critical since some instant. */
+const TRACKED = "tracked";
 
 /** CheckTTL's output cap: the first bytes, then how much was kept. */
 export function capOutput(output: string): string {
@@ -65,12 +67,15 @@ export class AgentLocal {
   private readonly checksOfService: GroupLookup<AgentCheckRow>;
   /** The checks with a DeregisterCriticalServiceAfter, all under REAPABLE: the reaper's tick looks at these only. */
   private readonly reapable: GroupLookup<AgentCheckRow>;
+  /** The reapable checks with a critical-since instant, all under TRACKED. */
+  private readonly tracked: GroupLookup<AgentCheckRow>;
 
   constructor(private readonly api: RegistryApi) {
     const { ctx } = api;
     this.checks = ctx.store.table(AGENT_CHECKS_TABLE);
     this.checksOfService = this.checks.groupBy((c) => (c.ServiceID === "" ? [] : c.ServiceID));
-    this.reapable = this.checks.groupBy((c) => (c.deregisterAfterMs > 0 && c.ServiceID !== "" ? REAPABLE : []));
+    this.reapable = this.checks.groupBy((c) => (isReapable(c) ? REAPABLE : []));
+    this.tracked = this.checks.groupBy((c) => (isReapable(c) && c.criticalSince >= 0 ? TRACKED : []));
     ctx.clock.handle(CHECK_TTL_TIMER, (timer: TimerRecord) => this.expireTTL(timer.subject));
     ctx.clock.handle(CHECK_REAP_TIMER, () => this.reap());
     // A check of the agent's node removed by another path (catalog deregister, txn, node or service
@@ -210,6 +215,17 @@ export class AgentLocal {
     return { check: checkId, expired: true, invalidatedSessions: before - this.api.state.sessions.size };
   }
 
+  /** The reapable checks critical in the catalog or tracked as critical by the agent, by check ID. */
+  private reapCandidates(): AgentCheckRow[] {
+    const candidates = new Map<string, AgentCheckRow>();
+    for (const row of this.api.state.criticalChecksOf(this.node())) {
+      const local = this.checks.get(row.CheckID);
+      if (local && isReapable(local)) candidates.set(local.CheckID, local);
+    }
+    for (const local of this.tracked(TRACKED)) candidates.set(local.CheckID, local);
+    return [...candidates.values()].sort(byCheckId);
+  }
+
   /** Schedules the next reaper tick (a 30 s boundary of the virtual clock) while some check asks to be reaped. */
   private armReaper(): void {
     const { clock } = this.api.ctx;
@@ -222,6 +238,9 @@ export class AgentLocal {
    * one of its checks has been critical for longer than its timeout. The
    * critical-since instant is the agent's; a check some other path made
    * critical (the catalog, say) counts from the first tick that sees it.
+   * A tick looks only at the reapable checks that are critical in the
+   * catalog or that the agent counts as critical (to forget a recovery), so
+   * it costs what is critical, not every check the agent has.
    */
   private reap(): unknown {
     const { ctx } = this.api;
@@ -229,7 +248,7 @@ export class AgentLocal {
     const reaped: string[] = [];
     const gone = new Set<string>();
     ctx.store.write(() => {
-      for (const local of this.reapable(REAPABLE).sort(byCheckId)) {
+      for (const local of this.reapCandidates()) {
         if (gone.has(local.ServiceID)) continue;
         const row = this.findCheck(local.CheckID);
         if (!row) continue;
@@ -252,6 +271,10 @@ export class AgentLocal {
     this.armReaper();
     return { reaped };
   }
+}
+
+function isReapable(check: AgentCheckRow): boolean {
+  return check.deregisterAfterMs > 0 && check.ServiceID !== "";
 }
 
 function byCheckId(a: AgentCheckRow, b: AgentCheckRow): number {

@@ -220,6 +220,8 @@ export class RegistryState {
   // of every check, service, session or key (a reaper removing N services stays O(N)).
   private readonly checksByNode: GroupLookup<CheckRow>;
   private readonly checksByService: GroupLookup<CheckRow>;
+  /** Critical checks under their node; the others are not indexed. */
+  private readonly criticalChecksByNode: GroupLookup<CheckRow>;
   private readonly servicesByNode: GroupLookup<ServiceRow>;
   private readonly servicesByName: GroupLookup<ServiceRow>;
   private readonly sessionsByNode: GroupLookup<SessionRow>;
@@ -243,6 +245,7 @@ export class RegistryState {
     this.serviceExtinction = store.table(TABLES.serviceExtinction);
     this.checksByNode = this.checks.groupBy((c) => nodeKey(c.Node));
     this.checksByService = this.checks.groupBy((c) => serviceKey(c.Node, c.ServiceID));
+    this.criticalChecksByNode = this.checks.groupBy((c) => (c.Status === "critical" ? nodeKey(c.Node) : []));
     this.servicesByNode = this.services.groupBy((s) => nodeKey(s.Node));
     this.servicesByName = this.services.groupBy((s) => s.Service.toLowerCase());
     this.sessionsByNode = this.sessions.groupBy((s) => nodeKey(s.Node));
@@ -445,6 +448,11 @@ export class RegistryState {
   checksOfService(node: string, serviceId: string): CheckRow[] {
     if (serviceId === "") return [];
     return this.checksByService(serviceKey(node, serviceId)).sort(byCheckId);
+  }
+
+  /** A node's critical checks, by check ID. */
+  criticalChecksOf(node: string): CheckRow[] {
+    return this.criticalChecksByNode(nodeKey(node)).sort(byCheckId);
   }
 
   /** A node's own checks (not its services'), by check ID. */

@@ -112,6 +112,32 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
   );
 });
 
+describe("the reaper's ticks cost what is critical", () => {
+  it(
+    "a virtual day of 30 s ticks over 500 passing reapable services reads no rows, and a critical one is still reaped",
+    async () => {
+      const reads = rowReads();
+      const emu = await standin();
+      const n = 500;
+      for (let i = 0; i < n; i++) {
+        await ok(emu, "/v1/agent/service/register", { Name: "web", ID: `web-${i}`, Check: { CheckID: `ttl-${i}`, TTL: "36h", DeregisterCriticalServiceAfter: "1m" } });
+        await ok(emu, `/v1/agent/check/pass/ttl-${i}`);
+      }
+      let fired: ReturnType<typeof emu.clock.advance> = [];
+      const rowsRead = readsDuring(reads, () => (fired = emu.clock.advance("24h")));
+      expect(fired.filter((f) => f.kind === "registry.check-reap").length).toBe(2_880);
+      // The old tick read every agent check: 2,880 × 500 = 1,440,000 rows.
+      expect(rowsRead).toBeLessThanOrEqual(n);
+      // One check failed by hand (an update, not a lapse) is reaped at the next ticks; the others stay.
+      await ok(emu, "/v1/agent/check/fail/ttl-7");
+      const later = emu.clock.advance("2m");
+      expect(later.flatMap((f) => (f.kind === "registry.check-reap" ? (f.detail as { reaped: string[] }).reaped : []))).toEqual(["web-7"]);
+      expect(Object.keys((await getJSON(emu, "/v1/agent/services")).body)).toHaveLength(n - 1);
+    },
+    LARGE,
+  );
+});
+
 describe("registering costs what it touches", () => {
   it(
     "1,000 services through the catalog and 1,000 through the agent, each with a check, on one node, read O(N) rows",
