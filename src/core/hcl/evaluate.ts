@@ -12,7 +12,8 @@
 import type { Expr, Span, Step, TemplatePart } from "./ast.js";
 import { suggestion } from "./suggest.js";
 import { ConversionError, convertValue, typeFromExpr } from "./types.js";
-import { type Diagnostic, errorDiag, HclDiagnosticsError, type SourceFile } from "./source.js";
+import { type Diagnostic, errorDiag, HclDiagnosticsError, HclLimitError, type SourceFile } from "./source.js";
+import { valueSize } from "./value-size.js";
 
 export type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
@@ -49,6 +50,13 @@ export interface EvalContext {
    * nested `for` expressions cannot run away); unbounded when absent.
    */
   readonly budget?: { remaining: number };
+  /**
+   * Shared count of string characters and collection elements the
+   * evaluation may still build (value-size.ts counts them): a template,
+   * function call, tuple, object or `for` expression spends the size of what
+   * it makes. Unbounded when absent.
+   */
+  readonly built?: { remaining: number };
 }
 
 export function isObject(v: Value | undefined): v is { [key: string]: Value } {
@@ -122,13 +130,59 @@ export class Evaluator {
   evaluate(expr: Expr, splatItem?: Value): Value {
     const budget = this.ctx.budget;
     if (budget && --budget.remaining < 0) {
-      throw this.diag("Evaluation too large", "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).", expr);
+      throw this.limit(
+        "Evaluation too large",
+        "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
+        expr,
+      );
     }
+    switch (expr.k) {
+      case "call":
+      case "tuple":
+      case "object":
+      case "for":
+      case "splat":
+        return this.spend(this.build(expr, splatItem), expr);
+      default:
+        return this.build(expr, splatItem);
+    }
+  }
+
+  /** A limit of standin's own: ends the whole evaluation (try() and can() do not catch it). */
+  private limit(summary: string, detail: string, span: Span): HclLimitError {
+    return new HclLimitError(errorDiag(summary, detail, this.ctx.file.range(span.start, span.end)));
+  }
+
+  private tooLarge(span: Span): HclLimitError {
+    return this.limit(
+      "Value too large",
+      "This configuration builds more string characters and collection elements than standin allows (a string doubled again and again, or repeated over a large collection?).",
+      span,
+    );
+  }
+
+  /** Takes the size of a value just built from the value budget. */
+  private spend<T extends Value>(value: T, span: Span): T {
+    const built = this.ctx.built;
+    if (built) {
+      built.remaining -= valueSize(value);
+      if (built.remaining < 0) throw this.tooLarge(span);
+    }
+    return value;
+  }
+
+  /** Refuses a string being built that has already outgrown what the budget has left. */
+  private checkGrowth(length: number, span: Span): void {
+    const built = this.ctx.built;
+    if (built && length > built.remaining) throw this.tooLarge(span);
+  }
+
+  private build(expr: Expr, splatItem: Value | undefined): Value {
     switch (expr.k) {
       case "literal":
         return expr.value;
       case "template":
-        return this.template(expr.parts, splatItem);
+        return this.template(expr.parts, splatItem, expr);
       case "paren":
         return this.evaluate(expr.inner, splatItem);
       case "traversal": {
@@ -347,16 +401,45 @@ export class Evaluator {
     return expr.group ? grouped : objectOut;
   }
 
+  /**
+   * A chain of left-associative operators (`1+1+…+1`) is a tree as deep as
+   * it is long: it is walked down its left side in a loop, not by recursion,
+   * so a million terms cost a million steps (and the evaluation budget), not
+   * a million stack frames.
+   */
   private binary(expr: Expr & { k: "binary" }, splatItem: Value | undefined): Value {
+    const spine: (Expr & { k: "binary" })[] = [];
+    let leftmost: Expr = expr;
+    while (leftmost.k === "binary") {
+      spine.push(leftmost);
+      leftmost = leftmost.left;
+    }
+    const budget = this.ctx.budget;
+    if (budget) {
+      // The nodes below `expr` skip evaluate(), which would have counted them.
+      budget.remaining -= spine.length - 1;
+      if (budget.remaining < 0)
+        throw this.limit(
+          "Evaluation too large",
+          "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
+          expr,
+        );
+    }
+    let value = this.evaluate(leftmost, splatItem);
+    for (let i = spine.length - 1; i >= 0; i--) value = this.operation(spine[i] as Expr & { k: "binary" }, value, splatItem);
+    return value;
+  }
+
+  /** One operator, its left operand already evaluated. */
+  private operation(expr: Expr & { k: "binary" }, left: Value, splatItem: Value | undefined): Value {
     const { op } = expr;
     if (op === "&&" || op === "||") {
-      const left = asBool(this.evaluate(expr.left, splatItem));
-      if (left === undefined) throw this.diag("Invalid operand", "Unsuitable value for left operand: bool required.", expr.left);
-      const right = asBool(this.evaluate(expr.right, splatItem));
-      if (right === undefined) throw this.diag("Invalid operand", "Unsuitable value for right operand: bool required.", expr.right);
-      return op === "&&" ? left && right : left || right;
+      const l = asBool(left);
+      if (l === undefined) throw this.diag("Invalid operand", "Unsuitable value for left operand: bool required.", expr.left);
+      const r = asBool(this.evaluate(expr.right, splatItem));
+      if (r === undefined) throw this.diag("Invalid operand", "Unsuitable value for right operand: bool required.", expr.right);
+      return op === "&&" ? l && r : l || r;
     }
-    const left = this.evaluate(expr.left, splatItem);
     const right = this.evaluate(expr.right, splatItem);
     if (op === "==" || op === "!=") {
       const equal = JSON.stringify(left) === JSON.stringify(right);
@@ -390,13 +473,16 @@ export class Evaluator {
     }
   }
 
-  private template(parts: readonly TemplatePart[], splatItem: Value | undefined): Value {
+  private template(parts: readonly TemplatePart[], splatItem: Value | undefined, span: Span): Value {
     // A template that is one interpolation alone yields the value unconverted (HCL's "template wrap").
     const only = parts[0];
     if (parts.length === 1 && typeof only === "object" && only.k === "interp") return this.interpolation(only, splatItem);
     let out = "";
-    for (const part of parts) out += this.templatePart(part, splatItem);
-    return out;
+    for (const part of parts) {
+      out += this.templatePart(part, splatItem);
+      this.checkGrowth(out.length, typeof part === "string" ? span : part);
+    }
+    return this.spend(out, span);
   }
 
   private interpolation(part: Exclude<TemplatePart, string> & { k: "interp" }, splatItem: Value | undefined): Value {
@@ -434,7 +520,10 @@ export class Evaluator {
       const scope: Record<string, Value> = { [part.valueVar]: value };
       if (part.keyVar) scope[part.keyVar] = key;
       const inner = this.with(scope);
-      out += part.body.map((p) => inner.templatePart(p, splatItem)).join("");
+      for (const p of part.body) {
+        out += inner.templatePart(p, splatItem);
+        this.checkGrowth(out.length, part);
+      }
     }
     return out;
   }

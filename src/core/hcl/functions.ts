@@ -5,6 +5,7 @@
  * deterministic. Errors use cty's wording where it is known.
  */
 import { createHash } from "node:crypto";
+import { compileGoRegexp, goReplaceAll } from "../go/regexp.js";
 import { ctyJsonEncode, shortestG } from "./encoding.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
@@ -22,6 +23,26 @@ type Fn = HclFunction;
  * hostile job file cannot exhaust memory (Go's functions have none).
  */
 const MAX_BUILT_LENGTH = 100_000;
+
+/**
+ * The longest string one function call builds (`join`, `format`,
+ * `formatlist`, `indent`, `replace`, `regex_replace`), in characters: the
+ * 16 MiB a request body may hold. Checked before or while the string is
+ * built, so a refused call has not allocated it; the evaluator's value
+ * budget then counts what every call returns.
+ */
+export const MAX_STRING_LENGTH = 16 * 1024 * 1024;
+
+function tooLong(): FunctionError {
+  return new FunctionError(`the result would be longer than standin allows (${MAX_STRING_LENGTH} characters)`);
+}
+
+/** Go's strings.Replace(s, old, new, -1): an empty `old` matches before every character and at the end. */
+function replaceAll(s: string, old: string, replacement: string): string {
+  const parts = old === "" ? ["", ...Array.from(s), ""] : s.split(old);
+  if (s.length + (parts.length - 1) * replacement.length > MAX_STRING_LENGTH) throw tooLong();
+  return parts.join(replacement);
+}
 
 function arity(name: string, args: Value[], min: number, max = min, names: readonly string[] = []): void {
   if (args.length < min) {
@@ -89,6 +110,7 @@ function unary(name: string, param: string, f: (s: string) => Value): Fn {
  */
 function format(fmt: string, values: Value[]): string {
   let next = 1;
+  let length = fmt.length;
   const verbs = /%([-+# 0]*)(\d+)?(?:\.(\d+))?(?:\[([1-9]\d*)\])?([a-zA-Z%])/g;
   return fmt.replace(verbs, (whole, flags: string, width: string | undefined, precision: string | undefined, index: string | undefined, verb: string, offset: number) => {
     if (verb === "%") return "%";
@@ -156,6 +178,8 @@ function format(fmt: string, values: Value[]): string {
     if (width !== undefined && out.length < Number(width)) {
       out = flags.includes("-") ? out.padEnd(Number(width)) : out.padStart(Number(width), flags.includes("0") && verb !== "s" ? "0" : " ");
     }
+    length += out.length;
+    if (length > MAX_STRING_LENGTH) throw tooLong();
     return out;
   });
 }
@@ -365,48 +389,53 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const lengths = rest.filter(Array.isArray).map((l) => (l as Value[]).length);
       const n = lengths.length ? (lengths[0] as number) : 1;
       if (lengths.some((l) => l !== n)) throw new FunctionError("all lists must have the same length");
-      return Array.from({ length: n }, (_, i) =>
-        format(
+      let total = 0;
+      return Array.from({ length: n }, (_, i) => {
+        const line = format(
           fmt,
           rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v)),
-        ),
-      );
+        );
+        total += line.length;
+        if (total > MAX_STRING_LENGTH) throw tooLong();
+        return line;
+      });
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
       const spaces = int(a, 0, "spaces");
       if (spaces > MAX_BUILT_LENGTH) throw new FunctionError(`more than ${MAX_BUILT_LENGTH} spaces`, 0, "spaces");
       const pad = " ".repeat(Math.max(0, spaces));
-      return str(a, 1, "str").replace(/\n/g, `\n${pad}`);
+      const text = str(a, 1, "str");
+      const lines = text.split("\n");
+      if (text.length + (lines.length - 1) * pad.length > MAX_STRING_LENGTH) throw tooLong();
+      return lines.join(`\n${pad}`);
     },
     join: (a) => {
       if (a.length < 2) throw new FunctionError('arity:Function "join" expects at least 2 argument(s).');
       const sep = str(a, 0, "separator");
-      return a
-        .slice(1)
-        .flatMap((_, i) => strList(a, i + 1, "lists"))
-        .join(sep);
+      const items = a.slice(1).flatMap((_, i) => strList(a, i + 1, "lists"));
+      let length = Math.max(0, items.length - 1) * sep.length;
+      for (const item of items) length += item.length;
+      if (length > MAX_STRING_LENGTH) throw tooLong();
+      return items.join(sep);
     },
     lower: unary("lower", "str", (s) => s.toLowerCase()),
     upper: unary("upper", "str", (s) => s.toUpperCase()),
     title: unary("title", "str", (s) => s.replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase())),
+    // Go's regexp (RE2: linear in the text, whatever the pattern) and its `$1`/`${name}` expansion.
     regex_replace: (a) => {
-      arity("regex_replace", a, 3, 3, ["str", "substr", "replace"]);
-      return str(a, 0, "str").replace(
-        new RegExp(str(a, 1, "substr"), "gu"),
-        str(a, 2, "replace")
-          .replace(/\$\{?(\w+)\}?/g, "$$<$1>")
-          .replace(/\$<(\d+)>/g, "$$$1"),
-      );
+      arity("regex_replace", a, 3, 3, ["str", "pattern", "replace"]);
+      const text = str(a, 0, "str");
+      const compiled = compileGoRegexp(str(a, 1, "pattern"));
+      if (compiled.error !== undefined) throw new FunctionError(compiled.error);
+      const out = goReplaceAll(compiled.re, text, str(a, 2, "replace"), MAX_STRING_LENGTH);
+      if (out === undefined) throw tooLong();
+      return out;
     },
+    // cty's ReplaceFunc: a plain substring, never a pattern (Terraform's `/re/` form is not Nomad's).
     replace: (a) => {
       arity("replace", a, 3, 3, ["str", "substr", "replace"]);
-      const s = str(a, 0, "str");
-      const sub = str(a, 1, "substr");
-      const rep = str(a, 2, "replace");
-      const re = /^\/(.*)\/$/s.exec(sub);
-      if (re) return s.replace(new RegExp(re[1] ?? "", "gu"), rep.replace(/\$\{(\w+)\}/g, "$$<$1>").replace(/\$<(\d+)>/g, "$$$1"));
-      return s.split(sub).join(rep);
+      return replaceAll(str(a, 0, "str"), str(a, 1, "substr"), str(a, 2, "replace"));
     },
     split: (a) => {
       arity("split", a, 2, 2, ["separator", "str"]);

@@ -26,11 +26,12 @@ import {
   Evaluator,
   FILESYSTEM_FUNCTIONS,
   HclDiagnosticsError,
+  HclLimitError,
   parseConfig,
   standardFunctions,
   type Value,
 } from "../../../core/hcl/index.js";
-import { checkSchema, DecodeContext, defRange, viewBody } from "./body.js";
+import { checkSchema, DecodeContext, defRange, MAX_DIAGNOSTICS, TooManyDiagnostics, viewBody } from "./body.js";
 import { JobDecoder, type Obj } from "./decode.js";
 import { normalizeJob } from "./normalize.js";
 import { collectVariables, evaluateLocals, VariableSyntaxError } from "./variables.js";
@@ -77,6 +78,14 @@ export class HclJobError extends Error {
 /** Expression evaluations one job file may need: far above any real job, low enough to bound time and memory. */
 const EVALUATION_BUDGET = 1_000_000;
 
+/**
+ * String characters and collection elements one job file's expressions may
+ * build in all (core/hcl/value-size.ts): four times the largest request
+ * body, so a file that embeds big templates fits, while a few lines that
+ * double a string 23 times (64 MB) stop with a diagnostic.
+ */
+export const VALUE_BUDGET = 64 * 1024 * 1024;
+
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
 /**
@@ -85,6 +94,20 @@ const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) =
  * error text for anything Nomad's parser rejects.
  */
 export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
+  try {
+    return parseJobFile(source, opts);
+  } catch (e) {
+    // Standin's own bounds end the file at once, with the one diagnostic (or the first MAX_DIAGNOSTICS).
+    if (e instanceof HclLimitError) throw new HclJobError(diagnosticString(e.diagnostic), [e.diagnostic]);
+    if (e instanceof TooManyDiagnostics) {
+      const listed = e.diagnostics.map(diagnosticString).join("\n");
+      throw new HclJobError(`${listed}, and further diagnostic(s) not listed (standin stops after ${MAX_DIAGNOSTICS})`, e.diagnostics);
+    }
+    throw e;
+  }
+}
+
+function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
   const filename = opts.filename ?? "input.hcl";
   let parsed: ReturnType<typeof parseConfig>;
   try {
@@ -101,6 +124,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
     // References Nomad resolves at run time (${NOMAD_…}, ${attr.…}, ${meta.…}) stay as written.
     unknownRoot: (text) => text,
     budget: { remaining: EVALUATION_BUDGET },
+    built: { remaining: VALUE_BUDGET },
   };
   const topEval = new Evaluator({ ...evalBase, file, variables: {} });
 
