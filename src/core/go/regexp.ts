@@ -105,7 +105,7 @@ export function goReplaceAll(re: RE2JS, src: string, template: string, maxLength
     if (out.length > maxLength) return undefined;
     lastMatchEnd = end;
     const width = (src.codePointAt(searchPos) ?? 0) > 0xffff ? 2 : 1;
-    searchPos = searchPos + width > end ? searchPos + width : end;
+    searchPos = Math.max(searchPos + width, end);
   }
   out += src.slice(lastMatchEnd);
   return out.length > maxLength ? undefined : out;

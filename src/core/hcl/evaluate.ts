@@ -29,7 +29,20 @@ export class FunctionError extends Error {
   }
 }
 
-export type HclFunction = (args: Value[]) => Value;
+/**
+ * A function of the HCL library. `cost`, when given, is the work a call does
+ * beyond reading and returning its values, in evaluation-budget units (e.g.
+ * a regular expression's scan of its text).
+ */
+export type HclFunction = ((args: Value[]) => Value) & { readonly cost?: (args: Value[]) => number };
+
+/**
+ * Characters and elements of values a function reads or returns that cost
+ * as much as one expression evaluation: calls are charged for their
+ * arguments and results, so a loop over a costly call runs out of budget
+ * as a loop over a cheap one does.
+ */
+const SIZE_PER_EVALUATION = 16;
 
 export interface EvalContext {
   readonly file: SourceFile;
@@ -128,14 +141,7 @@ export class Evaluator {
   }
 
   evaluate(expr: Expr, splatItem?: Value): Value {
-    const budget = this.ctx.budget;
-    if (budget && --budget.remaining < 0) {
-      throw this.limit(
-        "Evaluation too large",
-        "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
-        expr,
-      );
-    }
+    this.work(1, expr);
     switch (expr.k) {
       case "call":
       case "tuple":
@@ -145,6 +151,16 @@ export class Evaluator {
         return this.spend(this.build(expr, splatItem), expr);
       default:
         return this.build(expr, splatItem);
+    }
+  }
+
+  /** Takes work beyond one evaluation (a call's reading of large values, a long operator chain) from the evaluation budget. */
+  private work(units: number, span: Span): void {
+    const budget = this.ctx.budget;
+    if (!budget) return;
+    budget.remaining -= units;
+    if (budget.remaining < 0) {
+      throw this.limit("Evaluation too large", "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).", span);
     }
   }
 
@@ -324,8 +340,12 @@ export class Evaluator {
       args = [...args.slice(0, -1), ...last];
     }
     if (disabled !== undefined) throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${disabled}.`, expr);
+    const f = fn as HclFunction;
+    this.work(Math.floor(args.reduce<number>((sum, a) => sum + valueSize(a), 0) / SIZE_PER_EVALUATION) + (f.cost?.(args) ?? 0), expr);
     try {
-      return (fn as HclFunction)(args);
+      const result = f(args);
+      this.work(Math.floor(valueSize(result) / SIZE_PER_EVALUATION), expr);
+      return result;
     } catch (e) {
       if (!(e instanceof FunctionError)) throw e;
       if (e.argIndex !== undefined) {
@@ -414,17 +434,8 @@ export class Evaluator {
       spine.push(leftmost);
       leftmost = leftmost.left;
     }
-    const budget = this.ctx.budget;
-    if (budget) {
-      // The nodes below `expr` skip evaluate(), which would have counted them.
-      budget.remaining -= spine.length - 1;
-      if (budget.remaining < 0)
-        throw this.limit(
-          "Evaluation too large",
-          "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
-          expr,
-        );
-    }
+    // The nodes below `expr` skip evaluate(), which would have counted them.
+    this.work(spine.length - 1, expr);
     let value = this.evaluate(leftmost, splatItem);
     for (let i = spine.length - 1; i >= 0; i--) value = this.operation(spine[i] as Expr & { k: "binary" }, value, splatItem);
     return value;
@@ -442,6 +453,7 @@ export class Evaluator {
     }
     const right = this.evaluate(expr.right, splatItem);
     if (op === "==" || op === "!=") {
+      this.work(Math.floor((valueSize(left) + valueSize(right)) / SIZE_PER_EVALUATION), expr);
       const equal = JSON.stringify(left) === JSON.stringify(right);
       return op === "==" ? equal : !equal;
     }

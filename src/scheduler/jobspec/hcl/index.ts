@@ -22,6 +22,7 @@ import {
   type Diagnostic,
   diagnosticString,
   diagnosticsString,
+  errorDiag,
   type EvalContext,
   Evaluator,
   FILESYSTEM_FUNCTIONS,
@@ -75,16 +76,29 @@ export class HclJobError extends Error {
   }
 }
 
-/** Expression evaluations one job file may need: far above any real job, low enough to bound time and memory. */
-const EVALUATION_BUDGET = 1_000_000;
+/**
+ * Expression evaluations one job file may need, a call counting also for the
+ * size of what it reads and returns (core/hcl/evaluate.ts): far above a real
+ * job (a few thousand), low enough that a file at the limit is evaluated in
+ * about 100 ms.
+ */
+export const EVALUATION_BUDGET = 200_000;
 
 /**
  * String characters and collection elements one job file's expressions may
- * build in all (core/hcl/value-size.ts): four times the largest request
- * body, so a file that embeds big templates fits, while a few lines that
- * double a string 23 times (64 MB) stop with a diagnostic.
+ * build in all (core/hcl/value-size.ts): over a hundred times the largest
+ * job file, so `for` expressions and templates that expand a file fit, while
+ * a few lines that double a string 23 times (64 MB) stop with a diagnostic.
  */
-export const VALUE_BUDGET = 64 * 1024 * 1024;
+export const VALUE_BUDGET = 8 * 1024 * 1024;
+
+/**
+ * The largest job file standin reads, with its variable files, in UTF-8
+ * bytes. Nomad has no such limit; standin parses on the event loop, where its
+ * worst inputs (thousands of empty blocks, long tuples) cost up to about
+ * 1.5 µs a byte, so this keeps any one job file under about 100 ms.
+ */
+export const MAX_JOB_SOURCE_BYTES = 64 * 1024;
 
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
@@ -109,6 +123,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
 
 function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
   const filename = opts.filename ?? "input.hcl";
+  refuseOversizedSource(source, filename, opts);
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(source, filename);
@@ -176,6 +191,21 @@ function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
   if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   if (ctx.mapDiags.length) throw new HclJobError(diagnosticsString(ctx.mapDiags), ctx.mapDiags);
   return result;
+}
+
+/** MAX_JOB_SOURCE_BYTES, reported as a diagnostic at the start of the file (HCL's form for a whole-file problem). */
+function refuseOversizedSource(source: string, filename: string, opts: ParseJobHclOptions): void {
+  const texts = [source, opts.variables ?? "", ...(opts.varFiles ?? []).map((f) => f.text)];
+  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  if (bytes <= MAX_JOB_SOURCE_BYTES) return;
+  const start = { line: 1, column: 1, offset: 0 };
+  throw new HclLimitError(
+    errorDiag(
+      "Job file too large",
+      `This job file and its variables are ${bytes} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`,
+      { filename, start, end: start },
+    ),
+  );
 }
 
 function decodeJobBlock(ctx: DecodeContext, job: Block, ev: Evaluator): Obj {
