@@ -160,7 +160,11 @@ export class Evaluator {
     if (!budget) return;
     budget.remaining -= units;
     if (budget.remaining < 0) {
-      throw this.limit("Evaluation too large", "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).", span);
+      throw this.limit(
+        "Evaluation too large",
+        "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
+        span,
+      );
     }
   }
 

@@ -200,11 +200,7 @@ function refuseOversizedSource(source: string, filename: string, opts: ParseJobH
   if (bytes <= MAX_JOB_SOURCE_BYTES) return;
   const start = { line: 1, column: 1, offset: 0 };
   throw new HclLimitError(
-    errorDiag(
-      "Job file too large",
-      `This job file and its variables are ${bytes} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`,
-      { filename, start, end: start },
-    ),
+    errorDiag("Job file too large", `This job file and its variables are ${bytes} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`, { filename, start, end: start }),
   );
 }
 
