@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { compileGoRegexp, goReplaceAll } from "../go/regexp.js";
 import { ctyJsonEncode, shortestG } from "./encoding.js";
+import { valueSize } from "./value-size.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
@@ -592,16 +593,31 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       return distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v)))));
     },
     setunion: (a) => distinctValues(a.flatMap((_, i) => list(a, i, "first_set"))),
-    setproduct: (a) => {
-      if (a.length < 2) throw new FunctionError("at least two arguments are required");
-      let out: Value[][] = [[]];
-      for (let i = 0; i < a.length; i++) {
-        const l = list(a, i, "sets");
-        if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
-        out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
-      }
-      return out;
-    },
+    // Charged for the tuples it makes (arguments a few elements long can make a hundred thousand).
+    setproduct: withCost(
+      // (At most the product the function builds: a larger one is its own error.)
+      (a) =>
+        a.every(Array.isArray)
+          ? Math.floor(
+              (Math.min(
+                MAX_BUILT_LENGTH,
+                a.reduce<number>((n, l) => n * (l as Value[]).length, 1),
+              ) *
+                a.length) /
+                2,
+            )
+          : 0,
+      (a) => {
+        if (a.length < 2) throw new FunctionError("at least two arguments are required");
+        let out: Value[][] = [[]];
+        for (let i = 0; i < a.length; i++) {
+          const l = list(a, i, "sets");
+          if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
+          out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
+        }
+        return out;
+      },
+    ),
     slice: (a) => {
       arity("slice", a, 3, 3, ["list", "start_index", "end_index"]);
       const l = list(a, 0, "list");
@@ -688,8 +704,31 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       });
     },
   };
+  for (const [name, weight] of Object.entries(SLOW_FUNCTIONS)) {
+    const fn = fns[name];
+    if (fn) fns[name] = withCost((args) => Math.floor((weight * args.reduce<number>((sum, v) => sum + valueSize(v), 0)) / 16), fn);
+  }
   return fns;
 }
+
+/**
+ * Functions slower per character or element than the evaluator's charge for
+ * what any call reads and returns (one unit per 16 characters or elements):
+ * each is charged this many more units per 16 of its arguments, from
+ * measurements on the 2-core CI machine (yamldecode: about 2 µs a character).
+ */
+const SLOW_FUNCTIONS: Readonly<Record<string, number>> = {
+  yamldecode: 96,
+  yamlencode: 24,
+  formatlist: 4,
+  jsonencode: 4,
+  contains: 2,
+  setunion: 1,
+  flatten: 2,
+  csvdecode: 2,
+  sort: 1,
+  values: 1,
+};
 
 /** Names of the functions that read the filesystem (refused by servers). */
 export const FILESYSTEM_FUNCTIONS = ["abspath", "basename", "dirname", "file", "filebase64", "fileexists", "fileset", "pathexpand"] as const;
