@@ -152,6 +152,15 @@ describe("the evaluation budget counts what calls read", () => {
     expect(text).toMatch(/^input\.hcl:3,\d+-\d+: Evaluation too large; /);
   });
 
+  it("a slow function (yamldecode) is charged for its measured cost, so a loop over it stops after a few calls", async () => {
+    const text = await failure(
+      `locals {\n  doc = join("\\n", [for i in range(500) : "k\${i}: [a, b]"])\n  x = [for i in range(1000) : yamldecode(local.doc)]\n}\njob "x" {\n  meta = { v = length(local.x) }\n}\n`,
+    );
+    expect(text).toMatch(/^input\.hcl:3,\d+-\d+: Evaluation too large; /);
+    // One call is well within the budget.
+    expect((await meta("    v = length(yamldecode(local.doc))", '  doc = join("\\n", [for i in range(500) : "k${i}: [a, b]"])')).v).toBe("500");
+  });
+
   it("a regex over a long text is charged per character", async () => {
     const text = await failure(
       `locals {\n  s = join("", [for i in range(1000) : "abcdefghabcdefghabcdefghabcdefgh"])\n}\njob "x" {\n  meta = { v = regex_replace(local.s, "[a-c]+", "-") }\n}\n`,
