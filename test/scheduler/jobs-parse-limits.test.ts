@@ -201,6 +201,20 @@ describe("operator chains and the job-file size limit", () => {
     expect(await failure(exact, { Variables: "x = 1" })).toMatch(/are 65541 bytes; /);
   });
 
+  it("a request declaring more bytes than a job file within the limit can take is refused before its body is parsed", async () => {
+    shared ??= await createStandin();
+    // Not even JSON: the answer shows the body was never parsed.
+    const body = `{${"x".repeat(7 * MAX_JOB_SOURCE_BYTES)}`;
+    const res = await call(shared.scheduler, "POST", "/v1/jobs/parse", body, { "content-length": String(body.length) });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe(
+      `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${body.length} bytes, more than a job file of at most 65536 bytes with its variables can take.`,
+    );
+    // A body within the bound is read as before (here: Go's JSON syntax error).
+    const small = `{${"x".repeat(100)}`;
+    expect((await call(shared.scheduler, "POST", "/v1/jobs/parse", small, { "content-length": String(small.length) })).text).not.toContain("Job file too large");
+  });
+
   it("a heredoc of a thousand indented lines keeps every line, the indentation cut once", async () => {
     const body = Array.from({ length: 1000 }, (_, i) => `${i % 2 ? "        " : "      "}line ${i}`).join("\n");
     const m = await meta(`    v = <<-EOT\n${body}\n    EOT`);
