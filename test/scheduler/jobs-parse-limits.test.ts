@@ -169,6 +169,17 @@ describe("the evaluation budget counts what calls read", () => {
   });
 });
 
+describe("decoded documents", () => {
+  it("jsondecode of 30,000 nested brackets is a diagnostic, not a 500 from an overflowed stack", async () => {
+    const brackets = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+    expect(await failure(`job "x" {\n  meta = { a = jsonencode(jsondecode("${brackets}")) }\n}\n`)).toMatch(
+      /^input\.hcl:2,27-\d+: Error in function call; Call to function "jsondecode" failed: the document nests more than 1000 levels deep \(standin's limit\)\.$/,
+    );
+    const fine = `${"[".repeat(1000)}${"]".repeat(1000)}`;
+    expect((await meta(`    a = length(jsondecode("${fine}"))`)).a).toBe("1");
+  });
+});
+
 describe("diagnostics are capped", () => {
   it("500 unknown arguments answer the first 100 and say more were not listed", async () => {
     const args = Array.from({ length: 500 }, (_, i) => `  a${i} = 1`).join("\n");

@@ -38,6 +38,29 @@ function tooLong(): FunctionError {
   return new FunctionError(`the result would be longer than standin allows (${MAX_STRING_LENGTH} characters)`);
 }
 
+/**
+ * How deeply a decoded document (`jsondecode`, `yamldecode`) may nest. Go's
+ * decoders go deeper; standin measures, compares and writes values
+ * recursively, and 30,000 brackets overflowed its stack (a 500).
+ */
+const MAX_DECODED_DEPTH = 1000;
+
+function tooDeep(): FunctionError {
+  return new FunctionError(`the document nests more than ${MAX_DECODED_DEPTH} levels deep (standin's limit)`);
+}
+
+/** The value unchanged, or tooDeep(): walked with a stack of its own, so any depth can be checked. */
+function refuseDeepNesting(value: Value): Value {
+  const pending: [Value, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, depth] = next;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > MAX_DECODED_DEPTH) throw tooDeep();
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
+  }
+  return value;
+}
+
 /** Go's strings.Replace(s, old, new, -1): an empty `old` matches before every character and at the end. */
 function replaceAll(s: string, old: string, replacement: string): string {
   const parts = old === "" ? ["", ...Array.from(s), ""] : s.split(old);
@@ -642,14 +665,23 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     base64encode: unary("base64encode", "str", (s) => Buffer.from(s, "utf8").toString("base64")),
     csvdecode: unary("csvdecode", "str", csvDecode),
     jsondecode: unary("jsondecode", "str", (s) => {
+      let value: Value;
       try {
-        return JSON.parse(s) as Value;
+        value = JSON.parse(s) as Value;
       } catch {
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
+      return refuseDeepNesting(value);
     }),
     jsonencode: fixed("jsonencode", ["val"], (a) => ctyJsonEncode(a[0] ?? null), 1, 1),
-    yamldecode: unary("yamldecode", "src", ctyYamlDecode),
+    yamldecode: unary("yamldecode", "src", (s) => {
+      try {
+        return refuseDeepNesting(ctyYamlDecode(s));
+      } catch (e) {
+        if (e instanceof RangeError) throw tooDeep();
+        throw e;
+      }
+    }),
     yamlencode: fixed("yamlencode", ["value"], (a) => ctyYamlEncode(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
