@@ -4,7 +4,7 @@
  * pattern) with Go's replacement rules; what expressions build is counted
  * (characters and elements) and what calls read and return is charged to
  * the evaluation budget; diagnostics stop at 100; operator chains are
- * evaluated in a loop; job files are read up to 64 KiB. Nothing here is
+ * evaluated in a loop; job files are read up to 32 KiB. Nothing here is
  * timed: each test asserts an answer that the unbounded code could not give
  * (a backtracking engine never finishes `^(a+)+$` on 40 characters) or a
  * bound's diagnostic.
@@ -170,8 +170,8 @@ describe("the evaluation budget counts what calls read", () => {
 });
 
 describe("decoded documents", () => {
-  it("jsondecode of 30,000 nested brackets is a diagnostic, not a 500 from an overflowed stack", async () => {
-    const brackets = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+  it("jsondecode of 15,000 nested brackets is a diagnostic, not a 500 from an overflowed stack", async () => {
+    const brackets = `${"[".repeat(15_000)}${"]".repeat(15_000)}`;
     expect(await failure(`job "x" {\n  meta = { a = jsonencode(jsondecode("${brackets}")) }\n}\n`)).toMatch(
       /^input\.hcl:2,27-\d+: Error in function call; Call to function "jsondecode" failed: the document nests more than 1000 levels deep \(standin's limit\)\.$/,
     );
@@ -194,22 +194,22 @@ describe("diagnostics are capped", () => {
 });
 
 describe("operator chains and the job-file size limit", () => {
-  it("a chain of 15,000 additions (in a local and in the job) is its value, not a stack overflow", async () => {
-    const chain = `${"1+".repeat(14_999)}1`;
-    expect(await meta(`    n = ${chain}\n    l = local.n`, `  n = ${chain}`)).toEqual({ n: "15000", l: "15000" });
+  it("a chain of 7,000 additions (in a local and in the job) is its value, not a stack overflow", async () => {
+    const chain = `${"1+".repeat(6_999)}1`;
+    expect(await meta(`    n = ${chain}\n    l = local.n`, `  n = ${chain}`)).toEqual({ n: "7000", l: "7000" });
   });
 
   it("a million-term sum is refused by the job-file limit with a diagnostic, not a 500", async () => {
     const source = `job "x" {\n  meta = { n = ${"1+".repeat(999_999)}1 }\n}\n`;
-    expect(await failure(source)).toBe(`input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most 65536 bytes.`);
+    expect(await failure(source)).toBe(`input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most 32768 bytes.`);
   });
 
-  it("reads a file of exactly 64 KiB and refuses one byte more (variables count too)", async () => {
+  it("reads a file of exactly 32 KiB and refuses one byte more (variables count too)", async () => {
     const head = 'job "x" {}\n#';
     const exact = head + "x".repeat(MAX_JOB_SOURCE_BYTES - head.length);
     expect((await parse(exact)).status).toBe(200);
-    expect(await failure(`${exact}x`)).toMatch(/^input\.hcl:1,1-1: Job file too large; This job file and its variables are 65537 bytes; /);
-    expect(await failure(exact, { Variables: "x = 1" })).toMatch(/are 65541 bytes; /);
+    expect(await failure(`${exact}x`)).toMatch(/^input\.hcl:1,1-1: Job file too large; This job file and its variables are 32769 bytes; /);
+    expect(await failure(exact, { Variables: "x = 1" })).toMatch(/are 32773 bytes; /);
   });
 
   it("a request declaring more bytes than a job file within the limit can take is refused before its body is parsed", async () => {
@@ -219,7 +219,7 @@ describe("operator chains and the job-file size limit", () => {
     const res = await call(shared.scheduler, "POST", "/v1/jobs/parse", body, { "content-length": String(body.length) });
     expect(res.status).toBe(400);
     expect(res.text).toBe(
-      `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${body.length} bytes, more than a job file of at most 65536 bytes with its variables can take.`,
+      `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${body.length} bytes, more than a job file of at most 32768 bytes with its variables can take.`,
     );
     // A body within the bound is read as before (here: Go's JSON syntax error).
     const small = `{${"x".repeat(100)}`;

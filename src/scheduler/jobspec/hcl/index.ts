@@ -79,10 +79,10 @@ export class HclJobError extends Error {
 /**
  * Expression evaluations one job file may need, a call counting also for the
  * size of what it reads and returns (core/hcl/evaluate.ts): far above a real
- * job (a few thousand), low enough that a file at the limit is evaluated in
- * about 100 ms.
+ * job (a few thousand), low enough that running out of it takes well
+ * under 100 ms (200,000 took 90 ms of server CPU).
  */
-export const EVALUATION_BUDGET = 200_000;
+export const EVALUATION_BUDGET = 100_000;
 
 /**
  * String characters and collection elements one job file's expressions may
@@ -95,11 +95,11 @@ export const VALUE_BUDGET = 8 * 1024 * 1024;
 /**
  * The largest job file standin reads, with its variable files, in UTF-8
  * bytes. Nomad has no such limit; standin parses on the event loop, where its
- * costliest input (thousands of empty `group` blocks, each answered as a
- * full TaskGroup) takes about 0.8 µs of CPU a byte, so this keeps any one
- * job file well under 100 ms.
+ * costliest input (thousands of empty `group` blocks, each answered as a full
+ * TaskGroup, 30 times the bytes) cost 160 ms of server CPU at 64 KiB, so
+ * this keeps any one job file under about 100 ms.
  */
-export const MAX_JOB_SOURCE_BYTES = 64 * 1024;
+export const MAX_JOB_SOURCE_BYTES = 32 * 1024;
 
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
