@@ -102,8 +102,12 @@ export function startSpan(expr: Expr): Span {
     case "for":
     case "unary":
       return { start: expr.start, end: expr.start + 1 };
-    case "binary":
-      return startSpan(expr.left);
+    case "binary": {
+      // Down the left side in a loop: an operator chain is as deep as it is long.
+      let left: Expr = expr.left;
+      while (left.k === "binary") left = left.left;
+      return startSpan(left);
+    }
     case "conditional":
       return startSpan(expr.condition);
     default:

@@ -12,7 +12,8 @@
 import type { Expr, Span, Step, TemplatePart } from "./ast.js";
 import { suggestion } from "./suggest.js";
 import { ConversionError, convertValue, typeFromExpr } from "./types.js";
-import { type Diagnostic, errorDiag, HclDiagnosticsError, type SourceFile } from "./source.js";
+import { type Diagnostic, errorDiag, HclDiagnosticsError, HclLimitError, type SourceFile } from "./source.js";
+import { valueSize } from "./value-size.js";
 
 export type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
@@ -28,7 +29,20 @@ export class FunctionError extends Error {
   }
 }
 
-export type HclFunction = (args: Value[]) => Value;
+/**
+ * A function of the HCL library. `cost`, when given, is the work a call does
+ * beyond reading and returning its values, in evaluation-budget units (e.g.
+ * a regular expression's scan of its text).
+ */
+export type HclFunction = ((args: Value[]) => Value) & { readonly cost?: (args: Value[]) => number };
+
+/**
+ * Characters and elements of values a function reads or returns that cost
+ * as much as one expression evaluation: calls are charged for their
+ * arguments and results, so a loop over a costly call runs out of budget
+ * as a loop over a cheap one does.
+ */
+const SIZE_PER_EVALUATION = 16;
 
 export interface EvalContext {
   readonly file: SourceFile;
@@ -49,6 +63,13 @@ export interface EvalContext {
    * nested `for` expressions cannot run away); unbounded when absent.
    */
   readonly budget?: { remaining: number };
+  /**
+   * Shared count of string characters and collection elements the
+   * evaluation may still build (value-size.ts counts them): a template,
+   * function call, tuple, object or `for` expression spends the size of what
+   * it makes. Unbounded when absent.
+   */
+  readonly built?: { remaining: number };
 }
 
 export function isObject(v: Value | undefined): v is { [key: string]: Value } {
@@ -120,15 +141,68 @@ export class Evaluator {
   }
 
   evaluate(expr: Expr, splatItem?: Value): Value {
-    const budget = this.ctx.budget;
-    if (budget && --budget.remaining < 0) {
-      throw this.diag("Evaluation too large", "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).", expr);
+    this.work(1, expr);
+    switch (expr.k) {
+      case "call":
+      case "tuple":
+      case "object":
+      case "for":
+      case "splat":
+        return this.spend(this.build(expr, splatItem), expr);
+      default:
+        return this.build(expr, splatItem);
     }
+  }
+
+  /** Takes work beyond one evaluation (a call's reading of large values, a long operator chain) from the evaluation budget. */
+  private work(units: number, span: Span): void {
+    const budget = this.ctx.budget;
+    if (!budget) return;
+    budget.remaining -= units;
+    if (budget.remaining < 0) {
+      throw this.limit(
+        "Evaluation too large",
+        "This configuration needs more expression evaluations than standin allows (nested 'for' expressions over large collections?).",
+        span,
+      );
+    }
+  }
+
+  /** A limit of standin's own: ends the whole evaluation (try() and can() do not catch it). */
+  private limit(summary: string, detail: string, span: Span): HclLimitError {
+    return new HclLimitError(errorDiag(summary, detail, this.ctx.file.range(span.start, span.end)));
+  }
+
+  private tooLarge(span: Span): HclLimitError {
+    return this.limit(
+      "Value too large",
+      "This configuration builds more string characters and collection elements than standin allows (a string doubled again and again, or repeated over a large collection?).",
+      span,
+    );
+  }
+
+  /** Takes the size of a value just built from the value budget. */
+  private spend<T extends Value>(value: T, span: Span): T {
+    const built = this.ctx.built;
+    if (built) {
+      built.remaining -= valueSize(value);
+      if (built.remaining < 0) throw this.tooLarge(span);
+    }
+    return value;
+  }
+
+  /** Refuses a string being built that has already outgrown what the budget has left. */
+  private checkGrowth(length: number, span: Span): void {
+    const built = this.ctx.built;
+    if (built && length > built.remaining) throw this.tooLarge(span);
+  }
+
+  private build(expr: Expr, splatItem: Value | undefined): Value {
     switch (expr.k) {
       case "literal":
         return expr.value;
       case "template":
-        return this.template(expr.parts, splatItem);
+        return this.template(expr.parts, splatItem, expr);
       case "paren":
         return this.evaluate(expr.inner, splatItem);
       case "traversal": {
@@ -270,8 +344,12 @@ export class Evaluator {
       args = [...args.slice(0, -1), ...last];
     }
     if (disabled !== undefined) throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${disabled}.`, expr);
+    const f = fn as HclFunction;
+    this.work(Math.floor(args.reduce<number>((sum, a) => sum + valueSize(a), 0) / SIZE_PER_EVALUATION) + (f.cost?.(args) ?? 0), expr);
     try {
-      return (fn as HclFunction)(args);
+      const result = f(args);
+      this.work(Math.floor(valueSize(result) / SIZE_PER_EVALUATION), expr);
+      return result;
     } catch (e) {
       if (!(e instanceof FunctionError)) throw e;
       if (e.argIndex !== undefined) {
@@ -347,18 +425,39 @@ export class Evaluator {
     return expr.group ? grouped : objectOut;
   }
 
+  /**
+   * A chain of left-associative operators (`1+1+…+1`) is a tree as deep as
+   * it is long: it is walked down its left side in a loop, not by recursion,
+   * so a million terms cost a million steps (and the evaluation budget), not
+   * a million stack frames.
+   */
   private binary(expr: Expr & { k: "binary" }, splatItem: Value | undefined): Value {
+    const spine: (Expr & { k: "binary" })[] = [];
+    let leftmost: Expr = expr;
+    while (leftmost.k === "binary") {
+      spine.push(leftmost);
+      leftmost = leftmost.left;
+    }
+    // The nodes below `expr` skip evaluate(), which would have counted them.
+    this.work(spine.length - 1, expr);
+    let value = this.evaluate(leftmost, splatItem);
+    for (let i = spine.length - 1; i >= 0; i--) value = this.operation(spine[i] as Expr & { k: "binary" }, value, splatItem);
+    return value;
+  }
+
+  /** One operator, its left operand already evaluated. */
+  private operation(expr: Expr & { k: "binary" }, left: Value, splatItem: Value | undefined): Value {
     const { op } = expr;
     if (op === "&&" || op === "||") {
-      const left = asBool(this.evaluate(expr.left, splatItem));
-      if (left === undefined) throw this.diag("Invalid operand", "Unsuitable value for left operand: bool required.", expr.left);
-      const right = asBool(this.evaluate(expr.right, splatItem));
-      if (right === undefined) throw this.diag("Invalid operand", "Unsuitable value for right operand: bool required.", expr.right);
-      return op === "&&" ? left && right : left || right;
+      const l = asBool(left);
+      if (l === undefined) throw this.diag("Invalid operand", "Unsuitable value for left operand: bool required.", expr.left);
+      const r = asBool(this.evaluate(expr.right, splatItem));
+      if (r === undefined) throw this.diag("Invalid operand", "Unsuitable value for right operand: bool required.", expr.right);
+      return op === "&&" ? l && r : l || r;
     }
-    const left = this.evaluate(expr.left, splatItem);
     const right = this.evaluate(expr.right, splatItem);
     if (op === "==" || op === "!=") {
+      this.work(Math.floor((valueSize(left) + valueSize(right)) / SIZE_PER_EVALUATION), expr);
       const equal = JSON.stringify(left) === JSON.stringify(right);
       return op === "==" ? equal : !equal;
     }
@@ -390,13 +489,16 @@ export class Evaluator {
     }
   }
 
-  private template(parts: readonly TemplatePart[], splatItem: Value | undefined): Value {
+  private template(parts: readonly TemplatePart[], splatItem: Value | undefined, span: Span): Value {
     // A template that is one interpolation alone yields the value unconverted (HCL's "template wrap").
     const only = parts[0];
     if (parts.length === 1 && typeof only === "object" && only.k === "interp") return this.interpolation(only, splatItem);
     let out = "";
-    for (const part of parts) out += this.templatePart(part, splatItem);
-    return out;
+    for (const part of parts) {
+      out += this.templatePart(part, splatItem);
+      this.checkGrowth(out.length, typeof part === "string" ? span : part);
+    }
+    return this.spend(out, span);
   }
 
   private interpolation(part: Exclude<TemplatePart, string> & { k: "interp" }, splatItem: Value | undefined): Value {
@@ -434,7 +536,10 @@ export class Evaluator {
       const scope: Record<string, Value> = { [part.valueVar]: value };
       if (part.keyVar) scope[part.keyVar] = key;
       const inner = this.with(scope);
-      out += part.body.map((p) => inner.templatePart(p, splatItem)).join("");
+      for (const p of part.body) {
+        out += inner.templatePart(p, splatItem);
+        this.checkGrowth(out.length, part);
+      }
     }
     return out;
   }

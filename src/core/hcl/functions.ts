@@ -5,7 +5,9 @@
  * deterministic. Errors use cty's wording where it is known.
  */
 import { createHash } from "node:crypto";
+import { compileGoRegexp, goReplaceAll } from "../go/regexp.js";
 import { ctyJsonEncode, shortestG } from "./encoding.js";
+import { valueSize } from "./value-size.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
@@ -22,6 +24,49 @@ type Fn = HclFunction;
  * hostile job file cannot exhaust memory (Go's functions have none).
  */
 const MAX_BUILT_LENGTH = 100_000;
+
+/**
+ * The longest string one function call builds (`join`, `format`,
+ * `formatlist`, `indent`, `replace`, `regex_replace`), in characters.
+ * Checked before or while the string is built, so a refused call has not
+ * allocated it; the evaluator's budgets then count what every call reads
+ * and returns.
+ */
+export const MAX_STRING_LENGTH = 4 * 1024 * 1024;
+
+function tooLong(): FunctionError {
+  return new FunctionError(`the result would be longer than standin allows (${MAX_STRING_LENGTH} characters)`);
+}
+
+/**
+ * How deeply a decoded document (`jsondecode`, `yamldecode`) may nest. Go's
+ * decoders go deeper; standin measures, compares and writes values
+ * recursively, and 30,000 brackets overflowed its stack (a 500).
+ */
+const MAX_DECODED_DEPTH = 1000;
+
+function tooDeep(): FunctionError {
+  return new FunctionError(`the document nests more than ${MAX_DECODED_DEPTH} levels deep (standin's limit)`);
+}
+
+/** The value unchanged, or tooDeep(): walked with a stack of its own, so any depth can be checked. */
+function refuseDeepNesting(value: Value): Value {
+  const pending: [Value, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, depth] = next;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > MAX_DECODED_DEPTH) throw tooDeep();
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
+  }
+  return value;
+}
+
+/** Go's strings.Replace(s, old, new, -1): an empty `old` matches before every character and at the end. */
+function replaceAll(s: string, old: string, replacement: string): string {
+  const parts = old === "" ? ["", ...Array.from(s), ""] : s.split(old);
+  if (s.length + (parts.length - 1) * replacement.length > MAX_STRING_LENGTH) throw tooLong();
+  return parts.join(replacement);
+}
 
 function arity(name: string, args: Value[], min: number, max = min, names: readonly string[] = []): void {
   if (args.length < min) {
@@ -72,7 +117,35 @@ function strList(args: Value[], i: number, param: string): string[] {
   });
 }
 
-const equal = (a: Value, b: Value): boolean => JSON.stringify(a) === JSON.stringify(b);
+const valueKey = (v: Value): string => JSON.stringify(v);
+const equal = (a: Value, b: Value): boolean => valueKey(a) === valueKey(b);
+
+/** The values without repeats, first occurrences in order: one pass (a pairwise search made `distinct` of 1,000 items a million comparisons). */
+function distinctValues(values: readonly Value[]): Value[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const key = valueKey(v);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Evaluation-budget units per character a regular expression scans: re2js
+ * is linear but runs at 2 to 4 µs a character on patterns with groups, about
+ * eight expression evaluations' worth.
+ */
+const REGEX_WORK_PER_CHARACTER = 8;
+
+function regexScanCost(args: Value[]): number {
+  const text = args[0];
+  return typeof text === "string" ? text.length * REGEX_WORK_PER_CHARACTER : 0;
+}
+
+function withCost(cost: (args: Value[]) => number, fn: (args: Value[]) => Value): Fn {
+  return Object.assign(fn, { cost });
+}
 
 function unary(name: string, param: string, f: (s: string) => Value): Fn {
   return (args) => {
@@ -89,6 +162,7 @@ function unary(name: string, param: string, f: (s: string) => Value): Fn {
  */
 function format(fmt: string, values: Value[]): string {
   let next = 1;
+  let length = fmt.length;
   const verbs = /%([-+# 0]*)(\d+)?(?:\.(\d+))?(?:\[([1-9]\d*)\])?([a-zA-Z%])/g;
   return fmt.replace(verbs, (whole, flags: string, width: string | undefined, precision: string | undefined, index: string | undefined, verb: string, offset: number) => {
     if (verb === "%") return "%";
@@ -156,6 +230,8 @@ function format(fmt: string, values: Value[]): string {
     if (width !== undefined && out.length < Number(width)) {
       out = flags.includes("-") ? out.padEnd(Number(width)) : out.padStart(Number(width), flags.includes("0") && verb !== "s" ? "0" : " ");
     }
+    length += out.length;
+    if (length > MAX_STRING_LENGTH) throw tooLong();
     return out;
   });
 }
@@ -365,48 +441,53 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       const lengths = rest.filter(Array.isArray).map((l) => (l as Value[]).length);
       const n = lengths.length ? (lengths[0] as number) : 1;
       if (lengths.some((l) => l !== n)) throw new FunctionError("all lists must have the same length");
-      return Array.from({ length: n }, (_, i) =>
-        format(
+      let total = 0;
+      return Array.from({ length: n }, (_, i) => {
+        const line = format(
           fmt,
           rest.map((v) => (Array.isArray(v) ? (v[i] as Value) : v)),
-        ),
-      );
+        );
+        total += line.length;
+        if (total > MAX_STRING_LENGTH) throw tooLong();
+        return line;
+      });
     },
     indent: (a) => {
       arity("indent", a, 2, 2, ["spaces", "str"]);
       const spaces = int(a, 0, "spaces");
       if (spaces > MAX_BUILT_LENGTH) throw new FunctionError(`more than ${MAX_BUILT_LENGTH} spaces`, 0, "spaces");
       const pad = " ".repeat(Math.max(0, spaces));
-      return str(a, 1, "str").replace(/\n/g, `\n${pad}`);
+      const text = str(a, 1, "str");
+      const lines = text.split("\n");
+      if (text.length + (lines.length - 1) * pad.length > MAX_STRING_LENGTH) throw tooLong();
+      return lines.join(`\n${pad}`);
     },
     join: (a) => {
       if (a.length < 2) throw new FunctionError('arity:Function "join" expects at least 2 argument(s).');
       const sep = str(a, 0, "separator");
-      return a
-        .slice(1)
-        .flatMap((_, i) => strList(a, i + 1, "lists"))
-        .join(sep);
+      const items = a.slice(1).flatMap((_, i) => strList(a, i + 1, "lists"));
+      let length = Math.max(0, items.length - 1) * sep.length;
+      for (const item of items) length += item.length;
+      if (length > MAX_STRING_LENGTH) throw tooLong();
+      return items.join(sep);
     },
     lower: unary("lower", "str", (s) => s.toLowerCase()),
     upper: unary("upper", "str", (s) => s.toUpperCase()),
     title: unary("title", "str", (s) => s.replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase())),
-    regex_replace: (a) => {
-      arity("regex_replace", a, 3, 3, ["str", "substr", "replace"]);
-      return str(a, 0, "str").replace(
-        new RegExp(str(a, 1, "substr"), "gu"),
-        str(a, 2, "replace")
-          .replace(/\$\{?(\w+)\}?/g, "$$<$1>")
-          .replace(/\$<(\d+)>/g, "$$$1"),
-      );
-    },
+    // Go's regexp (RE2: linear in the text, whatever the pattern) and its `$1`/`${name}` expansion.
+    regex_replace: withCost(regexScanCost, (a) => {
+      arity("regex_replace", a, 3, 3, ["str", "pattern", "replace"]);
+      const text = str(a, 0, "str");
+      const compiled = compileGoRegexp(str(a, 1, "pattern"));
+      if (compiled.error !== undefined) throw new FunctionError(compiled.error);
+      const out = goReplaceAll(compiled.re, text, str(a, 2, "replace"), MAX_STRING_LENGTH);
+      if (out === undefined) throw tooLong();
+      return out;
+    }),
+    // cty's ReplaceFunc: a plain substring, never a pattern (Terraform's `/re/` form is not Nomad's).
     replace: (a) => {
       arity("replace", a, 3, 3, ["str", "substr", "replace"]);
-      const s = str(a, 0, "str");
-      const sub = str(a, 1, "substr");
-      const rep = str(a, 2, "replace");
-      const re = /^\/(.*)\/$/s.exec(sub);
-      if (re) return s.replace(new RegExp(re[1] ?? "", "gu"), rep.replace(/\$\{(\w+)\}/g, "$$<$1>").replace(/\$<(\d+)>/g, "$$$1"));
-      return s.split(sub).join(rep);
+      return replaceAll(str(a, 0, "str"), str(a, 1, "substr"), str(a, 2, "replace"));
     },
     split: (a) => {
       arity("split", a, 2, 2, ["separator", "str"]);
@@ -471,9 +552,7 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     contains: fixed("contains", ["list", "value"], (a) => list(a, 0, "list").some((v) => equal(v, a[1] ?? null)), 2, 2),
     distinct: (a) => {
       arity("distinct", a, 1, 1, ["list"]);
-      const out: Value[] = [];
-      for (const v of list(a, 0, "list")) if (!out.some((o) => equal(o, v))) out.push(v);
-      return out;
+      return distinctValues(list(a, 0, "list"));
     },
     element: (a) => {
       arity("element", a, 2, 2, ["list", "index"]);
@@ -533,25 +612,35 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     reverse: fixed("reverse", ["list"], (a) => [...list(a, 0, "list")].reverse(), 1, 1),
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
-      const out: Value[] = [];
-      for (const v of first ?? []) if (rest.every((l) => l.some((x) => equal(x, v))) && !out.some((o) => equal(o, v))) out.push(v);
-      return out;
+      const others = rest.map((l) => new Set(l.map(valueKey)));
+      return distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v)))));
     },
-    setunion: (a) => {
-      const out: Value[] = [];
-      for (const v of a.flatMap((_, i) => list(a, i, "first_set"))) if (!out.some((o) => equal(o, v))) out.push(v);
-      return out;
-    },
-    setproduct: (a) => {
-      if (a.length < 2) throw new FunctionError("at least two arguments are required");
-      let out: Value[][] = [[]];
-      for (let i = 0; i < a.length; i++) {
-        const l = list(a, i, "sets");
-        if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
-        out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
-      }
-      return out;
-    },
+    setunion: (a) => distinctValues(a.flatMap((_, i) => list(a, i, "first_set"))),
+    // Charged for the tuples it makes (arguments a few elements long can make a hundred thousand).
+    setproduct: withCost(
+      // (At most the product the function builds: a larger one is its own error.)
+      (a) =>
+        a.every(Array.isArray)
+          ? Math.floor(
+              (Math.min(
+                MAX_BUILT_LENGTH,
+                a.reduce<number>((n, l) => n * (l as Value[]).length, 1),
+              ) *
+                a.length) /
+                2,
+            )
+          : 0,
+      (a) => {
+        if (a.length < 2) throw new FunctionError("at least two arguments are required");
+        let out: Value[][] = [[]];
+        for (let i = 0; i < a.length; i++) {
+          const l = list(a, i, "sets");
+          if (out.length * l.length > MAX_BUILT_LENGTH) throw new FunctionError(`the product has more than ${MAX_BUILT_LENGTH} elements`);
+          out = out.flatMap((prefix) => l.map((v) => [...prefix, v]));
+        }
+        return out;
+      },
+    ),
     slice: (a) => {
       arity("slice", a, 3, 3, ["list", "start_index", "end_index"]);
       const l = list(a, 0, "list");
@@ -576,14 +665,23 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     base64encode: unary("base64encode", "str", (s) => Buffer.from(s, "utf8").toString("base64")),
     csvdecode: unary("csvdecode", "str", csvDecode),
     jsondecode: unary("jsondecode", "str", (s) => {
+      let value: Value;
       try {
-        return JSON.parse(s) as Value;
+        value = JSON.parse(s) as Value;
       } catch {
         throw new FunctionError(`invalid JSON: ${JSON.stringify(s)}`);
       }
+      return refuseDeepNesting(value);
     }),
     jsonencode: fixed("jsonencode", ["val"], (a) => ctyJsonEncode(a[0] ?? null), 1, 1),
-    yamldecode: unary("yamldecode", "src", ctyYamlDecode),
+    yamldecode: unary("yamldecode", "src", (s) => {
+      try {
+        return refuseDeepNesting(ctyYamlDecode(s));
+      } catch (e) {
+        if (e instanceof RangeError) throw tooDeep();
+        throw e;
+      }
+    }),
     yamlencode: fixed("yamlencode", ["value"], (a) => ctyYamlEncode(a[0] ?? null), 1, 1),
     urlencode: unary("urlencode", "str", (s) =>
       encodeURIComponent(s)
@@ -638,8 +736,31 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       });
     },
   };
+  for (const [name, weight] of Object.entries(SLOW_FUNCTIONS)) {
+    const fn = fns[name];
+    if (fn) fns[name] = withCost((args) => Math.floor((weight * args.reduce<number>((sum, v) => sum + valueSize(v), 0)) / 16), fn);
+  }
   return fns;
 }
+
+/**
+ * Functions slower per character or element than the evaluator's charge for
+ * what any call reads and returns (one unit per 16 characters or elements):
+ * each is charged this many more units per 16 of its arguments, from
+ * measurements on the 2-core CI machine (yamldecode: about 2 µs a character).
+ */
+const SLOW_FUNCTIONS: Readonly<Record<string, number>> = {
+  yamldecode: 96,
+  yamlencode: 24,
+  formatlist: 4,
+  jsonencode: 4,
+  contains: 2,
+  setunion: 1,
+  flatten: 2,
+  csvdecode: 2,
+  sort: 1,
+  values: 1,
+};
 
 /** Names of the functions that read the filesystem (refused by servers). */
 export const FILESYSTEM_FUNCTIONS = ["abspath", "basename", "dirname", "file", "filebase64", "fileexists", "fileset", "pathexpand"] as const;

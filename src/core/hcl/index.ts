@@ -20,5 +20,5 @@ export type { Attribute, Block, Body, Expr } from "./ast.js";
 export { Evaluator, type EvalContext, FunctionError, type HclFunction, isObject, numberToString, asString, asNumber, asBool, typeName, type Value } from "./evaluate.js";
 export { FILESYSTEM_FUNCTIONS, type FunctionDeps, standardFunctions } from "./functions.js";
 export { parseConfig, parseExpression } from "./parser.js";
-export { type Diagnostic, diagnosticString, diagnosticsString, errorDiag, HclDiagnosticsError, type Range, rangeString, SourceFile } from "./source.js";
+export { type Diagnostic, diagnosticString, diagnosticsString, errorDiag, HclDiagnosticsError, HclLimitError, type Range, rangeString, SourceFile } from "./source.js";
 export { ConversionError, convertValue, friendlyTypeName, type HclType, typeFromExpr } from "./types.js";

@@ -40,6 +40,7 @@ const MAX_DEPTH = 200;
 const ARGUMENT_REQUIRED_DETAIL = 'An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.';
 
 const BINARY_LEVELS: readonly (readonly BinaryOp[])[] = [["||"], ["&&"], ["==", "!="], ["<", ">", "<=", ">="], ["+", "-"], ["*", "/", "%"]];
+const BINARY_LEVELS_LONGEST_FIRST = BINARY_LEVELS.map((ops) => [...ops].sort((a, b) => b.length - a.length));
 
 function isIdentStart(c: string): boolean {
   return /[\p{L}_]/u.test(c);
@@ -397,9 +398,8 @@ class Parser {
   }
 
   private binaryOperator(level: number): BinaryOp | undefined {
-    const ops = BINARY_LEVELS[level] ?? [];
     // Longest match first, and never mistake `=>`/`==` or a comment for an operator.
-    for (const op of [...ops].sort((a, b) => b.length - a.length)) {
+    for (const op of BINARY_LEVELS_LONGEST_FIRST[level] ?? []) {
       if (!this.startsWith(op)) continue;
       if ((op === "<" || op === ">") && this.peek(1) === "=") continue;
       if (op === "/" && (this.peek(1) === "/" || this.peek(1) === "*")) continue;

@@ -57,6 +57,20 @@ export class HclDiagnosticsError extends Error {
   }
 }
 
+/**
+ * A bound of standin's own (evaluations, value sizes) was reached: not an HCL
+ * error a `try()`/`can()` may catch or a caller may collect beside others,
+ * so it ends the evaluation of the whole file with its one diagnostic.
+ */
+export class HclLimitError extends Error {
+  readonly diagnostic: Diagnostic;
+  constructor(diagnostic: Diagnostic) {
+    super(diagnosticString(diagnostic));
+    this.name = "HclLimitError";
+    this.diagnostic = diagnostic;
+  }
+}
+
 export function errorDiag(summary: string, detail: string, subject?: Range): Diagnostic {
   return subject ? { severity: "error", summary, detail, subject } : { severity: "error", summary, detail };
 }

@@ -3,7 +3,7 @@
  * (`/v1/jobs/parse`), validation (`/v1/validate/job`).
  */
 import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http.js";
-import { canonicalizeApiJob, HclJobError, parseJobHcl } from "../jobspec/hcl/index.js";
+import { canonicalizeApiJob, HclJobError, MAX_JOB_SOURCE_BYTES, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jobStub, jobView, TABLES, type JobRow } from "../model.js";
 import { namespaceIdTokenizer } from "../paging.js";
@@ -38,6 +38,7 @@ export function registerJobsRoutes(router: NomadRouter, kit: RouteKit): void {
   // longer exists, so the key is ignored like any unknown field.
   router.exact("/v1/jobs/parse", async (rc) => {
     only(rc, "PUT", "POST");
+    refuseOversizedParseRequest(Number(rc.c.req.header("content-length") ?? 0));
     const body = await jsonBody(rc);
     const source = typedField(body, "JobsParseRequest", "JobHCL", "string") ?? "";
     const variables = typedField(body, "JobsParseRequest", "Variables", "string") ?? "";
@@ -61,4 +62,20 @@ export function registerJobsRoutes(router: NomadRouter, kit: RouteKit): void {
     const { errors } = admit(apiJob, settings().region, rc.options.namespace);
     return { DriverConfigValidated: true, ValidationErrors: errors.length ? errors : null, Error: errors.length ? formatMultierror(errors) : "", Warnings: "" };
   });
+}
+
+/**
+ * The largest `/v1/jobs/parse` body that can hold a job file within
+ * MAX_JOB_SOURCE_BYTES: its text and variables JSON-escaped (at most six
+ * bytes a byte, `\u0001`) and the other fields. A larger declared body is
+ * refused before it is read and parsed (a 15 MB one held the port for
+ * seconds only to be refused after).
+ */
+const MAX_PARSE_REQUEST_BYTES = 7 * MAX_JOB_SOURCE_BYTES;
+
+function refuseOversizedParseRequest(declaredBytes: number): void {
+  if (!(declaredBytes > MAX_PARSE_REQUEST_BYTES)) return;
+  throw badRequest(
+    `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${declaredBytes} bytes, more than a job file of at most ${MAX_JOB_SOURCE_BYTES} bytes with its variables can take.`,
+  );
 }

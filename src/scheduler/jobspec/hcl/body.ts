@@ -39,7 +39,23 @@ export interface BodyView {
   readonly missingItem: Span;
 }
 
+/**
+ * The diagnostics standin collects from one job file. Nomad lists every one
+ * (a file of 200,000 unknown arguments answers 18 MB); standin stops
+ * decoding at the next one past this many (TooManyDiagnostics).
+ */
+export const MAX_DIAGNOSTICS = 100;
+
+/** Thrown when a job file has more than MAX_DIAGNOSTICS diagnostics: decoding stops there. */
+export class TooManyDiagnostics extends Error {
+  constructor(readonly diagnostics: readonly Diagnostic[]) {
+    super(`more than ${MAX_DIAGNOSTICS} diagnostics`);
+    this.name = "TooManyDiagnostics";
+  }
+}
+
 export class DecodeContext {
+  /** Every diagnostic so far; add them with `error`, `warn` or `report` (which enforce MAX_DIAGNOSTICS). */
   readonly diags: Diagnostic[] = [];
   /**
    * Problems evaluating free-form maps (`config`, `policy`): jobspec2 reads
@@ -50,12 +66,20 @@ export class DecodeContext {
   constructor(readonly file: SourceFile) {}
 
   error(summary: string, detail: string, span?: Span): void {
-    this.diags.push(errorDiag(summary, detail, span ? this.file.range(span.start, span.end) : undefined));
+    this.report(errorDiag(summary, detail, span ? this.file.range(span.start, span.end) : undefined));
   }
 
   /** A warning: reported only alongside errors, as Nomad joins every diagnostic when one is an error. */
   warn(summary: string, detail: string): void {
-    this.diags.push({ severity: "warning", summary, detail });
+    this.report({ severity: "warning", summary, detail });
+  }
+
+  /** Records diagnostics; past MAX_DIAGNOSTICS, stops the decoding. */
+  report(...diags: readonly Diagnostic[]): void {
+    for (const d of diags) {
+      if (this.diags.length >= MAX_DIAGNOSTICS) throw new TooManyDiagnostics(this.diags);
+      this.diags.push(d);
+    }
   }
 
   get hasErrors(): boolean {
@@ -75,7 +99,8 @@ export class DecodeContext {
       return ev.evaluate(attr.expr);
     } catch (e) {
       if (!(e instanceof HclDiagnosticsError)) throw e;
-      into.push(...e.diagnostics);
+      if (into === this.diags) this.report(...e.diagnostics);
+      else into.push(...e.diagnostics);
       return undefined;
     }
   }

@@ -48,6 +48,34 @@ function labelsOf(type: string): { labels: number; labelName: string } {
   return label ? { labels: 1, labelName: label.hcl || "name" } : { labels: 0, labelName: "" };
 }
 
+interface StructSchema {
+  readonly fields: readonly FieldSpec[];
+  readonly attrNames: readonly string[];
+  readonly required: readonly string[];
+  readonly blockSpecs: ReadonlyMap<string, { labels: number; labelName: string }>;
+}
+
+const schemas = new Map<string, StructSchema>();
+
+/** A struct's arguments and blocks, worked out once per struct (a file of thousands of blocks decodes each with it). */
+function structSchema(name: string): StructSchema {
+  const known = schemas.get(name);
+  if (known) return known;
+  const fields = structFields(name);
+  const blockSpecs = new Map<string, { labels: number; labelName: string }>();
+  for (const f of fields) if (f.kind === "block") blockSpecs.set(f.hcl, labelsOf(f.type));
+  for (const [type, spec] of Object.entries(EXTRA_BLOCKS[name] ?? {})) blockSpecs.set(type, spec);
+  if (name === "Task") blockSpecs.set("scaling", { labels: 1, labelName: "name" });
+  const schema: StructSchema = {
+    fields,
+    attrNames: fields.filter((f) => f.kind === "attr" || f.kind === "req").map((f) => f.hcl),
+    required: fields.filter((f) => f.kind === "req").map((f) => f.hcl),
+    blockSpecs,
+  };
+  schemas.set(name, schema);
+  return schema;
+}
+
 /** Go's encoding/json writes map keys sorted; free-form and string maps follow that order. */
 export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -68,13 +96,8 @@ export class JobDecoder {
   /** Decodes one struct from a body; `labels` are the labels of its block. */
   decodeStruct(name: string, view: BodyView, labels: readonly string[]): Obj {
     if (name === "Constraint" || name === "Affinity") return this.decodePlacement(name, view);
-    const fields = structFields(name);
+    const { fields, attrNames, blockSpecs, required } = structSchema(name);
     const attributeForm = ATTRIBUTE_FORM[name] ?? [];
-    const attrNames = fields.filter((f) => f.kind === "attr" || f.kind === "req").map((f) => f.hcl);
-    const blockSpecs = new Map<string, { labels: number; labelName: string }>();
-    for (const f of fields) if (f.kind === "block") blockSpecs.set(f.hcl, labelsOf(f.type));
-    for (const [type, spec] of Object.entries(EXTRA_BLOCKS[name] ?? {})) blockSpecs.set(type, spec);
-    if (name === "Task") blockSpecs.set("scaling", { labels: 1, labelName: "name" });
 
     // meta = {…} / env = {…}: taken out before the schema check, as decodeAsAttribute does.
     const attrMaps = new Map<string, Obj | null>();
@@ -100,7 +123,6 @@ export class JobDecoder {
       else this.ctx.error(converted.summary, converted.detail, startSpan(attr.attr.expr));
     }
 
-    const required = fields.filter((f) => f.kind === "req").map((f) => f.hcl);
     const byType = checkSchema(this.ctx, remaining, { attributes: attrNames, required, blocks: blockSpecs });
     const out: Obj = {};
     for (const f of fields) out[f.field] = this.decodeField(f, remaining, byType, labels, attrMaps);

@@ -22,15 +22,17 @@ import {
   type Diagnostic,
   diagnosticString,
   diagnosticsString,
+  errorDiag,
   type EvalContext,
   Evaluator,
   FILESYSTEM_FUNCTIONS,
   HclDiagnosticsError,
+  HclLimitError,
   parseConfig,
   standardFunctions,
   type Value,
 } from "../../../core/hcl/index.js";
-import { checkSchema, DecodeContext, defRange, viewBody } from "./body.js";
+import { checkSchema, DecodeContext, defRange, MAX_DIAGNOSTICS, TooManyDiagnostics, viewBody } from "./body.js";
 import { JobDecoder, type Obj } from "./decode.js";
 import { normalizeJob } from "./normalize.js";
 import { collectVariables, evaluateLocals, VariableSyntaxError } from "./variables.js";
@@ -74,8 +76,30 @@ export class HclJobError extends Error {
   }
 }
 
-/** Expression evaluations one job file may need: far above any real job, low enough to bound time and memory. */
-const EVALUATION_BUDGET = 1_000_000;
+/**
+ * Expression evaluations one job file may need, a call counting also for the
+ * size of what it reads and returns (core/hcl/evaluate.ts): far above a real
+ * job (a few thousand), low enough that running out of it takes well
+ * under 100 ms (200,000 took 90 ms of server CPU).
+ */
+export const EVALUATION_BUDGET = 100_000;
+
+/**
+ * String characters and collection elements one job file's expressions may
+ * build in all (core/hcl/value-size.ts): over a hundred times the largest
+ * job file, so `for` expressions and templates that expand a file fit, while
+ * a few lines that double a string 23 times (64 MB) stop with a diagnostic.
+ */
+export const VALUE_BUDGET = 8 * 1024 * 1024;
+
+/**
+ * The largest job file standin reads, with its variable files, in UTF-8
+ * bytes. Nomad has no such limit; standin parses on the event loop, where its
+ * costliest input (thousands of empty `group` blocks, each answered as a full
+ * TaskGroup, 30 times the bytes) cost 160 ms of server CPU at 64 KiB, so
+ * this keeps any one job file under about 100 ms.
+ */
+export const MAX_JOB_SOURCE_BYTES = 32 * 1024;
 
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
@@ -85,7 +109,22 @@ const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) =
  * error text for anything Nomad's parser rejects.
  */
 export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
+  try {
+    return parseJobFile(source, opts);
+  } catch (e) {
+    // Standin's own bounds end the file at once, with the one diagnostic (or the first MAX_DIAGNOSTICS).
+    if (e instanceof HclLimitError) throw new HclJobError(diagnosticString(e.diagnostic), [e.diagnostic]);
+    if (e instanceof TooManyDiagnostics) {
+      const listed = e.diagnostics.map(diagnosticString).join("\n");
+      throw new HclJobError(`${listed}, and further diagnostic(s) not listed (standin stops after ${MAX_DIAGNOSTICS})`, e.diagnostics);
+    }
+    throw e;
+  }
+}
+
+function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
   const filename = opts.filename ?? "input.hcl";
+  refuseOversizedSource(source, filename, opts);
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(source, filename);
@@ -101,6 +140,7 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
     // References Nomad resolves at run time (${NOMAD_…}, ${attr.…}, ${meta.…}) stay as written.
     unknownRoot: (text) => text,
     budget: { remaining: EVALUATION_BUDGET },
+    built: { remaining: VALUE_BUDGET },
   };
   const topEval = new Evaluator({ ...evalBase, file, variables: {} });
 
@@ -152,6 +192,17 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   if (ctx.mapDiags.length) throw new HclJobError(diagnosticsString(ctx.mapDiags), ctx.mapDiags);
   return result;
+}
+
+/** MAX_JOB_SOURCE_BYTES, reported as a diagnostic at the start of the file (HCL's form for a whole-file problem). */
+function refuseOversizedSource(source: string, filename: string, opts: ParseJobHclOptions): void {
+  const texts = [source, opts.variables ?? "", ...(opts.varFiles ?? []).map((f) => f.text)];
+  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  if (bytes <= MAX_JOB_SOURCE_BYTES) return;
+  const start = { line: 1, column: 1, offset: 0 };
+  throw new HclLimitError(
+    errorDiag("Job file too large", `This job file and its variables are ${bytes} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`, { filename, start, end: start }),
+  );
 }
 
 function decodeJobBlock(ctx: DecodeContext, job: Block, ev: Evaluator): Obj {

@@ -137,10 +137,15 @@ function references(expr: Expr, bound: ReadonlySet<string> = new Set()): (Expr &
         walk(e.whenTrue, scope);
         walk(e.whenFalse, scope);
         return;
-      case "binary":
-        walk(e.left, scope);
-        walk(e.right, scope);
+      case "binary": {
+        // Down the left side in a loop: an operator chain (`1+1+…+1`) is as deep as it is long.
+        const rights: Expr[] = [];
+        let left: Expr = e;
+        for (; left.k === "binary"; left = left.left) rights.push(left.right);
+        walk(left, scope);
+        for (let i = rights.length - 1; i >= 0; i--) walk(rights[i] as Expr, scope);
         return;
+      }
       case "unary":
         walk(e.operand, scope);
         return;
@@ -169,7 +174,7 @@ export function collectVariables(
   const staticEval = new Evaluator({ file, variables: {}, functions: {}, staticOnly: true });
   const range = (span: { start: number; end: number }, f: SourceFile = file): Range => f.range(span.start, span.end);
   const push = (d: Diagnostic): void => {
-    ctx.diags.push(d);
+    ctx.report(d);
   };
 
   for (const block of blocks) {
@@ -336,7 +341,7 @@ export function collectVariables(
       assign(decl, new Evaluator({ file: valueFile, variables: {}, functions: {}, staticOnly: true }).evaluate(expr), from, exprRange, mismatch(exprRange));
     } catch (e) {
       if (!(e instanceof HclDiagnosticsError)) throw e;
-      ctx.diags.push(...e.diagnostics);
+      ctx.report(...e.diagnostics);
       decl.failed = true;
     }
   };
@@ -386,7 +391,7 @@ export function collectVariables(
         value = fileEval.evaluate(attr.expr);
       } catch (e) {
         if (!(e instanceof HclDiagnosticsError)) throw e;
-        ctx.diags.push(...e.diagnostics);
+        ctx.report(...e.diagnostics);
         decl.failed = true; // Go keeps an unknown value: no "unset" on top
         continue;
       }
@@ -460,7 +465,7 @@ function validate(ctx: DecodeContext, decl: Declaration, file: SourceFile, evalB
       result = ev.evaluate(v.condition.expr);
     } catch (e) {
       if (!(e instanceof HclDiagnosticsError)) throw e;
-      ctx.diags.push(...e.diagnostics);
+      ctx.report(...e.diagnostics);
       continue;
     }
     if (result === null) {
@@ -481,7 +486,7 @@ function validate(ctx: DecodeContext, decl: Declaration, file: SourceFile, evalB
       r.start.line === r.end.line
         ? `${r.filename}:${r.start.line},${r.start.column}-${r.end.column}`
         : `${r.filename}:${r.start.line},${r.start.column}-${r.end.line},${r.end.column}`;
-    ctx.diags.push({
+    ctx.report({
       severity: "error",
       summary: `Invalid value for ${decl.from ?? "default"} variable`,
       detail: `${v.errorMessage}\n\nThis was checked by the validation rule at ${declText}.`,
@@ -531,7 +536,7 @@ export function evaluateLocals(ctx: DecodeContext, blocks: readonly Block[], mak
       makeEvaluator(locals).evaluate(attr.expr);
     } catch (e) {
       if (!(e instanceof HclDiagnosticsError)) throw e;
-      ctx.diags.push(...e.diagnostics);
+      ctx.report(...e.diagnostics);
     }
   }
   return locals;
