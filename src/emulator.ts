@@ -20,7 +20,7 @@ import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { Dashboard } from "./ui/dashboard.js";
-import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
+import { FixtureError, loadFixtureFile, validateFixtureDocument } from "./scenario-files/load.js";
 import type { Fixture } from "./scenario-files/schema.js";
 import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
@@ -39,7 +39,7 @@ export const DEFAULT_SEED = 1;
 const SERVICE_CONTROL = /^\/_standin\/(scheduler|registry|echo)\//;
 export const DEFAULT_START = "2026-01-01T00:00:00Z";
 
-/** A fixture given as a parsed document or as a path to a JSON file. */
+/** A fixture given as a parsed document (its files' text inline) or as a path to a JSON file (which may name files under its directory). */
 export type FixtureSource = Fixture | Record<string, unknown> | string;
 
 export interface CreateStandinOptions {
@@ -534,12 +534,12 @@ export async function createStandin(options: CreateStandinOptions = {}): Promise
   return new Standin(fixtures, options);
 }
 
-/** Loads paths, validates documents, inlines key files (relative to the working directory for inline documents). */
+/** Loads paths (inlining the files they refer to); validates documents, which carry their files' text inline. */
 export async function resolveFixtures(sources: readonly FixtureSource[]): Promise<Fixture[]> {
   const out: Fixture[] = [];
   for (const [i, source] of sources.entries()) {
     if (typeof source === "string") out.push(await loadFixtureFile(source));
-    else out.push(await inlineFileReferences(validateFixture(source, `fixture[${i}]`), process.cwd(), `fixture[${i}]`));
+    else out.push(validateFixtureDocument(source, `fixture[${i}]`));
   }
   return out;
 }
