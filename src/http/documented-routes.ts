@@ -14,7 +14,7 @@
  */
 import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
-import { describeIssues, formatPath } from "../core/validation.js";
+import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 
 export type Schema<T> = v.GenericSchema<unknown, T>;
@@ -157,7 +157,7 @@ function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): C
   // A misspelt key would otherwise be dropped and the request "succeed" doing nothing
   // (`{"status":"down"}` on a node fault): every key of a body must be one the route knows.
   const unknown = where === "body" ? unknownKeys(schema, value, []) : [];
-  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${unknown.join("; ")}` };
+  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${boundProblems(unknown.map((text) => ({ text, unknownKey: true }))).join("; ")}` };
   const result = v.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
@@ -210,9 +210,14 @@ function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[
   const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
   const entries = value as Record<string, unknown>;
   return Object.keys(entries).flatMap((key) => {
-    if (!Object.hasOwn(shape, key)) return [`${formatPath([...path, key])}: unknown key (this body takes ${Object.keys(shape).join(", ")})`];
+    if (!Object.hasOwn(shape, key)) return [`${formatPath([...path, key])}: unknown key (${takes(shape)})`];
     return unknownKeys(shape[key]!, entries[key], [...path, key]);
   });
+}
+
+function takes(shape: Record<string, unknown>): string {
+  const keys = Object.keys(shape);
+  return keys.length ? `this body takes ${keys.join(", ")}` : "this body takes no keys";
 }
 
 function joinPath(prefix: string, path: string): string {
