@@ -28,6 +28,7 @@ import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, service
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
+import { HostGuard } from "./http/host-check.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance } from "./http/service.js";
 import type { ServiceName } from "./http/service-names.js";
@@ -76,6 +77,13 @@ export interface CreateStandinOptions {
   idleSkipping?: boolean;
   /** Serve the dashboard at `/_standin/ui` (default true; `--no-ui` turns it off). */
   ui?: boolean;
+  /**
+   * Host names (besides localhost, `*.localhost` and IP addresses) whose
+   * requests the control API and the dashboard answer (`--allowed-host`);
+   * others get 403, a guard against DNS rebinding (http/host-check.ts).
+   * `startStandin` adds the address it listens on.
+   */
+  allowedHosts?: readonly string[];
 }
 
 type Sections = { scheduler: Fixture["scheduler"]; registry: Fixture["registry"]; echo: Fixture["echo"] };
@@ -117,6 +125,7 @@ export class Standin implements ControlTarget {
   private readonly seedOverride: number | undefined;
   private readonly clockOverride: CreateStandinOptions["clock"];
   private readonly controlBodyLimit: number;
+  private readonly hostGuard: HostGuard;
   private readonly recordingOptions: CreateStandinOptions;
 
   /** Use `createStandin`: fixtures must be loaded (asynchronously) first. */
@@ -124,6 +133,7 @@ export class Standin implements ControlTarget {
     this.seedOverride = options.seed;
     this.clockOverride = options.clock;
     this.controlBodyLimit = options.controlBodyLimit ?? DEFAULT_CONTROL_BODY_LIMIT;
+    this.hostGuard = new HostGuard(options.allowedHosts);
     this.recordingOptions = options;
     this.startFixtures = fixtures;
     this.compatHeaders = options.compatHeaders ?? true;
@@ -501,6 +511,7 @@ export class Standin implements ControlTarget {
         return answer;
       },
       this.controlBodyLimit,
+      this.hostGuard,
     );
   }
 }

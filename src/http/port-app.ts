@@ -9,6 +9,7 @@
  */
 import { Hono } from "hono";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
+import { HostGuard } from "./host-check.js";
 import { noteIncoming } from "./known-bodies.js";
 
 export class PortApp extends Hono {
@@ -29,6 +30,8 @@ export class PortApp extends Hono {
     private readonly replay: (request: Request) => Response | undefined = () => undefined,
     /** Control bodies past this many bytes are refused with 413 (service routes have their own limit). */
     private readonly controlBodyLimit = DEFAULT_CONTROL_BODY_LIMIT,
+    /** Which `Host` names may reach the control API (DNS-rebinding guard). */
+    private readonly hostGuard = new HostGuard(),
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
@@ -39,14 +42,16 @@ export class PortApp extends Hono {
       const control = isUnder(pathOf(request.url), this.controlPrefix);
       if (control) {
         // Refused before it is read (it changes nothing, so nothing observes it).
+        const refusal = this.hostGuard.refusal(request);
+        if (refusal !== undefined) return noSniff(new Response(JSON.stringify({ error: refusal }), { status: 403, headers: { "Content-Type": "application/json" } }));
         const capped = capBody(request, this.controlBodyLimit);
-        if (capped instanceof Response) return capped;
+        if (capped instanceof Response) return noSniff(capped);
         request = capped;
       }
       const done = this.observe(request, control);
       let answer: Response | Promise<Response>;
       try {
-        answer = control ? this.control.fetch(request, ...rest) : (this.replay(request) ?? this.service.fetch(request, ...rest));
+        answer = control ? noSniff(this.control.fetch(request, ...rest)) : (this.replay(request) ?? this.service.fetch(request, ...rest));
       } catch (error) {
         done(undefined);
         throw error;
@@ -62,6 +67,27 @@ export class PortApp extends Hono {
       }
       return done(answer) ?? answer;
     };
+  }
+}
+
+/**
+ * Every control answer (the control API's JSON, the dashboard's pages, JSON
+ * and assets) says `X-Content-Type-Options: nosniff`: a browser then never
+ * reads one as another type (the JSON echoes what requests sent), and a
+ * cross-origin page cannot load one as a script or style (the browsers'
+ * cross-origin read blocking keys on it). The service routes answer as the
+ * products do, without it.
+ */
+function noSniff<T extends Response | Promise<Response>>(answer: T): T {
+  if (answer instanceof Promise) return answer.then(noSniff) as T;
+  try {
+    answer.headers.set("X-Content-Type-Options", "nosniff");
+    return answer;
+  } catch {
+    // A response with immutable headers (none of the control routes make one today): a copy carries it.
+    const copy = new Response(answer.body, answer);
+    copy.headers.set("X-Content-Type-Options", "nosniff");
+    return copy as T;
   }
 }
 
