@@ -17,6 +17,9 @@ import * as v from "valibot";
 import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 
+/** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 export type Schema<T> = v.GenericSchema<unknown, T>;
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
@@ -29,6 +32,15 @@ export interface OperationSpec<B, Q> {
   readonly body?: Schema<B>;
   /** An empty body counts as `{}` instead of a 400. */
   readonly bodyOptional?: boolean;
+  /**
+   * Bodies over this many bytes get 413 before they are parsed (default
+   * {@link DEFAULT_MAX_BODY_BYTES}): a route's work grows with its body, so
+   * a route whose real bodies are small takes no more. `"control-limit"`:
+   * only the control body limit (`--control-body-limit`, 64 MiB by default)
+   * applies, for the documents a harness sends whole (fixtures, snapshots,
+   * tapes, actions carrying jobs).
+   */
+  readonly maxBodyBytes?: number | "control-limit";
   /** The query string (an object of strings), validated before the handler runs. */
   readonly query?: Schema<Q>;
   /** Path parameters' descriptions, by name (`:id` → `id`). */
@@ -123,7 +135,11 @@ export class DocumentedRoutes {
       }
       const bodySchema = spec.body;
       if (!bodySchema) return handler(c, { body: undefined as B, query });
+      const max = spec.maxBodyBytes === "control-limit" ? undefined : (spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413);
+      if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
       return c.req.text().then((text) => {
+        if (max !== undefined && (text.length > max || Buffer.byteLength(text) > max)) return tooLarge();
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
         const checked = check(bodySchema, parsed.value, "body");

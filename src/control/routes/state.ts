@@ -20,6 +20,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
       body: resetBody,
+      maxBodyBytes: "control-limit",
       bodyOptional: true,
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
@@ -34,6 +35,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
       body: fixtureDocument,
+      maxBodyBytes: "control-limit",
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
@@ -52,6 +54,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
       body: snapshotDocument,
+      maxBodyBytes: "control-limit",
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
     (c, { body }) => {
