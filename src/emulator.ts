@@ -292,7 +292,8 @@ export class Standin implements ControlTarget {
       if (error instanceof FixtureError) throw error;
       throw new FixtureError("fixture", [(error as Error).message]);
     }
-    this.tape.fixture(fixture);
+    // A file is put on the tape as the document read from it: a tape names no files (replay.ts refuses paths).
+    this.tape.fixture(typeof fixture === "string" ? doc : fixture);
     this.record("fixture.applied", { detail: { index: this.store.index } });
   }
 

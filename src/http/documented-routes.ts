@@ -136,10 +136,11 @@ export class DocumentedRoutes {
       const bodySchema = spec.body;
       if (!bodySchema) return handler(c, { body: undefined as B, query });
       const max = spec.maxBodyBytes === "control-limit" ? undefined : (spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-      const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413);
+      // The connection closes rather than read the rest (as the control body limit's 413 does).
+      const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413, { Connection: "close" });
       if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
-      return c.req.text().then((text) => {
-        if (max !== undefined && (text.length > max || Buffer.byteLength(text) > max)) return tooLarge();
+      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then((text) => {
+        if (text === undefined) return tooLarge();
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
         const checked = check(bodySchema, parsed.value, "body");
@@ -150,6 +151,26 @@ export class DocumentedRoutes {
     this.app.on(method.toUpperCase(), path, run as (c: Context) => Response | Promise<Response>);
     return this;
   }
+}
+
+/** A body's text, or undefined as soon as more than `max` bytes have arrived (the rest is not read). */
+async function textUpTo(request: Request, max: number): Promise<string | undefined> {
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  // Decoded as Request.text() decodes (a leading BOM dropped, bad bytes replaced).
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -135,3 +135,32 @@ describe("a fixture file reads files only from under its own directory", () => {
     ]);
   });
 });
+
+describe("a tape names no files", () => {
+  it("a tape dropped on the dashboard whose start fixture or fixture entry is a path is refused without reading it", async () => {
+    const emu = await createStandin();
+    await call(emu.scheduler, "POST", "/_standin/fixtures", { description: "one" });
+    const tape = (await call(emu.scheduler, "GET", "/_standin/tape")).body;
+    const withStart = { ...tape, start: { ...tape.start, fixtures: [join(root, "secret.txt")] } };
+    const withEntry = { ...tape, entries: tape.entries.map((e: { kind: string }) => (e.kind === "fixture" ? { ...e, fixture: join(root, "secret.txt") } : e)) };
+    const opened = await call(emu.scheduler, "POST", "/_standin/ui/api/tape", withStart);
+    expect(opened.status).toBe(400);
+    expect(opened.body.error).toMatch(/not a file path/);
+    const stepped = await call(emu.scheduler, "POST", "/_standin/ui/api/tape", withEntry);
+    expect(stepped.text).toMatch(/not a file path/);
+    for (const res of [opened, stepped]) expect(res.text).not.toMatch(/secret|root:|ENOENT|not valid JSON/);
+    await emu.close();
+  });
+
+  it("a fixture applied in process from a file goes on the tape as its document", async () => {
+    const emu = await createStandin();
+    await emu.applyFixture(fixtureFile("applied.json", { scheduler: { jobs: [{ hcl: "jobs/web.nomad.hcl" }] } }));
+    const tape = (await call(emu.scheduler, "GET", "/_standin/tape")).body;
+    const entry = tape.entries.find((e: { kind: string }) => e.kind === "fixture");
+    expect(entry.fixture.scheduler.jobs[0]).toEqual({ hclSource: JOB, hclFile: "jobs/web.nomad.hcl" });
+    const opened = await call(emu.scheduler, "POST", "/_standin/ui/api/tape", tape);
+    expect(opened.status, opened.text).toBe(200);
+    expect(opened.body.report).toMatchObject({ ok: true });
+    await emu.close();
+  });
+});

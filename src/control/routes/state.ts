@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { jsonStreamResponse } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
-import { requestFixture } from "../../scenario-files/load.js";
+import { documentOrShippedFixture } from "../../scenario-files/load.js";
 import { fixtureDocument } from "../openapi.js";
 import type { ControlTarget } from "../target.js";
 
@@ -25,7 +25,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
     async (c, { body: { fixture } }) => {
-      await target.reset(fixture === undefined ? undefined : requestFixture(fixture));
+      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture));
       return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
     },
   );
@@ -39,7 +39,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
-      await target.applyFixture(requestFixture(body));
+      await target.applyFixture(documentOrShippedFixture(body));
       return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
     },
   );
