@@ -224,8 +224,10 @@ async function compare(emu: Standin, recordedBodies: RecordedBodies, entry: Tape
   const out: Divergence[] = [];
   if (recorded.status !== response.status) out.push({ ...where, what: `status ${recorded.status} expected, ${response.status} now` });
   const actualHeaders: Record<string, string> = {};
+  // nosniff is on every control answer whatever the state (http/port-app): tapes recorded before it was added still compare.
+  const control = entry.path.startsWith("/_standin/");
   response.headers.forEach((value, name) => {
-    if (name !== "date") actualHeaders[name] = value;
+    if (name !== "date" && !(control && name === "x-content-type-options" && recorded.headers[name] === undefined)) actualHeaders[name] = value;
   });
   for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(actualHeaders)])) {
     const [expected, actual] = [recorded.headers[name], actualHeaders[name]];
