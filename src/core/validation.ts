@@ -27,9 +27,10 @@ export const PROBLEMS_LISTED = 100;
  * keys and the first {@link PROBLEMS_LISTED} problems in all, in order, then
  * a line counting what was left out. Every error about a document's keys
  * (fixtures, snapshots, control bodies, actions) goes through here, so its
- * size follows the limits, not the document's.
+ * size follows the limits, not the document's. A problem's text may be
+ * given as a function, so only the listed ones are written out.
  */
-export function boundProblems(problems: readonly { text: string; unknownKey: boolean }[]): string[] {
+export function boundProblems(problems: readonly { text: string | (() => string); unknownKey: boolean }[]): string[] {
   const listed: string[] = [];
   let unknownKeys = 0;
   let moreKeys = 0;
@@ -37,7 +38,7 @@ export function boundProblems(problems: readonly { text: string; unknownKey: boo
   for (const problem of problems) {
     if (problem.unknownKey && ++unknownKeys > UNKNOWN_KEYS_NAMED) moreKeys++;
     else if (listed.length >= PROBLEMS_LISTED) moreOthers++;
-    else listed.push(problem.text);
+    else listed.push(typeof problem.text === "string" ? problem.text : problem.text());
   }
   if (moreKeys > 0) listed.push(`and ${moreKeys} more unknown ${moreKeys === 1 ? "key" : "keys"}`);
   if (moreOthers > 0) listed.push(`and ${moreOthers} more ${moreOthers === 1 ? "problem" : "problems"}`);

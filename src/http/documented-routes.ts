@@ -18,7 +18,7 @@ import { boundProblems, describeIssues, formatPath } from "../core/validation.js
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 
 /** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export type Schema<T> = v.GenericSchema<unknown, T>;
 
@@ -194,7 +194,7 @@ function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): C
   // A misspelt key would otherwise be dropped and the request "succeed" doing nothing
   // (`{"status":"down"}` on a node fault): every key of a body must be one the route knows.
   const unknown = where === "body" ? unknownKeys(schema, value, []) : [];
-  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${boundProblems(unknown.map((text) => ({ text, unknownKey: true }))).join("; ")}` };
+  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${boundProblems(unknown).join("; ")}` };
   const result = v.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
@@ -236,21 +236,26 @@ function unwrap(schema: v.GenericSchema): v.GenericSchema {
  * Keys a plain `object` schema does not name, at any depth (loose and
  * strict objects, records and rest objects say for themselves what they take).
  */
-function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
+function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[], found: UnknownKey[] = []): UnknownKey[] {
   const inner = unwrap(schema);
-  if (value === null || typeof value !== "object") return [];
+  if (value === null || typeof value !== "object") return found;
   if (inner.type === "array" && Array.isArray(value)) {
     const item = (inner as unknown as { item: v.GenericSchema }).item;
-    return value.flatMap((element, i) => unknownKeys(item, element, [...path, i]));
+    value.forEach((element, i) => unknownKeys(item, element, [...path, i], found));
+    return found;
   }
-  if (inner.type !== "object" || Array.isArray(value)) return [];
+  if (inner.type !== "object" || Array.isArray(value)) return found;
   const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
   const entries = value as Record<string, unknown>;
-  return Object.keys(entries).flatMap((key) => {
-    if (!Object.hasOwn(shape, key)) return [`${formatPath([...path, key])}: unknown key (${takes(shape)})`];
-    return unknownKeys(shape[key]!, entries[key], [...path, key]);
-  });
+  for (const key of Object.keys(entries)) {
+    // Written out only if it is among the few an error names (a body may hold a million such keys).
+    if (!Object.hasOwn(shape, key)) found.push({ text: () => `${formatPath([...path, key])}: unknown key (${takes(shape)})`, unknownKey: true });
+    else unknownKeys(shape[key]!, entries[key], [...path, key], found);
+  }
+  return found;
 }
+
+type UnknownKey = { text: () => string; unknownKey: true };
 
 function takes(shape: Record<string, unknown>): string {
   const keys = Object.keys(shape);
