@@ -241,7 +241,7 @@ function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[
   if (value === null || typeof value !== "object") return found;
   if (inner.type === "array" && Array.isArray(value)) {
     const item = (inner as unknown as { item: v.GenericSchema }).item;
-    value.forEach((element, i) => unknownKeys(item, element, [...path, i], found));
+    for (const [i, element] of value.entries()) unknownKeys(item, element, [...path, i], found);
     return found;
   }
   if (inner.type !== "object" || Array.isArray(value)) return found;
