@@ -12,6 +12,7 @@
  * (`/v1/…`) are not guarded: their clients reach them by service names.
  */
 import { isIP } from "node:net";
+import { noSniff } from "./no-sniff.js";
 
 export class HostGuard {
   private readonly allowed: ReadonlySet<string>;
@@ -32,6 +33,13 @@ export class HostGuard {
     if (name !== undefined && (isLoopbackName(name) || isIP(name) !== 0 || this.allowed.has(name))) return undefined;
     return `the control API and the dashboard answer only requests whose Host names this machine (localhost, an IP address, the address standin listens on) or a name given with --allowed-host; Host ${JSON.stringify(host)} is none of these (a guard against DNS rebinding)`;
   }
+}
+
+/** The control API's 403 for a request the guard refuses, or undefined when it may pass. */
+export function refusedHost(guard: HostGuard, request: Request): Response | undefined {
+  const refusal = guard.refusal(request);
+  if (refusal === undefined) return undefined;
+  return noSniff(new Response(JSON.stringify({ error: refusal }), { status: 403, headers: { "Content-Type": "application/json" } }));
 }
 
 function isLoopbackName(name: string): boolean {

@@ -9,7 +9,8 @@
  */
 import { Hono } from "hono";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
-import { HostGuard } from "./host-check.js";
+import { HostGuard, refusedHost } from "./host-check.js";
+import { noSniff } from "./no-sniff.js";
 import { noteIncoming } from "./known-bodies.js";
 
 export class PortApp extends Hono {
@@ -42,8 +43,8 @@ export class PortApp extends Hono {
       const control = isUnder(pathOf(request.url), this.controlPrefix);
       if (control) {
         // Refused before it is read (it changes nothing, so nothing observes it).
-        const refusal = this.hostGuard.refusal(request);
-        if (refusal !== undefined) return noSniff(new Response(JSON.stringify({ error: refusal }), { status: 403, headers: { "Content-Type": "application/json" } }));
+        const refused = refusedHost(this.hostGuard, request);
+        if (refused) return refused;
         const capped = capBody(request, this.controlBodyLimit);
         if (capped instanceof Response) return noSniff(capped);
         request = capped;
@@ -67,27 +68,6 @@ export class PortApp extends Hono {
       }
       return done(answer) ?? answer;
     };
-  }
-}
-
-/**
- * Every control answer (the control API's JSON, the dashboard's pages, JSON
- * and assets) says `X-Content-Type-Options: nosniff`: a browser then never
- * reads one as another type (the JSON echoes what requests sent), and a
- * cross-origin page cannot load one as a script or style (the browsers'
- * cross-origin read blocking keys on it). The service routes answer as the
- * products do, without it.
- */
-function noSniff<T extends Response | Promise<Response>>(answer: T): T {
-  if (answer instanceof Promise) return answer.then(noSniff) as T;
-  try {
-    answer.headers.set("X-Content-Type-Options", "nosniff");
-    return answer;
-  } catch {
-    // A response with immutable headers (none of the control routes make one today): a copy carries it.
-    const copy = new Response(answer.body, answer);
-    copy.headers.set("X-Content-Type-Options", "nosniff");
-    return copy as T;
   }
 }
 
