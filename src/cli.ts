@@ -60,6 +60,14 @@ export function buildProgram(): Command {
     .option("--speed <x>", "realtime only: virtual seconds per real second (default: the fixture's, or 1)", positiveNumber)
     .option("--start-time <iso|now>", "overrides the fixture's clock start (default: the fixture's; 2026-01-01T00:00:00Z in the bundled one)")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .addOption(
+      new Option(
+        "--allowed-host <name>",
+        "a Host name the control API and the dashboard answer besides localhost, IP addresses and --host (repeatable; others get 403, a DNS-rebinding guard)",
+      )
+        .argParser(collect)
+        .default([] as string[], "none"),
+    )
     .option("--scheduler-port <n>", "scheduler port; 0 = any free port", port, 4646)
     .option("--registry-port <n>", "registry port; 0 = any free port", port, 8500)
     .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
@@ -192,6 +200,7 @@ interface StartOptions {
   speed?: number;
   startTime?: string;
   host: string;
+  allowedHost: string[];
   schedulerPort: number;
   registryPort: number;
   echoPort: number;
@@ -230,6 +239,7 @@ async function startCommand(opts: StartOptions): Promise<void> {
         fixture: fixtures,
         ...startState,
         host: opts.host,
+        allowedHosts: opts.allowedHost,
         ports: { scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort },
         compatHeaders: opts.compatHeaders,
         stateFile: opts.stateFile,

@@ -20,7 +20,7 @@ import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "./control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "./control/scenario.js";
 import { createEchoService } from "./echo/index.js";
 import { Dashboard } from "./ui/dashboard.js";
-import { FixtureError, inlineFileReferences, loadFixtureFile, validateFixture } from "./scenario-files/load.js";
+import { FixtureError, loadFixtureFile, validateFixtureDocument } from "./scenario-files/load.js";
 import type { Fixture } from "./scenario-files/schema.js";
 import { CoverageTracker, type RouteCatalog } from "./http/coverage.js";
 import { AnswerReplay } from "./http/answer-replay.js";
@@ -28,6 +28,7 @@ import { ClientGoneError, gzipKnownBody, journalEntry, journalEntrySize, service
 import { PortApp } from "./http/port-app.js";
 import { createRedactor, createRevealer, type Redactor } from "./http/redact.js";
 import { DEFAULT_CONTROL_BODY_LIMIT } from "./http/body-cap.js";
+import { HostGuard } from "./http/host-check.js";
 import { textResponse } from "./http/respond.js";
 import type { ServiceInstance } from "./http/service.js";
 import type { ServiceName } from "./http/service-names.js";
@@ -39,7 +40,7 @@ export const DEFAULT_SEED = 1;
 const SERVICE_CONTROL = /^\/_standin\/(scheduler|registry|echo)\//;
 export const DEFAULT_START = "2026-01-01T00:00:00Z";
 
-/** A fixture given as a parsed document or as a path to a JSON file. */
+/** A fixture given as a parsed document (its files' text inline) or as a path to a JSON file (which may name files under its directory). */
 export type FixtureSource = Fixture | Record<string, unknown> | string;
 
 export interface CreateStandinOptions {
@@ -76,6 +77,13 @@ export interface CreateStandinOptions {
   idleSkipping?: boolean;
   /** Serve the dashboard at `/_standin/ui` (default true; `--no-ui` turns it off). */
   ui?: boolean;
+  /**
+   * Host names (besides localhost, `*.localhost` and IP addresses) whose
+   * requests the control API and the dashboard answer (`--allowed-host`);
+   * others get 403, a guard against DNS rebinding (http/host-check.ts).
+   * `startStandin` adds the address it listens on.
+   */
+  allowedHosts?: readonly string[];
 }
 
 type Sections = { scheduler: Fixture["scheduler"]; registry: Fixture["registry"]; echo: Fixture["echo"] };
@@ -117,6 +125,7 @@ export class Standin implements ControlTarget {
   private readonly seedOverride: number | undefined;
   private readonly clockOverride: CreateStandinOptions["clock"];
   private readonly controlBodyLimit: number;
+  private readonly hostGuard: HostGuard;
   private readonly recordingOptions: CreateStandinOptions;
 
   /** Use `createStandin`: fixtures must be loaded (asynchronously) first. */
@@ -124,6 +133,7 @@ export class Standin implements ControlTarget {
     this.seedOverride = options.seed;
     this.clockOverride = options.clock;
     this.controlBodyLimit = options.controlBodyLimit ?? DEFAULT_CONTROL_BODY_LIMIT;
+    this.hostGuard = new HostGuard(options.allowedHosts);
     this.recordingOptions = options;
     this.startFixtures = fixtures;
     this.compatHeaders = options.compatHeaders ?? true;
@@ -282,7 +292,8 @@ export class Standin implements ControlTarget {
       if (error instanceof FixtureError) throw error;
       throw new FixtureError("fixture", [(error as Error).message]);
     }
-    this.tape.fixture(fixture);
+    // A file is put on the tape as the document read from it: a tape names no files (replay.ts refuses paths).
+    this.tape.fixture(typeof fixture === "string" ? doc : fixture);
     this.record("fixture.applied", { detail: { index: this.store.index } });
   }
 
@@ -501,6 +512,7 @@ export class Standin implements ControlTarget {
         return answer;
       },
       this.controlBodyLimit,
+      this.hostGuard,
     );
   }
 }
@@ -534,12 +546,12 @@ export async function createStandin(options: CreateStandinOptions = {}): Promise
   return new Standin(fixtures, options);
 }
 
-/** Loads paths, validates documents, inlines key files (relative to the working directory for inline documents). */
+/** Loads paths (inlining the files they refer to); validates documents, which carry their files' text inline. */
 export async function resolveFixtures(sources: readonly FixtureSource[]): Promise<Fixture[]> {
   const out: Fixture[] = [];
   for (const [i, source] of sources.entries()) {
     if (typeof source === "string") out.push(await loadFixtureFile(source));
-    else out.push(await inlineFileReferences(validateFixture(source, `fixture[${i}]`), process.cwd(), `fixture[${i}]`));
+    else out.push(validateFixtureDocument(source, `fixture[${i}]`));
   }
   return out;
 }

@@ -64,8 +64,9 @@ export class PortInUseError extends Error {
 }
 
 export async function startStandin(options: StartStandinOptions = {}): Promise<RunningStandin> {
-  const emulator = await createStandin({ ...options, tls: Boolean(options.tls) });
   const host = options.host ?? "127.0.0.1";
+  // The address it listens on is one the control API answers to (with localhost and IP addresses).
+  const emulator = await createStandin({ ...options, tls: Boolean(options.tls), allowedHosts: [...(options.allowedHosts ?? []), host] });
   // A state file that cannot be written would lose every write at shutdown: refuse to start instead.
   if (options.stateFile) await checkStateFileWritable(options.stateFile);
   const stateFileLoaded = Boolean(options.stateFile && existsSync(options.stateFile));

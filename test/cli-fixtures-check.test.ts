@@ -54,6 +54,17 @@ const REFUSED: Array<{ name: string; document: unknown; problem: string }> = [
     document: { registry: { kv: [{ Key: "leader", Value: "", Session: SESSION_ID }] } },
     problem: `registry.kv[0].Session: no session "${SESSION_ID}"`,
   },
+  // Files are read only from under the fixture file's directory (issue 30).
+  {
+    name: "hcl-outside.json",
+    document: { scheduler: { jobs: [{ hcl: "../outside.nomad.hcl" }] } },
+    problem: 'scheduler.jobs[0].hcl: "../outside.nomad.hcl" is not under the fixture file\'s directory (',
+  },
+  {
+    name: "jwks-absolute.json",
+    document: { echo: { schemes: { identity_platform: { jwksFile: "/etc/passwd" } } } },
+    problem: 'echo.schemes.identity_platform.jwksFile: "/etc/passwd" is not under the fixture file\'s directory (',
+  },
   { name: "short-ttl.json", document: { registry: { sessions: [{ Name: "lock", TTL: "1s" }] } }, problem: "registry.sessions[0]: Invalid Session TTL" },
   { name: "community-namespace.json", document: { registry: { sessions: [{ Name: "lock", Namespace: "team" }] } }, problem: "registry.sessions[0].Namespace: " },
 ];

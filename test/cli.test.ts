@@ -8,6 +8,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,6 +78,26 @@ describe("standin start", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const refused = await json(`${s.urls.control}/fixtures`, { method: "POST", body: JSON.stringify({ description: "x".repeat(2000) }) });
     expect(refused.status).toBe(413);
     expect(refused.body.error).toBe("request body too large: the control API takes at most 1024 bytes (--control-body-limit)");
+  });
+
+  it("answers control requests for --allowed-host names and refuses other Host names with 403 (DNS-rebinding guard)", async () => {
+    const s = await start(["--allowed-host", "standin.ci", "--allowed-host", "docker.host"]);
+    const port = Number(new URL(s.urls.scheduler).port);
+    const status = (path: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path, headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status("/_standin/clock", `standin.ci:${port}`)).toBe(200);
+    expect(await status("/_standin/clock", "docker.host")).toBe(200);
+    expect(await status("/_standin/clock", `127.0.0.1:${port}`)).toBe(200);
+    expect(await status("/_standin/clock", `rebound.example:${port}`)).toBe(403);
+    expect(await status("/_standin/ui", `rebound.example:${port}`)).toBe(403);
+    expect(await status("/v1/agent/health", `rebound.example:${port}`)).toBe(200);
   });
 
   it("refuses a malformed size in one line", async () => {

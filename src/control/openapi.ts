@@ -16,13 +16,16 @@ import { packageVersion } from "../package-files.js";
 /**
  * A fixture as the control API takes it (`POST /fixtures`, `POST /reset`'s
  * `fixture`): any JSON, handed to the emulator, which validates it against
- * the fixture schema (documented as `Fixture`) or, given a string, loads
- * that file, and answers 400 with every problem in `problems`.
+ * the fixture schema (documented as `Fixture`) or, given a shipped
+ * fixture's name, loads it, and answers 400 with every problem in `problems`.
+ * A document carries its files' text inline (`hclSource`, `jwks`, `x509`).
  */
 const anyFixture = v.unknown();
 export const fixtureDocument = v.pipe(
   anyFixture,
-  v.description("a fixture document, or the path of a fixture file on the emulator's host; checked by the emulator, which answers 400 with `problems`"),
+  v.description(
+    "a fixture document (job files as `hclSource`, key sets as `jwks`/`x509`: no file paths), or a shipped fixture's name; checked by the emulator, which answers 400 with `problems`",
+  ),
 );
 
 const COMPONENT_SCHEMAS = { Fixture: fixtureSchema };

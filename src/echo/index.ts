@@ -55,9 +55,25 @@ const DEFAULT_CONFIG: EchoProxyConfig = {
   schemes: DEFAULT_SCHEMES,
 };
 
+/**
+ * A minted token's claims, as JSON, are at most this many bytes: real tokens
+ * are a few hundred bytes to a few KiB, and a token is sent in a header,
+ * which proxies cap well below this. Without a bound, one request of a huge
+ * claims object would hold every port while it is copied, encoded and signed.
+ */
+export const MAX_CLAIMS_BYTES = 64 * 1024;
+/** The minting body: the claims and a few short fields (refused with 413 before it is parsed). */
+export const MAX_MINT_BODY_BYTES = 2 * MAX_CLAIMS_BYTES;
+
 const mintBody = v.strictObject({
   scheme: v.pipe(v.string(), v.description(`one of ${ECHO_SCHEMES.join(", ")}`)),
-  claims: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description("claims over the defaults; null leaves a claim out"))),
+  claims: v.optional(
+    v.pipe(
+      v.record(v.string(), v.unknown()),
+      v.check((claims) => Buffer.byteLength(JSON.stringify(claims)) <= MAX_CLAIMS_BYTES, `claims take at most ${MAX_CLAIMS_BYTES} bytes of JSON (a token is sent in a header)`),
+      v.description(`claims over the defaults; null leaves a claim out; at most ${MAX_CLAIMS_BYTES} bytes of JSON`),
+    ),
+  ),
   expiresIn: v.optional(v.pipe(v.string(), v.description("a Go duration (default 1h; negative gives an expired token)"))),
   notBefore: v.optional(v.pipe(v.string(), v.description("a Go duration from now for `nbf`"))),
   header: v.optional(v.strictObject({ kid: v.optional(v.nullable(v.string())) })),
@@ -151,9 +167,11 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
   const tokenSpec = {
     summary: "mints a token signed by the emulator-held key of a scheme, dated by the virtual clock",
     body: mintBody,
+    maxBodyBytes: MAX_MINT_BODY_BYTES,
     responses: {
       200: "`{token}`",
-      400: "bad body or duration",
+      400: "bad body or duration, or claims over 64 KiB of JSON",
+      413: "a body over 128 KiB",
       404: "unknown scheme",
       409: "the fixture gave the scheme's keys: the emulator holds no private key to sign with",
     },

@@ -14,8 +14,11 @@
  */
 import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
-import { describeIssues, formatPath } from "../core/validation.js";
+import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
+
+/** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export type Schema<T> = v.GenericSchema<unknown, T>;
 
@@ -29,6 +32,15 @@ export interface OperationSpec<B, Q> {
   readonly body?: Schema<B>;
   /** An empty body counts as `{}` instead of a 400. */
   readonly bodyOptional?: boolean;
+  /**
+   * Bodies over this many bytes get 413 before they are parsed (default
+   * {@link DEFAULT_MAX_BODY_BYTES}): a route's work grows with its body, so
+   * a route whose real bodies are small takes no more. `"control-limit"`:
+   * only the control body limit (`--control-body-limit`, 64 MiB by default)
+   * applies, for the documents a harness sends whole (fixtures, snapshots,
+   * tapes, actions carrying jobs).
+   */
+  readonly maxBodyBytes?: number | "control-limit";
   /** The query string (an object of strings), validated before the handler runs. */
   readonly query?: Schema<Q>;
   /** Path parameters' descriptions, by name (`:id` → `id`). */
@@ -123,7 +135,12 @@ export class DocumentedRoutes {
       }
       const bodySchema = spec.body;
       if (!bodySchema) return handler(c, { body: undefined as B, query });
-      return c.req.text().then((text) => {
+      const max = spec.maxBodyBytes === "control-limit" ? undefined : (spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      // The connection closes rather than read the rest (as the control body limit's 413 does).
+      const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413, { Connection: "close" });
+      if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
+      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then((text) => {
+        if (text === undefined) return tooLarge();
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
         const checked = check(bodySchema, parsed.value, "body");
@@ -134,6 +151,26 @@ export class DocumentedRoutes {
     this.app.on(method.toUpperCase(), path, run as (c: Context) => Response | Promise<Response>);
     return this;
   }
+}
+
+/** A body's text, or undefined as soon as more than `max` bytes have arrived (the rest is not read). */
+async function textUpTo(request: Request, max: number): Promise<string | undefined> {
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  // Decoded as Request.text() decodes (a leading BOM dropped, bad bytes replaced).
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -157,7 +194,7 @@ function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): C
   // A misspelt key would otherwise be dropped and the request "succeed" doing nothing
   // (`{"status":"down"}` on a node fault): every key of a body must be one the route knows.
   const unknown = where === "body" ? unknownKeys(schema, value, []) : [];
-  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${unknown.join("; ")}` };
+  if (unknown.length > 0) return { ok: false, error: `invalid ${where}: ${boundProblems(unknown).join("; ")}` };
   const result = v.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, error: `invalid ${where}: ${describeIssues(result.issues).join("; ")}` };
@@ -199,20 +236,30 @@ function unwrap(schema: v.GenericSchema): v.GenericSchema {
  * Keys a plain `object` schema does not name, at any depth (loose and
  * strict objects, records and rest objects say for themselves what they take).
  */
-function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[]): string[] {
+function unknownKeys(schema: v.GenericSchema, value: unknown, path: PropertyKey[], found: UnknownKey[] = []): UnknownKey[] {
   const inner = unwrap(schema);
-  if (value === null || typeof value !== "object") return [];
+  if (value === null || typeof value !== "object") return found;
   if (inner.type === "array" && Array.isArray(value)) {
     const item = (inner as unknown as { item: v.GenericSchema }).item;
-    return value.flatMap((element, i) => unknownKeys(item, element, [...path, i]));
+    for (const [i, element] of value.entries()) unknownKeys(item, element, [...path, i], found);
+    return found;
   }
-  if (inner.type !== "object" || Array.isArray(value)) return [];
+  if (inner.type !== "object" || Array.isArray(value)) return found;
   const shape = (inner as unknown as { entries: Record<string, v.GenericSchema> }).entries;
   const entries = value as Record<string, unknown>;
-  return Object.keys(entries).flatMap((key) => {
-    if (!Object.hasOwn(shape, key)) return [`${formatPath([...path, key])}: unknown key (this body takes ${Object.keys(shape).join(", ")})`];
-    return unknownKeys(shape[key]!, entries[key], [...path, key]);
-  });
+  for (const key of Object.keys(entries)) {
+    // Written out only if it is among the few an error names (a body may hold a million such keys).
+    if (!Object.hasOwn(shape, key)) found.push({ text: () => `${formatPath([...path, key])}: unknown key (${takes(shape)})`, unknownKey: true });
+    else unknownKeys(shape[key]!, entries[key], [...path, key], found);
+  }
+  return found;
+}
+
+type UnknownKey = { text: () => string; unknownKey: true };
+
+function takes(shape: Record<string, unknown>): string {
+  const keys = Object.keys(shape);
+  return keys.length ? `this body takes ${keys.join(", ")}` : "this body takes no keys";
 }
 
 function joinPath(prefix: string, path: string): string {

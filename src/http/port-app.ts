@@ -9,6 +9,8 @@
  */
 import { Hono } from "hono";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
+import { HostGuard, refusedHost } from "./host-check.js";
+import { noSniff } from "./no-sniff.js";
 import { noteIncoming } from "./known-bodies.js";
 
 export class PortApp extends Hono {
@@ -29,6 +31,8 @@ export class PortApp extends Hono {
     private readonly replay: (request: Request) => Response | undefined = () => undefined,
     /** Control bodies past this many bytes are refused with 413 (service routes have their own limit). */
     private readonly controlBodyLimit = DEFAULT_CONTROL_BODY_LIMIT,
+    /** Which `Host` names may reach the control API (DNS-rebinding guard). */
+    private readonly hostGuard = new HostGuard(),
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
@@ -39,14 +43,16 @@ export class PortApp extends Hono {
       const control = isUnder(pathOf(request.url), this.controlPrefix);
       if (control) {
         // Refused before it is read (it changes nothing, so nothing observes it).
+        const refused = refusedHost(this.hostGuard, request);
+        if (refused) return refused;
         const capped = capBody(request, this.controlBodyLimit);
-        if (capped instanceof Response) return capped;
+        if (capped instanceof Response) return noSniff(capped);
         request = capped;
       }
       const done = this.observe(request, control);
       let answer: Response | Promise<Response>;
       try {
-        answer = control ? this.control.fetch(request, ...rest) : (this.replay(request) ?? this.service.fetch(request, ...rest));
+        answer = control ? noSniff(this.control.fetch(request, ...rest)) : (this.replay(request) ?? this.service.fetch(request, ...rest));
       } catch (error) {
         done(undefined);
         throw error;

@@ -112,6 +112,7 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
     {
       summary: "opens a tape (a dropped file) in the tape viewer, read-only: replayed into a scratch emulator",
       body: tapeDocument,
+      maxBodyBytes: "control-limit",
       query: tapeQuery,
       responses: { 200: "the timeline, as GET /ui/api/timeline?source=tape", 400: "not a tape standin can replay" },
     },

@@ -12,6 +12,8 @@ import { controlErrorResponse } from "../control/error-response.js";
 import { CONTROL_PREFIX } from "../control/target.js";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "../http/body-cap.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
+import { HostGuard, refusedHost } from "../http/host-check.js";
+import { noSniff } from "../http/no-sniff.js";
 import { Dashboard } from "./dashboard.js";
 import { uiRoutes } from "./routes.js";
 
@@ -25,7 +27,7 @@ export interface TapeViewer {
 }
 
 /** Opens the tape (a ControlError 400 when it is not one standin can replay), then listens. */
-export async function startTapeViewer(options: { tape: unknown; name: string; host?: string; port?: number }): Promise<TapeViewer> {
+export async function startTapeViewer(options: { tape: unknown; name: string; host?: string; port?: number; allowedHosts?: readonly string[] }): Promise<TapeViewer> {
   const dashboard = new Dashboard(undefined);
   await dashboard.openTape(options.tape, options.name);
   const app = new Hono().basePath(CONTROL_PREFIX);
@@ -33,11 +35,15 @@ export async function startTapeViewer(options: { tape: unknown; name: string; ho
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path} (this is standin ui: the dashboard of a tape)` }, 404));
   uiRoutes(new DocumentedRoutes("ui", app), dashboard);
   const host = options.host ?? "127.0.0.1";
+  // The same guard and headers as the dashboard on a running standin (http/port-app).
+  const hostGuard = new HostGuard([host, ...(options.allowedHosts ?? [])]);
   const server = createAdaptorServer({
     fetch: (request: Request) => {
+      const refused = refusedHost(hostGuard, request);
+      if (refused) return refused;
       // A dropped tape is a request body: capped as the control API's are.
       const capped = capBody(request, DEFAULT_CONTROL_BODY_LIMIT);
-      return capped instanceof Response ? capped : app.fetch(capped);
+      return noSniff(capped instanceof Response ? capped : app.fetch(capped));
     },
     hostname: host,
   }) as Server;

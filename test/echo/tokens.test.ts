@@ -70,3 +70,28 @@ describe("emulator-held echo keys", () => {
     expect((await jwks(emu, "nope")).status).toBe(404);
   });
 });
+
+describe("minting is bounded by the claims' size", () => {
+  it("claims up to 64 KiB of JSON are signed; one byte more is a 400 naming the bound", async () => {
+    const emu = await createStandin();
+    // {"big":"…"} is 10 bytes around the string.
+    const atLimit = await mint(emu, { scheme: "provider_jwt", claims: { big: "x".repeat(64 * 1024 - 10) } });
+    expect(atLimit.status).toBe(200);
+    const over = await mint(emu, { scheme: "provider_jwt", claims: { big: "x".repeat(64 * 1024 - 9) } });
+    expect(over.status).toBe(400);
+    expect(over.body.error).toBe("invalid body: claims: claims take at most 65536 bytes of JSON (a token is sent in a header)");
+    // Counted in bytes, not characters.
+    expect((await mint(emu, { scheme: "provider_jwt", claims: { big: "é".repeat(40_000) } })).status).toBe(400);
+  });
+
+  it("a 30 MB claims object is refused with 413 before it is parsed, stated length or not", async () => {
+    const emu = await createStandin();
+    const body = JSON.stringify({ scheme: "provider_jwt", claims: Object.fromEntries(Array.from({ length: 1_000_000 }, (_, i) => [`c${i}`, "v".repeat(20)])) });
+    expect(body.length).toBeGreaterThan(30_000_000);
+    const stated = await emu.echo.request("/_standin/echo/tokens", { method: "POST", body, headers: { "Content-Length": String(body.length) } });
+    expect(stated.status).toBe(413);
+    expect(await stated.json()).toEqual({ error: "request body too large: POST /_standin/echo/tokens takes at most 131072 bytes" });
+    const streamed = await emu.echo.request("/_standin/echo/tokens", { method: "POST", body });
+    expect(streamed.status).toBe(413);
+  });
+});

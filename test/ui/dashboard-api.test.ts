@@ -7,6 +7,7 @@
  * `ui: false`; the control token; `standin ui`'s viewer; the page's budget.
  */
 import { readFileSync, statSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
@@ -234,6 +235,20 @@ describe("the dashboard's API", () => {
     expect((await fetch(`${base}/ui/api/stream`)).status).toBe(404);
     expect((await fetch(`${base}/clock/advance`, { method: "POST", body: '{"by":"1s"}' })).status).toBe(404);
     await expect(startTapeViewer({ tape: { standinTape: 99 }, name: "x", port: 0 })).rejects.toThrow(/not a standin tape/);
+    // The viewer has the dashboard's DNS-rebinding guard and says nosniff (issue 30).
+    expect((await fetch(`${base}/ui/api/info`)).headers.get("x-content-type-options")).toBe("nosniff");
+    const port = Number(new URL(viewer.url).port);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: "/_standin/ui/api/info", headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status(`rebound.example:${port}`)).toBe(403);
+    expect(await status(`localhost:${port}`)).toBe(200);
   });
 
   it("keeps the page within its budget and its files on standin itself", () => {

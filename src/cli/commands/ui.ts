@@ -10,7 +10,7 @@ import { ControlError } from "../../control/errors.js";
 import { DEFAULT_VIEWER_PORT, startTapeViewer } from "../../ui/viewer.js";
 import { CliFailure } from "../failure.js";
 import { readJsonFile } from "../files.js";
-import { port } from "../option-values.js";
+import { collect, port } from "../option-values.js";
 
 export function uiCommand(program: Command): void {
   program.addCommand(
@@ -19,11 +19,16 @@ export function uiCommand(program: Command): void {
       .argument("<tape>", "tape file (JSON)")
       .option("--host <addr>", "address to listen on", "127.0.0.1")
       .addOption(new Option("--port <n>", "port; 0 = any free port").argParser(port).default(DEFAULT_VIEWER_PORT))
-      .action(async (file: string, opts: { host: string; port: number }) => {
+      .addOption(
+        new Option("--allowed-host <name>", "a Host name the page answers besides localhost, IP addresses and --host (repeatable; others get 403)")
+          .argParser(collect)
+          .default([] as string[], "none"),
+      )
+      .action(async (file: string, opts: { host: string; port: number; allowedHost: string[] }) => {
         const tape = await readJsonFile("standin ui", file);
         let viewer: Awaited<ReturnType<typeof startTapeViewer>>;
         try {
-          viewer = await startTapeViewer({ tape, name: basename(file), host: opts.host, port: opts.port });
+          viewer = await startTapeViewer({ tape, name: basename(file), host: opts.host, port: opts.port, allowedHosts: opts.allowedHost });
         } catch (error) {
           if (error instanceof ControlError) throw new CliFailure(`standin ui: ${file}: ${error.message}`);
           const code = (error as NodeJS.ErrnoException).code;

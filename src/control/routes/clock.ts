@@ -12,6 +12,8 @@ import { advanceResult, clockStatus } from "./clock-answers.js";
 const advanceBody = v.strictObject({ by: v.pipe(v.string(), v.description("a Go duration, e.g. `30s`, `1h30m`")) });
 const advanceToBody = v.strictObject({ to: v.pipe(v.string(), v.description("an RFC 3339 instant, not before now")) });
 const autoBody = v.strictObject({ enabled: v.boolean() });
+/** A body that may be left out or be `{}` (a plain object: a key is named as one the route does not take). */
+const noArguments = v.pipe(v.object({}), v.description("no arguments: leave the body out or send `{}`"));
 
 export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
   const clock = routes.withTag("clock");
@@ -38,9 +40,18 @@ export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     },
   );
 
-  clock.post("/clock/lock", { summary: "holds idle skipping off (a counter)", responses: { 200: "`{locks}`" } }, (c) => c.json({ locks: target.idle.lock() }));
+  // They take no arguments: a key sent anyway (`{"count": 3}`) is a 400, not a lock that silently counts one.
+  clock.post(
+    "/clock/lock",
+    { summary: "holds idle skipping off (a counter)", body: noArguments, bodyOptional: true, responses: { 200: "`{locks}`", 400: "a body with keys" } },
+    (c) => c.json({ locks: target.idle.lock() }),
+  );
 
-  clock.post("/clock/unlock", { summary: "releases one lock", responses: { 200: "`{locks}`", 409: "the clock is not locked" } }, (c) => c.json({ locks: target.idle.unlock() }));
+  clock.post(
+    "/clock/unlock",
+    { summary: "releases one lock", body: noArguments, bodyOptional: true, responses: { 200: "`{locks}`", 400: "a body with keys", 409: "the clock is not locked" } },
+    (c) => c.json({ locks: target.idle.unlock() }),
+  );
 
   clock.post(
     "/clock/advance",

@@ -33,6 +33,7 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       summary: "runs one named action now, in one write",
       description: "The action's arguments sit beside `do`; `GET /_standin/actions` lists the actions.",
       body: actionBody,
+      maxBodyBytes: "control-limit",
       responses: { 200: "`{do, service, result, index}`", 400: "bad arguments", 404: "unknown action or name", 409: "nothing matches" },
     },
     (c, { body: { do: name, ...args } }) => c.json(target.act(name, args) as object),

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { jsonStreamResponse } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
+import { documentOrShippedFixture } from "../../scenario-files/load.js";
 import { fixtureDocument } from "../openapi.js";
 import type { ControlTarget } from "../target.js";
 
@@ -19,11 +20,12 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
       body: resetBody,
+      maxBodyBytes: "control-limit",
       bodyOptional: true,
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
     async (c, { body: { fixture } }) => {
-      await target.reset(fixture);
+      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture));
       return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
     },
   );
@@ -33,10 +35,11 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
       body: fixtureDocument,
+      maxBodyBytes: "control-limit",
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
-      await target.applyFixture(body);
+      await target.applyFixture(documentOrShippedFixture(body));
       return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
     },
   );
@@ -51,6 +54,7 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     {
       summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
       body: snapshotDocument,
+      maxBodyBytes: "control-limit",
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
     (c, { body }) => {
