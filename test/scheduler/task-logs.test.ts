@@ -294,3 +294,74 @@ async function readUntil(stream: Follower, text: string): Promise<string> {
   }
   throw new Error(`stream ended before ${text}`);
 }
+
+describe("logs rotate as Nomad's logmon rotates them (max_files × max_file_size)", () => {
+  const MiB = 1024 * 1024;
+  /** A task whose `logs` block keeps 2 files of 1 MiB. */
+  const rotating = () => {
+    const j = job("web");
+    j.TaskGroups[0].Tasks[0].LogConfig = { MaxFiles: 2, MaxFileSizeMB: 1 };
+    return j;
+  };
+  /** 600 lines of 999 bytes and a newline: about 0.57 MiB. */
+  const batch = (tag: string) => Array.from({ length: 600 }, (_, i) => `${tag}-${String(i).padStart(4, "0")}-${"x".repeat(990 - tag.length)}`);
+
+  async function listing(emu: Standin, alloc: string): Promise<Json[]> {
+    const res = await emu.scheduler.request(`/v1/client/fs/ls/${alloc}?path=/alloc/logs`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as Json[]).filter((f) => String(f.Name).startsWith("server.stdout."));
+  }
+
+  it("writes <task>.stdout.0, .1, … keeping lines whole, and keeps only the newest max_files", async () => {
+    const { emu, alloc } = await started({}, [rotating()]);
+    for (const tag of ["a", "b", "c"]) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(tag) })).status).toBe(200);
+    // 1.7 MiB written: file 0 is full (no line split across files), file 1 takes the rest.
+    let files = await listing(emu, alloc);
+    expect(files.map((f) => f.Name)).toEqual(["server.stdout.0", "server.stdout.1"]);
+    expect(files[0]!.Size).toBeLessThanOrEqual(MiB);
+    expect(files[0]!.Size).toBeGreaterThan(MiB - 1000);
+    const first = await emu.scheduler.request(`/v1/client/fs/cat/${alloc}?path=/alloc/logs/server.stdout.0`);
+    expect((await first.text()).endsWith("\n")).toBe(true);
+    for (const tag of ["d", "e", "f", "g"]) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(tag) })).status).toBe(200);
+    // 4 MiB written: files 0 to 3, the oldest two purged.
+    files = await listing(emu, alloc);
+    expect(files.map((f) => f.Name)).toEqual(["server.stdout.2", "server.stdout.3"]);
+    const kept = files.reduce((sum, f) => sum + Number(f.Size), 0);
+    expect(kept).toBeLessThanOrEqual(2 * MiB);
+    const gone = await emu.scheduler.request(`/v1/client/fs/stat/${alloc}?path=/alloc/logs/server.stdout.0`);
+    expect(gone.status).toBe(404);
+    // The logs endpoint reads the kept files end to end, from a whole line to the last one written.
+    const plain = (await logs(emu, alloc, "task=server&type=stdout&plain=true")).body;
+    expect(Buffer.byteLength(plain)).toBe(kept);
+    expect(plain.endsWith(`${batch("g").at(-1)}\n`)).toBe(true);
+    expect(plain.split("\n")[0]).toMatch(/^[a-g]-\d{4}-x+$/);
+  });
+
+  it("stores no more than max_files × max_file_size of appended lines, however many are written", async () => {
+    const { emu } = await started({}, [rotating()]);
+    let size = 0;
+    for (let i = 0; i < 12; i++) {
+      const res = await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(`n${i}`) });
+      expect(res.status).toBe(200);
+      size = res.body.result.Size;
+      expect(size).toBeLessThanOrEqual(2 * MiB);
+    }
+    expect(size).toBeGreaterThan(MiB);
+    // The snapshot (the store's rows) holds the kept window, not the 6.8 MiB written.
+    const snapshot = await emu.scheduler.request("/_standin/snapshot");
+    expect(snapshot.status).toBe(200);
+    const stored = (await snapshot.text()).length;
+    expect(stored).toBeGreaterThan(MiB);
+    expect(stored).toBeLessThan(4 * MiB);
+  });
+
+  it("refuses a task-log action of more than 1 MiB and appends nothing", async () => {
+    const { emu, alloc } = await started({}, [rotating()]);
+    const before = (await logs(emu, alloc, "task=server&type=stdout&plain=true")).body;
+    const tooMuch = Array.from({ length: 1100 }, () => "y".repeat(999));
+    const refused = await action(emu, { do: "task-log", job: "web", task: "server", lines: tooMuch });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("more than one task-log action appends (1048576)");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true")).body).toBe(before);
+  });
+});

@@ -181,7 +181,9 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
         if (!now) return undefined;
         return { content: now.content, nextAt: now.nextAt, finished: !follow || now.finished };
       };
-      return frameStream(ctx, { file: `alloc/logs/${task}.${type}.0`, plain, start, tables: [TABLES.allocs, ...logs.tables], contentType }, source, rc.c.req.raw.signal);
+      // The kept files are read end to end; frames name the newest (see docs/known-differences.md).
+      const newest = file.files[file.files.length - 1]!.index;
+      return frameStream(ctx, { file: `alloc/logs/${task}.${type}.${newest}`, plain, start, tables: [TABLES.allocs, ...logs.tables], contentType }, source, rc.c.req.raw.signal);
     } catch (error) {
       if (error instanceof StreamError) return textResponse(error.status, error.message, { "Content-Type": contentType });
       throw error;
