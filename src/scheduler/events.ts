@@ -63,6 +63,13 @@ export const EVENT_DROPPED = "event dropped from buffer";
 /** What a subscriber whose token no longer allows its topics gets last (stream.ErrSubscriptionClosed). */
 export const SUBSCRIPTION_CLOSED = "subscription closed by server, client should resubscribe";
 
+/**
+ * Rows the broker has read to turn writes into events (all brokers of the
+ * process together): a test's way to pin that a write costs what it changed,
+ * not what the state holds, without timing anything.
+ */
+export const brokerWork = { rowsRead: 0 };
+
 export interface StreamEvent {
   readonly Topic: string;
   readonly Type: string;
@@ -168,6 +175,7 @@ export class EventBroker {
   /** Node pools and service registrations as the last batch saw them (keyed as their tables are). */
   private poolsSeen = new Map<string, NodePoolRow>();
   private servicesSeen = new Map<string, ServiceRegistrationRow>();
+  private servicesWrittenAt: ((index: string) => ServiceRegistrationRow[]) | undefined;
   private state: SchedulerState | undefined;
   /** Table → the rows a write at an index left (see attach). */
   private writtenAt = new Map<string, (index: string) => Row[]>();
@@ -325,6 +333,7 @@ export class EventBroker {
   /** The rows of `table` the write at `index` left, in creation order (then ID). */
   private changedRows(table: string, index: number): Row[] {
     const rows = this.writtenAt.get(table)?.(String(index)) ?? [];
+    brokerWork.rowsRead += rows.length;
     return rows.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
   }
 
@@ -389,10 +398,28 @@ export class EventBroker {
       Index: index,
       payload: () => ({ Service: row }),
     });
+    // The rows this write put, from the store's by-ModifyIndex grouping; the rows it removed, from the
+    // ones seen before — looked for only when the counts say some went, so a write costs what it changed.
+    this.servicesWrittenAt ??= registrations.groupBy((row) => String(row.ModifyIndex));
+    const written = this.servicesWrittenAt(String(index));
+    brokerWork.rowsRead += written.length;
+    const put = written.map((row) => [serviceKey(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const added = put.filter(([key]) => !this.servicesSeen.has(key)).length;
+    const removed: Array<[string, ServiceRegistrationRow]> = [];
+    if (this.servicesSeen.size + added > registrations.size) {
+      brokerWork.rowsRead += this.servicesSeen.size;
+      for (const [key, row] of this.servicesSeen) if (!registrations.has(key)) removed.push([key, row]);
+      removed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    }
     const events: StreamEvent[] = [];
-    for (const [key, row] of this.servicesSeen) if (!registrations.get(key)) events.push(event(row, "ServiceDeregistration"));
-    for (const row of registrations.sorted()) if (row.ModifyIndex === index) events.push(event(row, "ServiceRegistration"));
-    this.servicesSeen = rowsById<ServiceRegistrationRow>(this.ctx, SERVICE_REGISTRATIONS_TABLE);
+    for (const [key, row] of removed) {
+      events.push(event(row, "ServiceDeregistration"));
+      this.servicesSeen.delete(key);
+    }
+    for (const [key, row] of put) {
+      events.push(event(row, "ServiceRegistration"));
+      this.servicesSeen.set(key, row);
+    }
     return events;
   }
 
@@ -411,6 +438,9 @@ export class EventBroker {
     );
   }
 }
+
+/** A registration's key in its table (service-registrations.ts). */
+const serviceKey = (row: ServiceRegistrationRow) => `${row.Namespace}\u0000${row.ID}`;
 
 /** A table's rows by their key in the table, in key order (so deletions come in that order). */
 function rowsById<T extends Json>(ctx: ServiceContext, table: string): Map<string, T> {

@@ -615,3 +615,21 @@ describe("Service and NodePool topics", () => {
     expect(summary(jobsOnly.frames)).toEqual([]);
   });
 });
+
+describe("the broker's work per write", () => {
+  it("reads the rows a write changed, not every row of the tables it touched (an advance stays linear)", async () => {
+    const { brokerWork } = await import("../../src/scheduler/events.js");
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } }] } } as never });
+    for (let i = 0; i < 30; i++) await register(emu, job(`many-${i}`, { count: 10 }));
+    emu.clock.advance("1m"); // 300 allocations running, each with its service registration
+    const allocs = (await (await emu.scheduler.request("/v1/allocations")).json()) as Json[];
+    expect(allocs.length).toBeGreaterThanOrEqual(300);
+    const before = brokerWork.rowsRead;
+    const res = await emu.scheduler.request("/_standin/actions", { method: "POST", body: JSON.stringify({ do: "alloc-fail", alloc: allocs[0]!.ID }) });
+    expect(res.status).toBe(200);
+    // One allocation (and what follows it in the same write) — not the 300 allocations nor every evaluation.
+    const read = brokerWork.rowsRead - before;
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(20);
+  });
+});
