@@ -6,9 +6,9 @@
  */
 import { goGlob } from "../../core/go/glob.js";
 import { assignGroupPorts } from "../network.js";
-import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
+import { byCreateIndex, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
-import { NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
@@ -31,7 +31,7 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
 
 /** The allocations that hold a node's resources (desired to run, not terminal on the client). */
 function liveOn(core: EngineCore, node: NodeRow): AllocRow[] {
-  return core.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  return core.state.liveAllocsOnNode(node.ID);
 }
 
 /** Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first. */
@@ -80,7 +80,8 @@ export function placeAlloc(
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
-  const live = liveOn(core, node);
+  // In creation order here: the offer is made once, and its order is the one it always had.
+  const live = byCreateIndex(liveOn(core, node));
   const ports = assignGroupPorts(node, group.Networks, live);
   const offer = "offer" in ports ? ports.offer : undefined;
   const index = ctx.store.writeIndex();
