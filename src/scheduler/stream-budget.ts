@@ -1,6 +1,7 @@
 /**
- * What the scheduler's long-lived streams (`GET /v1/event/stream`) may hold
- * for clients that do not read them.
+ * What the scheduler's long-lived streams (`GET /v1/event/stream`, followed
+ * `/v1/client/fs/logs` and `/v1/client/fs/stream`) may hold for clients that
+ * do not read them.
  *
  * A stream's unread frames wait in its own queue and are handed to the
  * transport one at a time, when it asks for them (a pull stream with no
@@ -18,7 +19,7 @@
 
 /** Bytes one stream may hold for a client that does not read them. */
 export const STREAM_BACKLOG_BYTES = 8 * 1024 * 1024;
-/** Bytes all the event streams of a scheduler may hold unread, together. */
+/** Bytes all the event streams of a scheduler may hold unread, together (and its followed file streams, apart). */
 export const EVENT_STREAMS_BUDGET_BYTES = 64 * 1024 * 1024;
 
 export class StreamBudget {
@@ -116,9 +117,9 @@ export class BacklogStream {
   }
 
   /** Queues a frame; may overflow the stream (or another one) on the budget. */
-  write(text: string): void {
+  write(frame: string | Uint8Array): void {
     if (!this.open) return;
-    const chunk = this.encoder.encode(text);
+    const chunk = typeof frame === "string" ? this.encoder.encode(frame) : frame;
     this.queue.push(chunk);
     this.bytes += chunk.byteLength;
     this.wakeReader();

@@ -365,3 +365,50 @@ describe("logs rotate as Nomad's logmon rotates them (max_files × max_file_size
     expect((await logs(emu, alloc, "task=server&type=stdout&plain=true")).body).toBe(before);
   });
 });
+
+describe("followed logs cost what the client reads", () => {
+  it("a follower of a 7 MB log from the start gets every byte (frames are made as it reads, not all at once)", async () => {
+    const { emu, alloc } = await started();
+    const line = "z".repeat(999);
+    for (let i = 0; i < 7; i++) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: Array.from({ length: 1000 }, () => line) })).status).toBe(200);
+    const total = Buffer.byteLength((await logs(emu, alloc, "task=server&type=stdout&plain=true")).body);
+    expect(total).toBeGreaterThan(7_000_000);
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let pending = "";
+    while (received < total) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      pending += decoder.decode(value, { stream: true });
+      // Whole frames only (a chunk is one frame here, but do not rely on it).
+      for (;;) {
+        const end = pending.indexOf("}");
+        if (end === -1) break;
+        const f = JSON.parse(pending.slice(0, end + 1));
+        pending = pending.slice(end + 1);
+        received += Buffer.from(f.Data ?? "", "base64").length;
+      }
+    }
+    expect(received).toBe(total);
+    controller.abort();
+  });
+
+  it("a stuck follower's heartbeats stop piling up while the clock moves days, and resume once it reads", async () => {
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const { emu, alloc } = await started();
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stderr&follow=true`, { signal: controller.signal });
+    const stream = new Follower(res);
+    expect(await stream.next()).toContain('"Data"'); // the stderr line written so far
+    emu.clock.advance("168h"); // 604,800 heartbeats at one a second if nothing held them back
+    const beats = Math.floor(HEARTBEAT_SLACK_BYTES / 2) + 1; // "{}" each, until past the slack
+    for (let i = 0; i < beats; i++) expect(await stream.next()).toBe("{}");
+    emu.clock.advance("1s");
+    expect(await stream.next()).toBe("{}");
+    controller.abort();
+    expect(await stream.rest()).toBe("");
+  });
+});
