@@ -273,12 +273,15 @@ export function rotate(lines: readonly AppendedLine[], limits: LogLimits, droppe
       const rest = bytes.length - n;
       let take: number;
       if (space - LINE_SCAN_LIMIT < rest) {
-        const newline = bytes.indexOf(0x0a, n) - n;
-        if (newline >= 0 && space - newline - 1 >= 0) take = newline + 1;
-        else if (newline >= 0) {
-          written = size; // the line does not fit: roll to the next file
+        const newline = bytes.indexOf(0x0a, n);
+        const line = newline === -1 ? -1 : newline - n + 1; // bytes up to and with the newline
+        if (line > 0 && line <= space) take = line;
+        else if (written > 0 && (line > 0 || rest <= size)) {
+          written = size; // the line (or what is left) does not fit here: the next file takes it
           continue;
-        } else take = space;
+        }
+        // Longer than a whole file: fill this one (a fresh file never rolls, so a long line cannot loop).
+        else take = Math.min(space, rest);
       } else take = rest;
       const f = fileAt(index);
       f.parts.push(bytes.subarray(n, n + take));

@@ -355,6 +355,20 @@ describe("logs rotate as Nomad's logmon rotates them (max_files × max_file_size
     expect(stored).toBeLessThan(4 * MiB);
   });
 
+  it("a scripted line longer than a whole file fills it and runs on into the next (it used to roll files forever)", async () => {
+    const long = "L".repeat(Math.floor(1.5 * MiB));
+    const j = rotating();
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [j], taskOutput: [{ job: "web", task: "server", stdout: [long] }] } } });
+    emu.clock.advance("5s");
+    const [stub] = (await (await emu.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    const files = await listing(emu, stub!.ID);
+    expect(files.map((f) => [f.Name, f.Size])).toEqual([
+      ["server.stdout.0", MiB],
+      ["server.stdout.1", long.length + 1 - MiB],
+    ]);
+    expect(Buffer.byteLength((await logs(emu, stub!.ID, "task=server&type=stdout&plain=true")).body)).toBe(long.length + 1);
+  });
+
   it("refuses a task-log action of more than 1 MiB and appends nothing", async () => {
     const { emu, alloc } = await started({}, [rotating()]);
     const before = (await logs(emu, alloc, "task=server&type=stdout&plain=true")).body;
@@ -410,5 +424,29 @@ describe("followed logs cost what the client reads", () => {
     expect(await stream.next()).toBe("{}");
     controller.abort();
     expect(await stream.rest()).toBe("");
+  });
+});
+
+describe("rotate (logmon's FileRotator over the lines a task wrote)", () => {
+  it("starts the next file rather than split a line, splits one longer than the 32 KiB scan limit, keeps the newest max_files", async () => {
+    const { rotate } = await import("../../src/scheduler/task-logs.js");
+    const size = 64 * 1024;
+    const line = (n: number, c = "a") => ({ at: n, text: `${c.repeat(n - 1)}\n` });
+    // 40 KiB + 30 KiB: the second does not fit in the first file's remaining 24 KiB, so it opens file 1 whole.
+    let files = rotate([line(40 * 1024), line(30 * 1024, "b")], { maxFiles: 5, maxFileSize: size }, 0, 0);
+    expect(files.map((f) => [f.index, f.content.length])).toEqual([
+      [0, 40 * 1024],
+      [1, 30 * 1024],
+    ]);
+    // A 100 KiB line has no newline within reach of the scan limit: it fills file 0 and runs on into file 1.
+    files = rotate([line(100 * 1024)], { maxFiles: 5, maxFileSize: size }, 0, 0);
+    expect(files.map((f) => [f.index, f.content.length])).toEqual([
+      [0, size],
+      [1, 100 * 1024 - size],
+    ]);
+    // Ten files written, two kept; dropped bytes move the rotation on as whole files would.
+    const many = Array.from({ length: 10 }, (_, i) => line(size, String(i)));
+    expect(rotate(many, { maxFiles: 2, maxFileSize: size }, 0, 0).map((f) => f.index)).toEqual([8, 9]);
+    expect(rotate(many.slice(5), { maxFiles: 2, maxFileSize: size }, 5 * size, 0).map((f) => f.index)).toEqual([8, 9]);
   });
 });
