@@ -19,7 +19,7 @@ import { variableActions, variableConditions } from "./variable-actions.js";
 import { serviceConditions } from "./service-registrations.js";
 import { serviceChecksOf } from "./service-checks.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
-import { LOG_TYPES, scriptRow, type TaskLogs } from "./task-logs.js";
+import { LOG_TYPES, scriptRow, TASK_LOG_ACTION_MAX_BYTES, type TaskLogs } from "./task-logs.js";
 import type { TaskStatesRow } from "./task-states.js";
 import { clientAlloc, restartAllocation } from "./alloc-lifecycle.js";
 
@@ -369,6 +369,9 @@ function taskLogActions(taskLogs: TaskLogs, selectAlloc: (args: AllocSelection) 
         const state = (alloc.TaskStates as TaskStatesRow | null)?.[a.task];
         if (!state) throw new ActionError(404, `allocation "${alloc.ID}" has no task "${a.task}"`);
         if (state.State !== "running") throw new ActionError(409, `task "${a.task}" of allocation "${alloc.ID}" is ${state.State}, not running`);
+        const bytes = a.lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+        if (bytes > TASK_LOG_ACTION_MAX_BYTES)
+          throw new ActionError(400, `lines: ${bytes} bytes, more than one task-log action appends (${TASK_LOG_ACTION_MAX_BYTES}); send them in several`);
         taskLogs.append(alloc, a.task, a.type, a.lines);
         const file = taskLogs.file(alloc, a.task, a.type);
         return { AllocID: alloc.ID, Task: a.task, Type: a.type, Size: file?.content.length ?? 0 };

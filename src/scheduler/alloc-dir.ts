@@ -3,8 +3,8 @@
  * (client/allocdir), built on demand from the state: no files exist
  * anywhere, every read renders the tree at the current instant.
  *
- * - `alloc/` with `data/`, `logs/` and `tmp/`; `alloc/logs/<task>.stdout.0`
- *   and `.stderr.0` once the task started (task-logs.ts writes them);
+ * - `alloc/` with `data/`, `logs/` and `tmp/`; `alloc/logs/<task>.stdout.<n>`
+ *   and `.stderr.<n>` once the task started (task-logs.ts writes them);
  * - `<task>/` with `local/`, `private/`, `secrets/` and `tmp/` once the
  *   client knows the task (it has a task state);
  * - each template block's destination as a file holding the template's
@@ -12,8 +12,9 @@
  *   (`${NOMAD_TASK_DIR}`, `${NOMAD_SECRETS_DIR}`, `${NOMAD_ALLOC_DIR}`
  *   resolved), mode from its `perms` (default 0644).
  *
- * Not emulated: the log fifos (`.<task>.stdout.fifo`), log rotation (one
- * `.0` file per stream, however long), a driver's chroot contents.
+ * Not emulated: the log fifos (`.<task>.stdout.fifo`), a driver's chroot
+ * contents. Logs rotate (`.0`, `.1`, …; the newest `max_files` kept) as
+ * task-logs.ts computes them.
  */
 import type { Json } from "./model.js";
 import type { AllocRow, JobRow } from "./model.js";
@@ -132,16 +133,20 @@ export class AllocDirectory {
       for (const type of LOG_TYPES) {
         const file = logs.file(alloc, name, type);
         if (!file) continue;
-        const fileName = `${name}.${type}.0`;
-        logsDir.children.set(fileName, {
-          name: fileName,
-          isDir: false,
-          mode: "-rw-r--r--",
-          modTime: file.modTime,
-          content: () => file.content,
-          children: new Map(),
-          nextAt: file.nextAt,
-        });
+        // Every kept file of the rotation; only the newest still grows.
+        const newest = file.files[file.files.length - 1]!;
+        for (const rotated of file.files) {
+          const fileName = `${name}.${type}.${rotated.index}`;
+          logsDir.children.set(fileName, {
+            name: fileName,
+            isDir: false,
+            mode: "-rw-r--r--",
+            modTime: rotated.modTime,
+            content: () => rotated.content,
+            children: new Map(),
+            ...(rotated === newest ? { nextAt: file.nextAt } : {}),
+          });
+        }
       }
     }
     return new AllocDirectory(alloc, root);

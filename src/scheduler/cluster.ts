@@ -27,7 +27,7 @@ import { schedulerActions } from "./actions.js";
 import { seedVariables, variablesOf } from "./variables.js";
 import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
 import { extractToken } from "../http/tokens.js";
-import { scriptRow, TaskLogs } from "./task-logs.js";
+import { logLimitsIn, scriptRow, TaskLogs } from "./task-logs.js";
 import { registerFsRoutes } from "./routes/fs.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";
@@ -116,7 +116,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     () => leadership.view(),
   );
   registerRoutes(router, state, engine, ctx, settings.current, peers, nodeOps);
-  const taskLogs = new TaskLogs(ctx);
+  const taskLogs = new TaskLogs(ctx, logLimitsIn(state));
   registerFsRoutes(router, { state, ctx, logs: taskLogs });
   acl.register(router);
 

@@ -37,18 +37,38 @@ import { nodeView } from "./node-view.js";
 import { goQuote } from "../core/go/strconv.js";
 import { NODE_POOLS_TABLE, type NodePoolRow } from "./node-pools.js";
 import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "./service-registrations.js";
+import { StreamBudget } from "./stream-budget.js";
+
+export { EVENT_STREAMS_BUDGET_BYTES, STREAM_BACKLOG_BYTES } from "./stream-budget.js";
 
 /** Nomad's default `event_buffer_size`: batches (one per raft index) kept for replay. */
 export const EVENT_BUFFER_SIZE = 100;
 /** JsonStream's heartbeat interval (Nomad 1.1+; 30 s before). */
 export const HEARTBEAT_MS = 10_000;
 /**
- * Bytes an event stream may hold for a client that does not read them. Past
- * this the stream is ended (the client sees the response end, as after a
- * server restart, and Nomad's clients subscribe again from their last index),
- * so a stuck subscriber cannot grow the emulator's memory without bound.
+ * Encoded frames a stream queues for its client before further batches wait
+ * in the broker (as references to its own batches): what a socket's buffers
+ * would take from Nomad before its subscriber blocks.
  */
-export const STREAM_BACKLOG_BYTES = 8 * 1024 * 1024;
+export const STREAM_SLACK_BYTES = 1024 * 1024;
+/** Unread bytes past which a stream's heartbeats wait for the client to read (see openStream). */
+export const HEARTBEAT_SLACK_BYTES = 64 * 1024;
+/**
+ * What a subscriber left behind gets last (nomad/stream/event_buffer.go: its
+ * buffer item was dropped), appended to the body without a newline as
+ * Nomad's HTTP handler writes an error after the stream has begun. Nomad's
+ * clients subscribe again from the last index they saw.
+ */
+export const EVENT_DROPPED = "event dropped from buffer";
+/** What a subscriber whose token no longer allows its topics gets last (stream.ErrSubscriptionClosed). */
+export const SUBSCRIPTION_CLOSED = "subscription closed by server, client should resubscribe";
+
+/**
+ * Rows the broker has read to turn writes into events (all brokers of the
+ * process together): a test's way to pin that a write costs what it changed,
+ * not what the state holds, without timing anything.
+ */
+export const brokerWork = { rowsRead: 0 };
 
 export interface StreamEvent {
   readonly Topic: string;
@@ -107,10 +127,42 @@ const NOTE_TYPES = new Set([
   "evals.deleted",
 ]);
 
+/** Where a subscription's frames go: the stream, which takes them while its client keeps up. */
+export interface FrameSink {
+  /** Whether another frame may be queued now (what is queued is little enough for the client to be keeping up). */
+  hasRoom(): boolean;
+  /** One encoded frame (`{"Events":…,"Index":…}`, no newline). */
+  write(frame: string): void;
+  /** Ends the stream after what it was sent, then `lastWords` when given. */
+  close(lastWords?: string): void;
+  /** Ends the stream at once, what it holds unread discarded, with Nomad's "event dropped from buffer". */
+  drop(): void;
+}
+
+/** A batch a subscriber's filter let through and its stream has not taken yet. */
+interface Waiting {
+  readonly batch: EventBatch;
+  readonly events: readonly StreamEvent[];
+  readonly whole: () => string;
+}
+
 interface Subscriber {
   readonly request: SubscribeRequest;
-  readonly send: (batch: EventBatch) => void;
-  readonly close: () => void;
+  readonly sink: FrameSink;
+  /**
+   * Batches waiting for the stream to have room, oldest first. They are the
+   * broker's own batches (no copies), encoded only when the stream takes
+   * them; more than EVENT_BUFFER_SIZE waiting is a subscriber the broker's
+   * buffer has left behind, and it is dropped as Nomad drops it.
+   */
+  waiting: Waiting[];
+}
+
+/** What a subscription gives its stream: a way to end it, and to ask for more frames once the client has read. */
+export interface Subscription {
+  unsubscribe(): void;
+  /** Moves waiting batches to the stream while it has room. */
+  pump(): void;
 }
 
 export class EventBroker {
@@ -123,7 +175,12 @@ export class EventBroker {
   /** Node pools and service registrations as the last batch saw them (keyed as their tables are). */
   private poolsSeen = new Map<string, NodePoolRow>();
   private servicesSeen = new Map<string, ServiceRegistrationRow>();
+  private servicesWrittenAt: ((index: string) => ServiceRegistrationRow[]) | undefined;
   private state: SchedulerState | undefined;
+  /** Table → the rows a write at an index left (see attach). */
+  private writtenAt = new Map<string, (index: string) => Row[]>();
+  /** What the open streams may hold unread (each, and together). */
+  readonly streams = new StreamBudget();
 
   constructor(private readonly ctx: ServiceContext) {
     ctx.store.onCommit((commit) => this.onCommit(commit));
@@ -145,6 +202,17 @@ export class EventBroker {
 
   attach(state: SchedulerState): void {
     this.state = state;
+    // Rows by the index that last wrote them, kept by the store as rows change: a write's rows are found
+    // without reading every row of its tables (a scan per write made a clock advance quadratic).
+    const byModifyIndex = <T extends Json>(table: { groupBy(keyOf: (row: T) => string): (key: string) => T[] }) =>
+      table.groupBy((row) => String(row.ModifyIndex)) as unknown as (key: string) => Row[];
+    this.writtenAt = new Map([
+      [TABLES.nodes, byModifyIndex(state.nodes)],
+      [TABLES.jobs, byModifyIndex(state.jobs)],
+      [TABLES.deployments, byModifyIndex(state.deployments)],
+      [TABLES.allocs, byModifyIndex(state.allocs)],
+      [TABLES.evals, byModifyIndex(state.evals)],
+    ]);
   }
 
   /** Open streams (subscriptions). */
@@ -157,8 +225,8 @@ export class EventBroker {
     return this.buffer;
   }
 
-  subscribe(request: SubscribeRequest, send: (batch: EventBatch) => void, close: () => void): () => void {
-    const subscriber: Subscriber = { request, send, close };
+  subscribe(request: SubscribeRequest, sink: FrameSink): Subscription {
+    const subscriber: Subscriber = { request, sink, waiting: [] };
     // Replay first (StartAtClosest): index 0 → everything buffered; else the first batch at or after the
     // index, or the newest one when the index is past it (Nomad's quirk).
     let start = 0;
@@ -166,9 +234,26 @@ export class EventBroker {
       const at = this.buffer.findIndex((b) => b.index >= request.index);
       start = at === -1 ? this.buffer.length - 1 : at;
     }
-    for (const batch of this.buffer.slice(start)) deliver(subscriber, batch);
     this.subscribers.add(subscriber);
-    return () => this.subscribers.delete(subscriber);
+    for (const batch of this.buffer.slice(start)) this.deliver(subscriber, batch, sharedFrame(batch));
+    return { unsubscribe: () => this.subscribers.delete(subscriber), pump: () => pump(subscriber) };
+  }
+
+  private deliver(subscriber: Subscriber, batch: EventBatch, whole: () => string): void {
+    if (!this.subscribers.has(subscriber)) return;
+    const events = filterEvents(subscriber.request, batch.events);
+    if (events.length === 0) return;
+    subscriber.waiting.push({ batch, events, whole });
+    pump(subscriber);
+    if (subscriber.waiting.length > EVENT_BUFFER_SIZE) this.close(subscriber, "drop");
+  }
+
+  /** Ends a subscription: after what its stream holds (with `lastWords`), or at once ("drop"). */
+  private close(subscriber: Subscriber, how?: string): void {
+    this.subscribers.delete(subscriber);
+    subscriber.waiting = [];
+    if (how === "drop") subscriber.sink.drop();
+    else subscriber.sink.close(how);
   }
 
   private note(type: string): void {
@@ -192,8 +277,7 @@ export class EventBroker {
     this.rememberAcl();
     this.poolsSeen = rowsById<NodePoolRow>(this.ctx, NODE_POOLS_TABLE);
     this.servicesSeen = rowsById<ServiceRegistrationRow>(this.ctx, SERVICE_REGISTRATIONS_TABLE);
-    for (const subscriber of [...this.subscribers]) subscriber.close();
-    this.subscribers.clear();
+    for (const subscriber of [...this.subscribers]) this.close(subscriber);
   }
 
   private onCommit(commit: Commit): void {
@@ -204,7 +288,7 @@ export class EventBroker {
     // A user's eval delete is a raft message Nomad maps to no event type (state/events.go): nothing is published.
     if (notes.includes("evals.deleted")) return;
     const events: StreamEvent[] = [];
-    const nodes = commit.tables.has(TABLES.nodes) ? changedRows(state, TABLES.nodes, commit.index) : [];
+    const nodes = commit.tables.has(TABLES.nodes) ? this.changedRows(TABLES.nodes, commit.index) : [];
     const nodeTypes = new Map(nodes.map((row) => [row.ID, nodeEventType(row, commit.index, this.nodesSeen)]));
     if (commit.tables.has(NODE_POOLS_TABLE)) {
       // A pool written with a node (fetchOrCreateNodePoolTxn) is part of the node's registration.
@@ -215,7 +299,7 @@ export class EventBroker {
     const noted = notes.includes("node.updated") && nodes.length > 0 ? nodeTypes.get(nodes[0]!.ID) : undefined;
     for (const table of EVENT_TABLES) {
       if (!commit.tables.has(table)) continue;
-      const rows = table === TABLES.nodes ? nodes : changedRows(state, table, commit.index);
+      const rows = table === TABLES.nodes ? nodes : this.changedRows(table, commit.index);
       for (const row of rows) {
         const type = noted ?? (table === TABLES.nodes ? nodeTypes.get(row.ID)! : eventType(notes, table));
         events.push(toEvent(table, type, row, commit.index));
@@ -236,13 +320,21 @@ export class EventBroker {
       // Bootstrapping is its own raft message, which Nomad maps to no event.
       if (!commit.tables.has(ACL_TABLES.bootstrap)) events.push(...this.aclEvents(commit.index));
       this.rememberAcl();
-      for (const subscriber of [...this.subscribers]) if (subscriber.request.stillAllowed?.() === false) subscriber.close();
+      for (const subscriber of [...this.subscribers]) if (subscriber.request.stillAllowed?.() === false) this.close(subscriber, SUBSCRIPTION_CLOSED);
     }
     if (events.length === 0) return; // Publish drops empty batches
     const batch: EventBatch = { index: commit.index, events };
     this.buffer.push(batch);
     while (this.buffer.length > EVENT_BUFFER_SIZE) this.buffer.shift();
-    for (const subscriber of [...this.subscribers]) deliver(subscriber, batch);
+    const frame = sharedFrame(batch);
+    for (const subscriber of [...this.subscribers]) this.deliver(subscriber, batch, frame);
+  }
+
+  /** The rows of `table` the write at `index` left, in creation order (then ID). */
+  private changedRows(table: string, index: number): Row[] {
+    const rows = this.writtenAt.get(table)?.(String(index)) ?? [];
+    brokerWork.rowsRead += rows.length;
+    return rows.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
   }
 
   /** ACLTokenUpserted / -Deleted and ACLPolicyUpserted / -Deleted for the rows a write changed (tokens without their secret). */
@@ -306,10 +398,28 @@ export class EventBroker {
       Index: index,
       payload: () => ({ Service: row }),
     });
+    // The rows this write put, from the store's by-ModifyIndex grouping; the rows it removed, from the
+    // ones seen before — looked for only when the counts say some went, so a write costs what it changed.
+    this.servicesWrittenAt ??= registrations.groupBy((row) => String(row.ModifyIndex));
+    const written = this.servicesWrittenAt(String(index));
+    brokerWork.rowsRead += written.length;
+    const put = written.map((row) => [serviceKey(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const added = put.filter(([key]) => !this.servicesSeen.has(key)).length;
+    const removed: Array<[string, ServiceRegistrationRow]> = [];
+    if (this.servicesSeen.size + added > registrations.size) {
+      brokerWork.rowsRead += this.servicesSeen.size;
+      for (const [key, row] of this.servicesSeen) if (!registrations.has(key)) removed.push([key, row]);
+      removed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    }
     const events: StreamEvent[] = [];
-    for (const [key, row] of this.servicesSeen) if (!registrations.get(key)) events.push(event(row, "ServiceDeregistration"));
-    for (const row of registrations.sorted()) if (row.ModifyIndex === index) events.push(event(row, "ServiceRegistration"));
-    this.servicesSeen = rowsById<ServiceRegistrationRow>(this.ctx, SERVICE_REGISTRATIONS_TABLE);
+    for (const [key, row] of removed) {
+      events.push(event(row, "ServiceDeregistration"));
+      this.servicesSeen.delete(key);
+    }
+    for (const [key, row] of put) {
+      events.push(event(row, "ServiceRegistration"));
+      this.servicesSeen.set(key, row);
+    }
     return events;
   }
 
@@ -329,35 +439,34 @@ export class EventBroker {
   }
 }
 
+/** A registration's key in its table (service-registrations.ts). */
+const serviceKey = (row: ServiceRegistrationRow) => `${row.Namespace}\u0000${row.ID}`;
+
 /** A table's rows by their key in the table, in key order (so deletions come in that order). */
 function rowsById<T extends Json>(ctx: ServiceContext, table: string): Map<string, T> {
   const rows = ctx.store.table<T>(table);
   return new Map([...rows.ids()].sort().map((id) => [id, rows.get(id)!]));
 }
 
-function deliver(subscriber: Subscriber, batch: EventBatch): void {
-  const events = filterEvents(subscriber.request, batch.events);
-  if (events.length > 0) subscriber.send({ index: batch.index, events });
+/** The whole batch's frame, encoded once however many subscribers take all of it. */
+function sharedFrame(batch: EventBatch): () => string {
+  let frame: string | undefined;
+  return () => (frame ??= encodeBatch(batch));
+}
+
+/** Hands waiting batches to the stream while it has room (a whole batch reuses the frame encoded once for all). */
+function pump(subscriber: Subscriber): void {
+  const { waiting, sink } = subscriber;
+  let taken = 0;
+  while (taken < waiting.length && sink.hasRoom()) {
+    const { batch, events, whole } = waiting[taken++]!;
+    const all = events.length === batch.events.length && events.every((event, i) => event === batch.events[i]);
+    sink.write(all ? whole() : encodeBatch({ index: batch.index, events }));
+  }
+  if (taken > 0) waiting.splice(0, taken);
 }
 
 type Row = Json & { ID: string; CreateIndex: number; ModifyIndex: number };
-
-function changedRows(state: SchedulerState, table: string, index: number): Row[] {
-  const source = {
-    [TABLES.nodes]: state.nodes,
-    [TABLES.jobs]: state.jobs,
-    [TABLES.deployments]: state.deployments,
-    [TABLES.allocs]: state.allocs,
-    [TABLES.evals]: state.evals,
-  }[table];
-  if (!source) return [];
-  const rows: Row[] = [];
-  for (const row of source.values() as IterableIterator<unknown>) {
-    const r = row as Row;
-    if (r.ModifyIndex === index) rows.push(r);
-  }
-  return rows.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
-}
 
 /**
  * The event type: Nomad's name for the transaction's message type
@@ -542,57 +651,61 @@ export function eventStreamHandler(
 }
 
 function openStream(broker: EventBroker, ctx: ServiceContext, request: SubscribeRequest, signal: AbortSignal): Response {
-  const encoder = new TextEncoder();
-  let cleanup: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let open = true;
-        let unsubscribe: () => void = () => {};
-        let cancelHeartbeat: () => void = () => {};
-        const write = (line: string) => {
-          if (!open) return;
-          controller.enqueue(encoder.encode(line + "\n"));
-          if ((controller.desiredSize ?? 0) < -STREAM_BACKLOG_BYTES) onAbort();
-        };
-        cleanup = () => {
-          if (!open) return;
-          open = false;
-          unsubscribe();
-          cancelHeartbeat();
-          signal.removeEventListener("abort", onAbort);
-        };
-        const onAbort = () => {
-          cleanup();
-          try {
-            controller.close();
-          } catch {
-            // already closed or errored by the reader
-          }
-        };
-        if (signal.aborted) {
-          onAbort();
-          return;
-        }
-        signal.addEventListener("abort", onAbort, { once: true });
-        const beat = (at: number) => {
-          cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
-            write("{}");
-            beat(at + HEARTBEAT_MS);
-          });
-        };
-        write("{}"); // the first heartbeat tells the client the stream is open
-        unsubscribe = broker.subscribe(request, (batch) => write(encodeBatch(batch)), onAbort);
-        beat(ctx.clock.now() + HEARTBEAT_MS);
+  let subscription: Subscription | undefined;
+  let cancelHeartbeat: () => void = () => {};
+  const stop = () => {
+    subscription?.unsubscribe();
+    cancelHeartbeat();
+    signal.removeEventListener("abort", onAbort);
+  };
+  const drop = () => {
+    stop();
+    stream.drop(EVENT_DROPPED);
+  };
+  // Past its share of the budget the subscriber is dropped as Nomad drops one its buffer has left behind.
+  const stream = broker.streams.open(drop);
+  const onAbort = () => {
+    stop();
+    stream.end();
+  };
+  stream.onCancel(stop);
+  if (signal.aborted) {
+    stream.end();
+  } else {
+    signal.addEventListener("abort", onAbort, { once: true });
+    // Nomad's heartbeat ticker blocks behind a client that does not read: its beats do not pile up. Here they
+    // stop once HEARTBEAT_SLACK_BYTES wait unread and resume, on the same 10 s grid, when the client has read
+    // everything — so a stuck stream costs no timer while the clock moves days.
+    const first = ctx.clock.now() + HEARTBEAT_MS;
+    let stalled = false;
+    const beat = (at: number) => {
+      cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
+        stream.write("{}\n");
+        if (stream.unreadBytes > HEARTBEAT_SLACK_BYTES) stalled = true;
+        else beat(at + HEARTBEAT_MS);
+      });
+    };
+    stream.onDrain(() => {
+      subscription?.pump();
+      if (!stalled || !stream.open) return;
+      stalled = false;
+      const now = ctx.clock.now();
+      beat(first + (Math.floor((now - first) / HEARTBEAT_MS) + 1) * HEARTBEAT_MS);
+    });
+    stream.write("{}\n"); // the first heartbeat tells the client the stream is open
+    subscription = broker.subscribe(request, {
+      hasRoom: () => stream.unreadBytes < STREAM_SLACK_BYTES,
+      write: (frame) => stream.write(frame + "\n"),
+      close: (lastWords) => {
+        stop();
+        if (lastWords !== undefined) stream.write(lastWords);
+        stream.end();
       },
-      cancel() {
-        cleanup();
-      },
-      // Counted in bytes, so desiredSize says how much the client has left unread.
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
-  );
-  return new Response(body, {
+      drop,
+    });
+    beat(first);
+  }
+  return new Response(stream.body, {
     status: 200,
     // Transfer-Encoding keeps the port's gzip middleware from buffering frames behind a compressor.
     headers: { "Content-Type": "application/json", "Cache-Control": "no-cache", "Transfer-Encoding": "chunked" },

@@ -214,6 +214,7 @@ export class SchedulerState {
   private readonly evalsByJob: (key: string) => EvalRow[];
   private readonly allocsByJob: (key: string) => AllocRow[];
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
+  private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
   private readonly deploymentsByJob: (key: string) => DeploymentRow[];
 
   constructor(readonly ctx: ServiceContext) {
@@ -231,6 +232,9 @@ export class SchedulerState {
     this.evalsByJob = this.evals.groupBy((e) => jobKey(e.Namespace, e.JobID));
     this.allocsByJob = this.allocs.groupBy((a) => jobKey(a.Namespace, a.JobID));
     this.allocsByNode = this.allocs.groupBy((a) => a.NodeID);
+    // Placement reads what holds each candidate node's resources for every allocation it places: kept apart
+    // (and unsorted) so that pass skips a node's terminal allocations and the sort.
+    this.liveAllocsByNode = this.allocs.groupBy((a) => (a.DesiredStatus === "run" && (a.ClientStatus === "pending" || a.ClientStatus === "running") ? a.NodeID : ""));
     this.deploymentsByJob = this.deployments.groupBy((d) => jobKey(d.Namespace, d.JobID));
   }
 
@@ -257,6 +261,11 @@ export class SchedulerState {
 
   allocsOnNode(nodeId: string): AllocRow[] {
     return byCreateIndex(this.allocsByNode(nodeId));
+  }
+
+  /** A node's allocations desired to run and pending or running on the client (what holds its resources), in no order. */
+  liveAllocsOnNode(nodeId: string): AllocRow[] {
+    return nodeId === "" ? [] : this.liveAllocsByNode(nodeId);
   }
 
   /** The table index a read of these tables reports (never below 1 on the wire). */

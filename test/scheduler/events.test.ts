@@ -47,6 +47,34 @@ class Frames {
     return frames;
   }
 
+  /** Reads to the end; the text after the last full line (a Nomad error the server appended). */
+  async tail(): Promise<string> {
+    const { tail } = await this.restWithTail();
+    return tail;
+  }
+
+  /** Every remaining frame and the text after the last full line. */
+  async restWithTail(): Promise<{ frames: Json[]; tail: string }> {
+    const frames: Json[] = [];
+    for (;;) {
+      const newline = this.pending.indexOf("\n");
+      if (newline !== -1) {
+        frames.push(JSON.parse(this.pending.slice(0, newline)));
+        this.pending = this.pending.slice(newline + 1);
+        continue;
+      }
+      const { done, value } = await this.reader.read();
+      if (done) {
+        const tail = this.pending;
+        this.pending = "";
+        return { frames, tail };
+      }
+      const text = this.decoder.decode(value, { stream: true });
+      this.raw += text;
+      this.pending += text;
+    }
+  }
+
   /** Every remaining frame until the stream ends. */
   async rest(): Promise<Json[]> {
     const frames: Json[] = [];
@@ -434,24 +462,79 @@ describe("GET /v1/event/stream over a real socket", () => {
     }
   });
 
-  it("ends the stream of a client that stops reading once its unread backlog passes the bound", async () => {
-    const { STREAM_BACKLOG_BYTES } = await import("../../src/scheduler/events.js");
+  it("drops a client that stops reading once more than 100 of its batches wait: Nomad's 'event dropped from buffer' ends the body", async () => {
+    const { STREAM_SLACK_BYTES, EVENT_BUFFER_SIZE, EVENT_DROPPED } = await import("../../src/scheduler/events.js");
     const emu = await createStandin();
     const { frames } = await open(emu, "?topic=Job");
-    expect((await subscribers(emu)).Subscribers).toBe(1);
-    // Never read past the first frame: each registration queues its event with the whole job (~256 KiB of Meta).
-    const big = "x".repeat(256 * 1024);
+    expect(await frames.next()).toEqual({});
+    // Never read again: each registration's Job event carries the whole job (~64 KiB of Meta).
+    const blob = "x".repeat(64 * 1024);
     let registered = 0;
-    while ((await subscribers(emu)).Subscribers === 1 && registered < 100) {
-      await register(emu, { ...job(`big-${registered}`), Meta: { blob: big } });
+    while ((await subscribers(emu)).Subscribers === 1 && registered < 400) {
+      await register(emu, { ...job(`big-${registered}`), Meta: { blob } });
       registered++;
     }
     expect((await subscribers(emu)).Subscribers).toBe(0);
-    expect(registered * big.length).toBeGreaterThanOrEqual(STREAM_BACKLOG_BYTES * 0.9);
-    expect(registered * big.length).toBeLessThan(STREAM_BACKLOG_BYTES * 2);
-    // What was queued is still delivered, then the stream ends.
-    const rest = await frames.rest();
-    expect(rest.filter((f) => f.Events).length).toBe(registered);
+    // What the stream queues (what a socket would take) plus the broker's buffer of batches, then no more.
+    const queued = Math.ceil(STREAM_SLACK_BYTES / blob.length);
+    expect(registered).toBeGreaterThan(EVENT_BUFFER_SIZE);
+    expect(registered).toBeLessThanOrEqual(queued + EVENT_BUFFER_SIZE + 1);
+    // The unread frames went with the subscription: the client reads the error, then the end.
+    const { frames: rest, tail } = await frames.restWithTail();
+    expect(rest).toEqual([]);
+    expect(tail).toBe(EVENT_DROPPED);
+    // It subscribes again from the buffer and is served.
+    const again = await open(emu, "?topic=Job");
+    expect(await again.frames.next()).toEqual({});
+    expect((await again.frames.next())!.Events[0].Topic).toBe("Job");
+    expect((await subscribers(emu)).Subscribers).toBe(1);
+  });
+
+  it("holds at most the budget across all subscribers: past it the one holding the most is dropped, the others keep everything", async () => {
+    const { EVENT_STREAMS_BUDGET_BYTES, STREAM_SLACK_BYTES, EVENT_DROPPED } = await import("../../src/scheduler/events.js");
+    const emu = await createStandin();
+    // 80 clients that stop reading each hold about STREAM_SLACK_BYTES (1 MiB): 80 MiB wanted, 64 MiB allowed.
+    const count = Math.ceil((EVENT_STREAMS_BUDGET_BYTES / STREAM_SLACK_BYTES) * 1.25);
+    const streams = [];
+    for (let i = 0; i < count; i++) {
+      const s = await open(emu, "?topic=Job");
+      expect(await s.frames.next()).toEqual({});
+      streams.push(s);
+    }
+    const blob = "x".repeat(256 * 1024);
+    const jobs = 6;
+    for (let i = 0; i < jobs; i++) await register(emu, { ...job(`big-${i}`), Meta: { blob } });
+    const alive = (await subscribers(emu)).Subscribers as number;
+    // Each survivor holds more than the slack (its last frame went past it) and the survivors fit the budget.
+    expect(alive).toBeLessThan(count);
+    expect(alive * STREAM_SLACK_BYTES).toBeLessThanOrEqual(EVENT_STREAMS_BUDGET_BYTES);
+    expect(alive * (STREAM_SLACK_BYTES + 2 * blob.length)).toBeGreaterThan(EVENT_STREAMS_BUDGET_BYTES);
+    let dropped = 0;
+    let kept = 0;
+    for (const s of streams) {
+      s.abort();
+      const rest = await s.frames.restWithTail();
+      if (rest.tail === EVENT_DROPPED) dropped++;
+      else if (rest.tail === "" && rest.frames.filter((f) => f.Events).length >= 4) kept++;
+    }
+    expect(dropped).toBe(count - alive);
+    expect(kept).toBe(alive);
+  });
+
+  it("a stuck stream's heartbeats stop piling up and resume on the 10 s grid once the client has read", async () => {
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const emu = await createStandin();
+    const { frames, abort } = await open(emu, "?topic=Job");
+    expect(await frames.next()).toEqual({});
+    emu.clock.advance("168h"); // 60,480 heartbeats if nothing held them back
+    expect((await subscribers(emu)).Subscribers).toBe(1);
+    const beats = Math.floor(HEARTBEAT_SLACK_BYTES / 3) + 1; // "{}\n" each, until past the slack
+    expect(await frames.take(beats)).toEqual(Array.from({ length: beats }, () => ({})));
+    // The queue is read: the next beat is the grid's next tick.
+    emu.clock.advance("10s");
+    expect(await frames.next()).toEqual({});
+    abort();
+    expect(await frames.rest()).toEqual([]);
   });
 });
 
@@ -530,5 +613,23 @@ describe("Service and NodePool topics", () => {
     expect(events[1]!.Payload.NodePool.Name).toBe("gpu");
     const jobsOnly = await record(emu, "?topic=Job&index=0", () => {});
     expect(summary(jobsOnly.frames)).toEqual([]);
+  });
+});
+
+describe("the broker's work per write", () => {
+  it("reads the rows a write changed, not every row of the tables it touched (an advance stays linear)", async () => {
+    const { brokerWork } = await import("../../src/scheduler/events.js");
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } }] } } as never });
+    for (let i = 0; i < 30; i++) await register(emu, job(`many-${i}`, { count: 10 }));
+    emu.clock.advance("1m"); // 300 allocations running, each with its service registration
+    const allocs = (await (await emu.scheduler.request("/v1/allocations")).json()) as Json[];
+    expect(allocs.length).toBeGreaterThanOrEqual(300);
+    const before = brokerWork.rowsRead;
+    const res = await emu.scheduler.request("/_standin/actions", { method: "POST", body: JSON.stringify({ do: "alloc-fail", alloc: allocs[0]!.ID }) });
+    expect(res.status).toBe(200);
+    // One allocation (and what follows it in the same write) — not the 300 allocations nor every evaluation.
+    const read = brokerWork.rowsRead - before;
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(20);
   });
 });

@@ -294,3 +294,159 @@ async function readUntil(stream: Follower, text: string): Promise<string> {
   }
   throw new Error(`stream ended before ${text}`);
 }
+
+describe("logs rotate as Nomad's logmon rotates them (max_files × max_file_size)", () => {
+  const MiB = 1024 * 1024;
+  /** A task whose `logs` block keeps 2 files of 1 MiB. */
+  const rotating = () => {
+    const j = job("web");
+    j.TaskGroups[0].Tasks[0].LogConfig = { MaxFiles: 2, MaxFileSizeMB: 1 };
+    return j;
+  };
+  /** 600 lines of 999 bytes and a newline: about 0.57 MiB. */
+  const batch = (tag: string) => Array.from({ length: 600 }, (_, i) => `${tag}-${String(i).padStart(4, "0")}-${"x".repeat(990 - tag.length)}`);
+
+  async function listing(emu: Standin, alloc: string): Promise<Json[]> {
+    const res = await emu.scheduler.request(`/v1/client/fs/ls/${alloc}?path=/alloc/logs`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as Json[]).filter((f) => String(f.Name).startsWith("server.stdout."));
+  }
+
+  it("writes <task>.stdout.0, .1, … keeping lines whole, and keeps only the newest max_files", async () => {
+    const { emu, alloc } = await started({}, [rotating()]);
+    for (const tag of ["a", "b", "c"]) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(tag) })).status).toBe(200);
+    // 1.7 MiB written: file 0 is full (no line split across files), file 1 takes the rest.
+    let files = await listing(emu, alloc);
+    expect(files.map((f) => f.Name)).toEqual(["server.stdout.0", "server.stdout.1"]);
+    expect(files[0]!.Size).toBeLessThanOrEqual(MiB);
+    expect(files[0]!.Size).toBeGreaterThan(MiB - 1000);
+    const first = await emu.scheduler.request(`/v1/client/fs/cat/${alloc}?path=/alloc/logs/server.stdout.0`);
+    expect((await first.text()).endsWith("\n")).toBe(true);
+    for (const tag of ["d", "e", "f", "g"]) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(tag) })).status).toBe(200);
+    // 4 MiB written: files 0 to 3, the oldest two purged.
+    files = await listing(emu, alloc);
+    expect(files.map((f) => f.Name)).toEqual(["server.stdout.2", "server.stdout.3"]);
+    const kept = files.reduce((sum, f) => sum + Number(f.Size), 0);
+    expect(kept).toBeLessThanOrEqual(2 * MiB);
+    const gone = await emu.scheduler.request(`/v1/client/fs/stat/${alloc}?path=/alloc/logs/server.stdout.0`);
+    expect(gone.status).toBe(404);
+    // The logs endpoint reads the kept files end to end, from a whole line to the last one written.
+    const plain = (await logs(emu, alloc, "task=server&type=stdout&plain=true")).body;
+    expect(Buffer.byteLength(plain)).toBe(kept);
+    expect(plain.endsWith(`${batch("g").at(-1)}\n`)).toBe(true);
+    expect(plain.split("\n")[0]).toMatch(/^[a-g]-\d{4}-x+$/);
+  });
+
+  it("stores no more than max_files × max_file_size of appended lines, however many are written", async () => {
+    const { emu } = await started({}, [rotating()]);
+    let size = 0;
+    for (let i = 0; i < 12; i++) {
+      const res = await action(emu, { do: "task-log", job: "web", task: "server", lines: batch(`n${i}`) });
+      expect(res.status).toBe(200);
+      size = res.body.result.Size;
+      expect(size).toBeLessThanOrEqual(2 * MiB);
+    }
+    expect(size).toBeGreaterThan(MiB);
+    // The snapshot (the store's rows) holds the kept window, not the 6.8 MiB written.
+    const snapshot = await emu.scheduler.request("/_standin/snapshot");
+    expect(snapshot.status).toBe(200);
+    const stored = (await snapshot.text()).length;
+    expect(stored).toBeGreaterThan(MiB);
+    expect(stored).toBeLessThan(4 * MiB);
+  });
+
+  it("a scripted line longer than a whole file fills it and runs on into the next (it used to roll files forever)", async () => {
+    const long = "L".repeat(Math.floor(1.5 * MiB));
+    const j = rotating();
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [j], taskOutput: [{ job: "web", task: "server", stdout: [long] }] } } });
+    emu.clock.advance("5s");
+    const [stub] = (await (await emu.scheduler.request("/v1/job/web/allocations")).json()) as Json[];
+    const files = await listing(emu, stub!.ID);
+    expect(files.map((f) => [f.Name, f.Size])).toEqual([
+      ["server.stdout.0", MiB],
+      ["server.stdout.1", long.length + 1 - MiB],
+    ]);
+    expect(Buffer.byteLength((await logs(emu, stub!.ID, "task=server&type=stdout&plain=true")).body)).toBe(long.length + 1);
+  });
+
+  it("refuses a task-log action of more than 1 MiB and appends nothing", async () => {
+    const { emu, alloc } = await started({}, [rotating()]);
+    const before = (await logs(emu, alloc, "task=server&type=stdout&plain=true")).body;
+    const tooMuch = Array.from({ length: 1100 }, () => "y".repeat(999));
+    const refused = await action(emu, { do: "task-log", job: "web", task: "server", lines: tooMuch });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("more than one task-log action appends (1048576)");
+    expect((await logs(emu, alloc, "task=server&type=stdout&plain=true")).body).toBe(before);
+  });
+});
+
+describe("followed logs cost what the client reads", () => {
+  it("a follower of a 7 MB log from the start gets every byte (frames are made as it reads, not all at once)", async () => {
+    const { emu, alloc } = await started();
+    const line = "z".repeat(999);
+    for (let i = 0; i < 7; i++) expect((await action(emu, { do: "task-log", job: "web", task: "server", lines: Array.from({ length: 1000 }, () => line) })).status).toBe(200);
+    const total = Buffer.byteLength((await logs(emu, alloc, "task=server&type=stdout&plain=true")).body);
+    expect(total).toBeGreaterThan(7_000_000);
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stdout&follow=true`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let pending = "";
+    while (received < total) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      pending += decoder.decode(value, { stream: true });
+      // Whole frames only (a chunk is one frame here, but do not rely on it).
+      for (;;) {
+        const end = pending.indexOf("}");
+        if (end === -1) break;
+        const f = JSON.parse(pending.slice(0, end + 1));
+        pending = pending.slice(end + 1);
+        received += Buffer.from(f.Data ?? "", "base64").length;
+      }
+    }
+    expect(received).toBe(total);
+    controller.abort();
+  });
+
+  it("a stuck follower's heartbeats stop piling up while the clock moves days, and resume once it reads", async () => {
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const { emu, alloc } = await started();
+    const controller = new AbortController();
+    const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stderr&follow=true`, { signal: controller.signal });
+    const stream = new Follower(res);
+    expect(await stream.next()).toContain('"Data"'); // the stderr line written so far
+    emu.clock.advance("168h"); // 604,800 heartbeats at one a second if nothing held them back
+    const beats = Math.floor(HEARTBEAT_SLACK_BYTES / 2) + 1; // "{}" each, until past the slack
+    for (let i = 0; i < beats; i++) expect(await stream.next()).toBe("{}");
+    emu.clock.advance("1s");
+    expect(await stream.next()).toBe("{}");
+    controller.abort();
+    expect(await stream.rest()).toBe("");
+  });
+});
+
+describe("rotate (logmon's FileRotator over the lines a task wrote)", () => {
+  it("starts the next file rather than split a line, splits one longer than the 32 KiB scan limit, keeps the newest max_files", async () => {
+    const { rotate } = await import("../../src/scheduler/task-logs.js");
+    const size = 64 * 1024;
+    const line = (n: number, c = "a") => ({ at: n, text: `${c.repeat(n - 1)}\n` });
+    // 40 KiB + 30 KiB: the second does not fit in the first file's remaining 24 KiB, so it opens file 1 whole.
+    let files = rotate([line(40 * 1024), line(30 * 1024, "b")], { maxFiles: 5, maxFileSize: size }, 0, 0);
+    expect(files.map((f) => [f.index, f.content.length])).toEqual([
+      [0, 40 * 1024],
+      [1, 30 * 1024],
+    ]);
+    // A 100 KiB line has no newline within reach of the scan limit: it fills file 0 and runs on into file 1.
+    files = rotate([line(100 * 1024)], { maxFiles: 5, maxFileSize: size }, 0, 0);
+    expect(files.map((f) => [f.index, f.content.length])).toEqual([
+      [0, size],
+      [1, 100 * 1024 - size],
+    ]);
+    // Ten files written, two kept; dropped bytes move the rotation on as whole files would.
+    const many = Array.from({ length: 10 }, (_, i) => line(size, String(i)));
+    expect(rotate(many, { maxFiles: 2, maxFileSize: size }, 0, 0).map((f) => f.index)).toEqual([8, 9]);
+    expect(rotate(many.slice(5), { maxFiles: 2, maxFileSize: size }, 5 * size, 0).map((f) => f.index)).toEqual([8, 9]);
+  });
+});

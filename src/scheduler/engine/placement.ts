@@ -6,9 +6,9 @@
  */
 import { goGlob } from "../../core/go/glob.js";
 import { assignGroupPorts } from "../network.js";
-import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
+import { byCreateIndex, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
-import { NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
+import { TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
 import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
@@ -29,14 +29,14 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
     .sort((a, b) => (a.ID < b.ID ? -1 : 1));
 }
 
-function fits(core: EngineCore, node: NodeRow, group: Group): boolean {
-  return exhaustion(core, node, group) === undefined;
+/** The allocations that hold a node's resources (desired to run, not terminal on the client). */
+function liveOn(core: EngineCore, node: NodeRow): AllocRow[] {
+  return core.state.liveAllocsOnNode(node.ID);
 }
 
 /** Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first. */
-export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
+export function exhaustion(core: EngineCore, node: NodeRow, group: Group, used: AllocRow[] = liveOn(core, node)): string | undefined {
   const need = groupResources(group);
-  const used = core.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
   const ports = assignGroupPorts(node, group.Networks, used);
   if ("dimension" in ports) return ports.dimension;
   const fitsCapacity = used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
@@ -57,8 +57,9 @@ export function exhaustedDimensions(core: EngineCore, job: JobRow, group: Group)
 export function pickNode(core: EngineCore, job: JobRow, group: Group): NodeRow | undefined {
   let best: { node: NodeRow; load: number } | undefined;
   for (const node of feasibleNodes(core, job, group)) {
-    if (!fits(core, node, group)) continue;
-    const used = core.state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+    // One read of the node's allocations serves both the fit and the load (each is a pass over them).
+    const used = liveOn(core, node);
+    if (exhaustion(core, node, group, used) !== undefined) continue;
     const load = used.reduce((sum, a) => sum + a.Cpu, 0) / Math.max(1, node.CpuShares);
     if (!best || load < best.load) best = { node, load };
   }
@@ -79,7 +80,8 @@ export function placeAlloc(
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
-  const live = state.allocsOnNode(node.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  // In creation order here: the offer is made once, and its order is the one it always had.
+  const live = byCreateIndex(liveOn(core, node));
   const ports = assignGroupPorts(node, group.Networks, live);
   const offer = "offer" in ports ? ports.offer : undefined;
   const index = ctx.store.writeIndex();

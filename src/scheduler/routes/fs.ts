@@ -12,7 +12,7 @@
  * dead and everything it wrote was sent (Nomad's stays open until the
  * allocation is garbage collected); a stream ends when its client goes away,
  * the allocation disappears, the state is restored, or the client leaves
- * STREAM_BACKLOG_BYTES unread (as the event stream).
+ * more than its share of the followers' budget unread (stream-budget.ts).
  */
 import type { ServiceContext } from "../../core/context.js";
 import { encodeJSON } from "../../core/json.js";
@@ -20,7 +20,8 @@ import { goQuote } from "../../core/go/strconv.js";
 import { formatInstant } from "../../core/instant.js";
 import { bufferedResponse, TEXT_PLAIN, textResponse } from "../../http/respond.js";
 import { AllocDirectory, sizeOf, type VirtualFile } from "../alloc-dir.js";
-import { STREAM_BACKLOG_BYTES } from "../events.js";
+import { HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES as FOLLOW_SLACK_BYTES } from "../events.js";
+import { StreamBudget } from "../stream-budget.js";
 import { badRequest, NomadError, notFound, parseGoBool, serverError, type NomadRouter, type RequestContext } from "../http.js";
 import { TABLES, versionKey, type AllocRow, type SchedulerState } from "../model.js";
 import type { LogType, TaskLogs } from "../task-logs.js";
@@ -42,6 +43,8 @@ class StreamError extends NomadError {}
 
 export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
   const { state, ctx, logs } = deps;
+  /** What followed streams (`logs?follow=true`, `stream`) may hold unread, each and together. */
+  const followers = new StreamBudget();
 
   const allocOf = (id: string): AllocRow => {
     const alloc = state.allocs.get(id);
@@ -143,7 +146,7 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
       if (found?.kind !== "found") return undefined;
       return { content: found.file.content(), nextAt: found.file.nextAt, finished: !follow };
     };
-    return frameStream(ctx, { file: path, plain: false, start, tables: [TABLES.allocs, ...logs.tables], contentType: TEXT_PLAIN }, source, rc.c.req.raw.signal);
+    return frameStream(ctx, followers, { file: path, plain: false, start, tables: [TABLES.allocs, ...logs.tables], contentType: TEXT_PLAIN }, source, rc.c.req.raw.signal);
   }
 
   function logsRoute(rc: RequestContext, allocId: string) {
@@ -181,7 +184,15 @@ export function registerFsRoutes(router: NomadRouter, deps: FsDeps): void {
         if (!now) return undefined;
         return { content: now.content, nextAt: now.nextAt, finished: !follow || now.finished };
       };
-      return frameStream(ctx, { file: `alloc/logs/${task}.${type}.0`, plain, start, tables: [TABLES.allocs, ...logs.tables], contentType }, source, rc.c.req.raw.signal);
+      // The kept files are read end to end; frames name the newest (see docs/known-differences.md).
+      const newest = file.files[file.files.length - 1]!.index;
+      return frameStream(
+        ctx,
+        followers,
+        { file: `alloc/logs/${task}.${type}.${newest}`, plain, start, tables: [TABLES.allocs, ...logs.tables], contentType },
+        source,
+        rc.c.req.raw.signal,
+      );
     } catch (error) {
       if (error instanceof StreamError) return textResponse(error.status, error.message, { "Content-Type": contentType });
       throw error;
@@ -279,7 +290,7 @@ function frame(fields: { data?: Buffer; file?: string; fileEvent?: string; offse
  * grows until the source says it is finished. A source finished at once
  * gives a buffered answer.
  */
-function frameStream(ctx: ServiceContext, options: StreamOptions, source: FileSource, signal: AbortSignal): Response {
+function frameStream(ctx: ServiceContext, budget: StreamBudget, options: StreamOptions, source: FileSource, signal: AbortSignal): Response {
   const headers = { "Content-Type": options.contentType };
   /** The chunks from `from` to the end of `content`. */
   const chunks = (content: Buffer, from: number, fileEvent?: string): string[] | Buffer[] => {
@@ -301,74 +312,85 @@ function frameStream(ctx: ServiceContext, options: StreamOptions, source: FileSo
     return bufferedResponse(new Uint8Array(body), { status: 200, headers });
   }
 
-  const encoder = new TextEncoder();
-  let cleanup: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let open = true;
-        let sent = options.start;
-        let cancelWake: () => void = () => {};
-        let cancelHeartbeat: () => void = () => {};
-        const stopCommits = ctx.store.onCommit((commit) => {
-          if (options.tables.some((table) => commit.tables.has(table))) pump();
-        });
-        const stopStoreRestore = ctx.store.onRestore(() => close());
-        const stopClockRestore = ctx.clock.onRestore(() => close());
-        const write = (chunk: string | Buffer) => {
-          if (!open) return;
-          controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : new Uint8Array(chunk));
-          if ((controller.desiredSize ?? 0) < -STREAM_BACKLOG_BYTES) close();
-        };
-        cleanup = () => {
-          if (!open) return;
-          open = false;
-          stopCommits();
-          stopStoreRestore();
-          stopClockRestore();
-          cancelWake();
-          cancelHeartbeat();
-          signal.removeEventListener("abort", close);
-        };
-        function close() {
-          cleanup();
-          try {
-            controller.close();
-          } catch {
-            // already closed or errored by the reader
-          }
-        }
-        function pump() {
-          if (!open) return;
-          const now = source();
-          if (!now) return close();
-          // A file that shrank (its script changed) was truncated: Nomad reads it again from the top, the
-          // next frame carrying the event.
-          const truncated = now.content.length < sent;
-          if (truncated) sent = 0;
-          for (const chunk of chunks(now.content, sent, truncated ? "file truncated" : undefined)) write(chunk);
-          sent = now.content.length;
-          if (now.finished) return close();
-          cancelWake();
-          cancelWake = now.nextAt === undefined ? () => {} : ctx.clock.scheduleEphemeral(now.nextAt, pump);
-        }
-        const beat = (at: number) => {
-          cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
-            write(frame({}));
-            beat(at + FS_HEARTBEAT_MS);
-          });
-        };
-        if (signal.aborted) return close();
-        signal.addEventListener("abort", close, { once: true });
-        if (!options.plain) beat(ctx.clock.now() + FS_HEARTBEAT_MS);
-        pump();
-      },
-      cancel() {
-        cleanup();
-      },
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
-  );
-  // Transfer-Encoding keeps the port's gzip middleware from buffering frames behind a compressor.
+  // Pulled by the client: frames are made from the file while the stream has less than FOLLOW_SLACK_BYTES
+  // unread, and again each time the client has read everything, so following a long log costs what the
+  // client reads; past the budget (a client that stops reading) the stream ends, its backlog discarded.
+  let sent = options.start;
+  let pendingEvent: string | undefined;
+  let done = false;
+  let stalled = false;
+  let cancelWake: () => void = () => {};
+  let cancelHeartbeat: () => void = () => {};
+  const stopCommits = ctx.store.onCommit((commit) => {
+    if (options.tables.some((table) => commit.tables.has(table))) pump();
+  });
+  const stopStoreRestore = ctx.store.onRestore(() => end());
+  const stopClockRestore = ctx.clock.onRestore(() => end());
+  const stop = () => {
+    if (done) return;
+    done = true;
+    stopCommits();
+    stopStoreRestore();
+    stopClockRestore();
+    cancelWake();
+    cancelHeartbeat();
+    signal.removeEventListener("abort", end);
+  };
+  const stream = budget.open(() => {
+    stop();
+    stream.drop("");
+  });
+  function end() {
+    stop();
+    stream.end();
+  }
+  function pump() {
+    if (done) return;
+    const now = source();
+    if (!now) return end();
+    // A file that shrank (its script changed) was truncated: Nomad reads it again from the top, the
+    // next frame carrying the event.
+    if (now.content.length < sent) {
+      sent = 0;
+      pendingEvent = "file truncated";
+    }
+    while (sent < now.content.length && stream.unreadBytes < FOLLOW_SLACK_BYTES) {
+      const until = Math.min(now.content.length, sent + FRAME_SIZE);
+      const data = now.content.subarray(sent, until);
+      stream.write(options.plain ? new Uint8Array(data) : frame({ data, file: options.file, fileEvent: pendingEvent, offset: until }));
+      pendingEvent = undefined;
+      sent = until;
+    }
+    // An event with no data after it goes out on its own.
+    if (pendingEvent !== undefined && !options.plain) stream.write(frame({ file: options.file, fileEvent: pendingEvent }));
+    pendingEvent = undefined;
+    if (done || sent < now.content.length) return; // the rest once the client has read
+    if (now.finished) return end();
+    cancelWake();
+    cancelWake = now.nextAt === undefined ? () => {} : ctx.clock.scheduleEphemeral(now.nextAt, pump);
+  }
+  // As the event stream's: heartbeats stop queueing behind a client that does not read, and resume on their grid.
+  const firstBeat = ctx.clock.now() + FS_HEARTBEAT_MS;
+  const beat = (at: number) => {
+    cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
+      stream.write(frame({}));
+      if (stream.unreadBytes > HEARTBEAT_SLACK_BYTES) stalled = true;
+      else beat(at + FS_HEARTBEAT_MS);
+    });
+  };
+  stream.onDrain(() => {
+    pump();
+    if (!stalled || done || options.plain) return;
+    stalled = false;
+    beat(firstBeat + (Math.floor((ctx.clock.now() - firstBeat) / FS_HEARTBEAT_MS) + 1) * FS_HEARTBEAT_MS);
+  });
+  stream.onCancel(stop);
+  if (signal.aborted) end();
+  else {
+    signal.addEventListener("abort", end, { once: true });
+    if (!options.plain) beat(firstBeat);
+    pump();
+  }
+  const body = stream.body;
   return new Response(body, { status: 200, headers: { ...headers, "Transfer-Encoding": "chunked" } });
 }
