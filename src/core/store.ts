@@ -87,6 +87,8 @@ interface TableState {
   rows: Map<string, Row>;
   /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
   groupings: Grouping[];
+  /** Told of every row change (Table.watch), undone ones included; not of restores. */
+  watchers: Array<(id: string, row: Row | undefined) => void>;
 }
 
 interface Grouping {
@@ -103,6 +105,7 @@ function setRow(state: TableState, id: string, row: Row): void {
     if (previous !== undefined) leaveGroup(grouping, grouping.keyOf(previous), id);
     joinGroup(grouping, grouping.keyOf(row), id);
   }
+  for (const watcher of state.watchers) watcher(id, row);
 }
 
 function removeRow(state: TableState, id: string): void {
@@ -110,6 +113,7 @@ function removeRow(state: TableState, id: string): void {
   if (previous === undefined) return;
   state.rows.delete(id);
   for (const grouping of state.groupings) if (grouping.members) leaveGroup(grouping, grouping.keyOf(previous), id);
+  for (const watcher of state.watchers) watcher(id, undefined);
 }
 
 function joinGroup(grouping: Grouping, key: string, id: string): void {
@@ -184,6 +188,17 @@ export class Table<T extends Row = Row> {
       const ids = grouping.members.get(key);
       return ids ? [...ids].map((id) => state.rows.get(id) as T) : [];
     };
+  }
+
+  /**
+   * Calls `listener` after every change of a row (the new row, or undefined
+   * when removed), including the changes a rolled-back write undoes, so
+   * what a listener derives tracks the rows; a restore replaces the rows
+   * without calling it (use the store's onRestore to rebuild). Register once,
+   * when the service is built.
+   */
+  watch(listener: (id: string, row: T | undefined) => void): void {
+    this.state.watchers.push(listener as (id: string, row: Row | undefined) => void);
   }
 
   /** Rows sorted by ID (byte-wise on the ID string). */
@@ -284,7 +299,7 @@ export class Store implements StoreView {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [] };
+      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], watchers: [] };
       this.tables.set(name, state);
     }
     return state;

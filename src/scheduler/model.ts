@@ -215,6 +215,10 @@ export class SchedulerState {
   private readonly allocsByJob: (key: string) => AllocRow[];
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly deploymentsByJob: (key: string) => DeploymentRow[];
+  // For garbage collection and periodic launches: a pass or a launch looks up only what it touches.
+  private readonly childrenByParent: (key: string) => JobRow[];
+  private readonly allocsByEval: (evalId: string) => AllocRow[];
+  private readonly allocsByDeployment: (deploymentId: string) => AllocRow[];
 
   constructor(readonly ctx: ServiceContext) {
     const s = ctx.store;
@@ -232,6 +236,9 @@ export class SchedulerState {
     this.allocsByJob = this.allocs.groupBy((a) => jobKey(a.Namespace, a.JobID));
     this.allocsByNode = this.allocs.groupBy((a) => a.NodeID);
     this.deploymentsByJob = this.deployments.groupBy((d) => jobKey(d.Namespace, d.JobID));
+    this.childrenByParent = this.jobs.groupBy((j) => (typeof j.ParentID === "string" && j.ParentID !== "" ? jobKey(j.Namespace, j.ParentID) : ""));
+    this.allocsByEval = this.allocs.groupBy((a) => a.EvalID);
+    this.allocsByDeployment = this.allocs.groupBy((a) => a.DeploymentID ?? "");
   }
 
   job(namespace: string, id: string): JobRow | undefined {
@@ -253,6 +260,21 @@ export class SchedulerState {
 
   deploymentsOfJob(namespace: string, id: string): DeploymentRow[] {
     return byCreateIndex(this.deploymentsByJob(jobKey(namespace, id))).reverse();
+  }
+
+  /** A parent's children (periodic launches, dispatches), in no particular order. */
+  childrenOf(namespace: string, parentId: string): JobRow[] {
+    return this.childrenByParent(jobKey(namespace, parentId));
+  }
+
+  /** An evaluation's allocations, in no particular order. */
+  allocsOfEval(evalId: string): AllocRow[] {
+    return this.allocsByEval(evalId);
+  }
+
+  /** A deployment's allocations, in no particular order. */
+  allocsOfDeployment(deploymentId: string): AllocRow[] {
+    return deploymentId === "" ? [] : this.allocsByDeployment(deploymentId);
   }
 
   allocsOnNode(nodeId: string): AllocRow[] {

@@ -46,7 +46,7 @@ export function periodicLaunch(core: EngineCore, key: string, at: number): unkno
   return ctx.store.write(() => {
     const overlap =
       (parent.Periodic as PeriodicConfig).ProhibitOverlap === true &&
-      [...state.jobs.values()].some((j) => j.Namespace === parent.Namespace && j.ParentID === parent.ID && j.Status !== "dead");
+      state.childrenOf(parent.Namespace, parent.ID).some((j) => j.Status !== "dead");
     const launched = overlap ? undefined : launchChild(core, parent, at);
     schedulePeriodic(core, parent);
     return { parent: parent.ID, launched: launched !== undefined, evalId: launched?.EvalID ?? "" };
