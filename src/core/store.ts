@@ -88,7 +88,7 @@ interface TableState {
   /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
   groupings: Grouping[];
   /** Told of every row change (Table.watch), undone ones included; not of restores. */
-  watchers: Array<(id: string, row: Row | undefined) => void>;
+  watchers: Array<(id: string, row: Row | undefined, previous: Row | undefined) => void>;
 }
 
 interface Grouping {
@@ -105,7 +105,7 @@ function setRow(state: TableState, id: string, row: Row): void {
     if (previous !== undefined) leaveGroup(grouping, grouping.keyOf(previous), id);
     joinGroup(grouping, grouping.keyOf(row), id);
   }
-  for (const watcher of state.watchers) watcher(id, row);
+  for (const watcher of state.watchers) watcher(id, row, previous);
 }
 
 function removeRow(state: TableState, id: string): void {
@@ -113,7 +113,7 @@ function removeRow(state: TableState, id: string): void {
   if (previous === undefined) return;
   state.rows.delete(id);
   for (const grouping of state.groupings) if (grouping.members) leaveGroup(grouping, grouping.keyOf(previous), id);
-  for (const watcher of state.watchers) watcher(id, undefined);
+  for (const watcher of state.watchers) watcher(id, undefined, previous);
 }
 
 function joinGroup(grouping: Grouping, key: string, id: string): void {
@@ -192,13 +192,13 @@ export class Table<T extends Row = Row> {
 
   /**
    * Calls `listener` after every change of a row (the new row, or undefined
-   * when removed), including the changes a rolled-back write undoes, so
+   * when removed; and the row it replaced), including the changes a rolled-back write undoes, so
    * what a listener derives tracks the rows; a restore replaces the rows
    * without calling it (use the store's onRestore to rebuild). Register once,
    * when the service is built.
    */
-  watch(listener: (id: string, row: T | undefined) => void): void {
-    this.state.watchers.push(listener as (id: string, row: Row | undefined) => void);
+  watch(listener: (id: string, row: T | undefined, previous: T | undefined) => void): void {
+    this.state.watchers.push(listener as (id: string, row: Row | undefined, previous: Row | undefined) => void);
   }
 
   /** Rows sorted by ID (byte-wise on the ID string). */

@@ -102,7 +102,11 @@ export class GarbageCollector {
   constructor(private readonly core: EngineCore) {
     const { state, ctx } = core;
     state.evals.watch((_id, row) => row && this.queueEval(row));
-    state.allocs.watch((_id, row) => row && this.queueAlloc(row));
+    state.allocs.watch((_id, row, previous) => {
+      if (row) this.queueAlloc(row);
+      // An in-place update moves a live allocation to the new deployment: the old one may have none left.
+      if (previous?.DeploymentID && previous.DeploymentID !== row?.DeploymentID) this.queueDeploymentById(previous.DeploymentID);
+    });
     state.jobs.watch((key, row) => this.queueJob(key, row));
     state.deployments.watch((_id, row) => row && this.queueDeployment(row));
     state.nodes.watch((_id, row) => row && this.queueNode(row));
@@ -310,7 +314,7 @@ export class GarbageCollector {
     // Wakes its evaluation at the earliest it could go (the evaluation's type, not the job's, picks the threshold).
     this.evals.push(row.ModifyTime + Math.min(this.setting("evalGCThreshold"), this.setting("batchEvalGCThreshold")), ALLOC + row.ID);
     const deployment = row.DeploymentID ? state.deployments.get(row.DeploymentID) : undefined;
-    if (deployment && !deploymentActive(deployment)) this.deployments.push(Math.max(deployment.ModifyTime + this.setting("deploymentGCThreshold"), row.ModifyTime), deployment.ID);
+    if (deployment) this.queueDeployment(deployment);
     const node = state.nodes.get(row.NodeID);
     if (node && node.Status === "down") this.nodes.push(Math.max(node.StatusUpdatedAt + this.setting("nodeGCThreshold"), row.ModifyTime), node.ID);
   }
@@ -328,6 +332,11 @@ export class GarbageCollector {
   private queueDeployment(row: DeploymentRow): void {
     if (this.builtWith === null || deploymentActive(row)) return;
     this.deployments.push(row.ModifyTime + this.setting("deploymentGCThreshold"), row.ID);
+  }
+
+  private queueDeploymentById(id: string): void {
+    const deployment = this.core.state.deployments.get(id);
+    if (deployment) this.queueDeployment(deployment);
   }
 
   private queueNode(row: NodeRow): void {
