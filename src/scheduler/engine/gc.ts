@@ -267,7 +267,7 @@ export class GarbageCollector {
     const gone: string[] = [];
     for (const id of ids) {
       const node = state.nodes.get(id);
-      if (!node || node.Status !== "down") continue;
+      if (node?.Status !== "down") continue;
       if (node.StatusUpdatedAt > cutoff) {
         this.nodes.push(node.StatusUpdatedAt + threshold, id);
         continue;
@@ -352,7 +352,8 @@ export class GarbageCollector {
     for (const queue of [this.evals, this.jobs, this.deployments, this.nodes]) queue.clear();
     const { state } = this.core;
     for (const row of state.evals.values()) this.queueEval(row);
-    for (const row of state.allocs.values()) if (allocTerminal(row)) this.evals.push(row.ModifyTime + Math.min(this.setting("evalGCThreshold"), this.setting("batchEvalGCThreshold")), ALLOC + row.ID);
+    for (const row of state.allocs.values())
+      if (allocTerminal(row)) this.evals.push(row.ModifyTime + Math.min(this.setting("evalGCThreshold"), this.setting("batchEvalGCThreshold")), ALLOC + row.ID);
     for (const key of state.jobs.ids()) {
       const row = state.jobs.get(key)!;
       if (jobGCable(row)) this.jobs.push(row.SubmitTime + this.setting("jobGCThreshold"), key);
