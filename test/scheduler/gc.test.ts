@@ -159,6 +159,24 @@ describe("deployment and node GC", () => {
     expect(await req(emu, "GET", `/v1/node/${gone.ID}`)).toMatchObject({ status: 404, text: "node not found" });
     expect(((await req(emu, "GET", "/v1/nodes")).body as Json[]).map((n) => n.Name).filter((n) => n !== "standin")).toEqual(["stays"]);
   });
+
+  it("publishes a collected node's deregistration on the event stream", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "gone" }] } } as never });
+    const gone = ((await req(emu, "GET", "/v1/nodes")).body as Json[]).find((n) => n.Name === "gone")!;
+    await emu.scheduler.request(`/_standin/scheduler/nodes/${gone.ID}`, { method: "POST", body: JSON.stringify({ Status: "down" }) });
+    const controller = new AbortController();
+    const res = await emu.scheduler.request("/v1/event/stream?topic=Node", { signal: controller.signal });
+    emu.clock.advance("24h5m");
+    controller.abort();
+    let text = "";
+    try {
+      text = await res.text();
+    } catch {
+      // the abort ends the body; what was read before it is enough
+    }
+    expect(text).toContain(`"Type":"NodeDeregistration"`);
+    expect(text).toContain(`"Key":"${gone.ID}"`);
+  });
 });
 
 describe("the fixture's gc settings", () => {
