@@ -58,6 +58,20 @@ describe("evaluation and allocation GC", () => {
     expect(await status(emu, "/v1/job/web")).toBe(200);
   });
 
+  it("takes what standin keeps per allocation (action-made log lines) with the allocation", async () => {
+    const emu = await createStandin();
+    await register(emu, smallJob("once", { type: "batch" }));
+    emu.clock.advance("2s");
+    const [alloc] = (await req(emu, "GET", "/v1/job/once/allocations")).body as Json[];
+    const logged = await emu.scheduler.request("/_standin/actions", { method: "POST", body: JSON.stringify({ do: "task-log", alloc: alloc!.ID, task: "t", lines: ["hi"] }) });
+    expect(logged.status, await logged.clone().text()).toBe(200);
+    const lines = () => Object.keys((emu.snapshot().store.tables["scheduler.task-log-lines"]?.rows ?? {}) as object).length;
+    expect(lines()).toBe(1);
+    emu.clock.advance("5h");
+    expect(await status(emu, `/v1/allocation/${alloc!.ID}`)).toBe(404);
+    expect(lines()).toBe(0);
+  });
+
   it("keeps a batch evaluation for batch_eval_gc_threshold (24h); the job's deregister eval (type service) goes after 1h", async () => {
     const emu = await createStandin();
     const reg = await register(emu, smallJob("once", { type: "batch" }));

@@ -27,6 +27,8 @@
 import { MinHeap } from "../../core/heap.js";
 import { parseDurationMs } from "../../core/durations.js";
 import { jobKey, versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../model.js";
+import { CHECK_OVERRIDES_TABLE } from "../service-checks.js";
+import { TASK_LOG_LINES_TABLE } from "../task-logs.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { allocTerminal, deploymentActive, evalTerminal, gcEval, jobGCable } from "./gc-rules.js";
@@ -282,11 +284,19 @@ export class GarbageCollector {
     return gone.length;
   }
 
-  /** Eval.Reap: the evaluations and allocations deleted. */
+  /** Eval.Reap: the evaluations and allocations deleted, with what standin keeps per allocation (action-made log lines, check results). */
   private reapEvals(evalIds: string[], allocIds: string[]): void {
-    const { state } = this.core;
+    const { state, ctx } = this.core;
     for (const id of allocIds) state.allocs.delete(id);
     for (const id of evalIds) state.evals.delete(id);
+    if (allocIds.length === 0) return;
+    // Rows only the `task-log` and `nomad-check-status` actions write: these tables are empty or small, so a scan is cheap.
+    const gone = new Set(allocIds);
+    for (const name of [TASK_LOG_LINES_TABLE, CHECK_OVERRIDES_TABLE]) {
+      const table = ctx.store.table<{ AllocID: string }>(name);
+      if (table.size === 0) continue;
+      for (const key of [...table.ids()]) if (gone.has(table.get(key)!.AllocID)) table.delete(key);
+    }
   }
 
   /** Job.BatchDeregister with purge: the job, its versions, summary and scaling events; its parent counts one child fewer. */
