@@ -56,6 +56,24 @@ export interface FiredTimer {
 
 export type TimerHandler = (timer: TimerRecord) => unknown;
 
+/**
+ * Housekeeping the clock runs at fixed instants (every multiple of
+ * `intervalMs()` since the epoch) that a move crosses, in time order with
+ * the timers, without being a timer: it is not in the state (a pure
+ * function of the instant), not in `fired`, `pendingTimers` or
+ * `nextTimerAt`, and `next` does not stop at it. A hook says when it next
+ * has work (`dueAt`); the instants before that are skipped, so an idle hook
+ * costs nothing however far the clock moves.
+ */
+export interface IntervalHook {
+  /** The interval in virtual ms (read at each move: a fixture may change it). */
+  intervalMs(): number;
+  /** The earliest instant the hook has work at, or null when it has none. */
+  dueAt(): number | null;
+  /** Does the work due at `at` (the clock reads `at` meanwhile). */
+  run(at: number): void;
+}
+
 /** What the clock was asked to do, as the tape records it. */
 export type ClockOperation = { op: "advance-to"; to: number } | { op: "mode"; mode: ClockMode; speed: number };
 
@@ -157,6 +175,7 @@ export class Clock {
   private readonly liveEphemeral = new Map<number, QueueEntry>();
   private cancelledInQueue = 0;
   private readonly handlers = new Map<string, TimerHandler>();
+  private readonly intervalHooks = new Map<string, IntervalHook>();
   private readonly operationListeners = new Set<(operation: ClockOperation) => void>();
   private readonly restoreListeners = new Set<() => void>();
   private readonly firedListeners = new Set<(fired: FiredTimer) => void>();
@@ -261,6 +280,12 @@ export class Clock {
   handle(kind: string, handler: TimerHandler): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for timer kind "${kind}" is already registered`);
     this.handlers.set(kind, handler);
+  }
+
+  /** Registers an interval hook under a unique name (see IntervalHook). */
+  every(name: string, hook: IntervalHook): void {
+    if (this.intervalHooks.has(name)) throw new Error(`an interval hook "${name}" is already registered`);
+    this.intervalHooks.set(name, hook);
   }
 
   /** Schedules a persistent timer; returns its id (stable across snapshot and restore). */
@@ -434,15 +459,28 @@ export class Clock {
     const fired: FiredTimer[] = [];
     const firstIdOfThisAdvance = this.nextTimerId;
     let selfScheduled = 0;
+    // Interval hooks tick at the instants in (start, target]: `tickedThrough` is each one's last tick in this move.
+    const tickedThrough = new Map<string, number>();
+    const start = this.nowMs;
     try {
       for (;;) {
-        const head = this.queue.peek();
-        if (!head || head.at > target) break;
-        this.queue.pop();
-        if (head.cancelled) {
+        let head = this.queue.peek();
+        while (head?.cancelled) {
+          this.queue.pop();
           this.cancelledInQueue--;
+          head = this.queue.peek();
+        }
+        const headAt = head && head.at <= target ? head.at : Infinity;
+        // A tick at the instant of a timer runs after it, so it sees what that instant changed.
+        const tick = this.intervalHooks.size === 0 ? undefined : this.nextTick(tickedThrough, start, Math.min(headAt - 1, target));
+        if (tick) {
+          if (tick.at > this.nowMs) this.nowMs = tick.at;
+          tickedThrough.set(tick.name, tick.at);
+          tick.hook.run(tick.at);
           continue;
         }
+        if (!head || headAt === Infinity) break;
+        this.queue.pop();
         if (head.at > this.nowMs) this.nowMs = head.at;
         if (head.ephemeral) {
           this.liveEphemeral.delete(head.id);
@@ -469,6 +507,21 @@ export class Clock {
       this.firing = false;
     }
     return fired;
+  }
+
+  /** The earliest interval-hook tick at or before `limit`, if any. */
+  private nextTick(tickedThrough: Map<string, number>, start: number, limit: number): { name: string; hook: IntervalHook; at: number } | undefined {
+    let earliest: { name: string; hook: IntervalHook; at: number } | undefined;
+    for (const [name, hook] of this.intervalHooks) {
+      const due = hook.dueAt();
+      if (due === null) continue;
+      const interval = hook.intervalMs();
+      if (!(interval > 0)) continue;
+      const from = Math.max((tickedThrough.get(name) ?? start) + 1, due);
+      const at = Math.ceil(from / interval) * interval;
+      if (at <= limit && (earliest === undefined || at < earliest.at)) earliest = { name, hook, at };
+    }
+    return earliest;
   }
 
   private enqueue(record: TimerRecord): void {

@@ -13,7 +13,7 @@ export interface EventRecorder {
 }
 
 /** What services use of the clock (a scope's view prefixes timer kinds: core/scope). */
-export type ServiceClock = Pick<Clock, "now" | "wallTime" | "schedule" | "cancelFor" | "timersFor" | "handle" | "cancel" | "scheduleEphemeral" | "onRestore">;
+export type ServiceClock = Pick<Clock, "now" | "wallTime" | "schedule" | "cancelFor" | "timersFor" | "handle" | "cancel" | "scheduleEphemeral" | "onRestore" | "every">;
 
 export interface ServiceContext {
   readonly store: StoreView;

@@ -5,7 +5,7 @@
  * store, clock and generator, so one snapshot, one hash and one clock cover
  * every scope, and a service built on a scoped context runs unchanged.
  */
-import type { TimerHandler, TimerSpec } from "./clock.js";
+import type { IntervalHook, TimerHandler, TimerSpec } from "./clock.js";
 import type { WatcherView } from "./blocking.js";
 import type { ServiceClock, ServiceContext } from "./context.js";
 import { SCOPE_SEPARATOR } from "./store.js";
@@ -39,6 +39,7 @@ function scopedClock(clock: ServiceClock, prefix: string): ServiceClock {
     cancel: (id: number) => clock.cancel(id),
     scheduleEphemeral: (at: number, fire: () => void) => clock.scheduleEphemeral(at, fire),
     onRestore: (listener: () => void) => clock.onRestore(listener),
+    every: (name: string, hook: IntervalHook) => clock.every(prefix + name, hook),
   } satisfies ServiceClock as ServiceClock;
 }
 

@@ -90,6 +90,8 @@ interface TableState {
   rows: Map<string, Row>;
   /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
   groupings: Grouping[];
+  /** Told of every row change (Table.watch), undone ones included; not of restores. */
+  watchers: Array<(id: string, row: Row | undefined, previous: Row | undefined) => void>;
 }
 
 interface Grouping {
@@ -107,6 +109,7 @@ function setRow(state: TableState, id: string, row: Row): void {
     if (previous !== undefined) leaveGroups(grouping, grouping.keyOf(previous), id);
     joinGroups(grouping, grouping.keyOf(row), id);
   }
+  for (const watcher of state.watchers) watcher(id, row, previous);
 }
 
 function removeRow(state: TableState, id: string): void {
@@ -114,6 +117,7 @@ function removeRow(state: TableState, id: string): void {
   if (previous === undefined) return;
   state.rows.delete(id);
   for (const grouping of state.groupings) if (grouping.members) leaveGroups(grouping, grouping.keyOf(previous), id);
+  for (const watcher of state.watchers) watcher(id, undefined, previous);
 }
 
 function joinGroups(grouping: Grouping, keys: string | readonly string[], id: string): void {
@@ -205,6 +209,17 @@ export class Table<T extends Row = Row> {
       return ids ? [...ids].map((id) => state.rows.get(id) as T) : [];
     };
     return Object.assign(lookup, { count: (key: string) => members().get(key)?.size ?? 0 });
+  }
+
+  /**
+   * Calls `listener` after every change of a row (the new row, or undefined
+   * when removed; and the row it replaced), including the changes a rolled-back write undoes, so
+   * what a listener derives tracks the rows; a restore replaces the rows
+   * without calling it (use the store's onRestore to rebuild). Register once,
+   * when the service is built.
+   */
+  watch(listener: (id: string, row: T | undefined, previous: T | undefined) => void): void {
+    this.state.watchers.push(listener as (id: string, row: Row | undefined, previous: Row | undefined) => void);
   }
 
   /** Rows sorted by ID (byte-wise on the ID string). */
@@ -305,7 +320,7 @@ export class Store implements StoreView {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [] };
+      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], watchers: [] };
       this.tables.set(name, state);
     }
     return state;

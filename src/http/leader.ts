@@ -123,6 +123,15 @@ export function leaderGatedClock(
     timersFor: (kind, subject) => clock.timersFor(kind, subject),
     scheduleEphemeral: (at, fire) => clock.scheduleEphemeral(at, fire),
     onRestore: (listener) => clock.onRestore(listener),
+    // Housekeeping is the leader's work too (Nomad's core scheduler runs on the leader): skipped while none is known.
+    every: (name, hook) =>
+      clock.every(name, {
+        intervalMs: () => hook.intervalMs(),
+        dueAt: () => hook.dueAt(),
+        run: (at) => {
+          if (leadership.known) hook.run(at);
+        },
+      }),
     cancelFor: (kind, subject) => {
       let count = clock.cancelFor(kind, subject);
       if (deferred.size === 0) return count; // the usual case: a leader is known and nothing waits

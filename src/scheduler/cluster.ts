@@ -13,7 +13,7 @@ import { ActionError } from "../http/actions.js";
 import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
-import { DEFAULT_TIMING, SchedulerEngine } from "./engine/index.js";
+import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index.js";
 import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
@@ -40,6 +40,8 @@ export type SchedulerAgentConfig = {
   agentName: string;
   timing: Record<string, string>;
   aclEnabled: boolean;
+  /** The garbage collector's settings (engine/gc.ts); absent until a fixture gives some, so states without keep their rows. */
+  gc?: GcSettings;
 };
 
 const DEFAULT_CONFIG: SchedulerAgentConfig = { region: "global", datacenter: "dc1", agentName: "standin", timing: { ...DEFAULT_TIMING }, aclEnabled: false };
@@ -90,6 +92,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     agentName: section.agentName ?? current.agentName,
     timing: { ...current.timing, ...section.timing },
     aclEnabled: section.acl?.enabled ?? current.aclEnabled,
+    ...(section.gc || current.gc ? { gc: { ...current.gc, ...section.gc } } : {}),
   }));
   const state = new SchedulerState(ctx);
   const pools = new NodePools(ctx.store.table(NODE_POOLS_TABLE), state);
@@ -103,7 +106,12 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   // a new leader takes it up.
   const gate = leaderGatedClock(ctx.clock, leadership, ctx.store.table(DEFERRED_TIMERS_TABLE), (fn) => ctx.store.write(fn));
   leadership.onElected(() => gate.release());
-  const engine = new SchedulerEngine(state, { ...ctx, clock: gate.clock }, () => settings.current().timing);
+  const engine = new SchedulerEngine(
+    state,
+    { ...ctx, clock: gate.clock },
+    () => settings.current().timing,
+    () => settings.current().gc,
+  );
   const nodeOps = new NodeOperations(state, { ...ctx, clock: gate.clock }, engine, () => engine.startupMs());
   const acl = createSchedulerAcl(ctx, () => settings.current().aclEnabled);
   const router = new NomadRouter(

@@ -116,8 +116,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
   const parts: FixtureParts<SchedulerFixture, RegionFixture> = {
     homePart: ({ regions: _regions, ...rest }) => rest,
     members: (section) => section.regions,
-    // Namespaces, ACL policies and tokens, and timing come from the agent's region (Nomad replicates the first two).
-    inherited: (section, name) => ({ region: name, namespaces: section.namespaces, acl: section.acl, timing: section.timing }),
+    // Namespaces, ACL policies and tokens, timing and GC settings come from the agent's region (Nomad replicates the first two).
+    inherited: (section, name) => ({ region: name, namespaces: section.namespaces, acl: section.acl, timing: section.timing, gc: section.gc }),
     named: (section, name) => ({ ...section, region: name }),
   };
 

@@ -216,6 +216,10 @@ export class SchedulerState {
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
   private readonly deploymentsByJob: (key: string) => DeploymentRow[];
+  // For garbage collection and periodic launches: a pass or a launch looks up only what it touches.
+  private readonly childrenByParent: (key: string) => JobRow[];
+  private readonly allocsByEval: (evalId: string) => AllocRow[];
+  private readonly allocsByDeployment: (deploymentId: string) => AllocRow[];
 
   constructor(readonly ctx: ServiceContext) {
     const s = ctx.store;
@@ -236,6 +240,9 @@ export class SchedulerState {
     // (and unsorted) so that pass skips a node's terminal allocations and the sort.
     this.liveAllocsByNode = this.allocs.groupBy((a) => (a.DesiredStatus === "run" && (a.ClientStatus === "pending" || a.ClientStatus === "running") ? a.NodeID : ""));
     this.deploymentsByJob = this.deployments.groupBy((d) => jobKey(d.Namespace, d.JobID));
+    this.childrenByParent = this.jobs.groupBy((j) => (typeof j.ParentID === "string" && j.ParentID !== "" ? jobKey(j.Namespace, j.ParentID) : ""));
+    this.allocsByEval = this.allocs.groupBy((a) => a.EvalID);
+    this.allocsByDeployment = this.allocs.groupBy((a) => a.DeploymentID ?? "");
   }
 
   job(namespace: string, id: string): JobRow | undefined {
@@ -257,6 +264,21 @@ export class SchedulerState {
 
   deploymentsOfJob(namespace: string, id: string): DeploymentRow[] {
     return byCreateIndex(this.deploymentsByJob(jobKey(namespace, id))).reverse();
+  }
+
+  /** A parent's children (periodic launches, dispatches), in no particular order. */
+  childrenOf(namespace: string, parentId: string): JobRow[] {
+    return this.childrenByParent(jobKey(namespace, parentId));
+  }
+
+  /** An evaluation's allocations, in no particular order. */
+  allocsOfEval(evalId: string): AllocRow[] {
+    return this.allocsByEval(evalId);
+  }
+
+  /** A deployment's allocations, in no particular order. */
+  allocsOfDeployment(deploymentId: string): AllocRow[] {
+    return deploymentId === "" ? [] : this.allocsByDeployment(deploymentId);
   }
 
   allocsOnNode(nodeId: string): AllocRow[] {

@@ -227,8 +227,8 @@ export const SCHEDULER_ROUTES: RouteCatalog = {
     u("*", "/v1/operator/utilization"),
     e("GET", "/v1/operator/scheduler/configuration"),
     e("PUT POST", "/v1/operator/scheduler/configuration"),
-    u("*", "/v1/system/gc"),
-    u("*", "/v1/system/reconcile/summaries"),
+    e("*", "/v1/system/gc"),
+    e("*", "/v1/system/reconcile/summaries"),
 
     // Enterprise only: Nomad CE answers these itself with a 501.
     u("*", "/v1/sentinel/policies", ENTERPRISE),

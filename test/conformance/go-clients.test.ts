@@ -89,7 +89,14 @@ const CHECKS = {
   ],
   "nomad-hcl": ["nomad-hcl/parse-with-variables", "nomad-hcl/parse-canonicalized", "nomad-hcl/parse-error", "nomad-hcl/parse-then-register"],
   "nomad-pools": ["nomad-pools/built-ins", "nomad-pools/register-and-info", "nomad-pools/list-nodes", "nomad-pools/jobs-and-delete", "nomad-pools/evaluation-count"],
-  "nomad-operator": ["nomad-operator/default-configuration", "nomad-operator/set-and-cas", "nomad-operator/paused-broker-holds-evals", "nomad-operator/delete-evaluations"],
+  "nomad-operator": [
+    "nomad-operator/default-configuration",
+    "nomad-operator/set-and-cas",
+    "nomad-operator/paused-broker-holds-evals",
+    "nomad-operator/delete-evaluations",
+    "nomad-operator/gc-on-the-clock",
+    "nomad-operator/system-gc",
+  ],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };

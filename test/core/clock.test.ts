@@ -907,3 +907,54 @@ describe("realtime sync while wall time keeps moving", () => {
     expect(clock.now() - before).toBeLessThanOrEqual(2_004);
   });
 });
+
+describe("interval hooks", () => {
+  /** A hook every 5 minutes that logs the instants it runs at (offsets from START), with work due from `due`. */
+  function hooked(due: () => number | null = () => START) {
+    const { clock, log } = manualClock();
+    const ticks: number[] = [];
+    const seen: number[] = [];
+    clock.every("h", {
+      intervalMs: () => 300_000,
+      dueAt: due,
+      run: (at) => {
+        ticks.push(at - START);
+        seen.push(clock.now() - START);
+      },
+    });
+    return { clock, log, ticks, seen };
+  }
+
+  it("runs at each multiple of the interval a move crosses, not at the instant the move starts from, and is not reported", () => {
+    const { clock, ticks, seen } = hooked();
+    expect(clock.advance("4m59s")).toEqual([]);
+    expect(ticks).toEqual([]);
+    expect(clock.advance("16m")).toEqual([]);
+    expect(ticks).toEqual([300_000, 600_000, 900_000, 1_200_000]);
+    expect(seen).toEqual(ticks);
+    expect(clock.status()).toMatchObject({ pendingTimers: 0, nextTimerAt: null });
+    expect(clock.next()).toEqual([]);
+  });
+
+  it("runs in time order with the timers, after the timers due at its own instant", () => {
+    const order: string[] = [];
+    const clock = new Clock({ startMs: START });
+    clock.handle("t", (record) => void order.push(`timer ${(record.at - START) / 60_000}m`));
+    clock.every("h", { intervalMs: () => 300_000, dueAt: () => START, run: (at) => void order.push(`tick ${(at - START) / 60_000}m`) });
+    for (const minutes of [4, 5, 7]) clock.schedule({ at: START + minutes * 60_000, kind: "t" });
+    expect(clock.advance("10m").map((f) => f.kind)).toEqual(["t", "t", "t"]);
+    expect(order).toEqual(["timer 4m", "timer 5m", "tick 5m", "timer 7m", "tick 10m"]);
+  });
+
+  it("skips the instants before its work is due, and costs nothing when it has none", () => {
+    let due: number | null = null;
+    const { clock, ticks } = hooked(() => due);
+    clock.advance("100h");
+    expect(ticks).toEqual([]);
+    due = clock.now() + 61 * 60_000;
+    clock.advance("2h");
+    // The first multiple of 5m at or after the due instant, then every one after it while work stays due.
+    expect(ticks[0]).toBe(100 * 3_600_000 + 65 * 60_000);
+    expect(ticks.length).toBe(12);
+  });
+});

@@ -397,3 +397,23 @@ describe("Store: secondary indexes (Table.groupBy)", () => {
     expect(ids(byTag("red"))).toEqual(["a"]);
   });
 });
+
+describe("Table.watch", () => {
+  it("tells of every row change with the row it replaced, undone ones included, and not of a restore", () => {
+    const store = new Store();
+    const table = store.table<{ v: number }>("t");
+    const seen: string[] = [];
+    table.watch((id, row, previous) => seen.push(`${id}:${previous?.v ?? "-"}→${row?.v ?? "-"}`));
+    store.write(() => table.put("a", { v: 1 }));
+    store.write(() => table.put("a", { v: 2 }));
+    expect(() =>
+      store.write(() => {
+        table.delete("a");
+        throw new Error("rejected");
+      }),
+    ).toThrow("rejected");
+    expect(table.get("a")).toEqual({ v: 2 });
+    store.restore({ index: 9, tables: { t: { index: 9, rows: { b: { v: 5 } } } } });
+    expect(seen).toEqual(["a:-→1", "a:1→2", "a:2→-", "a:-→2"]);
+  });
+});

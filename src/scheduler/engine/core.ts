@@ -9,11 +9,14 @@ import type { ServiceContext } from "../../core/context.js";
 import { parseDurationMs } from "../../core/durations.js";
 import type { SchedulerState } from "../model.js";
 import { DEFAULT_TIMING } from "./constants.js";
+import type { GcSettings } from "./gc.js";
 
 export interface EngineCore {
   readonly state: SchedulerState;
   readonly ctx: ServiceContext;
   readonly timing: () => Record<string, string>;
+  /** The garbage collector's thresholds and intervals as configured (engine/gc.ts; Nomad's defaults where absent). */
+  readonly gc?: () => GcSettings | undefined;
 }
 
 export interface RegisterResult {

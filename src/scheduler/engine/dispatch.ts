@@ -27,7 +27,7 @@ export function dispatch(core: EngineCore, namespace: string, id: string, reques
   const missing = (config.MetaRequired ?? []).filter((k) => !(k in request.meta)).sort();
   if (missing.length) throw new CodedError(500, `Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
   if (request.idempotencyToken) {
-    const earlier = [...state.jobs.values()].find((j) => j.Namespace === namespace && j.ParentID === id && j.DispatchIdempotencyToken === request.idempotencyToken);
+    const earlier = state.childrenOf(namespace, id).find((j) => j.DispatchIdempotencyToken === request.idempotencyToken);
     if (earlier) return { DispatchedJobID: earlier.ID, EvalID: "", EvalCreateIndex: 0, JobCreateIndex: earlier.CreateIndex, Index: earlier.ModifyIndex };
   }
   const childId = `${id}/dispatch-${Math.floor(ctx.clock.now() / 1000)}-${ctx.ids.uuid().slice(0, 8)}`;

@@ -34,6 +34,7 @@
  *   periodic-launches.ts   periodic launches on the clock, periodic force
  *   scaling.ts             Job.Scale and scale status
  *   summaries.ts           job summaries and job status
+ *   gc.ts, gc-rules.ts     garbage collection on the clock, and forced (System.GarbageCollect)
  *
  * The modules call one another directly (the lifecycle is a cycle: a
  * deployment's failure reverts the job, which registers it, which makes an
@@ -58,6 +59,7 @@ import * as deployments from "./deployments.js";
 import * as dispatching from "./dispatch.js";
 import * as evaluations from "./evaluations.js";
 import * as faults from "./faults.js";
+import { GarbageCollector, type GcResult, type GcSettings } from "./gc.js";
 import * as periodic from "./periodic-launches.js";
 import * as plan from "./plan.js";
 import * as jobs from "./register.js";
@@ -68,6 +70,7 @@ import * as versions from "./versions.js";
 
 export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 export type { RegisterResult } from "./core.js";
+export { GC_DEFAULTS, type GcResult, type GcSettings } from "./gc.js";
 export { CodedError } from "./errors.js";
 export { isParameterized, isPeriodic } from "./job-kinds.js";
 
@@ -76,8 +79,10 @@ type HealthOutcome = { revertedVersion: number | null; evalId: string; evalIndex
 export class SchedulerEngine {
   private readonly core: EngineCore;
 
-  constructor(state: SchedulerState, ctx: ServiceContext, timing: () => Record<string, string>) {
-    const core: EngineCore = { state, ctx, timing };
+  private readonly collector: GarbageCollector;
+
+  constructor(state: SchedulerState, ctx: ServiceContext, timing: () => Record<string, string>, gc?: () => GcSettings | undefined) {
+    const core: EngineCore = { state, ctx, timing, gc };
     this.core = core;
     const clock = ctx.clock;
     clock.handle(TIMERS.eval, (t) => evaluations.processEval(core, t.subject));
@@ -88,6 +93,19 @@ export class SchedulerEngine {
     clock.handle(TIMERS.periodic, (t) => periodic.periodicLaunch(core, t.subject, t.at));
     clock.handle(TIMERS.healthyDeadline, (t) => allocations.healthyDeadlinePassed(core, t.subject));
     clock.handle(TIMERS.taskRestart, (t) => taskRestarts.restartDue(core, t.subject));
+    this.collector = new GarbageCollector(core);
+  }
+
+  // ---- garbage collection (gc.ts) ----
+
+  /** System.GarbageCollect: collects everything collectable now, whatever its age. */
+  forceGC(): GcResult {
+    return this.collector.force();
+  }
+
+  /** Objects queued for a later GC pass (derived state; tests check it stays bounded). */
+  gcQueued(): number {
+    return this.collector.queued();
   }
 
   // ---- jobs (register.ts) ----

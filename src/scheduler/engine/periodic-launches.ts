@@ -44,9 +44,7 @@ export function periodicLaunch(core: EngineCore, key: string, at: number): unkno
   const parent = state.jobs.get(key);
   if (!parent || !isPeriodic(parent) || parent.Stop) return { job: key, skipped: true };
   return ctx.store.write(() => {
-    const overlap =
-      (parent.Periodic as PeriodicConfig).ProhibitOverlap === true &&
-      [...state.jobs.values()].some((j) => j.Namespace === parent.Namespace && j.ParentID === parent.ID && j.Status !== "dead");
+    const overlap = (parent.Periodic as PeriodicConfig).ProhibitOverlap === true && state.childrenOf(parent.Namespace, parent.ID).some((j) => j.Status !== "dead");
     const launched = overlap ? undefined : launchChild(core, parent, at);
     schedulePeriodic(core, parent);
     return { parent: parent.ID, launched: launched !== undefined, evalId: launched?.EvalID ?? "" };

@@ -63,15 +63,15 @@ export function refreshJobStatus(core: EngineCore, namespace: string, jobId: str
   if (job.ParentID) refreshChildren(core, namespace, job.ParentID as string);
 }
 
-/** A parent's summary counts its children by status (Pending, Running, Dead). */
-function refreshChildren(core: EngineCore, namespace: string, parentId: string): void {
+/** A parent's summary counts its children by status (Pending, Running, Dead); collected children are no longer counted. */
+export function refreshChildren(core: EngineCore, namespace: string, parentId: string): void {
   const { state, ctx } = core;
   const key = jobKey(namespace, parentId);
   const summary = state.summaries.get(key);
   if (!summary) return;
   const children = { Dead: 0, Pending: 0, Running: 0 };
-  for (const child of state.jobs.values()) {
-    if (child.Namespace !== namespace || child.ParentID !== parentId) continue;
+  // The parent's own children only (an index): a scan of every job made each launch cost more than the last.
+  for (const child of state.childrenOf(namespace, parentId)) {
     if (child.Status === "dead") children.Dead++;
     else if (child.Status === "running") children.Running++;
     else children.Pending++;

@@ -28,6 +28,7 @@ import { registerNodePoolRoutes } from "./node-pools.js";
 import { registerOperatorRoutes } from "./operator.js";
 import { registerServiceRoutes } from "./services.js";
 import { registerStatusRoutes } from "./status.js";
+import { registerSystemRoutes } from "./system.js";
 import { registerVariableRoutes } from "./variables.js";
 
 export type { SchedulerSettings } from "./kit.js";
@@ -62,4 +63,5 @@ export function registerRoutes(
   registerVariableRoutes(router, kit);
   registerServiceRoutes(router, kit);
   registerOperatorRoutes(router, kit);
+  registerSystemRoutes(router, kit);
 }

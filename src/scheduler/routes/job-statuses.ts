@@ -77,7 +77,7 @@ function statusOf(state: RouteKit["state"], job: JobRow): Json {
     NodeID: a.NodeID,
   }));
   const parent = (job.Periodic !== null && job.Periodic !== undefined) || (job.ParameterizedJob !== null && job.ParameterizedJob !== undefined);
-  const children = parent ? [...state.jobs.values()].filter((c) => c.Namespace === job.Namespace && c.ParentID === job.ID).map((c) => c.Status) : null;
+  const children = parent ? state.childrenOf(job.Namespace, job.ID).map((c) => c.Status) : null;
   const latest = state.deploymentsOfJob(job.Namespace, job.ID)[0];
   return {
     Allocs: allocs.length > 0 ? allocs : null,

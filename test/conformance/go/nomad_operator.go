@@ -9,7 +9,8 @@ import (
 // nomadOperatorChecks drive the scheduler configuration and the batch
 // evaluation delete through the official client: Operator()
 // SchedulerGetConfiguration, SchedulerSetConfiguration,
-// SchedulerCASConfiguration, and Evaluations() Delete and DeleteOpts.
+// SchedulerCASConfiguration, Evaluations() Delete and DeleteOpts, and
+// garbage collection: on the clock, and System() GarbageCollect.
 func nomadOperatorChecks(control Control) []Check {
 	c := nomadClient()
 	op := c.Operator()
@@ -143,6 +144,60 @@ func nomadOperatorChecks(control Control) []Check {
 				Expect(missing != nil && strings.Contains(missing.Error(), "404"), "deleted eval still read: %v", missing),
 				Expect(none.Count == 0, "filter matching nothing: %+v", none),
 				Expect(unknown != nil && strings.Contains(unknown.Error(), "500") && strings.Contains(unknown.Error(), "eval not found"), "unknown: %v", unknown),
+			)
+		}},
+		{"nomad-operator/gc-on-the-clock", func() error {
+			// A stopped service job's deregister evaluation goes after eval_gc_threshold (1h), the job after job_gc_threshold (4h).
+			web := webJob("nginx:1", 1, nil)
+			web.ID, web.Name = ptr("gc-web"), ptr("gc-web")
+			resp, _, err := c.Jobs().Register(web, nil)
+			if err != nil {
+				return err
+			}
+			if err := control.Advance("1m"); err != nil {
+				return err
+			}
+			stop, _, err := c.Jobs().Deregister("gc-web", false, nil)
+			if err != nil {
+				return err
+			}
+			if err := control.Advance("30m"); err != nil {
+				return err
+			}
+			kept, _, keptErr := evals.Info(stop, nil)
+			if err := control.Advance("4h"); err != nil {
+				return err
+			}
+			_, _, gone := evals.Info(resp.EvalID, nil)
+			_, _, jobGone := c.Jobs().Info("gc-web", nil)
+			return First(keptErr,
+				Expect(kept != nil && kept.ID == stop, "kept: %+v", kept),
+				Expect(gone != nil && strings.Contains(gone.Error(), "404") && strings.Contains(gone.Error(), "eval not found"), "collected eval: %v", gone),
+				Expect(jobGone != nil && strings.Contains(jobGone.Error(), "404") && strings.Contains(jobGone.Error(), "job not found"), "collected job: %v", jobGone),
+			)
+		}},
+		{"nomad-operator/system-gc", func() error {
+			resp, _, err := c.Jobs().Register(batchJob("gc-once"), nil)
+			if err != nil {
+				return err
+			}
+			if err := control.Advance("1m"); err != nil {
+				return err
+			}
+			before, _, err := evals.Info(resp.EvalID, nil)
+			if err != nil {
+				return err
+			}
+			if err := c.System().GarbageCollect(); err != nil {
+				return err
+			}
+			_, _, gone := evals.Info(resp.EvalID, nil)
+			_, _, jobGone := c.Jobs().Info("gc-once", nil)
+			return First(
+				Expect(before.Status == nomad.EvalStatusComplete, "before: %s", before.Status),
+				Expect(gone != nil && strings.Contains(gone.Error(), "404") && strings.Contains(gone.Error(), "eval not found"), "collected eval: %v", gone),
+				Expect(jobGone != nil && strings.Contains(jobGone.Error(), "404"), "collected job: %v", jobGone),
+				c.System().ReconcileSummaries(),
 			)
 		}},
 	}
