@@ -55,24 +55,29 @@ function churnJob(j, round) {
 /** The i-th request of the churn: [service, method, path, body?]. Every 17th moves the clock. */
 function churnRequest(i) {
   if (i % ADVANCE_EVERY === ADVANCE_EVERY - 1) return ["scheduler", "POST", "/_standin/clock/advance", { by: "7s" }];
-  const k = Math.floor(i / 8);
-  switch (i % 8) {
+  // The mix counts the other requests only, so that no kind of request is skipped for an advance.
+  const m = i - Math.floor(i / ADVANCE_EVERY);
+  const k = Math.floor(m / 8);
+  switch (m % 8) {
     case 0:
       return ["scheduler", "PUT", "/v1/jobs", churnJob(k % JOBS, k)];
     case 1:
-      return ["scheduler", "PUT", `/v1/var/churn/v-${k % 200}`, { Items: { value: `v-${i}` } }];
+      return ["scheduler", "PUT", `/v1/var/churn/v-${k % 200}`, { Items: { value: `v-${k}` } }];
     case 2:
-      return ["registry", "PUT", `/v1/kv/churn/k-${k % 500}`, `value-${i}`];
-    case 3:
-      return k % 2 === 0
-        ? ["registry", "PUT", "/v1/agent/service/register", { ID: `churn-svc-${k % 100}`, Name: "churn", Port: 8000 + (k % 100), Check: { TTL: "30s", Status: "passing" } }]
-        : ["registry", "PUT", `/v1/agent/service/deregister/churn-svc-${(k + 50) % 100}`];
+      return ["registry", "PUT", `/v1/kv/churn/k-${k % 500}`, `value-${k}`];
+    case 3: {
+      // Registers services 0…99 in turn (a re-register replaces one); each deregistered 50 turns after it came.
+      const turn = Math.floor(k / 2);
+      return k % 2 === 0 || turn < 50
+        ? ["registry", "PUT", "/v1/agent/service/register", { ID: `churn-svc-${turn % 100}`, Name: "churn", Port: 8000 + (turn % 100), Check: { TTL: "30s", Status: "passing" } }]
+        : ["registry", "PUT", `/v1/agent/service/deregister/churn-svc-${(turn - 50) % 100}`];
+    }
     case 4:
-      return ["registry", "PUT", "/v1/session/create", { Name: `churn-${i}`, TTL: "15s", Behavior: "delete" }];
+      return ["registry", "PUT", "/v1/session/create", { Name: `churn-${k}`, TTL: "15s", Behavior: "delete" }];
     case 5:
-      return ["registry", "PUT", `/v1/event/fire/churn-${k % 10}`, `payload-${i}`];
+      return ["registry", "PUT", `/v1/event/fire/churn-${k % 10}`, `payload-${k}`];
     case 6:
-      return ["echo", "POST", "/echo?key=test-api-key", { message: `hello ${i}` }];
+      return ["echo", "POST", "/echo?key=test-api-key", { message: `hello ${k}` }];
     default:
       return ["scheduler", "GET", "/v1/jobs"];
   }
@@ -152,13 +157,18 @@ export async function measureChurn({ minutes, warmMinutes }, progress = () => {}
     let requests = 0;
     let failures = 0;
     const statuses = {};
+    const failedRoutes = {};
     let stoppedBy = null;
     while (performance.now() < endsAt) {
       const [service, method, path, body] = churnRequest(requests);
       try {
         const status = await sendOn(agent, `${urls[service]}${path}`, method, body);
         statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status >= 400) failures++;
+        if (status >= 400) {
+          failures++;
+          const route = `${method} ${path.replace(/[-/]\d+/g, "/N")} → ${status}`;
+          failedRoutes[route] = (failedRoutes[route] ?? 0) + 1;
+        }
       } catch (error) {
         stoppedBy = `request ${requests} (${method} ${path}): ${error.message}`;
         break;
@@ -167,7 +177,8 @@ export async function measureChurn({ minutes, warmMinutes }, progress = () => {}
       const elapsed = performance.now() - began;
       if (elapsed >= nextSample) {
         samples.push({ atMs: elapsed, rssBytes: await rssOf(pid), requests });
-        if (Math.round(elapsed / 1000) % 60 < 10) progress(`  churn: ${(elapsed / 60_000).toFixed(1)} min, ${requests.toLocaleString("en-US")} requests, RSS ${(samples.at(-1).rssBytes / MiB).toFixed(0)} MB`);
+        if (Math.round(elapsed / 1000) % 60 < 10)
+          progress(`  churn: ${(elapsed / 60_000).toFixed(1)} min, ${requests.toLocaleString("en-US")} requests, RSS ${(samples.at(-1).rssBytes / MiB).toFixed(0)} MB`);
         nextSample += SAMPLE_EVERY_MS;
       }
     }
@@ -186,6 +197,7 @@ export async function measureChurn({ minutes, warmMinutes }, progress = () => {}
       requests,
       failures,
       statuses,
+      failedRoutes,
       stoppedBy,
       virtualNow: clock?.now ?? null,
       warmRssBytes: warm.rssBytes,

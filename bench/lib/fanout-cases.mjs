@@ -81,7 +81,11 @@ export const FANOUT_KINDS = {
       if (emu.store.table("registry.sessions").size !== n) throw new Error(`created ${emu.store.table("registry.sessions").size} of ${n} sessions`);
     },
     check: (emu, n) => {
-      expect(countWhere(emu, "registry.checks", (c) => c.CheckID.startsWith("ttl-") && c.Status === "critical"), n, "critical TTL checks");
+      expect(
+        countWhere(emu, "registry.checks", (c) => c.CheckID.startsWith("ttl-") && c.Status === "critical"),
+        n,
+        "critical TTL checks",
+      );
       return expect(n - emu.store.table("registry.sessions").size, n, "sessions invalidated");
     },
   },
@@ -108,7 +112,11 @@ export const FANOUT_KINDS = {
       if (critical !== n) throw new Error(`${critical} of ${n} TTL checks critical before the timed advance`);
     },
     check: (emu, n) => {
-      expect(countWhere(emu, "registry.services", (s) => String(s.ServiceID).startsWith("svc-")), 0, "services left");
+      expect(
+        countWhere(emu, "registry.services", (s) => String(s.ServiceID).startsWith("svc-")),
+        0,
+        "services left",
+      );
       return { objects: n };
     },
   },
@@ -129,7 +137,12 @@ export const FANOUT_KINDS = {
       const running = countWhere(emu, "scheduler.allocs", (a) => a.ClientStatus === "running");
       if (running !== n) throw new Error(`${running} of ${n} allocations running before the timed advance`);
     },
-    check: (emu, n) => expect(countWhere(emu, "scheduler.deployments", (d) => d.Status === "successful"), n, "successful deployments"),
+    check: (emu, n) =>
+      expect(
+        countWhere(emu, "scheduler.deployments", (d) => d.Status === "successful"),
+        n,
+        "successful deployments",
+      ),
   },
 
   /** N periodic batch jobs on the same cron (every minute); the timed advance launches all N children at once. */
@@ -142,7 +155,12 @@ export const FANOUT_KINDS = {
       const periodic = { Enabled: true, SpecType: "cron", Spec: "* * * * *", ProhibitOverlap: false, TimeZone: "UTC" };
       await seedJobs(emu, n, (i) => job(`cron-${i}`, { type: "batch", extra: { Periodic: periodic } }));
     },
-    check: (emu, n) => expect(countWhere(emu, "scheduler.jobs", (j) => j.ParentID && j.ID.includes("/periodic-")), n, "periodic children"),
+    check: (emu, n) =>
+      expect(
+        countWhere(emu, "scheduler.jobs", (j) => j.ParentID && j.ID.includes("/periodic-")),
+        n,
+        "periodic children",
+      ),
   },
 
   /**
@@ -156,7 +174,11 @@ export const FANOUT_KINDS = {
     advance: "30s",
     async setup(emu, n) {
       await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });
-      await emu.applyFixture({ scheduler: { jobs: [job("drained", { count: n, group: { Migrate: { MaxParallel: n, HealthCheck: "checks", MinHealthyTime: 10 * SECOND_NS, HealthyDeadline: 300 * SECOND_NS } } })] } });
+      await emu.applyFixture({
+        scheduler: {
+          jobs: [job("drained", { count: n, group: { Migrate: { MaxParallel: n, HealthCheck: "checks", MinHealthyTime: 10 * SECOND_NS, HealthyDeadline: 300 * SECOND_NS } } })],
+        },
+      });
       emu.clock.advance("30s");
       const running = countWhere(emu, "scheduler.allocs", (a) => a.ClientStatus === "running");
       if (running !== n) throw new Error(`${running} of ${n} allocations running before the drain`);
@@ -166,7 +188,11 @@ export const FANOUT_KINDS = {
       this.target = rows(emu, "scheduler.nodes").find((node) => node.Name === "big-b").ID;
     },
     check(emu, n) {
-      return expect(countWhere(emu, "scheduler.allocs", (a) => a.NodeID === this.target && a.ClientStatus === "running"), n, "replacements running on the new node");
+      return expect(
+        countWhere(emu, "scheduler.allocs", (a) => a.NodeID === this.target && a.ClientStatus === "running"),
+        n,
+        "replacements running on the new node",
+      );
     },
   },
 
@@ -189,6 +215,11 @@ export const FANOUT_KINDS = {
       if (ids.length !== n) throw new Error(`${ids.length} of ${n} allocations running before the failures`);
       for (const id of ids) await request(emu.scheduler, `/_standin/scheduler/allocations/${id}`, "POST", { ClientStatus: "failed" });
     },
-    check: (emu, n) => expect(countWhere(emu, "scheduler.allocs", (a) => a.PreviousAllocation && a.ClientStatus === "running"), n, "replacements running"),
+    check: (emu, n) =>
+      expect(
+        countWhere(emu, "scheduler.allocs", (a) => a.PreviousAllocation && a.ClientStatus === "running"),
+        n,
+        "replacements running",
+      ),
   },
 };

@@ -25,7 +25,12 @@ function parseJob(urls, hcl) {
   const request = json({ JobHCL: hcl, Canonicalize: false });
   return async () => {
     const res = await send(`${urls.scheduler}/v1/jobs/parse`, { method: "POST", ...request });
-    return { status: res.status, requestMB: MB(Buffer.byteLength(request.body)), answerMB: MB(res.body.length), answerMeta: /"Meta":(\{[^}]{0,80})/.exec(res.body.subarray(0, 4096).toString("utf8"))?.[1] ?? res.body.subarray(0, 120).toString("utf8") };
+    return {
+      status: res.status,
+      requestMB: MB(Buffer.byteLength(request.body)),
+      answerMB: MB(res.body.length),
+      answerMeta: /"Meta":(\{[^}]{0,80})/.exec(res.body.subarray(0, 4096).toString("utf8"))?.[1] ?? res.body.subarray(0, 120).toString("utf8"),
+    };
   };
 }
 
@@ -109,7 +114,13 @@ export const HOSTILE_CASES = {
         );
         const statuses = {};
         for (let i = 0; i < 40; i++) {
-          const job = { ID: `stream-${i}`, Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] };
+          const job = {
+            ID: `stream-${i}`,
+            Type: "batch",
+            Datacenters: ["dc1"],
+            Meta: meta,
+            TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
+          };
           const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...json({ Job: job }) });
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         }
