@@ -132,8 +132,8 @@ function onlyCasesPlan() {
   return plan;
 }
 
-/** Issue 30's sections (each when `wanted`): churn, fan-out, stalls. */
-async function measureIssue30(wanted, plan = { fanoutKinds: [], stallCases: [] }) {
+/** The virtual-time sections (issue 30), each when `wanted`: churn, fan-out, stalls. */
+async function measureAgeingAndStalls(wanted, plan = { fanoutKinds: [], stallCases: [] }) {
   const out = {};
   if (wanted("churn")) {
     progress(`churn: ${SETTINGS.churn.minutes} min of mixed requests against a standin child, RSS every 10 s (reference after ${SETTINGS.churn.warmMinutes} min)…`);
@@ -165,7 +165,7 @@ async function onlyCases(env) {
   }
   if (wanted("throughput")) measured.throughput = await withFixture((fixtureFile) => measureThroughput(SETTINGS.throughput, { fixtureFile, progress, nodeArgs: NODE_ARGS }));
   if (wanted("scale")) measured.scale = await measureScale(SETTINGS.scale, progress);
-  Object.assign(measured, await measureIssue30(wanted, plan));
+  Object.assign(measured, await measureAgeingAndStalls(wanted, plan));
   const rows = buildRows(measured, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;
   console.log(environmentLine(env));
@@ -216,7 +216,7 @@ async function main() {
   progress(`scale curves and memory (each case in a fresh process, at most ${SETTINGS.scale.caseLimitSeconds} s)…`);
   const scale = await measureScale(SETTINGS.scale, progress);
 
-  const { churn, fanout, stalls } = await measureIssue30(() => true);
+  const { churn, fanout, stalls } = await measureAgeingAndStalls(() => true);
 
   const rows = buildRows({ startup, create, reset, timers, throughput, scale, stalls, churn, fanout }, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;

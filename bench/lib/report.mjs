@@ -324,6 +324,12 @@ function stallDetail(detail = {}) {
   if (detail.status !== undefined) parts.push(`answered ${detail.status}`);
   if (detail.answerMB !== undefined) parts.push(`${detail.answerMB} MB`);
   if (detail.children !== undefined) parts.push(`${count(detail.children)} children, slowest advance ${count(detail.slowestAdvanceMs)} ms`);
+  if (detail.subscribers !== undefined)
+    parts.push(
+      `${count(detail.subscribers)} subscribers, writes answered ${Object.entries(detail.statuses ?? {})
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(" ")}`,
+    );
   if (detail.servicesLeft !== undefined) parts.push(`${count(detail.servicesLeft)} services left`);
   if (detail.heavyMs !== undefined) parts.push(`sent in ${count(detail.heavyMs)} ms`);
   return parts.join(", ");
@@ -486,6 +492,11 @@ export function notes(settings) {
     "  1M small requests (KV write, KV read, job list in turn) in process; RSS after a forced GC at 10k and at the end.",
     "- Stalls: a fresh `standin start` per case; a probe asks GET /_standin/clock every 5 ms on its own keep-alive",
     "  connection while another client sends the heavy request(s) (bench/lib/stalls.mjs); p99 and max of the probe.",
+    `- Churn: one client, one request at a time, to a \`standin start\` child on 127.0.0.1 for ${settings.churn.minutes} min (job re-registers, variables,`,
+    "  KV, agent services, sessions, events, echo; every 17th request advances the clock 7 s); VmRSS every 10 s; the",
+    `  change is from the sample nearest ${settings.churn.warmMinutes} min to the end (bench/lib/churn.mjs).`,
+    `- Fan-out: N objects set up in process, then one emu.clock.advance() timed alone, each case in a fresh process stopped`,
+    `  after ${settings.fanout.limitSeconds} s (set-up included); ratio: time per object relative to the smallest size (bench/lib/fanout-cases.mjs).`,
     "- Targets are judged on the row that names one; p99, max and latency rows are context.",
   ].join("\n");
 }
