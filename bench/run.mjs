@@ -74,7 +74,7 @@ const SETTINGS = {
     sizes: [1_000, 10_000, 100_000],
     kinds: Object.keys(FANOUT_KINDS),
     limitSeconds: 30,
-    labels: Object.fromEntries(Object.entries(FANOUT_KINDS).map(([kind, spec]) => [kind, { label: spec.label, unit: spec.unit }])),
+    labels: Object.fromEntries(Object.entries(FANOUT_KINDS).map(([kind, spec]) => [kind, { label: spec.label, unit: spec.unit, units: spec.units }])),
   },
 };
 

@@ -55,6 +55,7 @@ export const FANOUT_KINDS = {
   "session-ttl": {
     label: "registry: session TTL expiries",
     unit: "session",
+    units: "sessions",
     advance: "61s",
     async setup(emu, n) {
       for (let start = 0; start < n; start += SESSION_CHUNK) {
@@ -70,6 +71,7 @@ export const FANOUT_KINDS = {
   "check-ttl": {
     label: "registry: TTL check expiries invalidating sessions",
     unit: "check",
+    units: "checks",
     advance: "31s",
     async setup(emu, n) {
       for (let i = 0; i < n; i++) await request(emu.registry, "/v1/agent/check/register", "PUT", { ID: `ttl-${i}`, Name: `ttl-${i}`, TTL: "30s", Status: "passing" });
@@ -97,6 +99,7 @@ export const FANOUT_KINDS = {
   "critical-reap": {
     label: "registry: DeregisterCriticalServiceAfter reaping",
     unit: "service",
+    units: "services",
     advance: "2m",
     async setup(emu, n) {
       for (let i = 0; i < n; i++) {
@@ -128,6 +131,7 @@ export const FANOUT_KINDS = {
   deployments: {
     label: "scheduler: deployments becoming healthy",
     unit: "deployment",
+    units: "deployments",
     advance: "1h",
     async setup(emu, n) {
       await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });
@@ -149,6 +153,7 @@ export const FANOUT_KINDS = {
   periodic: {
     label: "scheduler: periodic launches at one instant",
     unit: "launch",
+    units: "launches",
     advance: "61s",
     async setup(emu, n) {
       await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });
@@ -171,6 +176,7 @@ export const FANOUT_KINDS = {
   drain: {
     label: "scheduler: node drains migrating allocations",
     unit: "allocation",
+    units: "allocations",
     advance: "30s",
     async setup(emu, n) {
       await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });
@@ -203,6 +209,7 @@ export const FANOUT_KINDS = {
   reschedule: {
     label: "scheduler: reschedules of failed allocations",
     unit: "allocation",
+    units: "allocations",
     advance: "30s",
     async setup(emu, n) {
       await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });

@@ -362,11 +362,11 @@ export const FANOUT_RATIO_TARGET = 2;
 function fanoutRows(fanout, labels) {
   const rows = [];
   for (const [kind, points] of Object.entries(fanout ?? {})) {
-    const { label, unit } = labels[kind];
+    const { label, unit, units } = labels[kind];
     const first = points[0];
     const firstPerObject = first && !first.timedOut && !first.failed && !first.skipped ? first.advanceMs / first.n : null;
     for (const point of points) {
-      const measure = `fan-out: ${label}, ${short(point.n)} ${unit}s, one advance`;
+      const measure = `fan-out: ${label}, ${short(point.n)} ${units}, one advance`;
       const judged = point !== first;
       const targetText = judged ? `≤ ${FANOUT_RATIO_TARGET}× per ${unit} vs ${short(first.n)}` : "—";
       const fixed = (standinCell, met) => {
@@ -437,7 +437,7 @@ function churnRows(churn) {
     }),
   );
   const c = churn.counts ?? {};
-  const kept = ["allocations", "evaluations", "deployments", "jobs"].map((k) => `${count(c[k] ?? 0)} ${k}`).join(", ");
+  const kept = c.error ? `not read: ${c.error}` : ["allocations", "evaluations", "deployments", "jobs"].map((k) => `${count(c[k] ?? 0)} ${k}`).join(", ");
   rows.push(
     row(`churn: kept at the end, from the API (${count(churn.requests)} requests, ${count(churn.failures)} answered ≥ 400; clock at ${churn.virtualNow})`, {
       unit: "MB",
