@@ -318,8 +318,9 @@ const STALL_LABELS = {
 
 /** What a stall case's detail says about its answer, for the row (status, sizes, what a case counted). */
 function stallDetail(detail = {}) {
-  if (detail.timedOut) return `stopped at ${detail.limitSeconds} s`;
-  if (detail.failed) return `failed: ${detail.failed}`;
+  const during = detail.during ? ` while ${detail.during}` : "";
+  if (detail.timedOut) return `stopped at ${detail.limitSeconds} s${during}`;
+  if (detail.failed) return `failed${during}: ${detail.failed}`;
   const parts = [];
   if (detail.status !== undefined) parts.push(`answered ${detail.status}`);
   if (detail.answerMB !== undefined) parts.push(`${detail.answerMB} MB`);
@@ -339,6 +340,19 @@ function stallRows(stalls) {
   const rows = [];
   for (const [name, result] of Object.entries(stalls ?? {})) {
     const about = stallDetail(result.detail);
+    if (result.samples === 0) {
+      const r = row(`stall: GET /_standin/clock p99 while ${result.label ?? name}`, {
+        unit: "ms",
+        standin: null,
+        target: { atMost: 100 },
+        cells: { standin: about },
+        extra: { case: name },
+      });
+      r.met = false;
+      r.cells[5] = "**MISSED**";
+      rows.push(r);
+      continue;
+    }
     rows.push(
       row(`stall: GET /_standin/clock p99 while ${result.label ?? STALL_LABELS[name] ?? name}`, {
         unit: "ms",

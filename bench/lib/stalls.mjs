@@ -149,7 +149,15 @@ export async function measureStalls(progress = () => {}, { only } = {}) {
     const standin = spawnStandinCli(args);
     try {
       const urls = await standin.urls;
-      const heavy = await prepare({ urls });
+      // Preparing is bounded too: a server that freezes while the case's state is built must not hang the bench.
+      const heavy = await within(
+        prepare({ urls }).catch((error) => ({ failed: String(error?.message ?? error).slice(0, 200) })),
+        limitSeconds,
+      );
+      if (typeof heavy !== "function") {
+        out[name] = { label, p50: null, p99: null, max: null, samples: 0, detail: { ...heavy, during: "preparation" } };
+        continue;
+      }
       const probe = startProbe(`${urls.scheduler}/_standin`);
       await sleep(200);
       // Once stopped at the limit, the heavy request fails as the server goes: that is expected, not news.
