@@ -155,7 +155,7 @@ export async function measureStalls(progress = () => {}, { only } = {}) {
         limitSeconds,
       );
       if (typeof heavy !== "function") {
-        out[name] = { label, p50: null, p99: null, max: null, samples: 0, detail: { ...heavy, during: "preparation" } };
+        out[name] = { label, p50: null, p99: null, max: null, samples: 0, detail: { ...heavy, during: "preparing" } };
         continue;
       }
       const probe = startProbe(`${urls.scheduler}/_standin`);
