@@ -149,6 +149,32 @@ export const FANOUT_KINDS = {
       ),
   },
 
+  /**
+   * N service jobs whose allocation stays pending (the fixture's `timing.allocStart` is 2h) past its
+   * deployment's progress deadline (10m); the timed advance passes it: every deployment fails so.
+   */
+  "progress-deadline": {
+    label: "scheduler: deployments failing at their progress deadline",
+    unit: "deployment",
+    units: "deployments",
+    advance: "11m",
+    fixture: { scheduler: { timing: { allocStart: "2h" } } },
+    async setup(emu, n) {
+      await emu.applyFixture({ scheduler: { nodes: [bigNode("big-a")] } });
+      const update = { MaxParallel: 1, MinHealthyTime: 10 * SECOND_NS, HealthyDeadline: 300 * SECOND_NS, ProgressDeadline: 600 * SECOND_NS };
+      await seedJobs(emu, n, (i) => job(`late-${i}`, { group: { Update: update } }));
+      emu.clock.advance("1s");
+      const pending = countWhere(emu, "scheduler.allocs", (a) => a.ClientStatus === "pending");
+      if (pending !== n) throw new Error(`${pending} of ${n} allocations placed (pending) before the timed advance`);
+    },
+    check: (emu, n) =>
+      expect(
+        countWhere(emu, "scheduler.deployments", (d) => d.Status === "failed" && d.StatusDescription === "Failed due to progress deadline"),
+        n,
+        "deployments failed at their progress deadline",
+      ),
+  },
+
   /** N periodic batch jobs on the same cron (every minute); the timed advance launches all N children at once. */
   periodic: {
     label: "scheduler: periodic launches at one instant",

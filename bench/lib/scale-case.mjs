@@ -245,7 +245,7 @@ const cases = {
  */
 for (const [kind, spec] of Object.entries(FANOUT_KINDS)) {
   cases[`fanout-${kind}`] = async () => {
-    const emu = await createStandin({ fixture: {} });
+    const emu = await createStandin({ fixture: spec.fixture ?? {} });
     process.stdout.write("PHASE setup\n");
     const t0 = performance.now();
     await spec.setup(emu, n);
