@@ -324,7 +324,9 @@ function stallDetail(detail = {}) {
   const parts = [];
   if (detail.status !== undefined) parts.push(`answered ${detail.status}`);
   if (detail.answerMB !== undefined) parts.push(`${detail.answerMB} MB`);
-  if (detail.children !== undefined) parts.push(`${count(detail.children)} children, slowest advance ${count(detail.slowestAdvanceMs)} ms`);
+  if (detail.children !== undefined) {
+    parts.push(`${count(detail.children)} children; advances: first ${count(detail.firstAdvanceMs)} ms, last ${count(detail.lastAdvanceMs)} ms, slowest ${count(detail.slowestAdvanceMs)} ms`);
+  }
   if (detail.subscribers !== undefined)
     parts.push(
       `${count(detail.subscribers)} subscribers, writes answered ${Object.entries(detail.statuses ?? {})
