@@ -325,7 +325,9 @@ function stallDetail(detail = {}) {
   if (detail.status !== undefined) parts.push(`answered ${detail.status}`);
   if (detail.answerMB !== undefined) parts.push(`${detail.answerMB} MB`);
   if (detail.children !== undefined) {
-    parts.push(`${count(detail.children)} children; advances: first ${count(detail.firstAdvanceMs)} ms, last ${count(detail.lastAdvanceMs)} ms, slowest ${count(detail.slowestAdvanceMs)} ms`);
+    parts.push(
+      `${count(detail.children)} children; advances: first ${count(detail.firstAdvanceMs)} ms, last ${count(detail.lastAdvanceMs)} ms, slowest ${count(detail.slowestAdvanceMs)} ms`,
+    );
   }
   if (detail.subscribers !== undefined)
     parts.push(
