@@ -134,6 +134,13 @@ function slopeMbPerMinute(samples) {
   return den === 0 ? null : num / den;
 }
 
+/** Requests a minute between the first and the last of `samples`. */
+function perMinute(samples) {
+  const first = samples[0];
+  const last = samples.at(-1);
+  return last.atMs > first.atMs ? ((last.requests - first.requests) / (last.atMs - first.atMs)) * 60_000 : null;
+}
+
 const assertLoopback = (url) => {
   if (new URL(url).hostname !== "127.0.0.1") throw new Error(`churn: refusing to send traffic to ${url} (127.0.0.1 only)`);
 };
@@ -205,6 +212,10 @@ export async function measureChurn({ minutes, warmMinutes }, progress = () => {}
       warmAtMs: warm.atMs,
       endRssBytes: end.rssBytes,
       growthMbPerMinute: slopeMbPerMinute(tail.length >= 3 ? tail : samples.slice(-3)),
+      // The client waits for each answer, so a server that slows down as its state grows also slows
+      // the churn (and its RSS growth): the two rates say how much.
+      warmRequestsPerMinute: warm.atMs > 0 ? (warm.requests / warm.atMs) * 60_000 : null,
+      endRequestsPerMinute: perMinute(tail.length >= 2 ? tail : samples.slice(-2)),
       counts,
       samples,
     };

@@ -453,6 +453,16 @@ function churnRows(churn) {
       cells: { standin: growth === null ? "—" : `${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB/min` },
     }),
   );
+  if (churn.endRequestsPerMinute != null && churn.warmRequestsPerMinute != null) {
+    rows.push(
+      row("churn: requests a minute over the last fifth (baseline: during the warm-up)", {
+        unit: "req/min",
+        standin: churn.endRequestsPerMinute,
+        baseline: churn.warmRequestsPerMinute,
+        cells: { standin: `${count(Math.round(churn.endRequestsPerMinute))}/min`, baseline: `${count(Math.round(churn.warmRequestsPerMinute))}/min` },
+      }),
+    );
+  }
   const c = churn.counts ?? {};
   const kept = c.error ? `not read: ${c.error}` : ["allocations", "evaluations", "deployments", "jobs"].map((k) => `${count(c[k] ?? 0)} ${k}`).join(", ");
   rows.push(
