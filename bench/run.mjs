@@ -7,7 +7,11 @@
  *      floor serving the same bytes),
  *   4. scale curves in process (jobs list/filter/page, TTL sessions, blocking
  *      queries woken by one write, snapshot/restore) and memory, each case in a
- *      fresh child process.
+ *      fresh child process,
+ *   5. issue 30: a mixed churn against a `standin start` child (its RSS after a
+ *      warm-up and at the end), the fan-out of one clock advance at 1k / 10k /
+ *      100k objects per kind (per-object ratio), and stalls: a probe's latency
+ *      while each hostile input is sent.
  * Prints a markdown table to stdout (progress goes to stderr) and writes
  * bench/results/latest.json. Exits 0 even when a target is missed; exits 1
  * only when the bench itself could not run.
@@ -17,6 +21,16 @@
  *                           prints those rows and each round's CPU per request, writes no JSON
  *   BENCH_ROUNDS=5          alternating rounds per route (default 3)
  *   BENCH_PROFILE=DIR       the standin child runs under `node --cpu-prof`, its profile written to DIR
+ *
+ * Running some sections only (their rows, and bench/results/only.json instead of latest.json):
+ *   BENCH_ONLY_CASES=churn,fanout,stalls   sections: startup, throughput, scale, churn, fanout, stalls;
+ *                           `fanout:<kind>` and `stall:<case>` narrow those two (kinds in
+ *                           lib/fanout-cases.mjs, cases in lib/stalls.mjs and lib/stall-cases.mjs)
+ *   BENCH_FANOUT_SIZES=1000,10000   the fan-out sizes (default 1000,10000,100000)
+ *   BENCH_FANOUT_LIMIT=30   seconds a fan-out case may take, set-up included (default 30)
+ *   BENCH_CHURN_MINUTES=30  the churn's length in real minutes (default 3); its reference RSS is
+ *                           taken after BENCH_CHURN_WARM_MINUTES (default 1; 5 when the churn
+ *                           lasts 10 minutes or more). `npm run bench:churn` is issue 30's 5-then-30.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -25,15 +39,19 @@ import { fileURLToPath } from "node:url";
 import { measureCreate, measureReset, measureTimerAdvance } from "./lib/in-process.mjs";
 import { interruption, killChildrenOnExit, stopAllChildren } from "./lib/processes.mjs";
 import { buildRows, environment, environmentLine, markdownTable, notes, throughputRows, verdict, writeJson } from "./lib/report.mjs";
-import { measureScale } from "./lib/scale.mjs";
+import { measureChurn } from "./lib/churn.mjs";
+import { FANOUT_KINDS } from "./lib/fanout-cases.mjs";
+import { measureFanout, measureScale } from "./lib/scale.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { measureStartup } from "./lib/startup.mjs";
-import { measureStalls } from "./lib/stalls.mjs";
+import { measureStalls, STALL_CASE_NAMES } from "./lib/stalls.mjs";
 import { measureThroughput, ROUTES, throughputFixture } from "./lib/throughput.mjs";
 
 const RESULTS_FILE = fileURLToPath(new URL("./results/latest.json", import.meta.url));
+const ONLY_RESULTS_FILE = fileURLToPath(new URL("./results/only.json", import.meta.url));
 
-// Sized to keep the whole run around 3 minutes on a 2-core machine (the 100k cases dominate).
+// Sizes and limits bound each part: the issue-17 long-run rows take about 4 minutes, the churn 3, the
+// fan-out and stall cases each stop at their limit (see docs/development.md for a whole run's length).
 const SETTINGS = {
   startup: { runs: 10 },
   create: { warmups: 5, iterations: 50 },
@@ -50,12 +68,29 @@ const SETTINGS = {
     longRun: { kvWrites: 100_000, requests: 1_000_000, limitSeconds: 400 },
     caseLimitSeconds: 45,
   },
+  // Issue 30. The default churn is short (1 + 2 minutes); BENCH_CHURN_MINUTES=30 is the issue's run.
+  churn: { minutes: 3, warmMinutes: 1 },
+  fanout: {
+    sizes: [1_000, 10_000, 100_000],
+    kinds: Object.keys(FANOUT_KINDS),
+    limitSeconds: 30,
+    labels: Object.fromEntries(Object.entries(FANOUT_KINDS).map(([kind, spec]) => [kind, { label: spec.label, unit: spec.unit, units: spec.units }])),
+  },
 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",").map((id) => id.trim()) : undefined;
 if (process.env.BENCH_ROUNDS) SETTINGS.throughput.rounds = Number(process.env.BENCH_ROUNDS);
+const numbers = (text) => text.split(",").map((item) => Number(item.trim()));
+if (process.env.BENCH_FANOUT_SIZES) SETTINGS.fanout.sizes = numbers(process.env.BENCH_FANOUT_SIZES);
+if (process.env.BENCH_FANOUT_LIMIT) SETTINGS.fanout.limitSeconds = Number(process.env.BENCH_FANOUT_LIMIT);
+if (process.env.BENCH_CHURN_MINUTES) {
+  SETTINGS.churn.minutes = Number(process.env.BENCH_CHURN_MINUTES);
+  SETTINGS.churn.warmMinutes = SETTINGS.churn.minutes >= 10 ? 5 : 1;
+}
+if (process.env.BENCH_CHURN_WARM_MINUTES) SETTINGS.churn.warmMinutes = Number(process.env.BENCH_CHURN_WARM_MINUTES);
+const ONLY_CASES = process.env.BENCH_ONLY_CASES ? process.env.BENCH_ONLY_CASES.split(",").map((id) => id.trim()) : undefined;
 const NODE_ARGS = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
 /** The throughput rows of the routes BENCH_ONLY names, alone: what working on a route's cost needs. */
@@ -73,6 +108,81 @@ async function onlyRoutes(env) {
     const perRound = route.rounds.map((r) => `${us(r.standinCpuUs)}/${us(r.honoCpuUs)}/${us(r.floorCpuUs)}`).join("  ");
     console.log(`${id}: CPU µs per request by round (standin/framework/bare): ${perRound}`);
   }
+}
+
+const SECTIONS = ["startup", "throughput", "scale", "churn", "fanout", "stalls"];
+
+/** BENCH_ONLY_CASES: the sections it names and, for fan-out and stalls, the kinds and cases. */
+function onlyCasesPlan() {
+  const plan = { sections: new Set(), fanoutKinds: [], stallCases: [] };
+  for (const id of ONLY_CASES) {
+    const [section, item] = id.split(":");
+    const name = section === "stall" ? "stalls" : section;
+    if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY_CASES: no section ${section} (sections: ${SECTIONS.join(", ")}; fanout:<kind>, stall:<case>)`);
+    plan.sections.add(name);
+    if (item && name === "fanout") {
+      if (!FANOUT_KINDS[item]) throw new Error(`BENCH_ONLY_CASES: no fan-out kind ${item} (kinds: ${Object.keys(FANOUT_KINDS).join(", ")})`);
+      plan.fanoutKinds.push(item);
+    }
+    if (item && name === "stalls") {
+      if (!STALL_CASE_NAMES().includes(item)) throw new Error(`BENCH_ONLY_CASES: no stall case ${item} (cases: ${STALL_CASE_NAMES().join(", ")})`);
+      plan.stallCases.push(item);
+    }
+  }
+  return plan;
+}
+
+/** The virtual-time sections (issue 30), each when `wanted`: churn, fan-out, stalls. */
+async function measureAgeingAndStalls(wanted, plan = { fanoutKinds: [], stallCases: [] }) {
+  const out = {};
+  if (wanted("churn")) {
+    progress(`churn: ${SETTINGS.churn.minutes} min of mixed requests against a standin child, RSS every 10 s (reference after ${SETTINGS.churn.warmMinutes} min)…`);
+    out.churn = await measureChurn(SETTINGS.churn, progress);
+  }
+  if (wanted("fanout")) {
+    const settings = plan.fanoutKinds.length > 0 ? { ...SETTINGS.fanout, kinds: plan.fanoutKinds } : SETTINGS.fanout;
+    progress(`fan-out: one clock advance over ${settings.sizes.join(" / ")} objects per kind (each case in a fresh process, at most ${settings.limitSeconds} s)…`);
+    out.fanout = await measureFanout(settings, progress);
+  }
+  if (wanted("stalls")) {
+    progress("stalls: GET /_standin/clock latency while a heavy request is in progress (each case in a fresh standin)…");
+    out.stalls = await measureStalls(progress, { only: plan.stallCases.length > 0 ? plan.stallCases : undefined });
+  }
+  return out;
+}
+
+/** BENCH_ONLY_CASES: the sections it names, their rows, and bench/results/only.json. */
+async function onlyCases(env) {
+  const plan = onlyCasesPlan();
+  const wanted = (section) => plan.sections.has(section);
+  const began = performance.now();
+  const measured = {};
+  if (wanted("startup")) {
+    measured.startup = await measureStartup(SETTINGS.startup);
+    measured.create = await measureCreate(SETTINGS.create);
+    measured.reset = await measureReset(SETTINGS.reset);
+    measured.timers = await measureTimerAdvance(SETTINGS.timers);
+  }
+  if (wanted("throughput")) measured.throughput = await withFixture((fixtureFile) => measureThroughput(SETTINGS.throughput, { fixtureFile, progress, nodeArgs: NODE_ARGS }));
+  if (wanted("scale")) measured.scale = await measureScale(SETTINGS.scale, progress);
+  Object.assign(measured, await measureAgeingAndStalls(wanted, plan));
+  const rows = buildRows(measured, SETTINGS);
+  const elapsedSeconds = (performance.now() - began) / 1000;
+  console.log(environmentLine(env));
+  console.log("");
+  console.log(markdownTable(rows));
+  console.log("");
+  console.log(verdict(rows));
+  console.log(`(took ${elapsedSeconds.toFixed(1)} s; JSON in bench/results/only.json)`);
+  await writeJson(ONLY_RESULTS_FILE, {
+    generatedAt: new Date().toISOString(),
+    environment: env,
+    settings: SETTINGS,
+    only: ONLY_CASES,
+    elapsedSeconds,
+    rows: rows.map(({ cells, ...data }) => data),
+    raw: measured,
+  });
 }
 
 /** Runs `measure` with the throughput fixture written to a temporary file. */
@@ -106,10 +216,9 @@ async function main() {
   progress(`scale curves and memory (each case in a fresh process, at most ${SETTINGS.scale.caseLimitSeconds} s)…`);
   const scale = await measureScale(SETTINGS.scale, progress);
 
-  progress("stalls: GET /_standin/clock latency while a heavy request is in progress (each case in a fresh standin)…");
-  const stalls = await measureStalls(progress);
+  const { churn, fanout, stalls } = await measureAgeingAndStalls(() => true);
 
-  const rows = buildRows({ startup, create, reset, timers, throughput, scale, stalls }, SETTINGS);
+  const rows = buildRows({ startup, create, reset, timers, throughput, scale, stalls, churn, fanout }, SETTINGS);
   const elapsedSeconds = (performance.now() - began) / 1000;
 
   console.log(environmentLine(env));
@@ -138,6 +247,9 @@ async function main() {
       timers,
       throughput,
       scale,
+      churn,
+      fanout,
+      stalls,
     },
   });
 }
@@ -145,6 +257,7 @@ async function main() {
 killChildrenOnExit();
 try {
   if (ONLY) await onlyRoutes(environment());
+  else if (ONLY_CASES) await onlyCases(environment());
   else await main();
 } catch (error) {
   // After Ctrl-C the children are stopped on purpose; their "failure" is not news.

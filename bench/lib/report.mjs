@@ -316,24 +316,175 @@ const STALL_LABELS = {
   "tape-export": "GET /_standin/tape of a ~36 MB tape",
 };
 
+/** What a stall case's detail says about its answer, for the row (status, sizes, what a case counted). */
+function stallDetail(detail = {}) {
+  const during = detail.during ? ` while ${detail.during}` : "";
+  if (detail.timedOut) return `stopped at ${detail.limitSeconds} s${during}`;
+  if (detail.failed) return `failed${during}: ${detail.failed}`;
+  const parts = [];
+  if (detail.status !== undefined) parts.push(`answered ${detail.status}`);
+  if (detail.answerMB !== undefined) parts.push(`${detail.answerMB} MB`);
+  if (detail.children !== undefined) {
+    parts.push(
+      `${count(detail.children)} children; advances: first ${count(detail.firstAdvanceMs)} ms, last ${count(detail.lastAdvanceMs)} ms, slowest ${count(detail.slowestAdvanceMs)} ms`,
+    );
+  }
+  if (detail.subscribers !== undefined)
+    parts.push(
+      `${count(detail.subscribers)} subscribers, writes answered ${Object.entries(detail.statuses ?? {})
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(" ")}`,
+    );
+  if (detail.servicesLeft !== undefined) parts.push(`${count(detail.servicesLeft)} services left`);
+  if (detail.heavyMs !== undefined) parts.push(`sent in ${count(detail.heavyMs)} ms`);
+  return parts.join(", ");
+}
+
 function stallRows(stalls) {
   const rows = [];
   for (const [name, result] of Object.entries(stalls ?? {})) {
+    const about = stallDetail(result.detail);
+    if (result.samples === 0) {
+      const r = row(`stall: GET /_standin/clock p99 while ${result.label ?? name}`, {
+        unit: "ms",
+        standin: null,
+        target: { atMost: 100 },
+        cells: { standin: about },
+        extra: { case: name },
+      });
+      r.met = false;
+      r.cells[5] = "**MISSED**";
+      rows.push(r);
+      continue;
+    }
     rows.push(
-      row(`stall: GET /_standin/clock p99 while ${STALL_LABELS[name] ?? name}`, {
+      row(`stall: GET /_standin/clock p99 while ${result.label ?? STALL_LABELS[name] ?? name}`, {
         unit: "ms",
         standin: result.p99,
         target: { atMost: 100 },
-        extra: { p50: result.p50, max: result.max, samples: result.samples, detail: result.detail },
+        extra: { case: name, p50: result.p50, max: result.max, samples: result.samples, detail: result.detail },
       }),
     );
-    rows.push(row("  max, same run", { unit: "ms", standin: result.max }));
+    rows.push(row(`  max, same run${about ? ` (${about})` : ""}`, { unit: "ms", standin: result.max }));
   }
   return rows;
 }
 
-export function buildRows({ startup, create, reset, timers, throughput, scale, stalls }, settings) {
-  return [...startupRows({ startup, create, reset, timers }, settings), ...throughputRows(throughput, settings), ...scaleRows(scale, settings), ...stallRows(stalls)];
+/**
+ * Issue 30's fan-out rows: per kind, the time of the one advance at each size
+ * with its time per object; the ratio is the time per object relative to the
+ * smallest size, judged (≤ FANOUT_RATIO_TARGET) at every larger size.
+ */
+export const FANOUT_RATIO_TARGET = 2;
+
+function fanoutRows(fanout, { labels, limitSeconds }) {
+  const rows = [];
+  for (const [kind, points] of Object.entries(fanout ?? {})) {
+    const { label, unit, units } = labels[kind];
+    const first = points[0];
+    const firstPerObject = first && !first.timedOut && !first.failed && !first.skipped ? first.advanceMs / first.n : null;
+    for (const point of points) {
+      const measure = `fan-out: ${label}, ${short(point.n)} ${units}, one advance`;
+      const judged = point !== first;
+      const targetText = judged ? `≤ ${FANOUT_RATIO_TARGET}× per ${unit} vs ${short(first.n)}` : `completes within ${limitSeconds} s`;
+      const fixed = (standinCell, met) => {
+        const r = row(measure, { unit: "ms", standin: null, target: { text: targetText }, cells: { standin: standinCell }, extra: { kind, n: point.n } });
+        r.met = met;
+        r.cells[5] = met === null ? "—" : met ? "yes" : "**MISSED**";
+        return r;
+      };
+      if (point.skipped) {
+        rows.push(fixed(`not run (${short(point.after)} was stopped)`, null));
+      } else if (point.timedOut) {
+        // A stopped or failed case is a miss at any size, the smallest included: its ratio cannot even be taken.
+        rows.push(fixed(`> ${point.limitSeconds} s (stopped in ${point.phase ?? "start-up"})`, false));
+      } else if (point.failed) {
+        rows.push(fixed(`failed: ${point.failed.slice(0, 120)}`, false));
+      } else {
+        const perObjectUs = (point.advanceMs / point.n) * 1000;
+        const ratio = firstPerObject === null ? null : point.advanceMs / point.n / firstPerObject;
+        const r = row(measure, {
+          unit: "ms",
+          standin: point.advanceMs,
+          ratio,
+          target: { text: targetText },
+          cells: { standin: `${ms(point.advanceMs)} (${us(perObjectUs)}/${unit}; set-up ${ms(point.setupMs)})` },
+          extra: { kind, n: point.n, perObjectUs, setupMs: point.setupMs, fired: point.fired },
+        });
+        r.met = judged ? ratio !== null && ratio <= FANOUT_RATIO_TARGET : true;
+        r.cells[5] = r.met ? "yes" : "**MISSED**";
+        rows.push(r);
+      }
+    }
+  }
+  return rows;
+}
+
+/** Issue 30's churn rows: RSS after the warm-up and at the end (±50 MB), growth at the end, what the scheduler keeps. */
+function churnRows(churn) {
+  if (!churn) return [];
+  const mib = (bytes) => bytes / 2 ** 20;
+  const span = `${churn.warmMinutes} → ${churn.minutes} min`;
+  const rows = [row(`churn: RSS after the first ${churn.warmMinutes} min (the reference)`, { unit: "MB", standin: mib(churn.warmRssBytes) })];
+  if (churn.stoppedBy) {
+    const r = row(`churn: RSS change ${span}`, { unit: "MB", standin: null, target: { text: "within ±50 MB" }, cells: { standin: `stopped: ${churn.stoppedBy}` } });
+    r.met = false;
+    r.cells[5] = "**MISSED**";
+    return [...rows, r];
+  }
+  const change = mib(churn.endRssBytes - churn.warmRssBytes);
+  const judged = row(`churn: RSS change ${span} (${mib(churn.endRssBytes).toFixed(0)} MB at the end)`, {
+    unit: "MB",
+    standin: change,
+    baseline: mib(churn.warmRssBytes),
+    ratio: null,
+    target: { text: "within ±50 MB" },
+    cells: { standin: `${change >= 0 ? "+" : ""}${change.toFixed(1)} MB` },
+    extra: { endRssBytes: churn.endRssBytes, warmRssBytes: churn.warmRssBytes },
+  });
+  judged.met = Math.abs(change) <= 50;
+  judged.cells[5] = judged.met ? "yes" : "**MISSED**";
+  rows.push(judged);
+  const growth = churn.growthMbPerMinute;
+  rows.push(
+    row("churn: RSS growth over the last fifth of the run", {
+      unit: "MB",
+      standin: growth,
+      cells: { standin: growth === null ? "—" : `${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB/min` },
+    }),
+  );
+  if (churn.endRequestsPerMinute != null && churn.warmRequestsPerMinute != null) {
+    rows.push(
+      row("churn: requests a minute over the last fifth (baseline: during the warm-up)", {
+        unit: "req/min",
+        standin: churn.endRequestsPerMinute,
+        baseline: churn.warmRequestsPerMinute,
+        cells: { standin: `${count(Math.round(churn.endRequestsPerMinute))}/min`, baseline: `${count(Math.round(churn.warmRequestsPerMinute))}/min` },
+      }),
+    );
+  }
+  const c = churn.counts ?? {};
+  const kept = c.error ? `not read: ${c.error}` : ["allocations", "evaluations", "deployments", "jobs"].map((k) => `${count(c[k] ?? 0)} ${k}`).join(", ");
+  rows.push(
+    row(`churn: kept at the end, from the API (${count(churn.requests)} requests, ${count(churn.failures)} answered ≥ 400; clock at ${churn.virtualNow})`, {
+      unit: "MB",
+      standin: null,
+      cells: { standin: kept },
+      extra: { counts: c },
+    }),
+  );
+  return rows;
+}
+
+export function buildRows({ startup, create, reset, timers, throughput, scale, stalls, churn, fanout }, settings) {
+  return [
+    ...(startup ? startupRows({ startup, create, reset, timers }, settings) : []),
+    ...(throughput ? throughputRows(throughput, settings) : []),
+    ...(scale ? scaleRows(scale, settings) : []),
+    ...churnRows(churn),
+    ...fanoutRows(fanout, settings.fanout),
+    ...stallRows(stalls),
+  ];
 }
 
 export function markdownTable(rows) {
@@ -368,14 +519,27 @@ export function notes(settings) {
     "  1M small requests (KV write, KV read, job list in turn) in process; RSS after a forced GC at 10k and at the end.",
     "- Stalls: a fresh `standin start` per case; a probe asks GET /_standin/clock every 5 ms on its own keep-alive",
     "  connection while another client sends the heavy request(s) (bench/lib/stalls.mjs); p99 and max of the probe.",
+    `- Churn: one client, one request at a time, to a \`standin start\` child on 127.0.0.1 for ${settings.churn.minutes} min (job re-registers, variables,`,
+    "  KV, agent services, sessions, events, echo; every 17th request advances the clock 7 s); VmRSS every 10 s; the",
+    `  change is from the sample nearest ${settings.churn.warmMinutes} min to the end (bench/lib/churn.mjs).`,
+    `- Fan-out: N objects set up in process, then one emu.clock.advance() timed alone, each case in a fresh process stopped`,
+    `  after ${settings.fanout.limitSeconds} s (set-up included); ratio: time per object relative to the smallest size (bench/lib/fanout-cases.mjs).`,
     "- Targets are judged on the row that names one; p99, max and latency rows are context.",
   ].join("\n");
 }
 
 export function verdict(rows) {
   const missed = rows.filter((r) => r.met === false);
-  if (missed.length === 0) return "All targets met.";
-  return `MISSED ${missed.length} target(s):\n${missed.map((r) => `  - ${r.measure}: ${r.cells[1]} (target ${r.target})`).join("\n")}`;
+  const lines = [
+    missed.length === 0 ? "All targets met." : `MISSED ${missed.length} target(s):\n${missed.map((r) => `  - ${r.measure}: ${r.cells[1]} (target ${r.target})`).join("\n")}`,
+  ];
+  // Issue 30's summary figure: the longest any one probe waited, over every stall case.
+  const stalls = rows.filter((r) => r.case && r.max !== undefined);
+  if (stalls.length > 0) {
+    const worst = stalls.reduce((a, b) => (b.max > a.max ? b : a));
+    lines.push(`Largest stall one request caused: ${ms(worst.max)} (${worst.case}; max of the probe over ${stalls.length} stall cases)`);
+  }
+  return lines.join("\n");
 }
 
 export async function writeJson(path, document) {

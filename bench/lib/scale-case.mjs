@@ -17,6 +17,7 @@ import { getRequestListener } from "@hono/node-server";
 
 getRequestListener(() => new Response(null));
 const { createStandin } = await import("../../dist/index.js");
+const { FANOUT_KINDS } = await import("./fanout-cases.mjs");
 
 const [caseName, countText, extraText] = process.argv.slice(2);
 const n = Number(countText);
@@ -237,6 +238,27 @@ const cases = {
     return { loadMs: 0, ...settledMemory(), kept: emu.index };
   },
 };
+
+/**
+ * `fanout-<kind>`: N objects set up (untimed), then ONE clock advance timed alone (see fanout-cases.mjs).
+ * Prints `PHASE <name>` lines so that a case stopped at its time limit says where it was.
+ */
+for (const [kind, spec] of Object.entries(FANOUT_KINDS)) {
+  cases[`fanout-${kind}`] = async () => {
+    const emu = await createStandin({ fixture: spec.fixture ?? {} });
+    process.stdout.write("PHASE setup\n");
+    const t0 = performance.now();
+    await spec.setup(emu, n);
+    const setupMs = since(t0);
+    process.stdout.write("PHASE advance\n");
+    const t1 = performance.now();
+    const fired = emu.clock.advance(spec.advance);
+    const advanceMs = since(t1);
+    process.stdout.write("PHASE check\n");
+    const { objects } = spec.check(emu, n);
+    return { kind, setupMs, advanceMs, fired: fired.length, objects };
+  };
+}
 
 function settledMemory() {
   for (let i = 0; i < 3; i++) globalThis.gc?.();

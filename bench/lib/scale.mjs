@@ -22,7 +22,8 @@ export async function runCase(caseName, n, limitSeconds, extraArgs = [], nodeArg
   const code = await new Promise((resolve) => child.once("exit", (exitCode, signal) => resolve(signal ?? exitCode)));
   clearTimeout(timer);
   const wallMs = performance.now() - started;
-  if (timedOut) return { case: caseName, n, timedOut: true, limitSeconds, wallMs };
+  // The last `PHASE <name>` line a case printed: where it was when it was stopped.
+  if (timedOut) return { case: caseName, n, timedOut: true, limitSeconds, wallMs, phase: [...child.output.matchAll(/^PHASE (\S+)$/gm)].at(-1)?.[1] ?? null };
   const match = RESULT_LINE.exec(child.output);
   if (code !== 0 || !match) throw new Error(`scale case ${caseName} ${n} failed (${code}):\n${child.output}`);
   return { ...JSON.parse(match[1]), wallMs };
@@ -63,5 +64,29 @@ export async function measureScale(settings, progress = () => {}) {
   out.kvHeavy = await runCaseOrFailure("kv-heavy", heavy.kvWrites, heavy.limitSeconds, [], ["--max-old-space-size=256"]);
   progress(`  long run: ${heavy.requests.toLocaleString("en-US")} small requests, RSS after 10k and after all`);
   out.requests = await runCaseOrFailure("requests", heavy.requests, heavy.limitSeconds);
+  return out;
+}
+
+/**
+ * Issue 30's fan-out rows: for each kind (fanout-cases.mjs) and size, one case
+ * in a fresh process. Once a size is stopped at the limit (or dies), the
+ * larger sizes of that kind are not run: they could only take longer.
+ */
+export async function measureFanout(settings, progress = () => {}) {
+  const out = {};
+  for (const kind of settings.kinds) {
+    out[kind] = [];
+    let stopped = null;
+    for (const n of settings.sizes) {
+      if (stopped) {
+        out[kind].push({ case: `fanout-${kind}`, n, skipped: true, after: stopped });
+        continue;
+      }
+      progress(`  fan-out ${kind}: ${n.toLocaleString("en-US")} objects, one advance`);
+      const result = await runCaseOrFailure(`fanout-${kind}`, n, settings.limitSeconds);
+      out[kind].push(result);
+      if (result.timedOut || result.failed) stopped = n;
+    }
+  }
   return out;
 }

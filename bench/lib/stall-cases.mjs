@@ -1,0 +1,190 @@
+/**
+ * Issue 30's hostile inputs, as stall cases for bench/lib/stalls.mjs: while
+ * each is sent (from a fresh `standin start`), a probe asks GET /_standin/clock
+ * and records how long it waits. `prepare({urls})` builds the input (and any
+ * state it needs, untimed) and returns the heavy part; what the heavy part
+ * resolves with is kept as the row's detail (status, answer size).
+ *
+ * Sizes follow the issue; the regex case is kept at 28 characters so that a
+ * backtracking engine still finishes in seconds.
+ */
+import { request } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { send } from "./http-probe.mjs";
+
+const json = (value) => ({ body: JSON.stringify(value), headers: { "Content-Type": "application/json" } });
+const MB = (bytes) => Math.round((bytes / 1e6) * 10) / 10;
+
+/** A job file: `before` at the top, `meta` entries (HCL expressions) in the job's meta, one task. */
+function jobFile({ before = "", meta = "" } = {}) {
+  return `${before}job "hostile" {\n  meta {\n${meta}\n  }\n  group "g" {\n    task "t" {\n      driver = "docker"\n    }\n  }\n}\n`;
+}
+
+/** POST /v1/jobs/parse of `hcl`: the answer's status and size. */
+function parseJob(urls, hcl) {
+  const request = json({ JobHCL: hcl, Canonicalize: false });
+  return async () => {
+    const res = await send(`${urls.scheduler}/v1/jobs/parse`, { method: "POST", ...request });
+    return {
+      status: res.status,
+      requestMB: MB(Buffer.byteLength(request.body)),
+      answerMB: MB(res.body.length),
+      answerMeta: /"Meta":(\{[^}]{0,80})/.exec(res.body.subarray(0, 4096).toString("utf8"))?.[1] ?? res.body.subarray(0, 120).toString("utf8"),
+    };
+  };
+}
+
+export const HOSTILE_CASES = {
+  "hcl-unknown-args": {
+    label: "POST /v1/jobs/parse, 2 MB job file of 200,000 unknown arguments",
+    async prepare({ urls }) {
+      const lines = [];
+      for (let i = 0; i < 200_000; i++) lines.push(`u${i}=1`);
+      return parseJob(urls, `job "hostile" {\n${lines.join("\n")}\n}\n`);
+    },
+  },
+
+  "hcl-heredoc": {
+    label: "POST /v1/jobs/parse, 15 MB heredoc",
+    async prepare({ urls }) {
+      const line = "a".repeat(999);
+      const text = Array.from({ length: 15_000 }, () => line).join("\n");
+      return parseJob(urls, jobFile({ meta: `    big = <<EOT\n${text}\nEOT` }));
+    },
+  },
+
+  "hcl-sum": {
+    label: "POST /v1/jobs/parse, `1+1+…+1` with a million terms",
+    async prepare({ urls }) {
+      return parseJob(urls, jobFile({ before: `locals {\n  n = ${Array(1_000_000).fill("1").join("+")}\n}\n`, meta: "    n = local.n" }));
+    },
+  },
+
+  "hcl-regex": {
+    label: 'POST /v1/jobs/parse, regex_replace with "^(a+)+$" over 28 characters',
+    async prepare({ urls }) {
+      return parseJob(urls, jobFile({ meta: `    r = regex_replace("${"a".repeat(27)}!", "^(a+)+$", "b")` }));
+    },
+  },
+
+  "hcl-doubling": {
+    label: "POST /v1/jobs/parse, a job file doubling a local 20 times (8 MiB string)",
+    async prepare({ urls }) {
+      const locals = ['  s0 = "aaaaaaaa"'];
+      for (let i = 1; i <= 20; i++) locals.push(`  s${i} = "\${local.s${i - 1}}\${local.s${i - 1}}"`);
+      return parseJob(urls, jobFile({ before: `locals {\n${locals.join("\n")}\n}\n`, meta: "    s = local.s20" }));
+    },
+  },
+
+  "token-claims": {
+    label: "POST /_standin/echo/tokens with 30 MB of claims",
+    async prepare({ urls }) {
+      const claims = {};
+      const value = "c".repeat(290);
+      for (let i = 0; i < 100_000; i++) claims[`claim${i}`] = value;
+      const body = json({ scheme: "provider_jwt", claims });
+      return async () => {
+        const res = await send(`${urls.echo}/_standin/echo/tokens`, { method: "POST", ...body });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body.body)), answerMB: MB(res.body.length) };
+      };
+    },
+  },
+
+  "stream-subscribers": {
+    label: "200 unread GET /v1/event/stream subscribers, then 40 job writes of ~100 KB",
+    async prepare({ urls }) {
+      const meta = {};
+      for (let i = 0; i < 1_000; i++) meta[`k${i}`] = "m".repeat(95);
+      return async () => {
+        const sockets = [];
+        await Promise.all(
+          Array.from(
+            { length: 200 },
+            () =>
+              new Promise((resolve) => {
+                const req = request(`${urls.scheduler}/v1/event/stream`, { agent: false }, (res) => {
+                  res.pause(); // never read
+                  sockets.push(res.socket);
+                  resolve();
+                });
+                req.on("error", resolve);
+                req.end();
+              }),
+          ),
+        );
+        const statuses = {};
+        for (let i = 0; i < 40; i++) {
+          const job = {
+            ID: `stream-${i}`,
+            Type: "batch",
+            Datacenters: ["dc1"],
+            Meta: meta,
+            TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
+          };
+          const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...json({ Job: job }) });
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        }
+        await sleep(1_000);
+        for (const socket of sockets) socket.destroy();
+        return { subscribers: sockets.length, statuses };
+      };
+    },
+  },
+
+  "control-unknown-keys": {
+    label: "POST /_standin/fixtures, 5.9 MB body of unknown keys",
+    async prepare({ urls }) {
+      const parts = [];
+      for (let i = 0; i < 500_000; i++) parts.push(`"k${i}":0`);
+      const body = `{${parts.join(",")}}`;
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/fixtures`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), answerMB: MB(res.body.length) };
+      };
+    },
+  },
+
+  "reap-2000": {
+    label: "2,000 critical services (DeregisterCriticalServiceAfter) reaped in one advance",
+    async prepare({ urls }) {
+      for (let i = 0; i < 2_000; i++) {
+        const service = { ID: `svc-${i}`, Name: `svc-${i}`, Port: 8000, Check: { CheckID: `svc-${i}-ttl`, TTL: "10s", Status: "passing", DeregisterCriticalServiceAfter: "1m" } };
+        const res = await send(`${urls.registry}/v1/agent/service/register`, { method: "PUT", ...json(service) });
+        if (res.status !== 200) throw new Error(`service register answered ${res.status}: ${res.body}`);
+      }
+      // Every TTL check goes critical first (untimed): the timed advance is the reaper's.
+      await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "11s" }) });
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "2m" }) });
+        const left = JSON.parse((await send(`${urls.registry}/v1/agent/services`)).body);
+        return { status: res.status, servicesLeft: Object.keys(left).length };
+      };
+    },
+  },
+
+  "periodic-48h": {
+    label: "a per-minute periodic job over 48 virtual hours (48 advances of 1h)",
+    async prepare({ urls }) {
+      const job = {
+        ID: "every-minute",
+        Type: "batch",
+        Datacenters: ["dc1"],
+        Periodic: { Enabled: true, SpecType: "cron", Spec: "* * * * *", ProhibitOverlap: false, TimeZone: "UTC" },
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" }, Resources: { CPU: 10, MemoryMB: 10 } }] }],
+      };
+      const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...json({ Job: job }) });
+      if (res.status !== 200) throw new Error(`periodic job answered ${res.status}: ${res.body}`);
+      return async () => {
+        const advanceMs = [];
+        for (let hour = 0; hour < 48; hour++) {
+          const t0 = performance.now();
+          const step = await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "1h" }) });
+          advanceMs.push(Math.round(performance.now() - t0));
+          if (step.status !== 200) return { failedAt: hour, status: step.status };
+        }
+        const jobs = JSON.parse((await send(`${urls.scheduler}/v1/jobs?prefix=every-minute`)).body);
+        return { children: jobs.length - 1, firstAdvanceMs: advanceMs[0], lastAdvanceMs: advanceMs.at(-1), slowestAdvanceMs: Math.max(...advanceMs) };
+      };
+    },
+  },
+};
