@@ -4,7 +4,8 @@
  * pattern) with Go's replacement rules; what expressions build is counted
  * (characters and elements) and what calls read and return is charged to
  * the evaluation budget; diagnostics stop at 100; operator chains are
- * evaluated in a loop; job files are read up to 32 KiB. Nothing here is
+ * evaluated in a loop; job files are read up to 128 KiB, and decode
+ * at most 500 group and task blocks. Nothing here is
  * timed: each test asserts an answer that the unbounded code could not give
  * (a backtracking engine never finishes `^(a+)+$` on 40 characters) or a
  * bound's diagnostic.
@@ -201,15 +202,27 @@ describe("operator chains and the job-file size limit", () => {
 
   it("a million-term sum is refused by the job-file limit with a diagnostic, not a 500", async () => {
     const source = `job "x" {\n  meta = { n = ${"1+".repeat(999_999)}1 }\n}\n`;
-    expect(await failure(source)).toBe(`input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most 32768 bytes.`);
+    expect(await failure(source)).toBe(`input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`);
   });
 
-  it("reads a file of exactly 32 KiB and refuses one byte more (variables count too)", async () => {
+  it("reads a file of exactly 128 KiB and refuses one byte more (variables count too)", async () => {
     const head = 'job "x" {}\n#';
     const exact = head + "x".repeat(MAX_JOB_SOURCE_BYTES - head.length);
     expect((await parse(exact)).status).toBe(200);
-    expect(await failure(`${exact}x`)).toMatch(/^input\.hcl:1,1-1: Job file too large; This job file and its variables are 32769 bytes; /);
-    expect(await failure(exact, { Variables: "x = 1" })).toMatch(/are 32773 bytes; /);
+    expect(await failure(`${exact}x`)).toMatch(new RegExp(`^input\\.hcl:1,1-1: Job file too large; This job file and its variables are ${MAX_JOB_SOURCE_BYTES + 1} bytes; `));
+    expect(await failure(exact, { Variables: "x = 1" })).toContain(`are ${MAX_JOB_SOURCE_BYTES + 5} bytes; `);
+  });
+
+  it("decodes 500 group and task blocks and refuses the 501st, dynamic ones included, at its block", async () => {
+    const groups = (n: number) => `job "x" {\n${Array.from({ length: n }, (_, i) => `  group "g${i}" {}\n`).join("")}}\n`;
+    const ok = await parse(groups(500));
+    expect(ok.status, ok.text.slice(0, 300)).toBe(200);
+    expect(ok.body.TaskGroups).toHaveLength(500);
+    expect(await failure(groups(501))).toBe(
+      "input.hcl:502,16-16: Too many groups and tasks; This job file has more than 500 group and task blocks; standin decodes at most 500.",
+    );
+    const dynamicTasks = `job "x" {\n  group "g" {\n    dynamic "task" {\n      for_each = range(600)\n      labels   = ["t\${task.value}"]\n      content {\n        driver = "exec"\n      }\n    }\n  }\n}\n`;
+    expect(await failure(dynamicTasks)).toMatch(/Too many groups and tasks; This job file has more than 500 group and task blocks/);
   });
 
   it("a request declaring more bytes than a job file within the limit can take is refused before its body is parsed", async () => {
@@ -219,7 +232,7 @@ describe("operator chains and the job-file size limit", () => {
     const res = await call(shared.scheduler, "POST", "/v1/jobs/parse", body, { "content-length": String(body.length) });
     expect(res.status).toBe(400);
     expect(res.text).toBe(
-      `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${body.length} bytes, more than a job file of at most 32768 bytes with its variables can take.`,
+      `Failed to parse job: input.hcl:1,1-1: Job file too large; This request is ${body.length} bytes, more than a job file of at most ${MAX_JOB_SOURCE_BYTES} bytes with its variables can take.`,
     );
     // A body within the bound is read as before (here: Go's JSON syntax error).
     const small = `{${"x".repeat(100)}`;

@@ -9,7 +9,7 @@
  * lists every problem as Nomad's does.
  */
 import { type Attribute, startSpan } from "../../../core/hcl/ast.js";
-import type { Value } from "../../../core/hcl/index.js";
+import { errorDiag, HclLimitError, type Value } from "../../../core/hcl/index.js";
 import { structFields, type FieldSpec } from "./api-structs.js";
 import { type BodyView, type BoundBlock, checkSchema, type DecodeContext, defRange, viewBody } from "./body.js";
 import { convertToGo, toStringMap } from "./values.js";
@@ -90,12 +90,29 @@ export function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * The most `group` and `task` blocks (together, `dynamic` ones included) one
+ * job file may decode to. Nomad has no such limit; standin decodes on the
+ * event loop, and each group or task is answered as a whole canonical
+ * TaskGroup or Task (an empty `task "t" {}` of 14 bytes costs about 0.1 ms),
+ * so this is what keeps a job file within MAX_JOB_SOURCE_BYTES under about
+ * 100 ms however its bytes are spent.
+ */
+export const MAX_GROUPS_AND_TASKS = 500;
+
 export class JobDecoder {
+  private groupsAndTasks = 0;
   constructor(private readonly ctx: DecodeContext) {}
 
   /** Decodes one struct from a body; `labels` are the labels of its block. */
   decodeStruct(name: string, view: BodyView, labels: readonly string[]): Obj {
     if (name === "Constraint" || name === "Affinity") return this.decodePlacement(name, view);
+    if ((name === "TaskGroup" || name === "Task") && ++this.groupsAndTasks > MAX_GROUPS_AND_TASKS) {
+      const at = this.ctx.file.range(view.missingItem.start, view.missingItem.end);
+      throw new HclLimitError(
+        errorDiag("Too many groups and tasks", `This job file has more than ${MAX_GROUPS_AND_TASKS} group and task blocks; standin decodes at most ${MAX_GROUPS_AND_TASKS}.`, at),
+      );
+    }
     const { fields, attrNames, blockSpecs, required } = structSchema(name);
     const attributeForm = ATTRIBUTE_FORM[name] ?? [];
 

@@ -94,12 +94,13 @@ export const VALUE_BUDGET = 8 * 1024 * 1024;
 
 /**
  * The largest job file standin reads, with its variable files, in UTF-8
- * bytes. Nomad has no such limit; standin parses on the event loop, where its
- * costliest input (thousands of empty `group` blocks, each answered as a full
- * TaskGroup, 30 times the bytes) cost 160 ms of server CPU at 64 KiB, so
- * this keeps any one job file under about 100 ms.
+ * bytes. Nomad has no such limit; standin parses on the event loop. Measured
+ * on the 2-core machine under load, 128 KiB of any one kind of block
+ * (constraints, services, templates, env entries, artifacts, a heredoc)
+ * decodes in 30–100 ms warm; the costliest kinds per byte, bare `group` and
+ * `task` blocks, are bounded by count instead (MAX_GROUPS_AND_TASKS).
  */
-export const MAX_JOB_SOURCE_BYTES = 32 * 1024;
+export const MAX_JOB_SOURCE_BYTES = 128 * 1024;
 
 const FILESYSTEM_DISABLED = Object.fromEntries(FILESYSTEM_FUNCTIONS.map((name) => [name, "filesystem function disabled"]));
 
