@@ -202,7 +202,9 @@ describe("operator chains and the job-file size limit", () => {
 
   it("a million-term sum is refused by the job-file limit with a diagnostic, not a 500", async () => {
     const source = `job "x" {\n  meta = { n = ${"1+".repeat(999_999)}1 }\n}\n`;
-    expect(await failure(source)).toBe(`input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`);
+    expect(await failure(source)).toBe(
+      `input.hcl:1,1-1: Job file too large; This job file and its variables are ${source.length} bytes; standin reads at most ${MAX_JOB_SOURCE_BYTES} bytes.`,
+    );
   });
 
   it("reads a file of exactly 128 KiB and refuses one byte more (variables count too)", async () => {
@@ -218,9 +220,7 @@ describe("operator chains and the job-file size limit", () => {
     const ok = await parse(groups(500));
     expect(ok.status, ok.text.slice(0, 300)).toBe(200);
     expect(ok.body.TaskGroups).toHaveLength(500);
-    expect(await failure(groups(501))).toBe(
-      "input.hcl:502,16-16: Too many groups and tasks; This job file has more than 500 group and task blocks; standin decodes at most 500.",
-    );
+    expect(await failure(groups(501))).toBe("input.hcl:502,16-16: Too many groups and tasks; This job file has more than 500 group and task blocks; standin decodes at most 500.");
     const dynamicTasks = `job "x" {\n  group "g" {\n    dynamic "task" {\n      for_each = range(600)\n      labels   = ["t\${task.value}"]\n      content {\n        driver = "exec"\n      }\n    }\n  }\n}\n`;
     expect(await failure(dynamicTasks)).toMatch(/Too many groups and tasks; This job file has more than 500 group and task blocks/);
   });
