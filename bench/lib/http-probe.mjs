@@ -46,3 +46,24 @@ export async function pollUntilOk(url, timeoutMs = 10_000) {
   }
   throw new Error(`GET ${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
 }
+
+/** Opens `count` GET streams to `url` that are never read (each resolves once its headers came); returns their sockets to destroy later. */
+export async function openUnread(url, count) {
+  const sockets = [];
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve) => {
+          const req = request(url, { agent: false }, (res) => {
+            res.pause(); // never read
+            sockets.push(res.socket);
+            resolve();
+          });
+          req.on("error", resolve);
+          req.end();
+        }),
+    ),
+  );
+  return sockets;
+}

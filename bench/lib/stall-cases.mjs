@@ -8,9 +8,8 @@
  * Sizes follow the issue; the regex case is kept at 28 characters so that a
  * backtracking engine still finishes in seconds.
  */
-import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { send } from "./http-probe.mjs";
+import { openUnread, send } from "./http-probe.mjs";
 
 const json = (value) => ({ body: JSON.stringify(value), headers: { "Content-Type": "application/json" } });
 const MB = (bytes) => Math.round((bytes / 1e6) * 10) / 10;
@@ -96,22 +95,7 @@ export const HOSTILE_CASES = {
       const meta = {};
       for (let i = 0; i < 1_000; i++) meta[`k${i}`] = "m".repeat(95);
       return async () => {
-        const sockets = [];
-        await Promise.all(
-          Array.from(
-            { length: 200 },
-            () =>
-              new Promise((resolve) => {
-                const req = request(`${urls.scheduler}/v1/event/stream`, { agent: false }, (res) => {
-                  res.pause(); // never read
-                  sockets.push(res.socket);
-                  resolve();
-                });
-                req.on("error", resolve);
-                req.end();
-              }),
-          ),
-        );
+        const sockets = await openUnread(`${urls.scheduler}/v1/event/stream`, 200);
         const statuses = {};
         for (let i = 0; i < 40; i++) {
           const job = {

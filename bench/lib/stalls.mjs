@@ -16,7 +16,7 @@ import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stopChild } from "./processes.mjs";
 import { spawnStandinCli } from "./servers.mjs";
-import { send } from "./http-probe.mjs";
+import { openUnread, send } from "./http-probe.mjs";
 import { HOSTILE_CASES } from "./stall-cases.mjs";
 
 /**
@@ -87,22 +87,7 @@ const CASES = {
     const value = value500k();
     for (let i = 0; i < 26; i++) await send(`${urls.registry}/v1/kv/big/${i}`, { method: "PUT", body: value });
     return async () => {
-      const sockets = [];
-      await Promise.all(
-        Array.from(
-          { length: 200 },
-          () =>
-            new Promise((resolve) => {
-              const req = request(`${urls.registry}/v1/kv/big?recurse`, { agent: false }, (res) => {
-                res.pause(); // never read
-                sockets.push(res.socket);
-                resolve();
-              });
-              req.on("error", resolve);
-              req.end();
-            }),
-        ),
-      );
+      const sockets = await openUnread(`${urls.registry}/v1/kv/big?recurse`, 200);
       // Leave them unread a while: the server has 200 answers to send to clients that do not take them.
       await sleep(3_000);
       for (const socket of sockets) socket.destroy();
