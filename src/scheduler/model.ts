@@ -211,13 +211,14 @@ export class SchedulerState {
   // Rows by job (and allocations by node): registering a job looks these up, and a scan of the whole table each
   // time made registering N jobs take O(N²).
   private readonly versionsByJob: (key: string) => JobRow[];
-  private readonly evalsByJob: (key: string) => EvalRow[];
-  private readonly allocsByJob: (key: string) => AllocRow[];
+  private readonly evalsByJob: GroupLookup<EvalRow>;
+  private readonly allocsByJob: GroupLookup<AllocRow>;
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
   private readonly livePortAllocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveUsageByNode: (nodeId: string) => readonly number[];
   private readonly liveAllocsByJobPart: GroupLookup<AllocRow>;
+  private readonly openEvalsByJob: GroupLookup<EvalRow>;
   private readonly migratedUnreplacedByGroup: (key: string) => AllocRow[];
   private readonly deploymentsByJob: (key: string) => DeploymentRow[];
 
@@ -254,6 +255,8 @@ export class SchedulerState {
       const job = jobKey(a.Namespace, a.JobID);
       return [job, `${job}\u0000${a.JobVersion}`, `${job}\u0000${a.JobVersion}\u0000${a.TaskGroup}`];
     });
+    // A job's evaluations still to run (pending or blocked): its status asks after each evaluation and allocation change.
+    this.openEvalsByJob = this.evals.groupBy((e) => (e.Status === "pending" || e.Status === "blocked" ? jobKey(e.Namespace, e.JobID) : []));
     // Allocations a drain or an alloc stop migrated whose replacement is not placed yet (placeAlloc links them).
     this.migratedUnreplacedByGroup = this.allocs.groupBy((a) =>
       a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation
@@ -309,6 +312,12 @@ export class SchedulerState {
     const job = jobKey(namespace, id);
     if (version === undefined) return this.liveAllocsByJobPart.count(job);
     return this.liveAllocsByJobPart.count(group === undefined ? `${job}\u0000${version}` : `${job}\u0000${version}\u0000${group}`);
+  }
+
+  /** How many allocations and evaluations a job has, and how many of its evaluations are pending or blocked. */
+  jobCounts(namespace: string, id: string): { allocs: number; evals: number; openEvals: number } {
+    const key = jobKey(namespace, id);
+    return { allocs: this.allocsByJob.count(key), evals: this.evalsByJob.count(key), openEvals: this.openEvalsByJob.count(key) };
   }
 
   /** The oldest allocation of a job's group migrated away (drain, alloc stop) and not replaced yet. */
