@@ -320,13 +320,9 @@ export class SchedulerState {
     return { allocs: this.allocsByJob.count(key), evals: this.evalsByJob.count(key), openEvals: this.openEvalsByJob.count(key) };
   }
 
-  /** The oldest allocation of a job's group migrated away (drain, alloc stop) and not replaced yet. */
-  oldestUnreplacedMigration(namespace: string, id: string, group: string): AllocRow | undefined {
-    let oldest: AllocRow | undefined;
-    for (const a of this.migratedUnreplacedByGroup(`${jobKey(namespace, id)}\u0000${group}`)) {
-      if (!oldest || a.CreateIndex < oldest.CreateIndex || (a.CreateIndex === oldest.CreateIndex && a.ID < oldest.ID)) oldest = a;
-    }
-    return oldest;
+  /** A job's group's allocations migrated away (drain, alloc stop) and not replaced yet, oldest first. */
+  unreplacedMigrations(namespace: string, id: string, group: string): AllocRow[] {
+    return byCreateIndex(this.migratedUnreplacedByGroup(`${jobKey(namespace, id)}\u0000${group}`));
   }
 
   /** The table index a read of these tables reports (never below 1 on the wire). */

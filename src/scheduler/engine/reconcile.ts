@@ -15,7 +15,7 @@ import { stopAlloc } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
-import { allocMetric, allocNamer, exhaustedDimensions, exhaustion, feasibleNodes, pickNode, placeAlloc } from "./placement.js";
+import { allocMetric, allocNamer, exhaustedDimensions, exhaustion, feasibleNodes, migrationQueue, pickNode, placeAlloc } from "./placement.js";
 import { markNoPlacement, markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
 
 export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation: EvalRow) {
@@ -97,6 +97,7 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
 
     const usedNames = new Set([...live, ...failed.kept, ...failed.now, ...done].filter((a) => a.DesiredStatus === "run" && !outdated.includes(a)).map((a) => a.Name));
     const nextName = allocNamer(job.ID, group.Name, usedNames);
+    const migrations = migrationQueue(core, job, group);
     let unplaced = 0;
     for (let i = 0; i < toPlace; i++) {
       const node = pickNode(core, job, group);
@@ -111,7 +112,7 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
       usedNames.add(name);
       // A rescheduled canary's replacement is a canary too (computePlacements).
       const asCanary = previous ? Boolean((previous.DeploymentStatus as { Canary?: boolean } | null)?.Canary) : canary;
-      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, asCanary, previous ? replacementFields(core, previous) : undefined);
+      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, asCanary, previous ? replacementFields(core, previous) : undefined, migrations);
       if (previous) markRescheduled(core, previous, placed.ID);
       outcome.placed++;
     }
