@@ -136,7 +136,12 @@ describe("allocation names", () => {
   it("naming N placements checks O(N) names, each the lowest free index", () => {
     const used = new Set(["j.g[0]", "j.g[2]", "j.g[3]"]);
     let checks = 0;
-    const counted = { has: (name: string) => (checks++, used.has(name)) } as ReadonlySet<string>;
+    const counted = {
+      has: (name: string) => {
+        checks++;
+        return used.has(name);
+      },
+    } as ReadonlySet<string>;
     const next = allocNamer("j", "g", counted);
     const names: string[] = [];
     for (let i = 0; i < 1_000; i++) {
