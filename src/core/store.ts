@@ -92,6 +92,26 @@ interface TableState {
   groupings: Grouping[];
   /** Told of every row change (Table.watch), undone ones included; not of restores. */
   watchers: Array<(id: string, row: Row | undefined, previous: Row | undefined) => void>;
+  /** Running sums (Table.sumBy), kept in step with `rows` by setRow/removeRow. */
+  sums: Totals[];
+}
+
+interface Totals {
+  /** The group a row counts towards, or undefined for none. */
+  readonly keyOf: (row: Row) => string | undefined;
+  /** What the row adds to its group's sums (always the same length for a table). */
+  readonly valuesOf: (row: Row) => readonly number[];
+  /** Group key → sums; undefined until first used, and again after a restore. */
+  byKey: Map<string, number[]> | undefined;
+}
+
+function addToTotals(totals: Totals, row: Row, sign: 1 | -1): void {
+  const key = totals.keyOf(row);
+  if (key === undefined) return;
+  const values = totals.valuesOf(row);
+  let sums = totals.byKey!.get(key);
+  if (!sums) totals.byKey!.set(key, (sums = values.map(() => 0)));
+  for (let i = 0; i < values.length; i++) sums[i]! += sign * values[i]!;
 }
 
 interface Grouping {
@@ -109,6 +129,11 @@ function setRow(state: TableState, id: string, row: Row): void {
     if (previous !== undefined) leaveGroups(grouping, grouping.keyOf(previous), id);
     joinGroups(grouping, grouping.keyOf(row), id);
   }
+  for (const totals of state.sums) {
+    if (!totals.byKey) continue;
+    if (previous !== undefined) addToTotals(totals, previous, -1);
+    addToTotals(totals, row, 1);
+  }
   for (const watcher of state.watchers) watcher(id, row, previous);
 }
 
@@ -117,6 +142,7 @@ function removeRow(state: TableState, id: string): void {
   if (previous === undefined) return;
   state.rows.delete(id);
   for (const grouping of state.groupings) if (grouping.members) leaveGroups(grouping, grouping.keyOf(previous), id);
+  for (const totals of state.sums) if (totals.byKey) addToTotals(totals, previous, -1);
   for (const watcher of state.watchers) watcher(id, undefined, previous);
 }
 
@@ -222,6 +248,27 @@ export class Table<T extends Row = Row> {
     this.state.watchers.push(listener as (id: string, row: Row | undefined, previous: Row | undefined) => void);
   }
 
+  /**
+   * Running sums per group: returns a lookup of the sums of `valuesOf(row)`
+   * over the rows whose `keyOf(row)` is a given key (zeros for an empty
+   * group), kept up to date through writes, rollbacks and restores as
+   * groupBy's lookups are, so reading what a group adds up to (a node's
+   * allocated CPU) does not visit its rows. Register once per table.
+   */
+  sumBy(keyOf: (row: T) => string | undefined, valuesOf: (row: T) => readonly number[]): (key: string) => readonly number[] {
+    const state = this.state;
+    const totals: Totals = { keyOf: keyOf as Totals["keyOf"], valuesOf: valuesOf as Totals["valuesOf"], byKey: undefined };
+    state.sums.push(totals);
+    const none: readonly number[] = [];
+    return (key) => {
+      if (!totals.byKey) {
+        totals.byKey = new Map();
+        for (const row of state.rows.values()) addToTotals(totals, row, 1);
+      }
+      return totals.byKey.get(key) ?? none;
+    };
+  }
+
   /** Rows sorted by ID (byte-wise on the ID string). */
   sorted(): T[] {
     return [...this.state.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row as T);
@@ -320,7 +367,7 @@ export class Store implements StoreView {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], watchers: [] };
+      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], sums: [], watchers: [] };
       this.tables.set(name, state);
     }
     return state;
@@ -414,6 +461,7 @@ export class Store implements StoreView {
       state.rows.clear();
       state.index = 0;
       for (const grouping of state.groupings) grouping.members = undefined; // rebuilt when next used
+      for (const totals of state.sums) totals.byKey = undefined;
     }
     for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
       const state = this.stateOf(name);

@@ -8,7 +8,7 @@
  */
 import type { ServiceContext } from "../core/context.js";
 import { formatInstant } from "../core/instant.js";
-import type { Table } from "../core/store.js";
+import type { GroupLookup, Table } from "../core/store.js";
 import { omitEmpty } from "./encode.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";
 import { rescheduleTrackerView, type RescheduleTrackerRow } from "./reschedule-tracker.js";
@@ -211,10 +211,15 @@ export class SchedulerState {
   // Rows by job (and allocations by node): registering a job looks these up, and a scan of the whole table each
   // time made registering N jobs take O(N²).
   private readonly versionsByJob: (key: string) => JobRow[];
-  private readonly evalsByJob: (key: string) => EvalRow[];
-  private readonly allocsByJob: (key: string) => AllocRow[];
+  private readonly evalsByJob: GroupLookup<EvalRow>;
+  private readonly allocsByJob: GroupLookup<AllocRow>;
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
+  private readonly livePortAllocsByNode: (nodeId: string) => AllocRow[];
+  private readonly liveUsageByNode: (nodeId: string) => readonly number[];
+  private readonly liveAllocsByJobPart: GroupLookup<AllocRow>;
+  private readonly openEvalsByJob: GroupLookup<EvalRow>;
+  private readonly migratedUnreplacedByGroup: (key: string) => AllocRow[];
   private readonly deploymentsByJob: (key: string) => DeploymentRow[];
   // For garbage collection and periodic launches: a pass or a launch looks up only what it touches.
   private readonly childrenByParent: (key: string) => JobRow[];
@@ -238,7 +243,30 @@ export class SchedulerState {
     this.allocsByNode = this.allocs.groupBy((a) => a.NodeID);
     // Placement reads what holds each candidate node's resources for every allocation it places: kept apart
     // (and unsorted) so that pass skips a node's terminal allocations and the sort.
-    this.liveAllocsByNode = this.allocs.groupBy((a) => (a.DesiredStatus === "run" && (a.ClientStatus === "pending" || a.ClientStatus === "running") ? a.NodeID : ""));
+    this.liveAllocsByNode = this.allocs.groupBy((a) => (isLive(a) ? a.NodeID : ""));
+    // What a placement needs of each candidate node, without visiting the node's allocations: the CPU and memory
+    // they hold (sums kept as allocations change) and the few that hold ports. Visiting them made placing N
+    // allocations O(N²).
+    this.liveUsageByNode = this.allocs.sumBy(
+      (a) => (isLive(a) ? a.NodeID : undefined),
+      (a) => [a.Cpu, a.MemoryMB],
+    );
+    this.livePortAllocsByNode = this.allocs.groupBy((a) => (isLive(a) && (a.SharedPorts?.length ?? 0) > 0 ? a.NodeID : []));
+    // Live allocations counted by job, job version, and job version and group: a deployment asks after each
+    // healthy allocation whether older ones still run or a group is short, and counting them there was O(N) each.
+    this.liveAllocsByJobPart = this.allocs.groupBy((a) => {
+      if (!isLive(a)) return [];
+      const job = jobKey(a.Namespace, a.JobID);
+      return [job, `${job}\u0000${a.JobVersion}`, `${job}\u0000${a.JobVersion}\u0000${a.TaskGroup}`];
+    });
+    // A job's evaluations still to run (pending or blocked): its status asks after each evaluation and allocation change.
+    this.openEvalsByJob = this.evals.groupBy((e) => (e.Status === "pending" || e.Status === "blocked" ? jobKey(e.Namespace, e.JobID) : []));
+    // Allocations a drain or an alloc stop migrated whose replacement is not placed yet (placeAlloc links them).
+    this.migratedUnreplacedByGroup = this.allocs.groupBy((a) =>
+      a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation
+        ? `${jobKey(a.Namespace, a.JobID)}\u0000${a.TaskGroup}`
+        : [],
+    );
     this.deploymentsByJob = this.deployments.groupBy((d) => jobKey(d.Namespace, d.JobID));
     this.childrenByParent = this.jobs.groupBy((j) => (typeof j.ParentID === "string" && j.ParentID !== "" ? jobKey(j.Namespace, j.ParentID) : ""));
     this.allocsByEval = this.allocs.groupBy((a) => a.EvalID);
@@ -290,10 +318,44 @@ export class SchedulerState {
     return nodeId === "" ? [] : this.liveAllocsByNode(nodeId);
   }
 
+  /** The CPU (MHz) and memory (MB) a node's live allocations hold. */
+  liveUsageOnNode(nodeId: string): { cpu: number; memoryMB: number } {
+    const [cpu = 0, memoryMB = 0] = nodeId === "" ? [] : this.liveUsageByNode(nodeId);
+    return { cpu, memoryMB };
+  }
+
+  /** A node's live allocations that hold ports, oldest first (the order their ports are taken in). */
+  livePortAllocsOnNode(nodeId: string): AllocRow[] {
+    return nodeId === "" ? [] : byCreateIndex(this.livePortAllocsByNode(nodeId));
+  }
+
+  /** How many of a job's allocations are live: all of them, or those at `version` (in `group`). */
+  liveAllocCount(namespace: string, id: string, version?: number, group?: string): number {
+    const job = jobKey(namespace, id);
+    if (version === undefined) return this.liveAllocsByJobPart.count(job);
+    return this.liveAllocsByJobPart.count(group === undefined ? `${job}\u0000${version}` : `${job}\u0000${version}\u0000${group}`);
+  }
+
+  /** How many allocations and evaluations a job has, and how many of its evaluations are pending or blocked. */
+  jobCounts(namespace: string, id: string): { allocs: number; evals: number; openEvals: number } {
+    const key = jobKey(namespace, id);
+    return { allocs: this.allocsByJob.count(key), evals: this.evalsByJob.count(key), openEvals: this.openEvalsByJob.count(key) };
+  }
+
+  /** A job's group's allocations migrated away (drain, alloc stop) and not replaced yet, oldest first. */
+  unreplacedMigrations(namespace: string, id: string, group: string): AllocRow[] {
+    return byCreateIndex(this.migratedUnreplacedByGroup(`${jobKey(namespace, id)}\u0000${group}`));
+  }
+
   /** The table index a read of these tables reports (never below 1 on the wire). */
   index(...tables: string[]): number {
     return Math.max(...tables.map((t) => this.ctx.store.tableIndex(t)));
   }
+}
+
+/** Desired to run and pending or running on the client: what holds a node's resources. */
+function isLive(a: AllocRow): boolean {
+  return a.DesiredStatus === "run" && (a.ClientStatus === "pending" || a.ClientStatus === "running");
 }
 
 export function byCreateIndex<T extends { CreateIndex: number; ID: string }>(rows: T[]): T[] {

@@ -417,3 +417,58 @@ describe("Table.watch", () => {
     expect(seen).toEqual(["a:-→1", "a:1→2", "a:2→-", "a:-→2"]);
   });
 });
+
+describe("Store: running sums (Table.sumBy)", () => {
+  type Alloc = { ID: string; Node: string; Live: boolean; Cpu: number; Mem: number };
+  const alloc = (ID: string, Node: string, Cpu: number, Mem: number, Live = true): Alloc => ({ ID, Node, Live, Cpu, Mem });
+
+  it("sums each group's rows (none counted: left out), follows replacements and deletes", () => {
+    const store = new Store();
+    const table = store.table<Alloc>("allocs");
+    const usage = table.sumBy(
+      (r) => (r.Live ? r.Node : undefined),
+      (r) => [r.Cpu, r.Mem],
+    );
+    store.write(() => {
+      table.put("a", alloc("a", "n1", 100, 300));
+      table.put("b", alloc("b", "n1", 50, 10));
+      table.put("c", alloc("c", "n2", 7, 7));
+      table.put("d", alloc("d", "n1", 1000, 1000, false));
+    });
+    expect(usage("n1")).toEqual([150, 310]);
+    expect(usage("n2")).toEqual([7, 7]);
+    expect(usage("n3")).toEqual([]);
+    store.write(() => {
+      table.put("a", alloc("a", "n2", 100, 300)); // moves
+      table.put("b", alloc("b", "n1", 50, 10, false)); // stops counting
+      table.put("d", alloc("d", "n1", 1000, 1000)); // starts counting
+      table.delete("c");
+    });
+    expect(usage("n1")).toEqual([1000, 1000]);
+    expect(usage("n2")).toEqual([100, 300]);
+  });
+
+  it("is put back by a rolled-back write, rebuilt after a restore, and starts from the rows already stored", () => {
+    const store = new Store();
+    const table = store.table<Alloc>("allocs");
+    store.write(() => table.put("a", alloc("a", "n1", 100, 300)));
+    const usage = table.sumBy(
+      (r) => (r.Live ? r.Node : undefined),
+      (r) => [r.Cpu, r.Mem],
+    );
+    expect(usage("n1")).toEqual([100, 300]);
+    const saved = store.snapshot();
+    expect(() =>
+      store.write(() => {
+        table.delete("a");
+        table.put("b", alloc("b", "n1", 5, 5));
+        throw new Error("refused");
+      }),
+    ).toThrow("refused");
+    expect(usage("n1")).toEqual([100, 300]);
+    store.write(() => table.put("b", alloc("b", "n1", 5, 5)));
+    expect(usage("n1")).toEqual([105, 305]);
+    store.restore(structuredClone(saved));
+    expect(usage("n1")).toEqual([100, 300]);
+  });
+});

@@ -99,10 +99,10 @@ export function advanceDeployment(core: EngineCore, deploymentId: string): void 
     return;
   }
   if (succeedIfComplete(core, deploymentId)) return;
-  const live = state.allocsOfJob(job.Namespace, job.ID).filter((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
-  const oldLive = live.some((a) => a.JobVersion !== job.Version);
+  // Counted, not listed: this runs after every healthy allocation, and listing the job's made a deployment of N O(N²).
+  const oldLive = state.liveAllocCount(job.Namespace, job.ID) > state.liveAllocCount(job.Namespace, job.ID, job.Version);
   // A group still short of its count (a rolling update that also scaled up) needs the next batch too.
-  const short = Object.entries(deployment.TaskGroups).some(([name, g]) => live.filter((a) => a.TaskGroup === name && a.JobVersion === job.Version).length < g.DesiredTotal);
+  const short = Object.entries(deployment.TaskGroups).some(([name, g]) => state.liveAllocCount(job.Namespace, job.ID, job.Version, name) < g.DesiredTotal);
   if (oldLive || short) createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
 }
 
@@ -114,7 +114,7 @@ export function succeedIfComplete(core: EngineCore, deploymentId: string): boole
   const job = state.job(deployment.Namespace, deployment.JobID);
   if (!job || job.Version !== deployment.JobVersion) return false;
   if (Object.values(deployment.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted)) return false;
-  const oldLive = state.allocsOfJob(job.Namespace, job.ID).some((a) => a.JobVersion !== job.Version && a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  const oldLive = state.liveAllocCount(job.Namespace, job.ID) > state.liveAllocCount(job.Namespace, job.ID, job.Version);
   const done = Object.values(deployment.TaskGroups).every((g) => g.HealthyAllocs >= Math.max(g.DesiredTotal, g.DesiredCanaries));
   if (!done || oldLive) return false;
   finishDeployment(core, deploymentId, "successful", DEPLOYMENT_DESCRIPTIONS.successful);

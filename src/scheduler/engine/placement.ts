@@ -6,7 +6,7 @@
  */
 import { goGlob } from "../../core/go/glob.js";
 import { assignGroupPorts } from "../network.js";
-import { byCreateIndex, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../model.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
@@ -29,17 +29,18 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
     .sort((a, b) => (a.ID < b.ID ? -1 : 1));
 }
 
-/** The allocations that hold a node's resources (desired to run, not terminal on the client). */
-function liveOn(core: EngineCore, node: NodeRow): AllocRow[] {
-  return core.state.liveAllocsOnNode(node.ID);
-}
-
-/** Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first. */
-export function exhaustion(core: EngineCore, node: NodeRow, group: Group, used: AllocRow[] = liveOn(core, node)): string | undefined {
+/**
+ * Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first.
+ * Reads the node's running totals and its port-holding allocations, never all its allocations: placing N
+ * allocations visited every live one on every candidate node for each, O(N²).
+ */
+export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
   const need = groupResources(group);
-  const ports = assignGroupPorts(node, group.Networks, used);
+  // Only allocations holding ports can collide or take a port (the others add nothing to the port sets).
+  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
   if ("dimension" in ports) return ports.dimension;
-  const fitsCapacity = used.reduce((sum, a) => sum + a.Cpu, 0) + need.cpu <= node.CpuShares && used.reduce((sum, a) => sum + a.MemoryMB, 0) + need.memoryMB <= node.MemoryMB;
+  const used = core.state.liveUsageOnNode(node.ID);
+  const fitsCapacity = used.cpu + need.cpu <= node.CpuShares && used.memoryMB + need.memoryMB <= node.MemoryMB;
   return fitsCapacity ? undefined : "cpu or memory";
 }
 
@@ -57,10 +58,8 @@ export function exhaustedDimensions(core: EngineCore, job: JobRow, group: Group)
 export function pickNode(core: EngineCore, job: JobRow, group: Group): NodeRow | undefined {
   let best: { node: NodeRow; load: number } | undefined;
   for (const node of feasibleNodes(core, job, group)) {
-    // One read of the node's allocations serves both the fit and the load (each is a pass over them).
-    const used = liveOn(core, node);
-    if (exhaustion(core, node, group, used) !== undefined) continue;
-    const load = used.reduce((sum, a) => sum + a.Cpu, 0) / Math.max(1, node.CpuShares);
+    if (exhaustion(core, node, group) !== undefined) continue;
+    const load = core.state.liveUsageOnNode(node.ID).cpu / Math.max(1, node.CpuShares);
     if (!best || load < best.load) best = { node, load };
   }
   return best?.node;
@@ -76,13 +75,13 @@ export function placeAlloc(
   deployment: DeploymentRow | undefined,
   canary = false,
   replacing?: Partial<AllocRow>,
+  migrations: MigrationQueue = migrationQueue(core, job, group),
 ): AllocRow {
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
-  // In creation order here: the offer is made once, and its order is the one it always had.
-  const live = byCreateIndex(liveOn(core, node));
-  const ports = assignGroupPorts(node, group.Networks, live);
+  // In creation order (livePortAllocsOnNode's): the offer is made once, and its order is the one it always had.
+  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
   const offer = "offer" in ports ? ports.offer : undefined;
   const index = ctx.store.writeIndex();
   const alloc: AllocRow = {
@@ -117,11 +116,7 @@ export function placeAlloc(
     ...replacing,
   };
   // A replacement of a migrated allocation (drain, alloc stop) is linked to it both ways.
-  const previous = replacing
-    ? undefined
-    : state
-        .allocsOfJob(job.Namespace, job.ID)
-        .find((a) => a.TaskGroup === group.Name && a.DesiredStatus === "stop" && (a.DesiredTransition as { Migrate?: boolean } | null)?.Migrate === true && !a.NextAllocation);
+  const previous = replacing ? undefined : migrations.next();
   if (previous) {
     alloc.PreviousAllocation = previous.ID;
     state.allocs.put(previous.ID, { ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
@@ -146,6 +141,26 @@ export function placeAlloc(
   return alloc;
 }
 
+/** A group's migrated allocations awaiting a replacement, handed out oldest first, one per placement. */
+export interface MigrationQueue {
+  next(): AllocRow | undefined;
+}
+
+/**
+ * The queue, read once: a pass that places many allocations takes them in turn instead of looking for the
+ * oldest at each placement (O(N²) for a drain of N). Nothing migrates during a pass, so the order holds.
+ */
+export function migrationQueue(core: EngineCore, job: JobRow, group: Group): MigrationQueue {
+  let pending: AllocRow[] | undefined;
+  let at = 0;
+  return {
+    next: () => {
+      pending ??= core.state.unreplacedMigrations(job.Namespace, job.ID, group.Name);
+      return pending[at++];
+    },
+  };
+}
+
 function groupResources(group: Group): { cpu: number; memoryMB: number } {
   let cpu = 0;
   let memoryMB = 0;
@@ -156,12 +171,22 @@ function groupResources(group: Group): { cpu: number; memoryMB: number } {
   return { cpu, memoryMB };
 }
 
-/** `<job>.<group>[<n>]` with the lowest free n. */
-export function nextAllocName(jobId: string, group: string, used: ReadonlySet<string>): string {
-  for (let i = 0; ; i++) {
-    const name = `${jobId}.${group}[${i}]`;
-    if (!used.has(name)) return name;
-  }
+/**
+ * Names `<job>.<group>[<n>]`, each with the lowest n free in `used` (which the caller adds each name to).
+ * Names are only ever added while placing, so the lowest free n never goes down: the search resumes where
+ * the last one stopped, and naming N placements takes O(N), not O(N²).
+ */
+export function allocNamer(jobId: string, group: string, used: ReadonlySet<string>): () => string {
+  let from = 0;
+  return () => {
+    for (let i = from; ; i++) {
+      const name = `${jobId}.${group}[${i}]`;
+      if (!used.has(name)) {
+        from = i;
+        return name;
+      }
+    }
+  };
 }
 
 /** `dimensions`: what exhausted the feasible nodes; none counted (no feasible node) keeps the capacity text. */

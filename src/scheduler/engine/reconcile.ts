@@ -15,7 +15,7 @@ import { stopAlloc } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
-import { allocMetric, exhaustedDimensions, exhaustion, feasibleNodes, nextAllocName, pickNode, placeAlloc } from "./placement.js";
+import { allocMetric, allocNamer, exhaustedDimensions, exhaustion, feasibleNodes, migrationQueue, pickNode, placeAlloc } from "./placement.js";
 import { markNoPlacement, markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
 
 export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation: EvalRow) {
@@ -96,6 +96,8 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     for (const alloc of current.slice(Math.max(group.Count, deploymentGroup?.DesiredCanaries ?? 0)).reverse()) stopAlloc(core, alloc, "alloc not needed due to job update");
 
     const usedNames = new Set([...live, ...failed.kept, ...failed.now, ...done].filter((a) => a.DesiredStatus === "run" && !outdated.includes(a)).map((a) => a.Name));
+    const nextName = allocNamer(job.ID, group.Name, usedNames);
+    const migrations = migrationQueue(core, job, group);
     let unplaced = 0;
     for (let i = 0; i < toPlace; i++) {
       const node = pickNode(core, job, group);
@@ -106,11 +108,11 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
         break;
       }
       const previous = replacing[i];
-      const name = previous ? previous.Name : nextAllocName(job.ID, group.Name, usedNames);
+      const name = previous ? previous.Name : nextName();
       usedNames.add(name);
       // A rescheduled canary's replacement is a canary too (computePlacements).
       const asCanary = previous ? Boolean((previous.DeploymentStatus as { Canary?: boolean } | null)?.Canary) : canary;
-      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, asCanary, previous ? replacementFields(core, previous) : undefined);
+      const placed = placeAlloc(core, job, group, node, evaluation, name, deployment, asCanary, previous ? replacementFields(core, previous) : undefined, migrations);
       if (previous) markRescheduled(core, previous, placed.ID);
       outcome.placed++;
     }

@@ -20,10 +20,10 @@
  * `DesiredTransition.Reschedule`; one of a failed deployment is not replaced
  * (computeReplacements' partOfFailedDeployment).
  */
-import type { AllocRow, DeploymentRow, JobRow } from "../model.js";
+import { versionKey, type AllocRow, type DeploymentRow, type JobRow } from "../model.js";
 import type { EngineCore } from "./core.js";
 import { createEval } from "./evaluations.js";
-import { ALLOC_RESCHEDULED, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf } from "./rescheduling.js";
+import { ALLOC_RESCHEDULED, allocPolicy, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf, type ReschedulePolicy } from "./rescheduling.js";
 
 /** structs.LastRescheduleFailedToPlace. */
 const LAST_RESCHEDULE_NO_PLACEMENT = "no placement";
@@ -38,10 +38,19 @@ export interface FailedAllocs {
 export function sortFailed(core: EngineCore, allocs: readonly AllocRow[], evalId: string, deployment: DeploymentRow | undefined): FailedAllocs {
   const out: FailedAllocs = { now: [], kept: [], later: [] };
   const now = core.ctx.clock.now();
+  // One policy per job version and group, not one read of the version per failed allocation: every evaluation
+  // of a job with N failed allocations sorts them all.
+  const policies = new Map<string, ReschedulePolicy | null>();
+  const policyOf = (alloc: AllocRow) => {
+    const key = `${versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion)}\u0000${alloc.TaskGroup}`;
+    let policy = policies.get(key);
+    if (policy === undefined) policies.set(key, (policy = allocPolicy(core, alloc)));
+    return policy;
+  };
   for (const alloc of allocs) {
     if (alloc.DesiredStatus !== "run" || alloc.ClientStatus !== "failed") continue;
     const failedDeployment = deployment !== undefined && alloc.DeploymentID === deployment.ID && deployment.Status === "failed";
-    const fate = failedDeployment ? ({ kind: "held" } as const) : disposition(core, alloc, now, evalId, deployment);
+    const fate = failedDeployment ? ({ kind: "held" } as const) : disposition(core, alloc, now, evalId, deployment, policyOf);
     if (fate.kind === "now") out.now.push(alloc);
     else {
       out.kept.push(alloc);

@@ -156,10 +156,17 @@ function transition(alloc: AllocRow): { Reschedule?: boolean | null; ForceResche
  * (it still fills its slot: not eligible, waiting on a follow-up, or held by
  * an active deployment).
  */
-export function disposition(core: EngineCore, alloc: AllocRow, now: number, evalId: string, deployment: DeploymentRow | undefined): Disposition {
+export function disposition(
+  core: EngineCore,
+  alloc: AllocRow,
+  now: number,
+  evalId: string,
+  deployment: DeploymentRow | undefined,
+  policyOf: (alloc: AllocRow) => ReschedulePolicy | null = (a) => allocPolicy(core, a),
+): Disposition {
   if (deployment && alloc.DeploymentID === deployment.ID && ACTIVE_DEPLOYMENT.has(deployment.Status) && transition(alloc).Reschedule !== true) return { kind: "held" };
   if (transition(alloc).ForceReschedule === true) return { kind: "now" };
-  const { at, eligible } = nextRescheduleTime(alloc, allocPolicy(core, alloc));
+  const { at, eligible } = nextRescheduleTime(alloc, policyOf(alloc));
   if (eligible && (alloc.FollowupEvalID === evalId || at - now <= RESCHEDULE_WINDOW_MS)) return { kind: "now" };
   if (eligible && !alloc.FollowupEvalID) return { kind: "later", at };
   return { kind: "held" };

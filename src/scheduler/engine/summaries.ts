@@ -4,7 +4,6 @@
  * allocations and evals (Nomad's getJobStatus).
  */
 import { jobKey, type JobRow, type TaskGroupSummary } from "../model.js";
-import { NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { isParentJob } from "./job-kinds.js";
 
@@ -46,13 +45,14 @@ export function refreshJobStatus(core: EngineCore, namespace: string, jobId: str
   const { state, ctx } = core;
   const job = state.job(namespace, jobId);
   if (!job) return;
-  const allocs = state.allocsOfJob(namespace, jobId);
-  const evals = state.evalsOfJob(namespace, jobId);
+  // Counted from the store's groupings, not listed: this runs after every evaluation and allocation change,
+  // and listing (and sorting) the job's rows each time made N reschedules or placements O(N²).
+  const counts = state.jobCounts(namespace, jobId);
   let status: string;
-  if (allocs.some((a) => a.DesiredStatus === "run" && NON_TERMINAL_CLIENT.has(a.ClientStatus))) status = "running";
-  else if (evals.some((e) => e.Status === "pending" || e.Status === "blocked")) status = "pending";
+  if (state.liveAllocCount(namespace, jobId) > 0) status = "running";
+  else if (counts.openEvals > 0) status = "pending";
   else if (job.Type === "system") status = job.Stop ? "dead" : "running";
-  else if (allocs.length > 0 || evals.length > 0) status = "dead";
+  else if (counts.allocs > 0 || counts.evals > 0) status = "dead";
   else if (isParentJob(job)) status = job.Stop ? "dead" : "running";
   else status = evalDelete ? "dead" : "pending";
   if (status !== job.Status) {
