@@ -27,7 +27,7 @@
  *                           `fanout:<kind>` and `stall:<case>` narrow those two (kinds in
  *                           lib/fanout-cases.mjs, cases in lib/stalls.mjs and lib/stall-cases.mjs)
  *   BENCH_FANOUT_SIZES=1000,10000   the fan-out sizes (default 1000,10000,100000)
- *   BENCH_FANOUT_LIMIT=30   seconds a fan-out case may take, set-up included (default 30)
+ *   BENCH_FANOUT_LIMIT=30   seconds a fan-out case may take, set-up included (default 30; four times that at 100k)
  *   BENCH_CHURN_MINUTES=30  the churn's length in real minutes (default 3); its reference RSS is
  *                           taken after BENCH_CHURN_WARM_MINUTES (default 1; 5 when the churn
  *                           lasts 10 minutes or more). `npm run bench:churn` is issue 30's 5-then-30.

@@ -523,7 +523,7 @@ export function notes(settings) {
     "  KV, agent services, sessions, events, echo; every 17th request advances the clock 7 s); VmRSS every 10 s; the",
     `  change is from the sample nearest ${settings.churn.warmMinutes} min to the end (bench/lib/churn.mjs).`,
     `- Fan-out: N objects set up in process, then one emu.clock.advance() timed alone, each case in a fresh process stopped`,
-    `  after ${settings.fanout.limitSeconds} s (set-up included); ratio: time per object relative to the smallest size (bench/lib/fanout-cases.mjs).`,
+    `  after ${settings.fanout.limitSeconds} s (${settings.fanout.limitSeconds * 4} s at 100k; set-up included); ratio: time per object relative to the smallest size (bench/lib/fanout-cases.mjs).`,
     "- Targets are judged on the row that names one; p99, max and latency rows are context.",
   ].join("\n");
 }
