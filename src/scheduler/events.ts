@@ -68,7 +68,7 @@ export const SUBSCRIPTION_CLOSED = "subscription closed by server, client should
  * process together): a test's way to pin that a write costs what it changed,
  * not what the state holds, without timing anything.
  */
-export const brokerWork = { rowsRead: 0 };
+export const brokerWork = { rowsRead: 0, typeLookups: 0 };
 
 export interface StreamEvent {
   readonly Topic: string;
@@ -300,8 +300,10 @@ export class EventBroker {
     for (const table of EVENT_TABLES) {
       if (!commit.tables.has(table)) continue;
       const rows = table === TABLES.nodes ? nodes : this.changedRows(table, commit.index);
+      // Once per table: a write that migrates N allocations carries N notes, and asking them per row was O(N²).
+      const tableType = table === TABLES.nodes ? undefined : eventType(notes, table);
       for (const row of rows) {
-        const type = noted ?? (table === TABLES.nodes ? nodeTypes.get(row.ID)! : eventType(notes, table));
+        const type = noted ?? tableType ?? nodeTypes.get(row.ID)!;
         events.push(toEvent(table, type, row, commit.index));
       }
     }
@@ -474,6 +476,7 @@ type Row = Json & { ID: string; CreateIndex: number; ModifyIndex: number };
  * usual one when it noted nothing.
  */
 function eventType(notes: readonly string[], table: string): string {
+  brokerWork.typeLookups++;
   const has = (...types: string[]) => types.some((t) => notes.includes(t));
   if (has("job.stopped", "job.purged")) return "JobDeregistered";
   // An allocation stop (Alloc.Stop's desired-transition update and its eval): one transaction in Nomad.

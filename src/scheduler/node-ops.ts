@@ -175,7 +175,9 @@ export class NodeOperations {
         const job = this.state.job(alloc.Namespace, alloc.JobID);
         if (!job || job.Type !== "service") continue;
         const key = `${jobKey(alloc.Namespace, alloc.JobID)}\u0000${alloc.TaskGroup}`;
-        byGroup.set(key, [...(byGroup.get(key) ?? []), alloc]);
+        const group = byGroup.get(key);
+        if (group) group.push(alloc);
+        else byGroup.set(key, [alloc]);
         jobs.set(jobKey(job.Namespace, job.ID), job);
       }
       const migrated: string[] = [];

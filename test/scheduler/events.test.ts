@@ -632,4 +632,34 @@ describe("the broker's work per write", () => {
     expect(read).toBeGreaterThan(0);
     expect(read).toBeLessThan(20);
   });
+
+  it("names a write's event type once per table, not once per row (a drain's one write of N migrations stays linear)", async () => {
+    const { brokerWork } = await import("../../src/scheduler/events.js");
+    const big = { Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } };
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", ...big }] } } as never });
+    const drainedJob = job("drained", { count: 300 });
+    drainedJob.TaskGroups[0].Migrate = { MaxParallel: 300 }; // one drain pass migrates them all
+    await register(emu, drainedJob);
+    emu.clock.advance("1m");
+    await emu.applyFixture({ scheduler: { nodes: [{ Name: "spare", ...big }] } } as never);
+    const nodes = (await (await emu.scheduler.request("/v1/nodes")).json()) as Json[];
+    const drained = nodes.find((n) => n.Name === "big")!.ID as string;
+    const before = brokerWork.typeLookups;
+    const res = await emu.scheduler.request(`/v1/node/${drained}/drain`, {
+      method: "PUT",
+      body: JSON.stringify({ NodeID: drained, DrainSpec: { Deadline: 3_600_000_000_000 } }),
+    });
+    expect(res.status).toBe(200);
+    emu.clock.advance("1s"); // the drainer's first pass: all 300 stopped, their replacements placed
+    const drainWrite = brokerWork.typeLookups - before;
+    emu.clock.advance("5m");
+    const allocs = (await (await emu.scheduler.request("/v1/allocations")).json()) as Json[];
+    // The drain migrated all 300 (the work happened) …
+    expect(allocs.filter((a) => a.NodeID !== drained && a.ClientStatus === "running").length).toBe(300);
+    expect(allocs.filter((a) => a.NodeID === drained && a.ClientStatus === "running").length).toBe(0);
+    // … and the drain's write (its first pass migrates all 300) asked for event types per table: the
+    // old per-row lookups made one per allocation it stopped and per replacement it placed.
+    expect(drainWrite).toBeGreaterThan(0);
+    expect(drainWrite).toBeLessThan(20);
+  });
 });
