@@ -15,50 +15,9 @@
  * and expired tombstones go, user events keep to the agent's ring of 256.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Table } from "../../src/core/store.js";
 import type { Standin } from "../../src/emulator.js";
 import { getJSON, indexOf, put, req, standin } from "../support/registry-http.js";
-
-/**
- * Counts the rows read through full table scans and secondary-index lookups
- * (Table.groupBy) while `counting` is on. Install before the emulator is
- * built: the lookups are made when the services are.
- */
-function rowReads() {
-  const reads = { rows: 0, counting: false };
-  for (const method of ["sorted", "values", "ids"] as const) {
-    const original = Table.prototype[method] as (this: Table) => unknown;
-    vi.spyOn(Table.prototype, method).mockImplementation(function (this: Table) {
-      if (reads.counting) reads.rows += this.size;
-      return original.call(this) as never;
-    });
-  }
-  const groupBy = Table.prototype.groupBy;
-  vi.spyOn(Table.prototype, "groupBy").mockImplementation(function (this: Table, keyOf) {
-    const lookup = groupBy.call(this, keyOf);
-    return Object.assign(
-      (key: string) => {
-        const rows = lookup(key);
-        if (reads.counting) reads.rows += rows.length;
-        return rows;
-      },
-      { count: lookup.count },
-    );
-  });
-  return reads;
-}
-
-/** Rows read while `fn` runs. */
-function readsDuring(reads: ReturnType<typeof rowReads>, fn: () => void): number {
-  const before = reads.rows;
-  reads.counting = true;
-  try {
-    fn();
-  } finally {
-    reads.counting = false;
-  }
-  return reads.rows - before;
-}
+import { countRowReads, rowsReadDuring } from "../support/row-reads.js";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -77,7 +36,7 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
   it(
     "reaps 2,000 services in one advance: all gone, in one write (each index moves once), reading O(N) rows",
     async () => {
-      const reads = rowReads();
+      const reads = countRowReads();
       const emu = await standin();
       const n = 2_000;
       for (let i = 0; i < n; i++) {
@@ -89,7 +48,7 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
       const indexBefore = emu.store.index;
 
       let fired: ReturnType<typeof emu.clock.advance> = [];
-      const rowsRead = readsDuring(reads, () => (fired = emu.clock.advance("2m")));
+      const rowsRead = await rowsReadDuring(reads, () => (fired = emu.clock.advance("2m")));
 
       const reaps = fired.filter((f) => f.kind === "registry.check-reap");
       const reaped = reaps.flatMap((f) => (f.detail as { reaped: string[] }).reaped);
@@ -116,7 +75,7 @@ describe("the reaper's ticks cost what is critical", () => {
   it(
     "a virtual day of 30 s ticks over 500 passing reapable services reads no rows, and a critical one is still reaped",
     async () => {
-      const reads = rowReads();
+      const reads = countRowReads();
       const emu = await standin();
       const n = 500;
       for (let i = 0; i < n; i++) {
@@ -124,7 +83,7 @@ describe("the reaper's ticks cost what is critical", () => {
         await ok(emu, `/v1/agent/check/pass/ttl-${i}`);
       }
       let fired: ReturnType<typeof emu.clock.advance> = [];
-      const rowsRead = readsDuring(reads, () => (fired = emu.clock.advance("24h")));
+      const rowsRead = await rowsReadDuring(reads, () => (fired = emu.clock.advance("24h")));
       expect(fired.filter((f) => f.kind === "registry.check-reap").length).toBe(2_880);
       // The old tick read every agent check: 2,880 × 500 = 1,440,000 rows.
       expect(rowsRead).toBeLessThanOrEqual(n);
@@ -142,7 +101,7 @@ describe("registering costs what it touches", () => {
   it(
     "1,000 services through the catalog and 1,000 through the agent, each with a check, on one node, read O(N) rows",
     async () => {
-      const reads = rowReads();
+      const reads = countRowReads();
       const emu = await standin();
       const n = 1_000;
       reads.counting = true;
@@ -170,14 +129,14 @@ describe("session TTLs and the checks sessions are bound to: each expiry costs w
   it(
     "1,000 TTL sessions holding keys expire in one advance: keys released, lock-delays set, O(N) rows read",
     async () => {
-      const reads = rowReads();
+      const reads = countRowReads();
       const emu = await standin();
       const n = 1_000;
       for (let i = 0; i < n; i++) {
         const { ID } = JSON.parse((await ok(emu, "/v1/session/create", { TTL: "10s", LockDelay: "5s" })).text) as { ID: string };
         expect((await ok(emu, `/v1/kv/lock/${i}?acquire=${ID}`, "held")).text).toBe("true");
       }
-      const rowsRead = readsDuring(reads, () => emu.clock.advance("21s"));
+      const rowsRead = await rowsReadDuring(reads, () => emu.clock.advance("21s"));
       expect(tableSize(emu, "registry.sessions")).toBe(0);
       const keys = (await getJSON(emu, "/v1/kv/lock/?recurse")).body as Array<{ Session?: string }>;
       expect(keys).toHaveLength(n);
@@ -192,7 +151,7 @@ describe("session TTLs and the checks sessions are bound to: each expiry costs w
   it(
     "1,000 TTL checks lapsing invalidate the 1,000 sessions bound to them, O(N) rows read",
     async () => {
-      const reads = rowReads();
+      const reads = countRowReads();
       const emu = await standin();
       const n = 1_000;
       for (let i = 0; i < n; i++) {
@@ -200,7 +159,7 @@ describe("session TTLs and the checks sessions are bound to: each expiry costs w
         await ok(emu, "/v1/session/create", { Checks: ["serfHealth", `c${i}`] });
       }
       expect(tableSize(emu, "registry.sessions")).toBe(n);
-      const rowsRead = readsDuring(reads, () => emu.clock.advance("11s"));
+      const rowsRead = await rowsReadDuring(reads, () => emu.clock.advance("11s"));
       expect(tableSize(emu, "registry.sessions")).toBe(0);
       expect((await getJSON(emu, "/v1/health/state/critical")).body).toHaveLength(n);
       // Each lapse reads the sessions bound to its check; the old one sorted every session each time (~n² rows).
