@@ -40,7 +40,7 @@ export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     },
   );
 
-  // They take no arguments: a key sent anyway (`{"count": 3}`) is a 400, not a lock that silently counts one.
+  // Lock, unlock, next, pause and resume take no arguments: a key sent anyway (`{"count": 3}`) is a 400, not a lock that silently counts one.
   clock.post(
     "/clock/lock",
     { summary: "holds idle skipping off (a counter)", body: noArguments, bodyOptional: true, responses: { 200: "`{locks}`", 400: "a body with keys" } },
@@ -83,7 +83,12 @@ export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
 
   clock.post(
     "/clock/next",
-    { summary: "jumps to the next due timer and fires it and any at the same instant", responses: { 200: "`{now, fired}`", 409: "the clock cannot move now" } },
+    {
+      summary: "jumps to the next due timer and fires it and any at the same instant",
+      body: noArguments,
+      bodyOptional: true,
+      responses: { 200: "`{now, fired}`", 400: "a body with keys", 409: "the clock cannot move now" },
+    },
     (c) => {
       const fired = target.clock.next();
       target.noteClockOperation("next", {});
@@ -91,15 +96,28 @@ export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     },
   );
 
-  clock.post("/clock/pause", { summary: "pauses the realtime clock", responses: { 200: "the clock's status", 409: "not in realtime mode" } }, (c) => {
-    target.clock.pause();
-    target.noteClockOperation("pause", {});
-    return c.json(clockStatus(target.clock));
-  });
+  clock.post(
+    "/clock/pause",
+    { summary: "pauses the realtime clock", body: noArguments, bodyOptional: true, responses: { 200: "the clock's status", 400: "a body with keys", 409: "not in realtime mode" } },
+    (c) => {
+      target.clock.pause();
+      target.noteClockOperation("pause", {});
+      return c.json(clockStatus(target.clock));
+    },
+  );
 
-  clock.post("/clock/resume", { summary: "resumes the realtime clock", responses: { 200: "the clock's status", 409: "not in realtime mode" } }, (c) => {
-    target.clock.resume();
-    target.noteClockOperation("resume", {});
-    return c.json(clockStatus(target.clock));
-  });
+  clock.post(
+    "/clock/resume",
+    {
+      summary: "resumes the realtime clock",
+      body: noArguments,
+      bodyOptional: true,
+      responses: { 200: "the clock's status", 400: "a body with keys", 409: "not in realtime mode" },
+    },
+    (c) => {
+      target.clock.resume();
+      target.noteClockOperation("resume", {});
+      return c.json(clockStatus(target.clock));
+    },
+  );
 }
