@@ -123,6 +123,7 @@ const NOTE_TYPES = new Set([
   "deployment.cancelled",
   "node.updated",
   "node.purged",
+  "node.collected",
   "alloc.desired-transition",
   "evals.deleted",
 ]);
@@ -316,6 +317,8 @@ export class EventBroker {
         this.nodesSeen.delete(id);
       }
     }
+    // Collected nodes are forgotten without an event, so a later purge does not announce them.
+    if (notes.includes("node.collected")) for (const id of [...this.nodesSeen.keys()]) if (!state.nodes.get(id)) this.nodesSeen.delete(id);
     if (commit.tables.has(SERVICE_REGISTRATIONS_TABLE)) events.push(...this.serviceEvents(commit.index));
     const aclChanged = commit.tables.has(ACL_TABLES.tokens) || commit.tables.has(ACL_TABLES.policies);
     if (aclChanged) {

@@ -174,13 +174,19 @@ describe("deployment and node GC", () => {
     expect(((await req(emu, "GET", "/v1/nodes")).body as Json[]).map((n) => n.Name).filter((n) => n !== "standin")).toEqual(["stays"]);
   });
 
-  it("publishes a collected node's deregistration on the event stream", async () => {
-    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "gone" }] } } as never });
-    const gone = ((await req(emu, "GET", "/v1/nodes")).body as Json[]).find((n) => n.Name === "gone")!;
+  it("publishes nothing for a collected node, as Nomad's batch deregistration does not; a purge still publishes NodeDeregistration", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "gone" }, { Name: "purged" }] } } as never });
+    const listed = (await req(emu, "GET", "/v1/nodes")).body as Json[];
+    const gone = listed.find((n) => n.Name === "gone")!;
+    const purged = listed.find((n) => n.Name === "purged")!;
     await emu.scheduler.request(`/_standin/scheduler/nodes/${gone.ID}`, { method: "POST", body: JSON.stringify({ Status: "down" }) });
     const controller = new AbortController();
     const res = await emu.scheduler.request("/v1/event/stream?topic=Node", { signal: controller.signal });
     emu.clock.advance("24h5m");
+    expect(await status(emu, `/v1/node/${gone.ID}`)).toBe(404);
+    // The purge comes after the collection: its event proves the stream was read past the pass.
+    expect((await req(emu, "PUT", `/v1/node/${purged.ID}/purge`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 0));
     controller.abort();
     let text = "";
     try {
@@ -188,8 +194,14 @@ describe("deployment and node GC", () => {
     } catch {
       // the abort ends the body; what was read before it is enough
     }
-    expect(text).toContain(`"Type":"NodeDeregistration"`);
-    expect(text).toContain(`"Key":"${gone.ID}"`);
+    const events = text
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .flatMap((line) => ((JSON.parse(line) as { Events?: Array<{ Type: string; Key: string }> }).Events ?? []).map((e) => `${e.Type} ${e.Key}`));
+    expect(events).toContain(`NodeDeregistration ${purged.ID}`);
+    expect(events).not.toContain(`NodeDeregistration ${gone.ID}`);
+    // The stream did carry the collected node's earlier life, so its silence about the collection is not a filter's.
+    expect(events).toContain(`NodeRegistration ${gone.ID}`);
   });
 });
 

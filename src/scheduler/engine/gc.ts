@@ -278,8 +278,9 @@ export class GarbageCollector {
       gone.push(id);
     }
     if (gone.length === 0) return 0;
-    // Node.BatchDeregister: the event stream tells of each node's deregistration, as a purge does.
-    ctx.events.record("node.purged", { service: "scheduler", subject: gone.join(","), detail: { gc: true, count: gone.length } });
+    // Node.BatchDeregister: a raft message Nomad's state store maps to no event type (nomad/state/events.go
+    // MsgTypeEvents has Node.Deregister's, a purge's, only), so the stream says nothing of a collected node.
+    ctx.events.record("node.collected", { service: "scheduler", subject: gone.join(","), detail: { gc: true, count: gone.length } });
     for (const id of gone) state.nodes.delete(id);
     return gone.length;
   }
