@@ -94,6 +94,54 @@ interface TableState {
   watchers: Array<(id: string, row: Row | undefined, previous: Row | undefined) => void>;
   /** Running sums (Table.sumBy), kept in step with `rows` by setRow/removeRow. */
   sums: Totals[];
+  /** The IDs in key order (Table.sorted, Table.withPrefix); undefined until first used, and again after a restore. */
+  order: KeyOrder | undefined;
+}
+
+/**
+ * The IDs of a table in key order, kept so that an ordered read costs what it returns rather than a
+ * sort of the whole table each time (a KV prefix read of 10 keys among 100,000 sorted them all).
+ * Inserts and deletes are noted in O(1) and settled at the next read: a few by binary search, many
+ * (a fixture, a delete-tree) by one filter or sort, so neither a bulk write nor a read goes quadratic.
+ */
+interface KeyOrder {
+  ids: string[];
+  /** In `rows`, not yet in `ids`. */
+  readonly added: Set<string>;
+  /** In `ids`, no longer in `rows`. */
+  readonly removed: Set<string>;
+}
+
+/** Below this many pending changes, each is settled by binary search and splice; above, by one pass. */
+const ORDER_SPLICE_LIMIT = 32;
+
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The first position in sorted `ids` whose ID is not below `id`. */
+function lowerBound(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ids[mid]! < id) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function settledOrder(state: TableState): string[] {
+  const order = state.order;
+  if (!order) {
+    state.order = { ids: [...state.rows.keys()].sort(compareIds), added: new Set(), removed: new Set() };
+    return state.order.ids;
+  }
+  if (order.removed.size > ORDER_SPLICE_LIMIT) order.ids = order.ids.filter((id) => !order.removed.has(id));
+  else for (const id of order.removed) order.ids.splice(lowerBound(order.ids, id), 1);
+  order.removed.clear();
+  if (order.added.size > ORDER_SPLICE_LIMIT) order.ids = [...order.ids, ...order.added].sort(compareIds);
+  else for (const id of order.added) order.ids.splice(lowerBound(order.ids, id), 0, id);
+  order.added.clear();
+  return order.ids;
 }
 
 interface Totals {
@@ -124,6 +172,8 @@ interface Grouping {
 function setRow(state: TableState, id: string, row: Row): void {
   const previous = state.rows.get(id);
   state.rows.set(id, row);
+  // A re-inserted ID is still in the order: it only stops being noted as removed.
+  if (previous === undefined && state.order && !state.order.removed.delete(id)) state.order.added.add(id);
   for (const grouping of state.groupings) {
     if (!grouping.members) continue;
     if (previous !== undefined) leaveGroups(grouping, grouping.keyOf(previous), id);
@@ -141,6 +191,7 @@ function removeRow(state: TableState, id: string): void {
   const previous = state.rows.get(id);
   if (previous === undefined) return;
   state.rows.delete(id);
+  if (state.order && !state.order.added.delete(id)) state.order.removed.add(id);
   for (const grouping of state.groupings) if (grouping.members) leaveGroups(grouping, grouping.keyOf(previous), id);
   for (const totals of state.sums) if (totals.byKey) addToTotals(totals, previous, -1);
   for (const watcher of state.watchers) watcher(id, undefined, previous);
@@ -271,7 +322,17 @@ export class Table<T extends Row = Row> {
 
   /** Rows sorted by ID (byte-wise on the ID string). */
   sorted(): T[] {
-    return [...this.state.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row as T);
+    const rows = this.state.rows;
+    return settledOrder(this.state).map((id) => rows.get(id) as T);
+  }
+
+  /** The rows whose ID starts with `prefix`, in key order, found by binary search: the cost is what is returned. */
+  withPrefix(prefix: string): T[] {
+    const ids = settledOrder(this.state);
+    const rows = this.state.rows;
+    const out: T[] = [];
+    for (let i = lowerBound(ids, prefix); i < ids.length && ids[i]!.startsWith(prefix); i++) out.push(rows.get(ids[i]!) as T);
+    return out;
   }
 
   /**
@@ -367,7 +428,7 @@ export class Store implements StoreView {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], sums: [], watchers: [] };
+      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], sums: [], watchers: [], order: undefined };
       this.tables.set(name, state);
     }
     return state;
@@ -462,6 +523,7 @@ export class Store implements StoreView {
       state.index = 0;
       for (const grouping of state.groupings) grouping.members = undefined; // rebuilt when next used
       for (const totals of state.sums) totals.byKey = undefined;
+      state.order = undefined;
     }
     for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
       const state = this.stateOf(name);

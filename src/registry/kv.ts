@@ -49,7 +49,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
           const entry = state.kv.get(key);
           return entry ? { value: [toWire(entry)], index: entry.ModifyIndex } : { value: [], index: kvTablesIndex() };
         }
-        const entries = state.kv.sorted().filter((e) => e.Key.startsWith(key));
+        const entries = state.kv.withPrefix(key);
         const value = entries.filter((e) => authz.allowed("key", e.Key, "read")).map(toWire);
         return { value, filtered: value.length < entries.length, index: listIndex(key, entries) };
       })
@@ -76,7 +76,7 @@ export function registerKVRoutes(router: Router, api: RegistryApi): void {
       .blockingRead(rc, rc.parse(), KV_TABLES, () => {
         const keys: string[] = [];
         let filtered = false;
-        const entries = state.kv.sorted().filter((e) => e.Key.startsWith(prefix));
+        const entries = state.kv.withPrefix(prefix);
         for (const entry of entries) {
           if (!authz.allowed("key", entry.Key, "read")) {
             filtered = true;

@@ -313,7 +313,7 @@ export class RegistryState {
     this.reapTombstones();
     this.reapLockDelays();
     let deleted = false;
-    for (const entry of this.kv.sorted()) if (entry.Key.startsWith(prefix) && this.kv.delete(entry.Key)) deleted = true;
+    for (const entry of this.kv.withPrefix(prefix)) if (this.kv.delete(entry.Key)) deleted = true;
     if (deleted) this.bury(prefix);
   }
 

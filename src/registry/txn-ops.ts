@@ -180,10 +180,7 @@ function kvOp(state: RegistryState, op: KVOp): TxnResult[] {
         ),
       ];
     case "get-tree":
-      return state.kv
-        .sorted()
-        .filter((e) => e.Key.startsWith(key))
-        .map(withValue);
+      return state.kv.withPrefix(key).map(withValue);
     case "check-session": {
       const entry = existing ?? fail(`failed to check session, key ${quoted} doesn't exist`);
       if ((entry.Session ?? "") !== op.session) fail(`failed session check for key ${quoted}, current session ${goQuoted(entry.Session ?? "")} != ${goQuoted(op.session)}`);

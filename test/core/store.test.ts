@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, it, expect } from "vitest";
 import { INITIAL_INDEX, Store, StoreError, type Commit, type Row, type StoreSnapshot } from "../../src/core/store.js";
 
@@ -470,5 +471,52 @@ describe("Store: running sums (Table.sumBy)", () => {
     expect(usage("n1")).toEqual([105, 305]);
     store.restore(structuredClone(saved));
     expect(usage("n1")).toEqual([100, 300]);
+  });
+});
+
+describe("Table.sorted and Table.withPrefix keep key order through writes, undone writes and restores", () => {
+  type Op = { kind: "put" | "delete"; ids: string[]; abort: boolean } | { kind: "read"; prefix: string } | { kind: "restore" };
+  // 121 possible IDs, writes of up to 80: pending changes both below and above the splice limit (32).
+  const id = fc.stringMatching(/^[abc]{0,4}$/);
+  const ALL_IDS: string[] = [""];
+  for (let i = 0; i < ALL_IDS.length; i++) if (ALL_IDS[i]!.length < 4) ALL_IDS.push(...["a", "b", "c"].map((c) => ALL_IDS[i] + c));
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constantFrom("put" as const, "delete" as const), ids: fc.array(id, { maxLength: 80, size: "max" }), abort: fc.boolean() }),
+    fc.record({ kind: fc.constant("read" as const), prefix: id }),
+    fc.constant({ kind: "restore" as const }),
+    // Deleting every ID: more removals than the splice limit in one write.
+    fc.boolean().map((abort): Op => ({ kind: "delete", ids: ALL_IDS, abort })),
+  );
+
+  it("answers as sorting the live rows would, whatever the mix (few changes spliced, many in one pass)", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const store = new Store();
+        const table = store.table<{ ID: string }>("t");
+        const model = new Set<string>();
+        for (const step of ops) {
+          if (step.kind === "read") {
+            const live = [...model].sort();
+            expect(table.sorted().map((r) => r.ID)).toEqual(live);
+            expect(table.withPrefix(step.prefix).map((r) => r.ID)).toEqual(live.filter((x) => x.startsWith(step.prefix)));
+          } else if (step.kind === "restore") {
+            store.restore(store.snapshot());
+          } else {
+            const write = () =>
+              store.write(() => {
+                for (const x of step.ids) step.kind === "put" ? table.put(x, { ID: x }) : table.delete(x);
+                if (step.abort) throw new Error("abort");
+              });
+            if (step.abort) expect(write).toThrow("abort");
+            else {
+              write();
+              for (const x of step.ids) step.kind === "put" ? model.add(x) : model.delete(x);
+            }
+          }
+        }
+        expect(table.sorted().map((r) => r.ID)).toEqual([...model].sort());
+      }),
+      { seed: 30, numRuns: 300 },
+    );
   });
 });

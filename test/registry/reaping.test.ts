@@ -249,3 +249,39 @@ describe("growing structures stay bounded over long churn", () => {
     LARGE,
   );
 });
+
+describe("KV prefix reads cost what they return", () => {
+  it(
+    "a recurse, keys or get-tree read of 10 keys among 5,000 reads about 10 rows, and a delete-tree removes only its prefix",
+    async () => {
+      const reads = countRowReads();
+      const emu = await standin();
+      const txn = (ops: unknown[]) => put(emu, "/v1/txn", ops);
+      // Written in batches of 64 (a transaction's limit), in an order that is not the keys' order.
+      const keys = Array.from({ length: 5_000 }, (_, i) => `app/${String((i * 7_919) % 5_000).padStart(4, "0")}`);
+      for (let i = 0; i < keys.length; i += 64) {
+        const res = await txn(keys.slice(i, i + 64).map((Key) => ({ KV: { Verb: "set", Key, Value: "dg==" } })));
+        expect(res.status).toBe(200);
+      }
+      const wanted = Array.from({ length: 10 }, (_, i) => `app/412${i}`);
+      // A first ordered read settles the order; later writes are noted, not re-sorted.
+      expect((await getJSON(emu, "/v1/kv/app/412?keys")).body).toEqual(wanted);
+      await ok(emu, "/v1/kv/app/4125", "x");
+      await ok(emu, "/v1/kv/app/41255", "y");
+      expect((await req(emu, "/v1/kv/app/4129", { method: "DELETE" })).status).toBe(200);
+      const expected = [...wanted.slice(0, 6), "app/41255", ...wanted.slice(6, 9)];
+      const rowsRead = await rowsReadDuring(reads, async () => {
+        expect((await getJSON(emu, "/v1/kv/app/412?recurse")).body.map((e: { Key: string }) => e.Key)).toEqual(expected);
+        expect((await getJSON(emu, "/v1/kv/app/412?keys")).body).toEqual(expected);
+        const tree = await txn([{ KV: { Verb: "get-tree", Key: "app/412" } }]);
+        expect(JSON.parse(tree.text).Results).toHaveLength(expected.length);
+      });
+      expect(rowsRead).toBeLessThanOrEqual(3 * expected.length + 10);
+      expect((await req(emu, "/v1/kv/app/412?recurse", { method: "DELETE" })).status).toBe(200);
+      expect((await req(emu, "/v1/kv/app/412?recurse")).status).toBe(404);
+      expect(tableSize(emu, "registry.kv")).toBe(5_000 - 10);
+      expect((await getJSON(emu, "/v1/kv/app/411?keys")).body).toHaveLength(10);
+    },
+    LARGE,
+  );
+});

@@ -1,6 +1,7 @@
 /**
  * Counts the table rows a piece of work reads through full scans
- * (Table.sorted / values / ids) and secondary-index lookups (Table.groupBy),
+ * (Table.sorted / values / ids), prefix reads (Table.withPrefix) and
+ * secondary-index lookups (Table.groupBy),
  * so a test can hold work that must be linear to a multiple of the objects
  * it touches without timing anything. Install before the emulator is built
  * (the lookups are made when the services are) and restore the mocks after
@@ -23,6 +24,13 @@ export function countRowReads(): RowReads {
       return original.call(this) as never;
     });
   }
+  // A prefix read (Table.withPrefix) reads the rows it returns.
+  const withPrefix = Table.prototype.withPrefix;
+  vi.spyOn(Table.prototype, "withPrefix").mockImplementation(function (this: Table, prefix: string) {
+    const rows = withPrefix.call(this, prefix);
+    if (reads.counting) reads.rows += rows.length;
+    return rows;
+  });
   const groupBy = Table.prototype.groupBy;
   vi.spyOn(Table.prototype, "groupBy").mockImplementation(function (this: Table, keyOf) {
     const lookup = groupBy.call(this, keyOf);
