@@ -342,6 +342,11 @@ export class SchedulerState {
     return { allocs: this.allocsByJob.count(key), evals: this.evalsByJob.count(key), openEvals: this.openEvalsByJob.count(key) };
   }
 
+  /** A job's evaluations still to run (pending or blocked), in no particular order: what the eval broker holds for it. */
+  openEvalsOfJob(namespace: string, id: string): EvalRow[] {
+    return this.openEvalsByJob(jobKey(namespace, id));
+  }
+
   /** A job's group's allocations migrated away (drain, alloc stop) and not replaced yet, oldest first. */
   unreplacedMigrations(namespace: string, id: string, group: string): AllocRow[] {
     return byCreateIndex(this.migratedUnreplacedByGroup(`${jobKey(namespace, id)}\u0000${group}`));

@@ -69,7 +69,15 @@ const CHECKS = {
     "nomad/node-drain",
   ],
   "nomad-fs": ["nomad-fs/list-stat-and-cat", "nomad-fs/logs-follow", "nomad-fs/logs-errors"],
-  "nomad-alloc": ["nomad-alloc/restart", "nomad-alloc/signal", "nomad-alloc/stats", "nomad-alloc/reschedule", "nomad-alloc/deployment-reschedule", "nomad-alloc/stop"],
+  "nomad-alloc": [
+    "nomad-alloc/restart",
+    "nomad-alloc/signal",
+    "nomad-alloc/stats",
+    "nomad-alloc/reschedule",
+    "nomad-alloc/deployment-reschedule",
+    "nomad-alloc/failure-burst-one-eval-at-a-time",
+    "nomad-alloc/stop",
+  ],
   "nomad-acl": ["nomad-acl/bootstrapped-by-fixture", "nomad-acl/anonymous-denied", "nomad-acl/policy-and-token", "nomad-acl/token-capabilities"],
   "nomad-vars": [
     "nomad-vars/create-and-read",

@@ -14,7 +14,7 @@ import { duration, type EngineCore, type RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";
 import { isParameterized, isPeriodic } from "./job-kinds.js";
 import { reconcile } from "./reconcile.js";
-import { brokerPaused } from "./broker.js";
+import { brokerPaused, cancelSuperseded, queuedBehind } from "./broker.js";
 import { refreshJobStatus, setQueued } from "./summaries.js";
 
 export function createEval(core: EngineCore, job: JobRow, triggeredBy: string, extra: Partial<EvalRow> = {}): EvalRow {
@@ -68,7 +68,8 @@ export function processEval(core: EngineCore, evalId: string): unknown {
   if (!evaluation || evaluation.Status !== "pending") return { eval: evalId, skipped: true };
   // A paused broker hands out nothing: the eval waits for brokerResumed (broker.ts) to schedule it again.
   if (brokerPaused(core)) return { eval: evalId, skipped: true, paused: true };
-  return ctx.store.write(() => {
+  const queue = queuedBehind(core, evaluation);
+  const result = ctx.store.write(() => {
     const job = state.job(evaluation.Namespace, evaluation.JobID);
     const outcome = reconcile(core, job, evaluation);
     const now = ctx.clock.now();
@@ -92,6 +93,9 @@ export function processEval(core: EngineCore, evalId: string): unknown {
     ctx.events.record("eval.complete", { service: "scheduler", subject: evalId, detail: { job: evaluation.JobID, placed: outcome.placed, queued: outcome.queued } });
     return { eval: evalId, placed: outcome.placed, queued: outcome.queued };
   });
+  // The ack: the job's evaluations that waited behind this one, all but the next, are canceled (broker.ts).
+  const canceled = cancelSuperseded(core, queue);
+  return canceled > 0 ? { ...result, canceled } : result;
 }
 
 /** Re-runs blocked evals (capacity may have appeared). */

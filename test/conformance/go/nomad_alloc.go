@@ -171,6 +171,76 @@ func deploymentRescheduleCheck(c *nomad.Client, control Control) error {
 	return nil
 }
 
+// burstJob: service job "burst" of four small allocations, rescheduled 5s after a failure (constant).
+func burstJob() *nomad.Job {
+	task := nomad.NewTask("app", "docker").SetConfig("image", "burst:1").Require(&nomad.Resources{CPU: ptr(10), MemoryMB: ptr(10)})
+	group := nomad.NewTaskGroup("burst", 4).AddTask(task)
+	group.ReschedulePolicy = &nomad.ReschedulePolicy{Attempts: ptr(1), Interval: ptr(time.Hour), Delay: ptr(5 * time.Second), DelayFunction: ptr("constant"), MaxDelay: ptr(time.Duration(0)), Unlimited: ptr(false)}
+	return nomad.NewServiceJob("burst", "burst", "global", 50).AddDatacenter("dc1").AddTaskGroup(group)
+}
+
+// failureBurstCheck: the four allocations of one job fail at once, making four alloc-failure
+// evaluations. The eval broker runs one evaluation of a job at a time: the first runs, the two
+// queued behind it but the newest are canceled when it is acked (Nomad 1.4.3+), the newest runs;
+// the official client reads the canceled ones, and all four are replaced.
+func failureBurstCheck(c *nomad.Client, control Control) error {
+	if _, _, err := c.Jobs().Register(burstJob(), nil); err != nil {
+		return err
+	}
+	if err := control.Advance("5s"); err != nil {
+		return err
+	}
+	stubs, _, err := c.Jobs().Allocations("burst", false, nil)
+	if err != nil {
+		return err
+	}
+	if len(stubs) != 4 {
+		return fmt.Errorf("%d allocations before the failures, want 4", len(stubs))
+	}
+	for _, stub := range stubs {
+		if _, err := control.Post("/_standin/scheduler/allocations/"+stub.ID, map[string]string{"ClientStatus": "failed"}); err != nil {
+			return err
+		}
+	}
+	if err := control.Advance("1s"); err != nil {
+		return err
+	}
+	evals, _, err := c.Jobs().Evaluations("burst", nil)
+	if err != nil {
+		return err
+	}
+	statuses := map[string]int{}
+	for _, eval := range evals {
+		if eval.TriggeredBy != "alloc-failure" || !eval.WaitUntil.IsZero() {
+			continue
+		}
+		statuses[eval.Status]++
+		if eval.Status == "canceled" && eval.StatusDescription != "canceled after more recent eval was processed" {
+			return fmt.Errorf("canceled eval's description %q", eval.StatusDescription)
+		}
+	}
+	if statuses["complete"] != 2 || statuses["canceled"] != 2 || len(statuses) != 2 {
+		return fmt.Errorf("alloc-failure evaluations by status %v, want 2 complete and 2 canceled", statuses)
+	}
+	if err := control.Advance("10s"); err != nil {
+		return err
+	}
+	stubs, _, err = c.Jobs().Allocations("burst", false, nil)
+	if err != nil {
+		return err
+	}
+	replaced := 0
+	for _, stub := range stubs {
+		if stub.ClientStatus == "failed" && stub.NextAllocation != "" {
+			replaced++
+		}
+	}
+	if replaced != 4 {
+		return fmt.Errorf("%d of 4 failed allocations replaced", replaced)
+	}
+	return nil
+}
+
 func nomadAllocChecks(control Control) []Check {
 	c := nomadClient()
 	var alloc *nomad.Allocation
@@ -260,6 +330,7 @@ func nomadAllocChecks(control Control) []Check {
 		}},
 		{"nomad-alloc/reschedule", func() error { return rescheduleCheck(c, control) }},
 		{"nomad-alloc/deployment-reschedule", func() error { return deploymentRescheduleCheck(c, control) }},
+		{"nomad-alloc/failure-burst-one-eval-at-a-time", func() error { return failureBurstCheck(c, control) }},
 		{"nomad-alloc/stop", func() error {
 			if err := running(); err != nil {
 				return err
