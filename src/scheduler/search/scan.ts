@@ -66,6 +66,13 @@ export function firstByKey<T>(rows: Iterable<T>, key: (row: T) => string, keep: 
   return kept.map((entry) => entry.row);
 }
 
+/** Hex digits laid out as the start of a canonical UUID: a hyphen before the 9th, 13th, 17th and 21st digit. */
+function hyphenatedLikeUuid(digits: string): string {
+  let out = "";
+  for (let i = 0; i < digits.length; i++) out += (i === 8 || i === 12 || i === 16 || i === 20 ? "-" : "") + digits[i];
+  return out;
+}
+
 const inNamespace = (namespace: string) => (row: { Namespace: string }) => namespace === "*" || row.Namespace === namespace;
 const NUL = "\u0000";
 
@@ -96,15 +103,18 @@ export class SearchScan {
     const idMatches = (id: string) => startsWithBytes(id, prefix);
     const uuid = (): ((id: string) => boolean) | undefined => {
       const digits = uuidPrefix(prefix);
-      return digits === undefined ? undefined : (id) => id.replaceAll("-", "").startsWith(digits);
+      if (digits === undefined) return undefined;
+      // Stored IDs are canonical UUIDs (8-4-4-4-12): the digits, hyphenated the same way, are a plain string prefix.
+      const hyphenated = hyphenatedLikeUuid(digits);
+      return (id) => id.startsWith(hyphenated);
     };
     switch (context) {
       case "jobs": {
         // One namespace: the (namespace, ID) index's prefix; `*`: every job, filtered by ID, with no ACL filter.
         const rows = firstByKey(
           this.state.jobs.values(),
-          (j) => `${j.Namespace}${NUL}${j.ID}`,
-          (j) => inNamespace(namespace)(j) && idMatches(j.ID),
+          namespace === "*" ? (j) => `${j.Namespace}${NUL}${j.ID}` : (j) => j.ID,
+          (j) => (namespace === "*" || j.Namespace === namespace) && idMatches(j.ID),
           limit,
         );
         return rows.map((row) => ({ kind: "jobs", row }));
