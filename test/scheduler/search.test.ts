@@ -107,6 +107,8 @@ describe("prefix search (PUT /v1/search)", () => {
     expect(await evals(EvalID.slice(0, 3))).toEqual({ evals: [EvalID] }); // odd: rounded down for the index, kept whole for the match
     expect(await evals(EvalID.slice(0, 11))).toEqual({ evals: [EvalID] }); // "xxxxxxxx-yy": hyphens do not count
     expect(await evals(EvalID)).toEqual({ evals: [EvalID] });
+    // The index ignores hyphens, the answer does not: the digits without the hyphen find the window but match nothing.
+    expect(await evals(EvalID.slice(0, 8) + EvalID.slice(9, 11))).toEqual({ evals: null });
     expect(await evals(`${EvalID}0`)).toEqual({ evals: null }); // 37: rounded to the ID for the index, whole for the match
     expect(await evals(`${EvalID}00`)).toEqual({}); // over 36 characters
     expect(await evals("a-b-c-d-e-f0")).toEqual({}); // five hyphens
@@ -290,6 +292,8 @@ describe("search ACLs", () => {
     const names = await req(emu, "PUT", "/v1/search/fuzzy?namespace=*", { Text: "prod", Context: "namespaces" }, PROD);
     expect(names.body.Matches).toEqual({ namespaces: [{ ID: "prod" }] });
     expect((await req(emu, "PUT", "/v1/search/fuzzy", { Text: "app", Context: "jobs" }, PROD)).status).toBe(403);
+    // In one namespace the token cannot read, `all` leaves every context out.
+    expect((await req(emu, "PUT", "/v1/search/fuzzy", { Text: "app", Context: "all" }, PROD)).body).toMatchObject({ Matches: {}, Truncations: {} });
   });
 
   it("answers plugins to a token with a plugin policy only", async () => {
