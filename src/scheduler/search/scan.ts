@@ -101,6 +101,7 @@ export class SearchScan {
    */
   byPrefix(context: string, acl: Authorizer, namespace: string, prefix: Buffer, limit: number): Scanned[] | undefined {
     const idMatches = (id: string) => startsWithBytes(id, prefix);
+    const inAsked = inNamespace(namespace);
     const uuid = (): ((id: string) => boolean) | undefined => {
       const digits = uuidPrefix(prefix);
       if (digits === undefined) return undefined;
@@ -111,12 +112,7 @@ export class SearchScan {
     switch (context) {
       case "jobs": {
         // One namespace: the (namespace, ID) index's prefix; `*`: every job, filtered by ID, with no ACL filter.
-        const rows = firstByKey(
-          this.state.jobs.values(),
-          namespace === "*" ? (j) => `${j.Namespace}${NUL}${j.ID}` : (j) => j.ID,
-          (j) => (namespace === "*" || j.Namespace === namespace) && idMatches(j.ID),
-          limit,
-        );
+        const rows = firstByKey(this.state.jobs.values(), namespace === "*" ? (j) => `${j.Namespace}${NUL}${j.ID}` : (j) => j.ID, (j) => inAsked(j) && idMatches(j.ID), limit);
         return rows.map((row) => ({ kind: "jobs", row }));
       }
       case "allocs":
@@ -136,14 +132,14 @@ export class SearchScan {
           return firstByKey(
             this.state.allocs.values(),
             (a) => a.ID,
-            (a) => inNamespace(namespace)(a) && matches(a.ID),
+            (a) => inAsked(a) && matches(a.ID),
             limit,
           ).map((row) => ({ kind: "allocs", row }));
         const table = context === "evals" ? this.state.evals : this.state.deployments;
         return firstByKey<{ ID: string; Namespace: string }>(
           table.values(),
           (r) => r.ID,
-          (r) => inNamespace(namespace)(r) && matches(r.ID),
+          (r) => inAsked(r) && matches(r.ID),
           limit,
         ).map((r) => ({
           kind: context,
