@@ -211,6 +211,18 @@ describe("fuzzy search (PUT /v1/search/fuzzy)", () => {
     expect(answer.body.Truncations).toEqual({ jobs: true });
   });
 
+  it("keeps 100 matches per context: a job of 120 matching groups answers 100 and marks groups truncated", async () => {
+    const emu = await createStandin();
+    const job = smallJob("wide", { datacenters: ["nowhere"] });
+    const task = job.TaskGroups[0].Tasks[0];
+    job.TaskGroups = Array.from({ length: 120 }, (_, i) => ({ Name: `shard-${String(i).padStart(3, "0")}`, Count: 1, Tasks: [task] }));
+    await register(emu, job);
+    const answer = await req(emu, "PUT", "/v1/search/fuzzy", { Text: "shard", Context: "jobs" });
+    expect(answer.body.Matches.groups).toHaveLength(100);
+    expect(answer.body.Matches.groups[99].ID).toBe("shard-099");
+    expect(answer.body.Truncations).toEqual({ jobs: false, groups: true });
+  });
+
   it("searches evaluations and deployments by ID prefix, without scope", async () => {
     const emu = await createStandin({ fixture: fixture as never });
     const { EvalID } = await register(emu, smallJob("web"));
