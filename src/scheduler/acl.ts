@@ -74,7 +74,11 @@ export interface ParsedPolicy {
   node: Level;
   agent: Level;
   operator: Level;
+  /** The `plugin` block's policy (deny, read, list): what CSI plugin reads and the search's plugins context ask. */
+  plugin: PluginLevel;
 }
+
+type PluginLevel = "" | "deny" | "read" | "list";
 
 export class PolicyParseError extends Error {}
 
@@ -84,7 +88,7 @@ export class PolicyParseError extends Error {}
  * as Go's `%#v` of Nomad's struct, as Nomad prints it).
  */
 export function parsePolicy(rules: string): ParsedPolicy {
-  const policy: ParsedPolicy = { namespaces: new Map(), variables: new Map(), nodePools: new Map(), node: "", agent: "", operator: "" };
+  const policy: ParsedPolicy = { namespaces: new Map(), variables: new Map(), nodePools: new Map(), node: "", agent: "", operator: "", plugin: "" };
   if (rules === "") return policy; // Nomad's hot path: empty rules are a valid, empty policy
   let tree: Tree;
   try {
@@ -115,6 +119,8 @@ export function parsePolicy(rules: string): ParsedPolicy {
     if (block.variables !== undefined) for (const [spec, pathCaps] of parseVariablesBlock(name, block.variables)) policy.variables.set(`${name}\u0000${spec}`, pathCaps);
   }
   for (const [name, body] of Object.entries(asObject(tree.node_pool))) policy.nodePools.set(name, nodePoolCapabilities(name, asObject(body)));
+  const pluginLevel = asObject(tree.plugin).policy;
+  if (pluginLevel === "deny" || pluginLevel === "read" || pluginLevel === "list") policy.plugin = pluginLevel;
   for (const kind of levelBlocks) {
     const level = asObject(tree[kind]).policy;
     if (typeof level !== "string" || !isPolicyValid(level))
@@ -194,6 +200,18 @@ export interface Authorizer {
   allowVariable(namespace: string, path: string, capability: string): boolean;
   /** AllowNodePoolOperation: `op` (read, write, delete) in the pool, by its name or closest glob. */
   allowNodePool(pool: string, op: string): boolean;
+  /**
+   * What `namespace=*` asks of a namespace check (acl.go anyNamespaceAllowsOp /
+   * anyNamespaceAllowsAnyOp): some namespace rule, exact or glob, not denied,
+   * granting `capability` (any capability at all when none is named).
+   */
+  anyNamespaceAllows(capability?: string): boolean;
+  /** AllowVariableSearch: any variables rule in a namespace whose name starts with `namespace` (any rule at all for `*`). */
+  allowVariableSearch(namespace: string): boolean;
+  /** AllowNodePoolSearch: some node pool rule that is not a deny. */
+  allowNodePoolSearch(): boolean;
+  /** AllowPluginRead (`read`) and AllowPluginList (`list` or `read`). */
+  allowPlugin(op: "read" | "list"): boolean;
 }
 
 export const ALLOW_ALL: Authorizer = {
@@ -203,6 +221,10 @@ export const ALLOW_ALL: Authorizer = {
   allow: () => true,
   allowVariable: () => true,
   allowNodePool: () => true,
+  anyNamespaceAllows: () => true,
+  allowVariableSearch: () => true,
+  allowNodePoolSearch: () => true,
+  allowPlugin: () => true,
 };
 
 export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
@@ -210,7 +232,9 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   const variables = new Map<string, Set<string>>();
   const nodePools = new Map<string, Set<string>>();
   const levels: Record<"node" | "agent" | "operator", Level> = { node: "", agent: "", operator: "" };
+  let plugin: PluginLevel = "";
   for (const p of policies) {
+    plugin = maxPluginLevel(plugin, p.plugin);
     for (const [name, caps] of p.namespaces) {
       const merged = namespaces.get(name) ?? new Set<string>();
       for (const c of caps) merged.add(c);
@@ -249,7 +273,27 @@ export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
       const caps = nodePools.get(pool) ?? closestGlob(nodePools, pool);
       return caps !== undefined && !caps.has("deny") && caps.has(op);
     },
+    anyNamespaceAllows(capability) {
+      return [...namespaces.values()].some((caps) => !caps.has("deny") && (capability === undefined ? caps.size > 0 : caps.has(capability)));
+    },
+    allowVariableSearch(namespace) {
+      // Nomad seeks the rules' radix keys (`<namespace>\0<path>`) by the namespace's bytes: a rule for `prod-eu` counts for `prod`.
+      return namespace === "*" ? variables.size > 0 : [...variables.keys()].some((key) => key.startsWith(namespace));
+    },
+    allowNodePoolSearch() {
+      return [...nodePools.values()].some((caps) => !caps.has("deny"));
+    },
+    allowPlugin(op) {
+      return plugin === "read" || (op === "list" && plugin === "list");
+    },
   };
+}
+
+/** Deny beats read beats list, as Nomad merges plugin policies. */
+function maxPluginLevel(a: PluginLevel, b: PluginLevel): PluginLevel {
+  if (a === "deny" || b === "deny") return "deny";
+  if (a === "read" || b === "read") return "read";
+  return a || b;
 }
 
 /** Deny beats write beats read, as Nomad merges policies. */

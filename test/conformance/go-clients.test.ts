@@ -105,6 +105,7 @@ const CHECKS = {
     "nomad-operator/gc-on-the-clock",
     "nomad-operator/system-gc",
   ],
+  "nomad-search": ["nomad-search/prefix", "nomad-search/prefix-truncated", "nomad-search/fuzzy", "nomad-search/errors"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -155,6 +156,7 @@ describe.skipIf(SKIP)("official Go clients", () => {
     "nomad-services",
     "nomad-hcl",
     "nomad-operator",
+    "nomad-search",
   ] as const) {
     describe(suite, () => {
       let srv: RunningStandin;

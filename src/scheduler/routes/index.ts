@@ -26,6 +26,7 @@ import { registerNamespaceRoutes } from "./namespaces.js";
 import { registerNodeRoutes } from "./nodes.js";
 import { registerNodePoolRoutes } from "./node-pools.js";
 import { registerOperatorRoutes } from "./operator.js";
+import { registerSearchRoutes } from "./search.js";
 import { registerServiceRoutes } from "./services.js";
 import { registerStatusRoutes } from "./status.js";
 import { registerSystemRoutes } from "./system.js";
@@ -64,4 +65,5 @@ export function registerRoutes(
   registerServiceRoutes(router, kit);
   registerOperatorRoutes(router, kit);
   registerSystemRoutes(router, kit);
+  registerSearchRoutes(router, kit);
 }
