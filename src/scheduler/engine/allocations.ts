@@ -14,7 +14,7 @@ import { type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
 import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
-import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
+import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
@@ -69,7 +69,8 @@ function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
  * min_healthy_time (counted from the first run of its native checks, which
  * the tracker waits for: interval/2 after the start), unless its health is
  * already set (healthy, or unhealthy by healthy_deadline).
- * A task restart arms them again.
+ * A task restart arms them again. A group whose health the operator sets
+ * (`health_check = "manual"`) gets no health timer.
  */
 export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
   const { state, ctx } = core;
@@ -77,7 +78,11 @@ export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): vo
     const job = state.job(alloc.Namespace, alloc.JobID);
     const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
     ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
-  } else if (alloc.DeploymentID && typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean") {
+  } else if (
+    alloc.DeploymentID &&
+    typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean" &&
+    !healthSetByOperator(allocGroup(state, alloc))
+  ) {
     // The client sets an allocation's health once (health_hook: HasHealth): one found unhealthy stays so.
     const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
     ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: alloc.ID });
@@ -123,6 +128,7 @@ export function checksChanged(core: EngineCore, allocId: string): void {
   const alloc = state.allocs.get(allocId);
   if (!alloc || alloc.ClientStatus !== "running" || alloc.DesiredStatus !== "run" || !alloc.DeploymentID) return;
   if (typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === "boolean") return;
+  if (healthSetByOperator(allocGroup(state, alloc))) return;
   if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) {
     ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
     return;
@@ -209,6 +215,44 @@ export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string
     TaskStates: running && alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates,
   });
   for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, stopped.ID);
+}
+
+/**
+ * The plan's half of a stop (Nomad's order for a stopped job): the scheduler
+ * sets `DesiredStatus: stop` — a PlanResult the event stream carries with the
+ * allocation still running — and the client reports it `complete` in a later
+ * write of its own (`clientStopped`, an AllocationUpdated). The allocation
+ * holds no resources from the plan on (it is terminal to the scheduler), and
+ * its services stay registered until the client has stopped it. Inside a write.
+ */
+export function stopAllocByPlan(core: EngineCore, alloc: AllocRow, description: string): void {
+  const { state, ctx } = core;
+  for (const kind of ALLOC_TIMERS) ctx.clock.cancelFor(kind, alloc.ID);
+  const index = ctx.store.writeIndex();
+  state.allocs.put(alloc.ID, { ...alloc, DesiredStatus: "stop", DesiredDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+  // An allocation its client already finished (complete, failed, lost) has nothing left to report.
+  if (NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) ctx.clock.schedule({ at: ctx.clock.now() + CLIENT_STOP_MS, kind: TIMERS.clientStopped, subject: alloc.ID });
+}
+
+/**
+ * Virtual ms from the plan's stop to the client's report: Nomad's client sends
+ * allocation updates in batches every 200 ms (client.go allocSyncIntv), and the
+ * simulated tasks exit at their first interrupt.
+ */
+export const CLIENT_STOP_MS = 200;
+
+/** The client's half of a stop: its tasks killed, the allocation `complete` (and its services gone). */
+export function clientStopped(core: EngineCore, allocId: string): unknown {
+  const { state, ctx } = core;
+  const alloc = state.allocs.get(allocId);
+  if (!alloc || alloc.DesiredStatus !== "stop" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) return { alloc: allocId, skipped: true };
+  return ctx.store.write(() => {
+    // Tasks the client runs are killed; an allocation the client never reported on stays without states.
+    const killed = alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates;
+    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: killed });
+    refreshJobStatus(core, alloc.Namespace, alloc.JobID);
+    return { alloc: allocId, status: "complete" };
+  });
 }
 
 /** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */
