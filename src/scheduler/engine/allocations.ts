@@ -35,7 +35,10 @@ export function restartPolicy(group: Record<string, unknown> | undefined): Resta
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
   const group = allocGroup(core.state, alloc);
-  return { tasks: taskSpecs(group), restart: restartPolicy(group) };
+  // A purged job's versions are gone, but its allocations still know their tasks (Nomad's carry their
+  // job): a stop then kills what the client runs, with the default kill_timeout.
+  const tasks = group ? taskSpecs(group) : Object.keys((alloc.TaskStates as TaskStatesRow | null) ?? {}).map((Name) => ({ Name, KillTimeout: 5_000_000_000 }));
+  return { tasks, restart: restartPolicy(group) };
 }
 
 /** TaskStates after the allocation's tasks end (see task-states.ts). */
