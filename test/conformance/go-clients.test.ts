@@ -97,6 +97,11 @@ const CHECKS = {
     "nomad-operator/gc-on-the-clock",
     "nomad-operator/system-gc",
   ],
+  "nomad-lifecycle": [
+    "nomad-lifecycle/manual-health-waits-for-set-alloc-health",
+    "nomad-lifecycle/dispatch-id-prefix-template",
+    "nomad-lifecycle/stop-events-plan-then-client",
+  ],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -147,6 +152,7 @@ describe.skipIf(SKIP)("official Go clients", () => {
     "nomad-services",
     "nomad-hcl",
     "nomad-operator",
+    "nomad-lifecycle",
   ] as const) {
     describe(suite, () => {
       let srv: RunningStandin;
