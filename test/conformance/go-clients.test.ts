@@ -97,11 +97,7 @@ const CHECKS = {
     "nomad-operator/gc-on-the-clock",
     "nomad-operator/system-gc",
   ],
-  "nomad-lifecycle": [
-    "nomad-lifecycle/manual-health-waits-for-set-alloc-health",
-    "nomad-lifecycle/dispatch-id-prefix-template",
-    "nomad-lifecycle/stop-events-plan-then-client",
-  ],
+  "nomad-lifecycle": ["nomad-lifecycle/manual-health-waits-for-set-alloc-health", "nomad-lifecycle/dispatch-id-prefix-template", "nomad-lifecycle/stop-events-plan-then-client"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
