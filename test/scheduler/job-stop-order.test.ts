@@ -89,11 +89,35 @@ describe("stopping a job: deregister, plan, then the clients' updates", () => {
         "Allocation AllocationUpdated stop/complete",
         "Allocation AllocationUpdated stop/complete",
       ]);
-      // The client's update is a write of its own, after the plan's.
+      // The clients' updates are writes of their own, after the plan's: one per node (a client batches its updates).
       const planIndex = frames.find((f) => f.Events.some((e: Json) => e.Type === "PlanResult"))!.Index;
-      expect(frames.filter((f) => f.Events.some((e: Json) => e.Type === "AllocationUpdated")).every((f) => f.Index > planIndex)).toBe(true);
+      const updates = frames.filter((f) => f.Events.some((e: Json) => e.Type === "AllocationUpdated"));
+      expect(updates.every((f) => f.Index > planIndex)).toBe(true);
+      expect(updates.length).toBe(new Set(done.map((a) => a.NodeID)).size);
     });
   }
+
+  it("a client batches: what the plans stop on one node within 200 ms is reported in one write", async () => {
+    const emu = await createStandin();
+    for (const id of ["a", "b"]) {
+      const res = await emu.scheduler.request("/v1/jobs", { method: "PUT", body: JSON.stringify({ Job: webJob(id, { count: 2 }) }) });
+      expect(res.status).toBe(200);
+    }
+    emu.clock.advance("1100ms");
+    const from = emu.index + 1;
+    expect((await emu.scheduler.request("/v1/job/a", { method: "DELETE" })).status).toBe(200);
+    emu.clock.advance("50ms");
+    expect((await emu.scheduler.request("/v1/job/b", { method: "DELETE" })).status).toBe(200);
+    emu.clock.advance("1s");
+    const updates = (await replay(emu, `index=${from}`)).filter((f) => f.Events.some((e: Json) => e.Type === "AllocationUpdated"));
+    const allocs = (await (await emu.scheduler.request("/v1/allocations")).json()) as Json[];
+    const nodes = [...new Set(allocs.map((a) => a.NodeID))].sort();
+    // One write per node, each carrying that node's allocations of both jobs (b's stop joined a's pending batch).
+    const byFrame = updates.map((f) => f.Events.map((e: Json) => `${e.Payload.Allocation.NodeID} ${e.Payload.Allocation.JobID}`).sort());
+    expect(byFrame.flat().sort()).toEqual(allocs.map((a) => `${a.NodeID} ${a.JobID}`).sort());
+    expect(updates.length).toBe(nodes.length);
+    for (const frame of byFrame) expect(new Set(frame.map((line: string) => line.split(" ")[1])).size).toBe(2);
+  });
 
   it("a stopped allocation frees its node at the plan: re-registering places at once, while the old ones finish", async () => {
     const emu = await runningJob(1);

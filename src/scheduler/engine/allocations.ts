@@ -10,7 +10,7 @@
  * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
-import { type AllocRow, type TaskGroupSummary } from "../model.js";
+import { jobKey, type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
 import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
@@ -223,38 +223,45 @@ export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string
 /**
  * The plan's half of a stop (Nomad's order for a stopped job): the scheduler
  * sets `DesiredStatus: stop` — a PlanResult the event stream carries with the
- * allocation still running — and the client reports it `complete` in a later
- * write of its own (`clientStopped`, an AllocationUpdated). The allocation
- * holds no resources from the plan on (it is terminal to the scheduler), and
- * its services stay registered until the client has stopped it. Inside a write.
+ * allocation still running — and the client reports it `complete` at its next
+ * update (`clientSync`, AllocationUpdated). From the plan on the allocation
+ * holds no resources (it is terminal to the scheduler); its services stay
+ * registered until the client has stopped it. Inside a write.
  */
 export function stopAllocByPlan(core: EngineCore, alloc: AllocRow, description: string): void {
   const { state, ctx } = core;
   for (const kind of ALLOC_TIMERS) ctx.clock.cancelFor(kind, alloc.ID);
+  const now = ctx.clock.now();
   const index = ctx.store.writeIndex();
-  state.allocs.put(alloc.ID, { ...alloc, DesiredStatus: "stop", DesiredDescription: description, ModifyIndex: index, ModifyTime: ctx.clock.now() });
+  state.allocs.put(alloc.ID, { ...alloc, DesiredStatus: "stop", DesiredDescription: description, ModifyIndex: index, ModifyTime: now });
   // An allocation its client already finished (complete, failed, lost) has nothing left to report.
-  if (NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) ctx.clock.schedule({ at: ctx.clock.now() + CLIENT_STOP_MS, kind: TIMERS.clientStopped, subject: alloc.ID });
+  if (!NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) return;
+  // One pending update per node: whatever else it stops before then goes with it, as Nomad's client batches.
+  if (ctx.clock.timersFor(TIMERS.clientSync, alloc.NodeID).length === 0) ctx.clock.schedule({ at: now + CLIENT_SYNC_MS, kind: TIMERS.clientSync, subject: alloc.NodeID });
 }
 
 /**
- * Virtual ms from the plan's stop to the client's report: Nomad's client sends
- * allocation updates in batches every 200 ms (client.go allocSyncIntv), and the
- * simulated tasks exit at their first interrupt.
+ * Nomad's client sends its allocations' updates in one batch every 200 ms
+ * (client.go allocSyncIntv); the simulated tasks exit at their first
+ * interrupt, so a stop is reported at the next batch.
  */
-export const CLIENT_STOP_MS = 200;
+export const CLIENT_SYNC_MS = 200;
 
-/** The client's half of a stop: its tasks killed, the allocation `complete` (and its services gone). */
-export function clientStopped(core: EngineCore, allocId: string): unknown {
+/** A node's client reports the allocations the plan stopped: tasks killed, `complete`, services gone — one write per node. */
+export function clientSync(core: EngineCore, nodeId: string): unknown {
   const { state, ctx } = core;
-  const alloc = state.allocs.get(allocId);
-  if (!alloc || alloc.DesiredStatus !== "stop" || !NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) return { alloc: allocId, skipped: true };
+  const stopping = state.allocsOnNode(nodeId).filter((a) => a.DesiredStatus === "stop" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  if (stopping.length === 0) return { node: nodeId, skipped: true };
   return ctx.store.write(() => {
-    // Tasks the client runs are killed; an allocation the client never reported on stays without states.
-    const killed = alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates;
-    transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: killed });
-    refreshJobStatus(core, alloc.Namespace, alloc.JobID);
-    return { alloc: allocId, status: "complete" };
+    const jobs = new Map<string, { namespace: string; id: string }>();
+    for (const alloc of stopping) {
+      // Tasks the client runs are killed; an allocation the client never reported on stays without states.
+      const killed = alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates;
+      transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: killed });
+      jobs.set(jobKey(alloc.Namespace, alloc.JobID), { namespace: alloc.Namespace, id: alloc.JobID });
+    }
+    for (const { namespace, id } of jobs.values()) refreshJobStatus(core, namespace, id);
+    return { node: nodeId, stopped: stopping.map((a) => a.ID) };
   });
 }
 

@@ -93,7 +93,7 @@ export class SchedulerEngine {
     clock.handle(TIMERS.periodic, (t) => periodic.periodicLaunch(core, t.subject, t.at));
     clock.handle(TIMERS.healthyDeadline, (t) => allocations.healthyDeadlinePassed(core, t.subject));
     clock.handle(TIMERS.taskRestart, (t) => taskRestarts.restartDue(core, t.subject));
-    clock.handle(TIMERS.clientStopped, (t) => allocations.clientStopped(core, t.subject));
+    clock.handle(TIMERS.clientSync, (t) => allocations.clientSync(core, t.subject));
     this.collector = new GarbageCollector(core);
   }
 
