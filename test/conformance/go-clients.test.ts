@@ -106,6 +106,7 @@ const CHECKS = {
     "nomad-operator/system-gc",
   ],
   "nomad-search": ["nomad-search/prefix", "nomad-search/prefix-truncated", "nomad-search/fuzzy", "nomad-search/errors"],
+  "nomad-lifecycle": ["nomad-lifecycle/manual-health-waits-for-set-alloc-health", "nomad-lifecycle/dispatch-id-prefix-template", "nomad-lifecycle/stop-events-plan-then-client"],
 } as const;
 
 type Result = { check: string; ok: boolean; error?: string };
@@ -157,6 +158,7 @@ describe.skipIf(SKIP)("official Go clients", () => {
     "nomad-hcl",
     "nomad-operator",
     "nomad-search",
+    "nomad-lifecycle",
   ] as const) {
     describe(suite, () => {
       let srv: RunningStandin;

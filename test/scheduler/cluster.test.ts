@@ -225,7 +225,10 @@ describe("stop, purge, nodes and capacity", () => {
     const job = (await get(emu, "/v1/job/web")).body;
     expect(job).toMatchObject({ Stop: true, Status: "dead", Version: 1 });
     expect((await get(emu, "/v1/job/web/deployment")).body).toMatchObject({ Status: "cancelled", StatusDescription: "Cancelled because job is stopped" });
-    expect((await allocs(emu, "web")).every((a) => a.DesiredStatus === "stop" && a.ClientStatus === "complete")).toBe(true);
+    // The plan stops the allocation; its client reports it complete in a later write (Nomad's order).
+    expect((await allocs(emu, "web")).map((a) => `${a.DesiredStatus} ${a.ClientStatus}`)).toEqual(["stop running"]);
+    advance(emu, "200ms");
+    expect((await allocs(emu, "web")).map((a) => `${a.DesiredStatus} ${a.ClientStatus}`)).toEqual(["stop complete"]);
 
     await register(emu, serviceJob("web"));
     advance(emu, "1100ms");
@@ -667,6 +670,25 @@ describe("dispatch, periodic force and scale", () => {
     const forbidden = await createStandin();
     await register(forbidden, parameterized({ Payload: "forbidden", MetaRequired: null }));
     expect((await call(forbidden, "PUT", "/v1/job/report/dispatch", { Payload: "aGk=" })).text).toBe("Payload provided but forbidden by parameterized job");
+  });
+
+  it("names a child after the request's IdPrefixTemplate, taken as it is (structs.DispatchedID)", async () => {
+    const emu = await createStandin();
+    await register(emu, parameterized());
+    const named = await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "acme" }, IdPrefixTemplate: "acme-eu" });
+    expect(named.status, named.text).toBe(200);
+    expect(named.body.DispatchedJobID).toMatch(/^report\/dispatch-acme-eu-1767225600-[0-9a-f]{8}$/);
+    expect((await get(emu, `/v1/job/${encodeURIComponent(named.body.DispatchedJobID)}`)).body).toMatchObject({ ParentID: "report", Name: named.body.DispatchedJobID });
+    // Nomad checks neither length nor characters of the template; an empty one is no template.
+    const odd = await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "acme" }, IdPrefixTemplate: "a b/c" });
+    expect(odd.body.DispatchedJobID).toMatch(/^report\/dispatch-a b\/c-1767225600-[0-9a-f]{8}$/);
+    const plain = await call(emu, "PUT", "/v1/job/report/dispatch", { Meta: { customer: "acme" }, IdPrefixTemplate: "" });
+    expect(plain.body.DispatchedJobID).toMatch(/^report\/dispatch-1767225600-[0-9a-f]{8}$/);
+    // The HTTP layer refuses a body naming another job, before anything is written.
+    const before = emu.index;
+    const other = await call(emu, "PUT", "/v1/job/report/dispatch", { JobID: "other", Meta: { customer: "acme" } });
+    expect([other.status, other.text]).toEqual([400, "Job ID does not match"]);
+    expect(emu.index).toBe(before);
   });
 
   it("forces a periodic job to launch a child now", async () => {

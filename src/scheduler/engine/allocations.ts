@@ -10,11 +10,11 @@
  * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
-import { type AllocRow, type TaskGroupSummary } from "../model.js";
+import { jobKey, type AllocRow, type TaskGroupSummary } from "../model.js";
 import type { RestartPolicy } from "../restart-tracker.js";
 import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
-import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
+import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
@@ -35,7 +35,10 @@ export function restartPolicy(group: Record<string, unknown> | undefined): Resta
 /** The allocation's tasks and restart policy, from the job version it runs. */
 function tasksOf(core: EngineCore, alloc: AllocRow): { tasks: TaskSpec[]; restart: RestartPolicy } {
   const group = allocGroup(core.state, alloc);
-  return { tasks: taskSpecs(group), restart: restartPolicy(group) };
+  // A purged job's versions are gone, but its allocations still know their tasks (Nomad's carry their
+  // job): a stop then kills what the client runs, with the default kill_timeout.
+  const tasks = group ? taskSpecs(group) : Object.keys((alloc.TaskStates as TaskStatesRow | null) ?? {}).map((Name) => ({ Name, KillTimeout: 5_000_000_000 }));
+  return { tasks, restart: restartPolicy(group) };
 }
 
 /** TaskStates after the allocation's tasks end (see task-states.ts). */
@@ -69,7 +72,8 @@ function minHealthyMs(core: EngineCore, alloc: AllocRow): number {
  * min_healthy_time (counted from the first run of its native checks, which
  * the tracker waits for: interval/2 after the start), unless its health is
  * already set (healthy, or unhealthy by healthy_deadline).
- * A task restart arms them again.
+ * A task restart arms them again. A group whose health the operator sets
+ * (`health_check = "manual"`) gets no health timer.
  */
 export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): void {
   const { state, ctx } = core;
@@ -77,7 +81,11 @@ export function armRunTimers(core: EngineCore, alloc: AllocRow, now: number): vo
     const job = state.job(alloc.Namespace, alloc.JobID);
     const override = (job?.Meta as Record<string, string> | null | undefined)?.[BATCH_RUN_META];
     ctx.clock.schedule({ at: now + (override ? parseDurationMs(override) : duration(core, "batchRun")), kind: TIMERS.batchDone, subject: alloc.ID });
-  } else if (alloc.DeploymentID && typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean") {
+  } else if (
+    alloc.DeploymentID &&
+    typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy !== "boolean" &&
+    !healthSetByOperator(allocGroup(state, alloc))
+  ) {
     // The client sets an allocation's health once (health_hook: HasHealth): one found unhealthy stays so.
     const checksDelay = checksHealthDelayMs(allocGroup(state, alloc));
     ctx.clock.schedule({ at: now + checksDelay + minHealthyMs(core, alloc), kind: TIMERS.allocHealthy, subject: alloc.ID });
@@ -123,6 +131,7 @@ export function checksChanged(core: EngineCore, allocId: string): void {
   const alloc = state.allocs.get(allocId);
   if (!alloc || alloc.ClientStatus !== "running" || alloc.DesiredStatus !== "run" || !alloc.DeploymentID) return;
   if (typeof (alloc.DeploymentStatus as { Healthy?: boolean | null } | null)?.Healthy === "boolean") return;
+  if (healthSetByOperator(allocGroup(state, alloc))) return;
   if (!serviceChecksOf(state).checksPassing(alloc, ctx.clock.now())) {
     ctx.clock.cancelFor(TIMERS.allocHealthy, allocId);
     return;
@@ -209,6 +218,51 @@ export function stopAlloc(core: EngineCore, alloc: AllocRow, description: string
     TaskStates: running && alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates,
   });
   for (const kind of ALLOC_TIMERS) core.ctx.clock.cancelFor(kind, stopped.ID);
+}
+
+/**
+ * The plan's half of a stop (Nomad's order for a stopped job): the scheduler
+ * sets `DesiredStatus: stop` — a PlanResult the event stream carries with the
+ * allocation still running — and the client reports it `complete` at its next
+ * update (`clientSync`, AllocationUpdated). From the plan on the allocation
+ * holds no resources (it is terminal to the scheduler); its services stay
+ * registered until the client has stopped it. Inside a write.
+ */
+export function stopAllocByPlan(core: EngineCore, alloc: AllocRow, description: string): void {
+  const { state, ctx } = core;
+  for (const kind of ALLOC_TIMERS) ctx.clock.cancelFor(kind, alloc.ID);
+  const now = ctx.clock.now();
+  const index = ctx.store.writeIndex();
+  state.allocs.put(alloc.ID, { ...alloc, DesiredStatus: "stop", DesiredDescription: description, ModifyIndex: index, ModifyTime: now });
+  // An allocation its client already finished (complete, failed, lost) has nothing left to report.
+  if (!NON_TERMINAL_CLIENT.has(alloc.ClientStatus)) return;
+  // One pending update per node: whatever else it stops before then goes with it, as Nomad's client batches.
+  if (ctx.clock.timersFor(TIMERS.clientSync, alloc.NodeID).length === 0) ctx.clock.schedule({ at: now + CLIENT_SYNC_MS, kind: TIMERS.clientSync, subject: alloc.NodeID });
+}
+
+/**
+ * Nomad's client sends its allocations' updates in one batch every 200 ms
+ * (client.go allocSyncIntv); the simulated tasks exit at their first
+ * interrupt, so a stop is reported at the next batch.
+ */
+export const CLIENT_SYNC_MS = 200;
+
+/** A node's client reports the allocations the plan stopped: tasks killed, `complete`, services gone — one write per node. */
+export function clientSync(core: EngineCore, nodeId: string): unknown {
+  const { state, ctx } = core;
+  const stopping = state.allocsOnNode(nodeId).filter((a) => a.DesiredStatus === "stop" && NON_TERMINAL_CLIENT.has(a.ClientStatus));
+  if (stopping.length === 0) return { node: nodeId, skipped: true };
+  return ctx.store.write(() => {
+    const jobs = new Map<string, { namespace: string; id: string }>();
+    for (const alloc of stopping) {
+      // Tasks the client runs are killed; an allocation the client never reported on stays without states.
+      const killed = alloc.TaskStates ? finishedTasks(core, alloc, "killed") : alloc.TaskStates;
+      transitionAlloc(core, alloc, "complete", "All tasks have completed", { TaskStates: killed });
+      jobs.set(jobKey(alloc.Namespace, alloc.JobID), { namespace: alloc.Namespace, id: alloc.JobID });
+    }
+    for (const { namespace, id } of jobs.values()) refreshJobStatus(core, namespace, id);
+    return { node: nodeId, stopped: stopping.map((a) => a.ID) };
+  });
 }
 
 /** Virtual ms from a placement to the allocation running: the timing's evalProcess + allocStart. */

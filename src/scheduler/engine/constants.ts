@@ -12,6 +12,8 @@ export const TIMERS = {
   periodic: "scheduler.periodic-launch",
   healthyDeadline: "scheduler.healthy-deadline",
   taskRestart: "scheduler.task-restart",
+  /** A node's client reports the allocations the plan stopped as complete (allocations.ts clientSync; subject: the node). */
+  clientSync: "scheduler.client-sync",
 } as const;
 
 /** The timers that act on one allocation (subject: its ID): none may touch it once it is stopped, failed or done. */

@@ -46,3 +46,13 @@ export function duration(core: EngineCore, name: keyof typeof DEFAULT_TIMING): n
 export function nanosToMs(ns: number): number {
   return Math.ceil(ns / 1_000_000);
 }
+
+/**
+ * `update { health_check = "manual" }`: only an operator's `allocation-health`
+ * report sets a deployment allocation's health. Nomad's client runs no health
+ * watcher for such a group (health_hook: no min_healthy_time, no
+ * healthy_deadline); the deployment's progress deadline still applies.
+ */
+export function healthSetByOperator(group: { Update?: unknown } | undefined): boolean {
+  return (group?.Update as { HealthCheck?: unknown } | null | undefined)?.HealthCheck === "manual";
+}

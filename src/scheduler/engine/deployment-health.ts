@@ -75,6 +75,8 @@ export function setAllocHealth(
   reporter: "operator" | "client" = "operator",
 ): { revertedVersion: number | null; evalId: string; evalIndex: number } {
   const { state, ctx } = core;
+  // Deployment.SetAllocHealth checks the request before it looks the deployment up.
+  if (healthy.length + unhealthy.length === 0) throw new CodedError(500, "must specify at least one healthy/unhealthy allocation ID");
   const deployment = state.deployments.get(deploymentId);
   if (!deployment) throw new CodedError(500, "deployment not found");
   if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw new CodedError(500, "can't set health of allocations for a terminal deployment");

@@ -8,7 +8,12 @@ import { isParameterized } from "./job-kinds.js";
 import { register } from "./register.js";
 
 /** Job.Dispatch: derives a child job from a parameterized one and registers it with an eval. */
-export function dispatch(core: EngineCore, namespace: string, id: string, request: { payload: string; meta: Record<string, string>; idempotencyToken: string }) {
+export function dispatch(
+  core: EngineCore,
+  namespace: string,
+  id: string,
+  request: { payload: string; meta: Record<string, string>; idempotencyToken: string; idPrefixTemplate?: string },
+) {
   const { state, ctx } = core;
   if (id === "") throw new CodedError(500, "missing parameterized job ID");
   const parent = state.job(namespace, id);
@@ -30,7 +35,7 @@ export function dispatch(core: EngineCore, namespace: string, id: string, reques
     const earlier = state.childrenOf(namespace, id).find((j) => j.DispatchIdempotencyToken === request.idempotencyToken);
     if (earlier) return { DispatchedJobID: earlier.ID, EvalID: "", EvalCreateIndex: 0, JobCreateIndex: earlier.CreateIndex, Index: earlier.ModifyIndex };
   }
-  const childId = `${id}/dispatch-${Math.floor(ctx.clock.now() / 1000)}-${ctx.ids.uuid().slice(0, 8)}`;
+  const childId = dispatchedId(id, request.idPrefixTemplate ?? "", Math.floor(ctx.clock.now() / 1000), ctx.ids.uuid().slice(0, 8));
   const child = {
     ...parent,
     ID: childId,
@@ -44,4 +49,13 @@ export function dispatch(core: EngineCore, namespace: string, id: string, reques
   const result = register(core, child, { alwaysNewVersion: true });
   const created = state.job(namespace, childId)!;
   return { DispatchedJobID: childId, EvalID: result.EvalID, EvalCreateIndex: result.EvalCreateIndex, JobCreateIndex: created.CreateIndex, Index: result.Index };
+}
+
+/**
+ * structs.DispatchedID: `<parent>/dispatch-[<template>-]<unix seconds>-<8 hex>`. Nomad takes the
+ * request's IdPrefixTemplate as it is (no length or character check: the child is committed
+ * without the job validation a registration gets), so standin does too.
+ */
+export function dispatchedId(parentId: string, idPrefixTemplate: string, unixSeconds: number, suffix: string): string {
+  return idPrefixTemplate !== "" ? `${parentId}/dispatch-${idPrefixTemplate}-${unixSeconds}-${suffix}` : `${parentId}/dispatch-${unixSeconds}-${suffix}`;
 }

@@ -4,6 +4,7 @@
  *   register ─▶ eval pending ─(evalProcess)─▶ eval complete, allocs placed (pending),
  *   deployment created ─(allocStart)─▶ allocs running ─(min_healthy_time)─▶ healthy
  *   ─▶ next rolling batch (max_parallel) … ─▶ deployment successful, version stable.
+ *   stop ─▶ eval ─(evalProcess)─▶ plan: allocs DesiredStatus stop ─(client sync, ≤ 200 ms)─▶ complete.
  *
  * Placement is deterministic: ready, eligible nodes in the job's datacenters
  * and node pool with room for the group's CPU and memory, least loaded
@@ -93,6 +94,7 @@ export class SchedulerEngine {
     clock.handle(TIMERS.periodic, (t) => periodic.periodicLaunch(core, t.subject, t.at));
     clock.handle(TIMERS.healthyDeadline, (t) => allocations.healthyDeadlinePassed(core, t.subject));
     clock.handle(TIMERS.taskRestart, (t) => taskRestarts.restartDue(core, t.subject));
+    clock.handle(TIMERS.clientSync, (t) => allocations.clientSync(core, t.subject));
     this.collector = new GarbageCollector(core);
   }
 

@@ -10,7 +10,7 @@ import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model
 import { syncAllocServices } from "../service-registrations.js";
 import { TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
-import { duration, nanosToMs, type EngineCore, type Group } from "./core.js";
+import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
 import { bumpSummary } from "./summaries.js";
 
@@ -132,9 +132,10 @@ export function placeAlloc(
       RequireProgressBy: g.RequireProgressBy ?? (g.ProgressDeadline > 0 ? now + nanosToMs(g.ProgressDeadline) : null),
     }));
     armProgressDeadline(core, deployment.ID);
-    // The allocation must be healthy within healthy_deadline of being placed, or it counts as unhealthy.
+    // The allocation must be healthy within healthy_deadline of being placed, or it counts as unhealthy
+    // (unless its health is the operator's to set: the client then watches nothing).
     const healthyDeadline = nanosToMs(Number(group.Update?.HealthyDeadline ?? 300_000_000_000));
-    if (healthyDeadline > 0) ctx.clock.schedule({ at: now + healthyDeadline, kind: TIMERS.healthyDeadline, subject: alloc.ID });
+    if (healthyDeadline > 0 && !healthSetByOperator(group)) ctx.clock.schedule({ at: now + healthyDeadline, kind: TIMERS.healthyDeadline, subject: alloc.ID });
   }
   ctx.clock.schedule({ at: now + duration(core, "allocStart"), kind: TIMERS.allocStart, subject: alloc.ID });
   ctx.events.record("alloc.placed", { service: "scheduler", subject: alloc.ID, detail: { job: job.ID, group: group.Name, node: node.Name } });

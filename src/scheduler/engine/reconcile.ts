@@ -11,7 +11,7 @@
 import { canonicalJSON } from "../../core/json.js";
 import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
-import { stopAlloc } from "./allocations.js";
+import { stopAlloc, stopAllocByPlan } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
@@ -23,7 +23,8 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
   const { state } = core;
   const allocs = state.allocsOfJob(evaluation.Namespace, evaluation.JobID);
   if (!job || job.Stop) {
-    for (const alloc of allocs) if (alloc.DesiredStatus === "run") stopAlloc(core, alloc, "alloc not needed due to job update");
+    // The plan only marks them; each client reports its allocation complete later (stopAllocByPlan).
+    for (const alloc of allocs) if (alloc.DesiredStatus === "run") stopAllocByPlan(core, alloc, "alloc not needed due to job update");
     cancelDeployments(core, evaluation.Namespace, evaluation.JobID, DEPLOYMENT_DESCRIPTIONS.stoppedJob);
     return outcome;
   }

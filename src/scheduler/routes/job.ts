@@ -146,11 +146,15 @@ export function registerJobRoutes(router: NomadRouter, kit: RouteKit): void {
       case "dispatch": {
         only(rc, "PUT", "POST");
         const body = await jsonBody(rc);
+        // jobDispatchRequest: a body naming another job is the HTTP layer's 400.
+        const bodyJobId = typedField(body, "JobDispatchRequest", "JobID", "string") ?? "";
+        if (bodyJobId !== "" && bodyJobId !== id) throw badRequest("Job ID does not match");
         const payload = typedField(body, "JobDispatchRequest", "Payload", "string") ?? "";
         const meta = typedField(body, "JobDispatchRequest", "Meta", "map[string]string") ?? {};
         const idempotencyToken = typedField(body, "JobDispatchRequest", "IdempotencyToken", "string") ?? "";
+        const idPrefixTemplate = typedField(body, "JobDispatchRequest", "IdPrefixTemplate", "string") ?? "";
         assertRegistrationsAllowed(kit, rc);
-        const result = rpc(() => engine.dispatch(ns, id, { payload, meta, idempotencyToken }));
+        const result = rpc(() => engine.dispatch(ns, id, { payload, meta, idempotencyToken, idPrefixTemplate }));
         return new Write(result, result.Index);
       }
       case "periodic/force": {

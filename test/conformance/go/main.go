@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator|nomad-search  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
+// Usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator|nomad-search|nomad-lifecycle  (addresses from CONSUL_HTTP_ADDR / NOMAD_ADDR,
 // standin's control API from STANDIN_CONTROL_URL)
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator|nomad-search")
+		fmt.Fprintln(os.Stderr, "usage: conformance consul|consul-agent|consul-health|consul-txn|nomad|nomad-acl|nomad-vars|nomad-pools|nomad-fs|nomad-alloc|nomad-services|nomad-hcl|nomad-operator|nomad-search|nomad-lifecycle")
 		os.Exit(2)
 	}
 	control := Control{Base: os.Getenv("STANDIN_CONTROL_URL")}
@@ -42,6 +42,8 @@ func main() {
 		Run(nomadOperatorChecks(control))
 	case "nomad-search":
 		Run(nomadSearchChecks(control))
+	case "nomad-lifecycle":
+		Run(nomadLifecycleChecks(control))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown suite", os.Args[1])
 		os.Exit(2)
