@@ -133,7 +133,7 @@ describe("the value budget", () => {
   });
 
   it("leaves ordinary expansion alone", async () => {
-    const m = await meta(`    v = length(join(",", [for i in range(1000) : format("%04d", i)]))\n    d = length(distinct([for i in range(1000) : i % 7]))`);
+    const m = await meta(`    v = strlen(join(",", [for i in range(1000) : format("%04d", i)]))\n    d = length(distinct([for i in range(1000) : i % 7]))`);
     expect(m).toEqual({ v: "4999", d: "7" });
   });
 });

@@ -428,8 +428,9 @@ job "x" {
       DiskMB: null,
       Networks: null,
       Devices: [{ Name: "nvidia/gpu", Count: 2, Constraints: [{ LTarget: "${device.attr.memory}", RTarget: "2 GiB", Operand: ">=" }], Affinities: null }],
-      IOPS: null,
       NUMA: null,
+      SecretsMB: null,
+      IOPS: null,
     });
     expect(t.LogConfig).toEqual({ MaxFiles: 5, MaxFileSizeMB: 15, Enabled: null, Disabled: null });
     expect(t.Artifacts).toEqual([
@@ -588,7 +589,7 @@ variables {
 variable "image" {
   type = string
   validation {
-    condition     = length(var.image) > 4
+    condition     = strlen(var.image) > 4
     error_message = "The image name is too short."
   }
 }

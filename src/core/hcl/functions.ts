@@ -563,11 +563,23 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       return l[i % l.length] as Value;
     },
     flatten: fixed("flatten", ["list"], (a) => flatten(list(a, 0, "list")), 1, 1),
+    // cty's IndexFunc (Nomad's `index`): the element at a key, not Terraform's position of a value.
+    // Lists and tuples are both arrays here, so the error names a tuple (what a literal list is).
     index: (a) => {
-      arity("index", a, 2, 2, ["list", "value"]);
-      const i = list(a, 0, "list").findIndex((v) => equal(v, a[1] ?? null));
-      if (i < 0) throw new FunctionError("item not found");
-      return i;
+      arity("index", a, 2, 2, ["collection", "key"]);
+      const collection = a[0] ?? null;
+      const key = a[1] ?? null;
+      if (Array.isArray(collection)) {
+        if (typeof key !== "number") throw new FunctionError("key for tuple must be number");
+        if (!Number.isInteger(key) || key < 0 || key >= collection.length) throw new FunctionError(`key must be between 0 and ${collection.length} inclusive`);
+        return collection[key] as Value;
+      }
+      if (isObject(collection)) {
+        if (typeof key !== "string") throw new FunctionError("key for map must be string");
+        if (!Object.hasOwn(collection, key)) throw new FunctionError("invalid index");
+        return collection[key] as Value;
+      }
+      throw new FunctionError("collection must be a list, a map or a tuple");
     },
     keys: fixed("keys", ["inputMap"], (a) => Object.keys(obj(a, 0, "inputMap")).sort(), 1, 1),
     values: (a) => {
@@ -580,10 +592,10 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     length: (a) => {
       arity("length", a, 1, 1, ["value"]);
       const v = a[0] ?? null;
-      if (typeof v === "string") return [...v].length;
+      // cty's LengthFunc counts collections only (strlen counts characters).
       if (Array.isArray(v)) return v.length;
       if (isObject(v)) return Object.keys(v).length;
-      throw new FunctionError("argument must be a string, a collection type, or a structural type", 0, "value");
+      throw new FunctionError("collection must be a list, a map or a tuple");
     },
     lookup: (a) => {
       arity("lookup", a, 2, 3, ["inputMap", "key", "default"]);
@@ -609,7 +621,8 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
       return out;
     },
-    reverse: fixed("reverse", ["list"], (a) => [...list(a, 0, "list")].reverse(), 1, 1),
+    // Nomad maps `reverse` to cty's string ReverseFunc (as `strrev`), not to a list reversal.
+    reverse: unary("reverse", "str", (s) => [...s].reverse().join("")),
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
       const others = rest.map((l) => new Set(l.map(valueKey)));
