@@ -59,6 +59,8 @@ interface OracleAnswer {
   readonly name: string;
   readonly status: number;
   readonly body: string;
+  /** Every HCL diagnostic of a refusal (the body shows the first and counts the rest). */
+  readonly diagnostics?: readonly string[];
 }
 
 /** `NAME.vars.json` of the standin corpus as a variables file (the corpus test's own rule). */
@@ -139,6 +141,8 @@ const sameLeaf = (oracle: Json, standin: Json) =>
   Object.is(oracle, standin) || (typeof oracle === "string" && typeof standin === "string" && UUID.test(oracle) && UUID.test(standin));
 
 const firstLine = (text: string) => text.split("\n")[0] ?? "";
+/** A first line short enough for a report (a 200 body is a whole job). */
+const shown = (text: string) => JSON.stringify(firstLine(text).slice(0, 300));
 
 interface Outcome {
   readonly name: string;
@@ -149,13 +153,35 @@ interface Outcome {
   readonly known: string[];
 }
 
+const OTHERS = /, and (\d+) other diagnostic\(s\)$/;
+
+/**
+ * Two refusals agree when their status and first line are the same or, when
+ * Nomad found several problems, when standin's first is one of Nomad's (and,
+ * for a body that counts "N other diagnostic(s)", both count the same): hcl
+ * checks a body's arguments and jobspec2 its variables in Go map order, so
+ * which problem Nomad names first changes from run to run. Nomad lists them
+ * either one a line (jobspec2's own errors) or first-and-count (hcl's).
+ */
+function sameRefusal(oracle: OracleAnswer, status: number, text: string): boolean {
+  if (oracle.status !== status) return false;
+  if (firstLine(oracle.body) === firstLine(text)) return true;
+  const body = (t: string) => t.replace(/^Failed to parse job: /, "");
+  const nomad = oracle.diagnostics ?? body(oracle.body).split("\n");
+  if (nomad.length < 2) return false;
+  const ours = body(firstLine(text));
+  const counted = OTHERS.exec(ours);
+  if (counted && Number(counted[1]) !== nomad.length - 1) return false;
+  return nomad.includes(ours.replace(OTHERS, ""));
+}
+
 function compare(request: Case & { canonicalize: boolean }, oracle: OracleAnswer, status: number, text: string): Outcome {
   const outcome: Outcome = { name: request.name, canonicalize: request.canonicalize, unexplained: [], known: [] };
   if (oracle.status !== 200 || status !== 200) {
-    if (oracle.status === status && firstLine(oracle.body) === firstLine(text)) return outcome;
+    if (sameRefusal(oracle, status, text)) return outcome;
     const key = `${request.name} error`;
     if (key in KNOWN_DIFFERENCES) outcome.known.push(key);
-    else outcome.unexplained.push(`status/error: Nomad ${oracle.status} ${JSON.stringify(firstLine(oracle.body))}, standin ${status} ${JSON.stringify(firstLine(text))}`);
+    else outcome.unexplained.push(`status/error: Nomad ${oracle.status} ${shown(oracle.body)}, standin ${status} ${shown(text)}`);
     return outcome;
   }
   for (const d of jsonDifferences(JSON.parse(oracle.body) as Json, JSON.parse(text) as Json, sameLeaf)) {

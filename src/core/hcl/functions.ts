@@ -539,9 +539,15 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       for (let i = 0; i < l.length; i += size) out.push(l.slice(i, i + size));
       return out;
     },
+    // cty's CoalesceFunc (not Terraform's): the first non-null argument, an empty string included;
+    // mixed primitive arguments unify to string.
     coalesce: (a) => {
-      for (const v of a) if (v !== null && v !== "") return v;
-      throw new FunctionError("no non-null, non-empty-string arguments");
+      const unifiesToString = a.some((v) => typeof v === "string");
+      for (const v of a) {
+        if (v === null) continue;
+        return unifiesToString && (typeof v === "number" || typeof v === "boolean") ? (typeof v === "number" ? numberToString(v) : String(v)) : v;
+      }
+      throw new FunctionError("no non-null arguments");
     },
     coalescelist: (a) => {
       for (let i = 0; i < a.length; i++) if (list(a, i, "vals").length > 0) return a[i] as Value;

@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/nomad/jobspec2"
 )
@@ -32,20 +33,24 @@ type response struct {
 	Name   string `json:"name"`
 	Status int    `json:"status"`
 	Body   string `json:"body"`
+	// Diagnostics lists each HCL diagnostic of a refusal. The body names the
+	// first and counts the others, and which one is first can vary from run
+	// to run (hcl iterates Go maps), so the comparison needs them all.
+	Diagnostics []string `json:"diagnostics,omitempty"`
 }
 
 // jsonHandle is nomad/structs.JsonHandle at v1.9.7.
 var jsonHandle = &codec.JsonHandle{HTMLCharsAsIs: true}
 
-func answer(req request) (status int, body string) {
+func answer(req request) (status int, body string, diagnostics []string) {
 	// A panic in the parser is a 500 in Nomad (the HTTP server recovers it); keep going.
 	defer func() {
 		if r := recover(); r != nil {
-			status, body = 500, fmt.Sprintf("panic: %v", r)
+			status, body, diagnostics = 500, fmt.Sprintf("panic: %v", r), nil
 		}
 	}()
 	if req.HCL == "" {
-		return 400, "Job spec is empty"
+		return 400, "Job spec is empty", nil
 	}
 	job, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{
 		Path:       "input.hcl",
@@ -54,12 +59,17 @@ func answer(req request) (status int, body string) {
 		VarContent: req.Variables,
 	})
 	if err != nil {
-		return 400, fmt.Sprintf("Failed to parse job: %v", err)
+		if diags, ok := err.(hcl.Diagnostics); ok {
+			for _, d := range diags {
+				diagnostics = append(diagnostics, d.Error())
+			}
+		}
+		return 400, fmt.Sprintf("Failed to parse job: %v", err), diagnostics
 	}
 	if req.Canonicalize {
 		job.Canonicalize()
 	}
-	return 200, encode(job)
+	return 200, encode(job), nil
 }
 
 func encode(job *api.Job) string {
@@ -83,8 +93,8 @@ func main() {
 			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
 			os.Exit(2)
 		}
-		status, body := answer(req)
-		if err := enc.Encode(response{Name: req.Name, Status: status, Body: body}); err != nil {
+		status, body, diagnostics := answer(req)
+		if err := enc.Encode(response{Name: req.Name, Status: status, Body: body, Diagnostics: diagnostics}); err != nil {
 			fmt.Fprintf(os.Stderr, "write: %v\n", err)
 			os.Exit(2)
 		}

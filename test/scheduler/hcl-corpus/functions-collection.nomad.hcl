@@ -32,7 +32,7 @@ job "collections" {
         wrapped    = element(["a", "b", "c"], 4)
         position   = index(["a", "b", "c"], 2)
         has_b      = contains(["a", "b"], "b")
-        first_set  = coalesce("", "picked")
+        first_set  = coalesce(null, "picked")
         numbers    = range(3)
         chunks     = chunklist(["a", "b", "c"], 2)
         map_keys   = keys({ b = 1, a = 2 })
