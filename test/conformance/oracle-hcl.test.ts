@@ -48,9 +48,9 @@ const EXTRA = (process.env.STANDIN_HCL_ORACLE_EXTRA ?? "").split(":").filter(Boo
  * a file whose refusal differs.
  */
 const KNOWN_DIFFERENCES: Record<string, string> = {
-  "oracle:json-syntax.hcl error": "the HCL-JSON syntax (a job text starting with `{`) is not read: refused with a native-syntax diagnostic",
-  "oracle:bad/json-unclosed.hcl error": "the HCL-JSON syntax is not read: a malformed JSON job is refused in native-syntax words",
-  "oracle:bad/json-wrong-type.hcl error": "the HCL-JSON syntax is not read: a JSON job with a wrongly typed value is refused in native-syntax words",
+  "oracle:bad/json-unclosed.hcl error": "a job in HCL's JSON syntax is read through a native rendering: malformed JSON is refused in JavaScript's words",
+  "oracle:bad/json-wrong-type.hcl error": "a job in HCL's JSON syntax is read through a native rendering: its diagnostics point into that rendering",
+  "oracle:bad/json-unknown-argument.hcl error": "a job in HCL's JSON syntax is read through a native rendering: an unknown property is a native `Unsupported argument` there",
   "oracle:bad/length-of-object.hcl error": "standin's values do not tell an object from a map: `length` of an object literal counts it where cty refuses it",
 };
 
