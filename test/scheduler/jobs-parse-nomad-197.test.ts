@@ -148,6 +148,9 @@ describe("a job in HCL's JSON syntax", () => {
     expect(job.Meta).toEqual({ team: "core", literal: "${x}" });
     expect(job.TaskGroups[0].Count).toBe(3);
     expect(job.TaskGroups[0].Tasks[0].Config).toEqual({ image: "redis", labels: { a: "b" } });
+    // A JSON Variables text is read without an evaluation context: its strings are literal.
+    const literal = await parsed('variable "v" {\n  type = string\n}\njob "x" {\n  meta {\n    v = var.v\n  }\n}', false, { Variables: '{"v": "${1+1}"}' });
+    expect(literal.Meta).toEqual({ v: "${1+1}" });
     // Only spaces may come before the brace (jobspec2's isJSON): a newline first means native syntax.
     expect((await parse(`\n${JSON.stringify(json)}`)).status).toBe(400);
   });

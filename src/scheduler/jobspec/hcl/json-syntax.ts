@@ -97,7 +97,9 @@ export function jsonJobToNative(source: string): string {
 export function jsonVariablesToNative(source: string): string {
   const document = parseJson(source);
   if (!isObject(document)) throw new JsonSyntaxError("the root of a JSON variables file must be an object");
-  return body(document, ATTRIBUTES_ONLY, "");
+  // jobspec2 evaluates a variables file without an evaluation context, and hcl's JSON syntax
+  // then reads a string literally: `"${x}"` is those four characters, not a template.
+  return body(document, ATTRIBUTES_ONLY, "", true);
 }
 
 function parseJson(source: string): Json {
@@ -112,7 +114,7 @@ function isObject(v: Json): v is { [key: string]: Json } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function body(object: { [key: string]: Json }, schema: BodySchema, indent: string): string {
+function body(object: { [key: string]: Json }, schema: BodySchema, indent: string, literal = false): string {
   const lines: string[] = [];
   for (const [key, value] of Object.entries(object)) {
     if (key === "//") continue; // hcl's JSON syntax reads a "//" property as a comment
@@ -125,7 +127,7 @@ function body(object: { [key: string]: Json }, schema: BodySchema, indent: strin
     } else if (schema.expressions?.has(key) && typeof value === "string") {
       lines.push(`${indent}${key} = ${value}`);
     } else {
-      lines.push(`${indent}${argumentName(key)} = ${expression(value, indent)}`);
+      lines.push(`${indent}${argumentName(key)} = ${expression(value, indent, literal)}`);
     }
   }
   return lines.filter((line) => line !== "").join("\n");
@@ -150,15 +152,20 @@ function argumentName(key: string): string {
   return IDENTIFIER.test(key) ? key : quoted(key);
 }
 
-function expression(value: Json, indent: string): string {
+function expression(value: Json, indent: string, literal: boolean): string {
   if (value === null) return "null";
-  if (typeof value === "string") return quoted(value);
+  if (typeof value === "string") return quoted(literal ? escapeTemplates(value) : value);
   if (typeof value === "number" || typeof value === "boolean") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map((v) => expression(v, indent)).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => expression(v, indent, literal)).join(", ")}]`;
   // In parentheses: jobspec2 wraps a native object literal in a list inside `config` (decode.ts
   // freeForm), and a JSON object is no object literal, so it must not look like one.
-  const items = Object.entries(value).map(([k, v]) => `${indent}  ${quoted(k)} = ${expression(v, `${indent}  `)}`);
+  const items = Object.entries(value).map(([k, v]) => `${indent}  ${quoted(literal ? escapeTemplates(k) : k)} = ${expression(v, `${indent}  `, literal)}`);
   return items.length ? `({\n${items.join("\n")}\n${indent}})` : "({})";
+}
+
+/** `${` and `%{` doubled, so a native template reads them as the characters they are. */
+function escapeTemplates(text: string): string {
+  return text.replaceAll("${", () => "$${").replaceAll("%{", () => "%%{");
 }
 
 /** A JSON string as a native quoted template: the same characters, `${`/`%{` sequences left to interpolate as hcl's JSON syntax does. */
