@@ -105,6 +105,13 @@ describe("cty's functions as jobspec2 maps them", () => {
     );
   });
 
+  it("a set of strings or numbers comes out in cty's order, whatever order it was built in", async () => {
+    const job = await parsed(
+      'variable "s" {\n  type    = set(string)\n  default = ["b", "a", "b"]\n}\njob "x" {\n  meta {\n    s = join(",", var.s)\n    u = join(",", setunion(["z"], ["y", "x"]))\n    n = jsonencode(setunion([3, 1], [2]))\n  }\n}',
+    );
+    expect(job.Meta).toEqual({ s: "a,b", u: "x,y,z", n: "[1,2,3]" });
+  });
+
   it("names too many arguments as such, at the first extra one (inside its quotes); too few at the closing parenthesis", async () => {
     expect(await failure('job "x" {\n  meta {\n    a = upper("a", "b")\n  }\n}')).toBe(
       'Failed to parse job: input.hcl:3,21-22: Too many function arguments; Function "upper" expects only 1 argument(s).',

@@ -10,6 +10,7 @@ import { ctyJsonEncode, shortestG } from "./encoding.js";
 import { valueSize } from "./value-size.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
+import { ctySetOrder } from "./types.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
 
 export interface FunctionDeps {
@@ -632,9 +633,9 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
       const others = rest.map((l) => new Set(l.map(valueKey)));
-      return distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v)))));
+      return ctySetOrder(distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v))))));
     },
-    setunion: (a) => distinctValues(a.flatMap((_, i) => list(a, i, "first_set"))),
+    setunion: (a) => ctySetOrder(distinctValues(a.flatMap((_, i) => list(a, i, "first_set")))),
     // Charged for the tuples it makes (arguments a few elements long can make a hundred thousand).
     setproduct: withCost(
       // (At most the product the function builds: a larger one is its own error.)

@@ -130,7 +130,7 @@ export function convertValue(value: Value, t: HclType, path = ""): Value {
     case "set": {
       if (!Array.isArray(value)) throw at(`${friendlyTypeName(t)} required`);
       const out = value.map((v, i) => convertValue(v, t.elem, `element ${i}`));
-      if (t.k === "set") return out.filter((v, i) => out.findIndex((o) => JSON.stringify(o) === JSON.stringify(v)) === i);
+      if (t.k === "set") return ctySetOrder(out.filter((v, i) => out.findIndex((o) => JSON.stringify(o) === JSON.stringify(v)) === i));
       return out;
     }
     case "map": {
@@ -155,3 +155,14 @@ export function convertValue(value: Value, t: HclType, path = ""): Value {
 }
 
 export { numberToString };
+
+/**
+ * A cty set of strings or of numbers is iterated in order (strings by their
+ * bytes, numbers by value), whatever order its elements came in; other sets
+ * keep the order they were built in here (cty orders them by hash).
+ */
+export function ctySetOrder(values: Value[]): Value[] {
+  if (values.every((v) => typeof v === "number")) return [...values].sort((x, y) => (x as number) - (y as number));
+  if (values.every((v) => typeof v === "string")) return [...values].sort((x, y) => Buffer.compare(Buffer.from(x as string), Buffer.from(y as string)));
+  return values;
+}

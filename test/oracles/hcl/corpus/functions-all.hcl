@@ -3,7 +3,7 @@
 # compared as "a UUID"), each in a meta value so the answer shows its result.
 locals {
   list = ["b", "a", "c", "a"]
-  map  = tomap({ x = 1, y = 2 })
+  map  = convert({ x = 1, y = 2 }, map(number))
 }
 
 job "functions" {

@@ -45,7 +45,7 @@ job "gateways" {
                 name  = "uuid-api"
                 hosts = ["example.com"]
                 request_headers {
-                  add = {
+                  add {
                     X-Added = "yes"
                   }
                   remove = ["X-Drop"]
