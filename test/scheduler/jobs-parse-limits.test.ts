@@ -49,10 +49,10 @@ describe("regex_replace runs on Go's RE2", () => {
   it("takes Go's syntax and refuses what Go refuses, with Go's error text", async () => {
     expect((await meta('    ci = regex_replace("Hello", "(?i)h", "J")')).ci).toBe("Jello");
     expect(await failure('job "x" {\n  meta = { v = regex_replace("ab", "a(?=b)", "x") }\n}')).toBe(
-      'input.hcl:2,16-50: Error in function call; Call to function "regex_replace" failed: error parsing regexp: invalid or unsupported Perl syntax: `(?=`.',
+      'input.hcl:2,16-30: Error in function call; Call to function "regex_replace" failed: error parsing regexp: invalid or unsupported Perl syntax: `(?=`.',
     );
     expect(await failure('job "x" {\n  meta = { v = regex_replace("a", "(a", "x") }\n}')).toBe(
-      'input.hcl:2,16-45: Error in function call; Call to function "regex_replace" failed: error parsing regexp: missing closing ): `(a`.',
+      'input.hcl:2,16-30: Error in function call; Call to function "regex_replace" failed: error parsing regexp: missing closing ): `(a`.',
     );
   });
 
@@ -129,11 +129,11 @@ describe("the value budget", () => {
 
   it("refuses a call whose result would pass 4 Mi characters before building it", async () => {
     const text = await failure(`locals {\n  lines = join("\\n", [for i in range(1000) : "x"])\n}\njob "x" {\n  meta = { v = indent(100000, local.lines) }\n}\n`);
-    expect(text).toBe('input.hcl:5,16-43: Error in function call; Call to function "indent" failed: the result would be longer than standin allows (4194304 characters).');
+    expect(text).toBe('input.hcl:5,16-23: Error in function call; Call to function "indent" failed: the result would be longer than standin allows (4194304 characters).');
   });
 
   it("leaves ordinary expansion alone", async () => {
-    const m = await meta(`    v = length(join(",", [for i in range(1000) : format("%04d", i)]))\n    d = length(distinct([for i in range(1000) : i % 7]))`);
+    const m = await meta(`    v = strlen(join(",", [for i in range(1000) : format("%04d", i)]))\n    d = length(distinct([for i in range(1000) : i % 7]))`);
     expect(m).toEqual({ v: "4999", d: "7" });
   });
 });

@@ -428,8 +428,9 @@ job "x" {
       DiskMB: null,
       Networks: null,
       Devices: [{ Name: "nvidia/gpu", Count: 2, Constraints: [{ LTarget: "${device.attr.memory}", RTarget: "2 GiB", Operand: ">=" }], Affinities: null }],
-      IOPS: null,
       NUMA: null,
+      SecretsMB: null,
+      IOPS: null,
     });
     expect(t.LogConfig).toEqual({ MaxFiles: 5, MaxFileSizeMB: 15, Enabled: null, Disabled: null });
     expect(t.Artifacts).toEqual([
@@ -588,7 +589,7 @@ variables {
 variable "image" {
   type = string
   validation {
-    condition     = length(var.image) > 4
+    condition     = strlen(var.image) > 4
     error_message = "The image name is too short."
   }
 }
@@ -764,7 +765,7 @@ job "x" {
       b64: "aGk=",
       can: "false",
       cidr: "10.0.2.0/24",
-      coalesce: "x",
+      coalesce: "", // cty's coalesce skips null only (Terraform's also skips "")
       contains: "true",
       convert: "5",
       date: "2024-03-01 10:20",
@@ -813,7 +814,7 @@ job "x" {
     expect(await failure('job "x" {\n  region = timestamp()\n}')).toBe('input.hcl:2,12-21: Call to unknown function; There is no function named "timestamp".');
     expect(await failure('job "x" {\n  region = uper("x")\n}')).toBe('input.hcl:2,12-16: Call to unknown function; There is no function named "uper". Did you mean "upper"?');
     expect(await failure('job "x" {\n  region = file("/etc/hosts")\n}')).toBe(
-      'input.hcl:2,12-30: Error in function call; Call to function "file" failed: filesystem function disabled.',
+      'input.hcl:2,12-17: Error in function call; Call to function "file" failed: filesystem function disabled.',
     );
   });
 
@@ -1112,7 +1113,7 @@ describe("POST /v1/jobs/parse: hostile input is a 400, never a crash or a runawa
     const runaway = 'job "x" {\n  meta = { n = length(flatten([for i in range(1000) : [for j in range(1000) : [for k in range(1000) : k]]])) }\n}';
     expect(await failure(runaway)).toMatch(/^input\.hcl:2,\d+-\d+: Evaluation too large; /);
     expect(await failure('job "x" {\n  region = format("%999999999d", 1)\n}')).toBe(
-      'input.hcl:2,12-36: Error in function call; Call to function "format" failed: width 999999999 in "%999999999d" is larger than standin allows (100000).',
+      'input.hcl:2,12-19: Error in function call; Call to function "format" failed: width 999999999 in "%999999999d" is larger than standin allows (100000).',
     );
   });
 

@@ -9,9 +9,9 @@
  * (`NOMAD_META_x`, `attr.kernel.name`) evaluates to — Nomad gives back the
  * reference's own source text so the runtime can interpolate it later.
  */
-import type { Expr, Span, Step, TemplatePart } from "./ast.js";
+import { type Expr, type Span, type Step, startSpan, type TemplatePart } from "./ast.js";
 import { suggestion } from "./suggest.js";
-import { ConversionError, convertValue, typeFromExpr } from "./types.js";
+import { ConversionError, convertValue, isTypeSpecError, typeFromExpr } from "./types.js";
 import { type Diagnostic, errorDiag, HclDiagnosticsError, HclLimitError, type SourceFile } from "./source.js";
 import { valueSize } from "./value-size.js";
 
@@ -322,7 +322,7 @@ export class Evaluator {
           if (expr.name === "can") return false;
         }
       }
-      throw this.diag("Error in function call", 'Call to function "try" failed: no expression succeeded.', expr);
+      throw this.diag("Error in function call", 'Call to function "try" failed: no expression succeeded.', startSpan(expr));
     }
     if (expr.name === "convert") return this.convertCall(expr, splatItem);
     const disabled = this.ctx.disabledFunctions?.[expr.name];
@@ -343,7 +343,8 @@ export class Evaluator {
       }
       args = [...args.slice(0, -1), ...last];
     }
-    if (disabled !== undefined) throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${disabled}.`, expr);
+    // hcl points a failed call at its name and opening parenthesis (FunctionCallExpr.StartRange).
+    if (disabled !== undefined) throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${disabled}.`, startSpan(expr));
     const f = fn as HclFunction;
     this.work(Math.floor(args.reduce<number>((sum, a) => sum + valueSize(a), 0) / SIZE_PER_EVALUATION) + (f.cost?.(args) ?? 0), expr);
     try {
@@ -355,12 +356,15 @@ export class Evaluator {
       if (e.argIndex !== undefined) {
         const argExpr = expr.args[Math.min(e.argIndex, expr.args.length - 1)] ?? expr;
         const param = e.paramName ? `"${e.paramName}" parameter` : "parameter";
-        throw this.diag("Invalid function argument", `Invalid value for ${param}: ${e.message}.`, argExpr);
+        throw this.diag("Invalid function argument", `Invalid value for ${param}: ${e.message}.`, startSpan(argExpr));
       }
       if (e.message.startsWith("arity:")) {
-        throw this.diag(e.message.includes("Too many") ? "Too many function arguments" : "Not enough function arguments", e.message.slice(6), expr);
+        // hcl points "too many" at the first argument past the parameters, "not enough" at the closing parenthesis.
+        const allowed = /expects only (\d+) argument/.exec(e.message)?.[1];
+        if (allowed !== undefined) throw this.diag("Too many function arguments", e.message.slice(6), startSpan(expr.args[Number(allowed)] ?? expr));
+        throw this.diag("Not enough function arguments", e.message.slice(6), { start: expr.end - 1, end: expr.end });
       }
-      throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${e.message}.`, expr);
+      throw this.diag("Error in function call", `Call to function "${expr.name}" failed: ${e.message}.`, startSpan(expr));
     }
   }
 
@@ -369,7 +373,7 @@ export class Evaluator {
     const [valueExpr, typeExpr] = expr.args;
     if (!valueExpr || !typeExpr || expr.args.length !== 2) throw this.argCount(expr, 2);
     const type = typeFromExpr(typeExpr);
-    if (typeof type === "string") throw this.diag("Invalid type specification", type, typeExpr);
+    if (isTypeSpecError(type)) throw this.diag("Invalid type specification", type.detail, type.span);
     const value = this.evaluate(valueExpr, splatItem);
     try {
       return convertValue(value, type);

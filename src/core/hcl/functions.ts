@@ -10,6 +10,7 @@ import { ctyJsonEncode, shortestG } from "./encoding.js";
 import { valueSize } from "./value-size.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
+import { ctySetOrder } from "./types.js";
 import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
 
 export interface FunctionDeps {
@@ -539,9 +540,15 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       for (let i = 0; i < l.length; i += size) out.push(l.slice(i, i + size));
       return out;
     },
+    // cty's CoalesceFunc (not Terraform's): the first non-null argument, an empty string included;
+    // mixed primitive arguments unify to string.
     coalesce: (a) => {
-      for (const v of a) if (v !== null && v !== "") return v;
-      throw new FunctionError("no non-null, non-empty-string arguments");
+      const unifiesToString = a.some((v) => typeof v === "string");
+      for (const v of a) {
+        if (v === null) continue;
+        return unifiesToString && (typeof v === "number" || typeof v === "boolean") ? (typeof v === "number" ? numberToString(v) : String(v)) : v;
+      }
+      throw new FunctionError("no non-null arguments");
     },
     coalescelist: (a) => {
       for (let i = 0; i < a.length; i++) if (list(a, i, "vals").length > 0) return a[i] as Value;
@@ -563,11 +570,23 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       return l[i % l.length] as Value;
     },
     flatten: fixed("flatten", ["list"], (a) => flatten(list(a, 0, "list")), 1, 1),
+    // cty's IndexFunc (Nomad's `index`): the element at a key, not Terraform's position of a value.
+    // Lists and tuples are both arrays here, so the error names a tuple (what a literal list is).
     index: (a) => {
-      arity("index", a, 2, 2, ["list", "value"]);
-      const i = list(a, 0, "list").findIndex((v) => equal(v, a[1] ?? null));
-      if (i < 0) throw new FunctionError("item not found");
-      return i;
+      arity("index", a, 2, 2, ["collection", "key"]);
+      const collection = a[0] ?? null;
+      const key = a[1] ?? null;
+      if (Array.isArray(collection)) {
+        if (typeof key !== "number") throw new FunctionError("key for tuple must be number");
+        if (!Number.isInteger(key) || key < 0 || key >= collection.length) throw new FunctionError(`key must be between 0 and ${collection.length} inclusive`);
+        return collection[key] as Value;
+      }
+      if (isObject(collection)) {
+        if (typeof key !== "string") throw new FunctionError("key for map must be string");
+        if (!Object.hasOwn(collection, key)) throw new FunctionError("invalid index");
+        return collection[key] as Value;
+      }
+      throw new FunctionError("collection must be a list, a map or a tuple");
     },
     keys: fixed("keys", ["inputMap"], (a) => Object.keys(obj(a, 0, "inputMap")).sort(), 1, 1),
     values: (a) => {
@@ -580,10 +599,10 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
     length: (a) => {
       arity("length", a, 1, 1, ["value"]);
       const v = a[0] ?? null;
-      if (typeof v === "string") return [...v].length;
+      // cty's LengthFunc counts collections only (strlen counts characters).
       if (Array.isArray(v)) return v.length;
       if (isObject(v)) return Object.keys(v).length;
-      throw new FunctionError("argument must be a string, a collection type, or a structural type", 0, "value");
+      throw new FunctionError("collection must be a list, a map or a tuple");
     },
     lookup: (a) => {
       arity("lookup", a, 2, 3, ["inputMap", "key", "default"]);
@@ -609,13 +628,14 @@ export function standardFunctions(deps: FunctionDeps, parseDuration: (s: string)
       }
       return out;
     },
-    reverse: fixed("reverse", ["list"], (a) => [...list(a, 0, "list")].reverse(), 1, 1),
+    // Nomad maps `reverse` to cty's string ReverseFunc (as `strrev`), not to a list reversal.
+    reverse: unary("reverse", "str", (s) => [...s].reverse().join("")),
     setintersection: (a) => {
       const [first, ...rest] = a.map((_, i) => list(a, i, "first_set"));
       const others = rest.map((l) => new Set(l.map(valueKey)));
-      return distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v)))));
+      return ctySetOrder(distinctValues((first ?? []).filter((v) => others.every((keys) => keys.has(valueKey(v))))));
     },
-    setunion: (a) => distinctValues(a.flatMap((_, i) => list(a, i, "first_set"))),
+    setunion: (a) => ctySetOrder(distinctValues(a.flatMap((_, i) => list(a, i, "first_set")))),
     // Charged for the tuples it makes (arguments a few elements long can make a hundred thousand).
     setproduct: withCost(
       // (At most the product the function builds: a larger one is its own error.)

@@ -21,4 +21,4 @@ export { Evaluator, type EvalContext, FunctionError, type HclFunction, isObject,
 export { FILESYSTEM_FUNCTIONS, type FunctionDeps, standardFunctions } from "./functions.js";
 export { parseConfig, parseExpression } from "./parser.js";
 export { type Diagnostic, diagnosticString, diagnosticsString, errorDiag, HclDiagnosticsError, HclLimitError, type Range, rangeString, SourceFile } from "./source.js";
-export { ConversionError, convertValue, friendlyTypeName, type HclType, typeFromExpr } from "./types.js";
+export { ConversionError, convertValue, friendlyTypeName, type HclType, isTypeSpecError, typeFromExpr, type TypeSpecError } from "./types.js";

@@ -224,6 +224,7 @@ class Parser {
   /** The name an argument or a block starts with, and where it stands; anything else is HCL's "definition required". */
   private itemName(): { name: string; nameSpan: { start: number; end: number } } {
     const start = this.pos;
+    if (this.peek() === '"') this.fail("Invalid argument name", "Argument names must not be quoted.", start);
     const name = this.identifier();
     if (name === undefined) {
       this.fail("Argument or block definition required", "An argument or block definition is required here.", this.pos, this.tokenEnd(this.pos));
@@ -317,9 +318,17 @@ class Parser {
       const start = this.pos;
       if (c === '"') {
         const template = this.parseQuoted();
-        const onlyLiteral = template.parts.every((p) => typeof p === "string");
-        if (!onlyLiteral)
-          this.fail("Invalid string literal", 'Template sequences are not allowed in this string. To include a literal "$", double it (as "$$") to escape it.', start, this.pos);
+        const sequence = template.parts.find((p) => typeof p !== "string");
+        if (sequence !== undefined) {
+          // hcl points at the sequence's opening token: `${` or `%{`, with its `~` strip marker.
+          const opener = this.text[sequence.start + 2] === "~" ? 3 : 2;
+          this.fail(
+            "Invalid string literal",
+            'Template sequences are not allowed in this string. To include a literal "$", double it (as "$$") to escape it.',
+            sequence.start,
+            sequence.start + opener,
+          );
+        }
         labels.push(template.parts.join(""));
       } else if (isIdentStart(c)) {
         labels.push(this.identifier() ?? "");

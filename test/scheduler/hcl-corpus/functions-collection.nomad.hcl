@@ -1,6 +1,8 @@
 # Collection and numeric functions (hcl2/functions/collection, numeric), for
 # expressions, splats and conditionals; in config only an object literal is
-# wrapped in a list (a for expression making an object is not).
+# wrapped in a list (a for expression making an object is not). As Nomad's
+# own parser shows: `index` is cty's element-at-key, `reverse` reverses a
+# string, and `length` counts collections (not an object literal).
 locals {
   dcs = {
     us = ["us-1", "us-2"]
@@ -24,13 +26,13 @@ job "collections" {
         combined   = concat(["a"], ["b", "c"])
         fallback   = lookup({ dc1 = "x" }, "dc2", "fallback")
         sorted     = sort(["c", "a", "b"])
-        reversed   = reverse(["a", "b", "c"])
+        reversed   = reverse("abc")
         sliced     = slice(["a", "b", "c", "d"], 1, 3)
         compacted  = compact(["a", "", "b"])
         wrapped    = element(["a", "b", "c"], 4)
-        position   = index(["a", "b", "c"], "c")
+        position   = index(["a", "b", "c"], 2)
         has_b      = contains(["a", "b"], "b")
-        first_set  = coalesce("", "picked")
+        first_set  = coalesce(null, "picked")
         numbers    = range(3)
         chunks     = chunklist(["a", "b", "c"], 2)
         map_keys   = keys({ b = 1, a = 2 })
@@ -40,7 +42,7 @@ job "collections" {
         for_list   = [for s in ["x", "y"] : upper(s)]
         for_map    = { for k, v in { a = 1, b = 2 } : k => v * 10 }
         splat      = [{ n = "p" }, { n = "q" }][*].n
-        ternary    = length(local.dcs) > 1 ? "many" : "one"
+        ternary    = length(keys(local.dcs)) > 1 ? "many" : "one"
       }
 
       env = zipmap(["A", "B"], ["1", "2"])

@@ -7,11 +7,12 @@
  * reschedule/migrate/restart merges, task resources/kill timeout/logs/
  * artifacts/templates/vault/restart, services (names, address mode,
  * provider, check_restart merge, the Connect sidecar service and task),
- * affinity and spread weights; Connect gateways are left as decoded.
+ * affinity and spread weights, Connect gateways (proxy timeout, listener protocol).
  *
  * Source read: api/jobs.go, api/tasks.go, api/resources.go, api/services.go,
  * api/consul.go, api/scaling.go (the `Canonicalize` methods).
  */
+import { zeroStruct } from "./api-structs.js";
 import type { Obj } from "./decode.js";
 
 const SECOND = 1_000_000_000;
@@ -84,7 +85,8 @@ export function canonicalizeApiJob(job: Obj): Obj {
   }
   const update = job["Update"] as Obj | null;
   if (update) fill(update, defaultUpdate());
-  else if (type === "service" || type === "system") job["Update"] = defaultUpdate();
+  // Only service jobs get the default strategy (api.Job.Canonicalize); a system job's stays null.
+  else if (type === "service") job["Update"] = defaultUpdate();
   const multiregion = job["Multiregion"] as Obj | null;
   if (multiregion) {
     const strategy = (multiregion["Strategy"] as Obj | null) ?? {};
@@ -128,7 +130,8 @@ function canonicalizeGroup(group: Obj, job: Obj, type: string): void {
 
   const jobReschedule = job["Reschedule"] as Obj | null;
   if (jobReschedule) group["ReschedulePolicy"] = merged(jobReschedule, group["ReschedulePolicy"] as Obj | null);
-  if (!group["ReschedulePolicy"] && type !== "sysbatch" && type !== "system") group["ReschedulePolicy"] = defaultReschedule(type);
+  // Every type but system gets one; sysbatch (like any type without defaults of its own) a zeroed one.
+  if (!group["ReschedulePolicy"] && type !== "system") group["ReschedulePolicy"] = defaultReschedule(type);
   if (group["ReschedulePolicy"]) fill(group["ReschedulePolicy"] as Obj, defaultReschedule(type));
 
   const jobMigrate = job["Migrate"] as Obj | null;
@@ -150,7 +153,7 @@ function canonicalizeGroup(group: Obj, job: Obj, type: string): void {
 
 /** `Resources.Canonicalize` (on a new Resources when there is none). */
 function canonicalResources(given: Obj | null): Obj {
-  const resources = given ?? Object.fromEntries(["CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "IOPS", "NUMA"].map((k) => [k, null]));
+  const resources = given ?? zeroStruct("Resources");
   if (resources["Cores"] === null) {
     resources["Cores"] = 0;
     resources["CPU"] ??= 100;
@@ -168,7 +171,7 @@ function canonicalResources(given: Obj | null): Obj {
 
 /** `LogConfig.Canonicalize`, or `DefaultLogConfig()` when there is none. */
 function canonicalLogs(given: Obj | null): Obj {
-  const logs = given ?? { MaxFiles: null, MaxFileSizeMB: null, Enabled: null, Disabled: null };
+  const logs = given ?? zeroStruct("LogConfig");
   fill(logs, { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false });
   return logs;
 }
@@ -183,9 +186,30 @@ function emptyToNull(obj: Obj, keys: readonly string[]): void {
   }
 }
 
-/** `ConsulConnect.Canonicalize`: the sidecar service's proxy and the sidecar task. */
+/** api.ConsulGateway.Canonicalize: the proxy's connect timeout (Consul's 5 s default) and the ingress listeners' protocol. */
+function canonicalizeGateway(gateway: Obj | null): void {
+  if (!gateway) return;
+  const proxy = gateway["Proxy"] as Obj | null;
+  if (proxy) {
+    proxy["ConnectTimeout"] ??= 5 * SECOND;
+    emptyToNull(proxy, ["EnvoyGatewayBindAddresses", "Config"]);
+  }
+  const ingress = gateway["Ingress"] as Obj | null;
+  if (ingress) {
+    emptyToNull(ingress, ["Listeners"]);
+    for (const listener of objs(ingress["Listeners"])) {
+      if (listener["Protocol"] === "") listener["Protocol"] = "tcp";
+      emptyToNull(listener, ["Services"]);
+    }
+  }
+  const terminating = gateway["Terminating"] as Obj | null;
+  if (terminating) emptyToNull(terminating, ["Services"]);
+}
+
+/** `ConsulConnect.Canonicalize`: the sidecar service's proxy, the sidecar task and the gateway. */
 function canonicalizeConnect(connect: Obj | null): void {
   if (!connect) return;
+  canonicalizeGateway(connect["Gateway"] as Obj | null);
   const sidecar = connect["SidecarService"] as Obj | null;
   if (sidecar) {
     emptyToNull(sidecar, ["Tags", "Meta"]);
@@ -265,6 +289,12 @@ function canonicalizeService(service: Obj, task: Obj | undefined, group: Obj, jo
     if (map && !Object.keys(map).length) service[key] = null;
   }
   canonicalizeConnect(service["Connect"] as Obj | null);
+  const weights = service["Weights"] as Obj | null;
+  if (weights) {
+    // api.ServiceWeights.Canonicalize: a weight of 0 or less becomes 1.
+    if ((weights["Passing"] as number) <= 0) weights["Passing"] = 1;
+    if ((weights["Warning"] as number) <= 0) weights["Warning"] = 1;
+  }
   const serviceRestart = service["CheckRestart"] as Obj | null;
   for (const check of objs(service["Checks"])) {
     const own = check["CheckRestart"] as Obj | null;

@@ -10,7 +10,7 @@
  */
 import { type Attribute, startSpan } from "../../../core/hcl/ast.js";
 import { errorDiag, HclLimitError, type Value } from "../../../core/hcl/index.js";
-import { structFields, type FieldSpec } from "./api-structs.js";
+import { structFields, type FieldSpec, zeroValue } from "./api-structs.js";
 import { type BodyView, type BoundBlock, checkSchema, type DecodeContext, defRange, viewBody } from "./body.js";
 import { convertToGo, toStringMap } from "./values.js";
 
@@ -24,21 +24,6 @@ const EXTRA_BLOCKS: Readonly<Record<string, Readonly<Record<string, { labels: nu
   Job: { vault: { labels: 0, labelName: "" }, task: { labels: 1, labelName: "name" } },
   TaskGroup: { vault: { labels: 0, labelName: "" } },
 };
-
-function zeroOf(type: string): unknown {
-  if (type.startsWith("?")) return null;
-  switch (type) {
-    case "str":
-      return "";
-    case "int":
-    case "dur":
-      return 0;
-    case "bool":
-      return false;
-    default:
-      return null;
-  }
-}
 
 /** How many labels blocks of a field's type take, and the label's name. */
 function labelsOf(type: string): { labels: number; labelName: string } {
@@ -142,7 +127,11 @@ export class JobDecoder {
 
     const byType = checkSchema(this.ctx, remaining, { attributes: attrNames, required, blocks: blockSpecs });
     const out: Obj = {};
-    for (const f of fields) out[f.field] = this.decodeField(f, remaining, byType, labels, attrMaps);
+    for (const f of fields) {
+      const value = this.decodeField(f, remaining, byType, labels, attrMaps);
+      // Nomad's encoder skips an unset `omitempty` field rather than writing null.
+      if (!(f.omitEmpty && value === null)) out[f.field] = value;
+    }
     if (name === "Task") this.taskScaling(out, byType.get("scaling") ?? []);
     if (name === "Job" || name === "TaskGroup") {
       const vaults = byType.get("vault") ?? [];
@@ -165,11 +154,11 @@ export class JobDecoder {
   }
 
   private decodeField(f: FieldSpec, view: BodyView, byType: Map<string, BoundBlock[]>, labels: readonly string[], attrMaps: Map<string, Obj | null>): unknown {
-    if (f.kind === "-") return zeroOf(f.type);
-    if (f.kind === "label") return labels[0] ?? zeroOf(f.type);
+    if (f.kind === "-") return zeroValue(f.type);
+    if (f.kind === "label") return labels[0] ?? zeroValue(f.type);
     if (f.kind === "attr" || f.kind === "req") {
       const bound = view.attributes.find((a) => a.attr.name === f.hcl);
-      if (!bound) return zeroOf(f.type);
+      if (!bound) return zeroValue(f.type);
       return this.attribute(f, bound.attr, this.ctx.evaluate(bound.ev, bound.attr));
     }
     if (attrMaps.has(f.hcl)) return attrMaps.get(f.hcl);
@@ -202,13 +191,13 @@ export class JobDecoder {
   }
 
   private attribute(f: FieldSpec, attr: Attribute, value: Value | undefined): unknown {
-    if (value === undefined) return zeroOf(f.type);
+    if (value === undefined) return zeroValue(f.type);
     const type = f.type.replace(/^\?/, "");
-    if (value === null && type !== "dur") return zeroOf(f.type);
+    if (value === null && type !== "dur") return zeroValue(f.type);
     const converted = convertToGo(value, type, f.field);
     if (converted.ok) return converted.value;
     this.ctx.error(converted.summary, converted.detail, startSpan(attr.expr));
-    return zeroOf(f.type);
+    return zeroValue(f.type);
   }
 
   /** A `map[string]string` block: every argument a string. */

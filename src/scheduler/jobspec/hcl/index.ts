@@ -34,6 +34,7 @@ import {
 } from "../../../core/hcl/index.js";
 import { checkSchema, DecodeContext, defRange, MAX_DIAGNOSTICS, TooManyDiagnostics, viewBody } from "./body.js";
 import { JobDecoder, type Obj } from "./decode.js";
+import { isJsonSyntax, JsonSyntaxError, jsonJobToNative, jsonVariablesToNative } from "./json-syntax.js";
 import { normalizeJob } from "./normalize.js";
 import { collectVariables, evaluateLocals, VariableSyntaxError } from "./variables.js";
 
@@ -123,9 +124,10 @@ export function parseJobHcl(source: string, opts: ParseJobHclOptions): Obj {
   }
 }
 
-function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
-  const filename = opts.filename ?? "input.hcl";
-  refuseOversizedSource(source, filename, opts);
+function parseJobFile(given: string, givenOpts: ParseJobHclOptions): Obj {
+  const filename = givenOpts.filename ?? "input.hcl";
+  refuseOversizedSource(given, filename, givenOpts);
+  const { source, opts } = asNativeSyntax(given, givenOpts, filename);
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(source, filename);
@@ -193,6 +195,29 @@ function parseJobFile(source: string, opts: ParseJobHclOptions): Obj {
   if (ctx.hasErrors || !result) throw new HclJobError(ctx.diags.map(diagnosticString).join("\n"), ctx.diags);
   if (ctx.mapDiags.length) throw new HclJobError(diagnosticsString(ctx.mapDiags), ctx.mapDiags);
   return result;
+}
+
+/** A job file or variable files in HCL's JSON syntax, written in the native syntax standin parses (json-syntax.ts). */
+function asNativeSyntax(source: string, opts: ParseJobHclOptions, filename: string): { source: string; opts: ParseJobHclOptions } {
+  const convert = (text: string, name: string, toNative: (json: string) => string): string => {
+    if (!isJsonSyntax(text)) return text;
+    try {
+      return toNative(text);
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      const start = { line: 1, column: 1, offset: 0 };
+      const diagnostic = errorDiag("Invalid JSON", `${e.message}.`, { filename: name, start, end: start });
+      throw new HclJobError(diagnosticString(diagnostic), [diagnostic]);
+    }
+  };
+  return {
+    source: convert(source, filename, jsonJobToNative),
+    opts: {
+      ...opts,
+      ...(opts.variables ? { variables: convert(opts.variables, filename, jsonVariablesToNative) } : {}),
+      ...(opts.varFiles ? { varFiles: opts.varFiles.map((f) => ({ filename: f.filename, text: convert(f.text, f.filename, jsonVariablesToNative) })) } : {}),
+    },
+  };
 }
 
 /** MAX_JOB_SOURCE_BYTES, reported as a diagnostic at the start of the file (HCL's form for a whole-file problem). */

@@ -6,16 +6,8 @@
  * `ReservedPorts`, the default workload identity moves to `Identity`, and a
  * periodic block gets its spec type.
  */
-import { structFields } from "./api-structs.js";
+import { zeroStruct } from "./api-structs.js";
 import type { Obj } from "./decode.js";
-
-function zeroStruct(name: string): Obj {
-  const out: Obj = {};
-  for (const f of structFields(name)) {
-    out[f.field] = f.type.startsWith("?") ? null : f.type === "str" ? "" : f.type === "int" || f.type === "dur" ? 0 : f.type === "bool" ? false : null;
-  }
-  return out;
-}
 
 const objs = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 
@@ -88,13 +80,16 @@ function splitPorts(net: Obj): void {
   net["DynamicPorts"] = dynamic.length ? dynamic : null;
 }
 
+/**
+ * jobspec2 moves the first identity named "" or "default" to `Identity` and
+ * deletes it from `Identities` with slices.Delete, so a task whose only
+ * identity was the default one keeps an empty list (`[]`, not null), and a
+ * second default identity stays in the list.
+ */
 function moveDefaultIdentity(task: Obj): void {
   const identities = objs(task["Identities"]);
-  if (!identities.length) return;
-  const rest: Obj[] = [];
-  for (const identity of identities) {
-    if (identity["Name"] === "" || identity["Name"] === "default") task["Identity"] = identity;
-    else rest.push(identity);
-  }
-  task["Identities"] = rest.length ? rest : null;
+  const index = identities.findIndex((identity) => identity["Name"] === "" || identity["Name"] === "default");
+  if (index < 0) return;
+  task["Identity"] = identities[index];
+  task["Identities"] = identities.filter((_, i) => i !== index);
 }

@@ -21,6 +21,7 @@ import {
   parseExpression,
   type Range,
   type SourceFile,
+  isTypeSpecError,
   typeFromExpr,
   type Value,
 } from "../../../core/hcl/index.js";
@@ -214,9 +215,10 @@ export function collectVariables(
     const decl: Declaration = { name, type: undefined, validations: [] };
     const typeAttr = block.body.attributes.find((a) => a.name === "type");
     if (typeAttr) {
-      const t = typeFromExpr(typeAttr.expr);
-      if (typeof t === "string") {
-        ctx.error("Invalid type specification", t, typeAttr.expr);
+      // jobspec2 reads it with typeexpr.Type: an exact type, so no `any` and no `optional(…)`.
+      const t = typeFromExpr(typeAttr.expr, true);
+      if (isTypeSpecError(t)) {
+        ctx.error("Invalid type specification", t.detail, t.span);
         return;
       }
       decl.type = t;

@@ -1,0 +1,5 @@
+variable "a" {
+  type    = list(any)
+  default = []
+}
+job "x" {}

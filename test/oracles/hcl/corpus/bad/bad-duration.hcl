@@ -1,0 +1,5 @@
+job "x" {
+  update {
+    stagger = "soon"
+  }
+}

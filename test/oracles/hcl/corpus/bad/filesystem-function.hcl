@@ -1,0 +1,5 @@
+job "x" {
+  meta {
+    a = file("/etc/passwd")
+  }
+}

@@ -1,0 +1,1 @@
+{"job": {"x": {"group": {"g": {"task": {"t": {"driver": "docker", "bogus": 1}}}}}}}

@@ -1,0 +1,1 @@
+{"job": {"x": {"group": {"g": {"count": "many"}}}}}

@@ -1,0 +1,8 @@
+locals {
+  m = { a = 1, b = 2 }
+}
+job "x" {
+  meta {
+    n = length(local.m)
+  }
+}

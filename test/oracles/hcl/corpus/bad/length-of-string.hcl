@@ -1,0 +1,5 @@
+job "x" {
+  meta {
+    a = length("abc")
+  }
+}

@@ -1,0 +1,4 @@
+variable "a" {
+  type = object({ a = optional(string) })
+}
+job "x" {}

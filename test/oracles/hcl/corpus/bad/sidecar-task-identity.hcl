@@ -1,0 +1,13 @@
+job "x" {
+  group "g" {
+    service {
+      connect {
+        sidecar_task {
+          identity {
+            aud = ["x"]
+          }
+        }
+      }
+    }
+  }
+}

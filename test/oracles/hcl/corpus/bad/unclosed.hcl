@@ -1,0 +1,2 @@
+job "x" {
+  group "g" {

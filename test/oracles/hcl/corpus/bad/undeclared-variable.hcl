@@ -1,0 +1,5 @@
+job "x" {
+  group "g" {
+    count = var.missing
+  }
+}

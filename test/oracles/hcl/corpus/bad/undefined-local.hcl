@@ -1,0 +1,6 @@
+locals {
+  a = local.nope
+}
+job "x" {
+  meta { v = local.a }
+}

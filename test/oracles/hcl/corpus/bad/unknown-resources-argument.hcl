@@ -1,0 +1,10 @@
+job "x" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      resources {
+        secretz = 5
+      }
+    }
+  }
+}

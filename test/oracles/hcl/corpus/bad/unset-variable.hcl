@@ -1,0 +1,8 @@
+variable "n" {
+  type = number
+}
+job "x" {
+  group "g" {
+    count = var.n
+  }
+}

@@ -1,0 +1,11 @@
+job "x" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      lifecycle {
+        hook = "prestart"
+        bogus = 1
+      }
+    }
+  }
+}

@@ -1,0 +1,3 @@
+job "x" {
+  priority = "high"
+}

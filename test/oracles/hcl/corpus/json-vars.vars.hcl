@@ -1,0 +1,2 @@
+n = 4
+name = "from-vars"

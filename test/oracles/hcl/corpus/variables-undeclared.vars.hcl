@@ -1,0 +1,3 @@
+n = 2
+tags = ["a"]
+undeclared = 1
