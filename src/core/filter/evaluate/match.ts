@@ -61,6 +61,8 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
         if (!ev.ok) evalError(`error getting match value in expression: ${ev.msg}`);
         return (value.v as number[]).some((b) => BigInt(b) === ev.v);
       }
+      // a slice of structs: no primitive comparison for its element type, even with no elements
+      if (value.structElems) evalError('unable to find suitable primitive comparison function for "in" comparison');
       const items = (value.v as unknown[]).map((x) => classify(x, { of: "slice", free: value.free }));
       if (items.length === 0) return false;
       const kind = elementKind(items);
