@@ -340,7 +340,9 @@ func (g *generator) collection() (string, string) {
 // malformed breaks an expression the way people do: cut short, an unknown operator, a dangling
 // connective, a bad number, v0.1.16's `is nil`, a single-quoted string.
 func (g *generator) malformed(e string) string {
-	switch g.pick(7) {
+	switch g.pick(8) {
+	case 7:
+		return "Meta['team'] == \"core\"" // the specification's form
 	case 0:
 		if len(e) > 3 {
 			return e[:len(e)-1-g.pick(3)]
