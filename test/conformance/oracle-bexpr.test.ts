@@ -18,6 +18,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { filterDatum } from "../../src/scheduler/variables.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -34,7 +35,7 @@ const PER_KIND = 600;
 type Json = Record<string, any>;
 type Outcome = { m?: boolean; e?: string; p?: string };
 type OracleCase = { kind: Kind; filter: string; target: string; parseError?: string; results?: Outcome[] };
-type Kind = "job" | "allocation" | "evaluation" | "deployment" | "node" | "service";
+type Kind = "job" | "allocation" | "evaluation" | "deployment" | "node" | "service" | "variable";
 
 /** Where each kind is listed (and filtered) over HTTP. */
 const LIST_ROUTE: Record<Kind, string> = {
@@ -44,7 +45,31 @@ const LIST_ROUTE: Record<Kind, string> = {
   deployment: "/v1/deployments",
   node: "/v1/nodes",
   service: "/v1/service/web",
+  variable: "/v1/vars",
 };
+
+/**
+ * What standin's filter reads of an object, for the direct comparison: the object as served, except a
+ * variable, which the list serves as flat metadata but filters as Nomad's VariableEncrypted (its row
+ * rebuilt from the listed metadata; times are listed in nanoseconds and stored in milliseconds).
+ */
+function standinDatum(kind: Kind, o: Json): Json {
+  if (kind !== "variable") return o;
+  const ms = (ns: number) => ns / 1_000_000;
+  return filterDatum({
+    Namespace: o.Namespace,
+    Path: o.Path,
+    Items: {},
+    Lock: null,
+    CreateIndex: o.CreateIndex,
+    ModifyIndex: o.ModifyIndex,
+    CreateTime: ms(o.CreateTime),
+    ModifyTime: ms(o.ModifyTime),
+  });
+}
+
+/** How a listed object is told apart (variables have no ID: their path, in one namespace). */
+const idOf = (kind: Kind, o: Json): string => (kind === "variable" ? (o.Path as string) : (o.ID as string));
 
 /**
  * Fields of Nomad's structs that standin's objects do not carry (by kind, as a JSON pointer with `N` for
@@ -53,7 +78,15 @@ const LIST_ROUTE: Record<Kind, string> = {
  * error here. Which fields an object carries is the wire-shape oracle's subject (issue 31 §2).
  */
 const MISSING_FIELDS: Record<Kind, string[]> = {
-  job: ["/TaskGroups/N/Networks/N/CIDR", "/TaskGroups/N/Networks/N/Device", "/TaskGroups/N/Networks/N/Hostname", "/TaskGroups/N/Networks/N/IP", "/TaskGroups/N/Networks/N/MBits", "/TaskGroups/N/Networks/N/Mode", "/TaskGroups/N/Networks/N/ReservedPorts"],
+  job: [
+    "/TaskGroups/N/Networks/N/CIDR",
+    "/TaskGroups/N/Networks/N/Device",
+    "/TaskGroups/N/Networks/N/Hostname",
+    "/TaskGroups/N/Networks/N/IP",
+    "/TaskGroups/N/Networks/N/MBits",
+    "/TaskGroups/N/Networks/N/Mode",
+    "/TaskGroups/N/Networks/N/ReservedPorts",
+  ],
   allocation: [
     "/AllocatedResources/Shared/Networks",
     "/AllocatedResources/Shared/Networks/N/CIDR",
@@ -66,15 +99,28 @@ const MISSING_FIELDS: Record<Kind, string[]> = {
     "/DesiredDescription",
     "/FollowupEvalID",
   ],
-  evaluation: ["/BlockedEval", "/ClassEligibility", "/ClassEligibility/N", "/DeploymentID", "/NextEval", "/NodeID", "/NodeModifyIndex", "/PreviousEval", "/SnapshotIndex", "/StatusDescription", "/Wait"],
+  evaluation: [
+    "/BlockedEval",
+    "/ClassEligibility",
+    "/ClassEligibility/N",
+    "/DeploymentID",
+    "/NextEval",
+    "/NodeID",
+    "/NodeModifyIndex",
+    "/PreviousEval",
+    "/SnapshotIndex",
+    "/StatusDescription",
+    "/Wait",
+  ],
   deployment: [],
   node: ["/Resources/Cores", "/Resources/IOPS", "/Resources/MemoryMaxMB", "/Resources/Networks"],
   service: [],
+  variable: [],
 };
 
 function missingFieldPath(detail: string): string | undefined {
   const m = /standin \{"e":"error finding value in datum: (\S+) at part \d+: couldn't find key: struct field with name/.exec(detail);
-  return m?.[1]!.replace(/\/\d+(?=\/|$)/g, "/N").replace(/^\/(TaskStates|ClassEligibility|TaskLifecycles)\/[^/]+/, "/$1/N");
+  return m?.[1]?.replace(/\/\d+(?=\/|$)/g, "/N").replace(/^\/(TaskStates|ClassEligibility|TaskLifecycles)\/[^/]+/, "/$1/N");
 }
 
 /**
@@ -199,8 +245,14 @@ async function setUp(): Promise<Record<Kind, Json[]>> {
   });
   for (const job of JOBS) await put("/v1/jobs", { Job: job });
   await put("/v1/job/render/dispatch", { Payload: Buffer.from('{"a":1}').toString("base64"), Meta: { input: "s3://bucket/x" } });
+  for (const [path, items] of [
+    ["app/config", { a: "1" }],
+    ["app/db/password", { pw: "x" }],
+    ["nomad/jobs/web", { k: "v" }],
+  ] as const)
+    await put(`/v1/var/${path}`, { Path: path, Items: items });
   emu.clock.advance("30s");
-  const ids = async (path: string) => ((await call(path)).body as Json[]).map((o) => o.ID as string);
+  const ids = async (path: string) => ((await call(path)).body as Json[]).map((o) => idOf("job", o));
   const each = async (list: string, one: string) => Promise.all((await ids(list)).map(async (id) => (await call(`${one}${encodeURIComponent(id)}`)).body as Json));
   return {
     job: await each("/v1/jobs", "/v1/job/"),
@@ -209,6 +261,7 @@ async function setUp(): Promise<Record<Kind, Json[]>> {
     deployment: await each("/v1/deployments", "/v1/deployment/"),
     node: await each("/v1/nodes", "/v1/node/"),
     service: (await call(LIST_ROUTE.service)).body as Json[],
+    variable: (await call(LIST_ROUTE.variable)).body as Json[],
   };
 }
 
@@ -240,7 +293,7 @@ function compareDirect(c: OracleCase, objects: Json[]): { verdict: Verdict; deta
   if (c.parseError !== undefined) return { verdict: "differ", detail: `go-bexpr refuses to parse: ${c.parseError}` };
   for (let i = 0; i < objects.length; i++) {
     const want = c.results![i]!;
-    const got = standinOutcome(filter, objects[i]!);
+    const got = standinOutcome(filter, standinDatum(c.kind, objects[i]!));
     if (failed(want) !== failed(got) || (!failed(want) && want.m !== got.m)) {
       return { verdict: "differ", detail: `object ${i}: go-bexpr ${JSON.stringify(want)}, standin ${JSON.stringify(got)}` };
     }
@@ -256,9 +309,11 @@ async function compareHttp(c: OracleCase, objects: Json[]): Promise<{ verdict: V
   if (res.status !== 200) return { verdict: "differ", detail: `HTTP ${res.status} ${JSON.stringify(res.body)}` };
   const want = objects
     .filter((_o, i) => c.results![i]!.m)
-    .map((o) => o.ID as string)
+    .map((o) => idOf(c.kind, o))
     .sort();
-  const got = (res.body as Json[]).map((o) => o.ID as string).sort();
+  const got = (res.body as Json[]).map((o) => idOf(c.kind, o)).sort();
+  // every object has an identity, or a comparison of identities would only compare counts
+  if ([...want, ...got].some((id) => typeof id !== "string" || id === "")) return { verdict: "differ", detail: "an object without an identity" };
   return JSON.stringify(want) === JSON.stringify(got) ? { verdict: "agree", detail: "" } : { verdict: "differ", detail: `HTTP matched ${got.length}, go-bexpr ${want.length}` };
 }
 

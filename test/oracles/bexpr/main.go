@@ -54,6 +54,7 @@ var newOf = map[string]func() interface{}{
 	"deployment": func() interface{} { return &Deployment{} },
 	"node":       func() interface{} { return &Node{} },
 	"service":    func() interface{} { return &ServiceRegistration{} },
+	"variable":   func() interface{} { return &VariableEncrypted{} },
 }
 
 func main() {

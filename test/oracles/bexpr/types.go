@@ -454,3 +454,32 @@ type ServiceRegistration struct {
 	CreateIndex uint64
 	ModifyIndex uint64
 }
+
+type VariableLock struct {
+	ID        string
+	TTL       time.Duration
+	LockDelay time.Duration
+}
+
+type VariableMetadata struct {
+	Namespace   string
+	Path        string
+	Lock        *VariableLock
+	CreateIndex uint64
+	CreateTime  int64
+	ModifyIndex uint64
+	ModifyTime  int64
+}
+
+type VariableData struct {
+	Data  []byte
+	KeyID string
+}
+
+// VariableEncrypted is structs.VariableEncrypted: what GET /v1/vars filters. Both parts are
+// embedded; go-bexpr's pointerstructure does not promote embedded fields, so selectors name them
+// (`VariableMetadata.Path`). encoding/json does promote them, so the flat list JSON decodes into it.
+type VariableEncrypted struct {
+	VariableMetadata
+	VariableData
+}

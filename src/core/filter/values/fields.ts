@@ -85,6 +85,8 @@ export const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
   "Update",
   "Resources",
   "AllocatedResources",
+  // a variable's `*VariableLock`
+  "Lock",
 ]);
 
 /**
@@ -128,12 +130,12 @@ export const STRUCT_SLICE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * `[]byte` struct fields (a dispatched job's `Payload`): base64 in the JSON,
+ * `[]byte` struct fields (a dispatched job's `Payload`, a variable's encrypted `Data`): base64 in the JSON,
  * bytes to go-bexpr, which sees a slice of uint8: `is empty` is its length,
  * `in`/`contains` compare a byte (ParseUint), `matches` runs over the raw
  * bytes, and `==` has no comparison for a slice.
  */
-export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload"]);
+export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload", "Data"]);
 
 /** int64 struct fields (Unix-nanosecond times, durations): their reflect kind is int64, not int. */
 export const INT64_FIELDS: ReadonlySet<string> = new Set([
@@ -151,6 +153,8 @@ export const INT64_FIELDS: ReadonlySet<string> = new Set([
   "Interval",
   "Delay",
   "MaxDelay",
+  "TTL",
+  "LockDelay",
 ]);
 
 /**
