@@ -1,7 +1,7 @@
 /**
  * The Go struct a `?filter=` reads, rebuilt from the object standin serves. Nomad's JSON codec leaves
  * out the empty fields of structs tagged with struct-level `omitempty` (Evaluation, Allocation,
- * NetworkResource, Port), but go-bexpr reads the Go struct, where those fields are present with their
+ * NetworkResource, Port; and standin's views leave out some fields of the legacy Resources), but go-bexpr reads the Go struct, where those fields are present with their
  * zero values: `DeploymentID == ""` matches an evaluation that has no deployment, where a filter over
  * the served JSON would fail with "couldn't find key". These tables put back the fields standin's
  * views may leave out, with their zero values (`null` for nil slices, maps and pointers); the go-bexpr
@@ -45,6 +45,8 @@ const ALLOCATION_ZEROS: Json = {
 const NETWORK_ZEROS: Json = { Mode: "", Device: "", CIDR: "", IP: "", Hostname: "", MBits: 0, DNS: null, ReservedPorts: null, DynamicPorts: null };
 const PORT_ZEROS: Json = { Label: "", Value: 0, To: 0, HostNetwork: "" };
 const SHARED_RESOURCES_ZEROS: Json = { Networks: null, DiskMB: 0, Ports: null };
+/** structs.Resources (a task's, and the legacy `Resources` of an allocation and a node). */
+const RESOURCES_ZEROS: Json = { CPU: 0, Cores: 0, MemoryMB: 0, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, SecretsMB: 0, Networks: null, Devices: null, NUMA: null };
 
 /** Struct fields whose elements (a slice of structs) or value (one struct) get zero values back. */
 const NESTED_ZEROS: Readonly<Record<string, Json>> = {
@@ -52,6 +54,7 @@ const NESTED_ZEROS: Readonly<Record<string, Json>> = {
   DynamicPorts: PORT_ZEROS,
   ReservedPorts: PORT_ZEROS,
   Shared: SHARED_RESOURCES_ZEROS,
+  Resources: RESOURCES_ZEROS,
 };
 
 /** `object` with `zeros`' keys it lacks, and the structs below it likewise (a copy: rows are never changed). */
@@ -81,6 +84,11 @@ export function jobFilterDatum(view: Json): Json {
 /** An allocation as its filter reads it. */
 export function allocationFilterDatum(view: Json): Json {
   return withZeros(view, ALLOCATION_ZEROS);
+}
+
+/** A node as its filter reads it (its legacy Resources in full). */
+export function nodeFilterDatum(view: Json): Json {
+  return withZeros(view, {});
 }
 
 /** An evaluation as its filter reads it (list, and delete by filter). */

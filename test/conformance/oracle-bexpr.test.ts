@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum } from "../../src/scheduler/filter-datum.js";
+import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/filter-datum.js";
 import { filterDatum } from "../../src/scheduler/variables.js";
 
 const run = promisify(execFile);
@@ -63,6 +63,8 @@ function standinDatum(kind: Kind, o: Json): Json {
       return allocationFilterDatum(o);
     case "evaluation":
       return evaluationFilterDatum(o);
+    case "node":
+      return nodeFilterDatum(o);
     case "variable": {
       const ms = (ns: number) => ns / 1_000_000;
       return filterDatum({
@@ -85,31 +87,6 @@ function standinDatum(kind: Kind, o: Json): Json {
 const idOf = (kind: Kind, o: Json): string => (kind === "variable" ? (o.Path as string) : (o.ID as string));
 
 /**
- * Fields of Nomad's structs that standin's objects do not carry (by kind, as a JSON pointer with `N` for
- * any index or task name). go-bexpr reads the Go struct, where such a field is its zero value; standin's
- * filter reads the object it would send, where the field is absent, so a selector naming one is an
- * error here. Which fields an object carries is the wire-shape oracle's subject (issue 31 §2).
- */
-const MISSING_FIELDS: Record<Kind, string[]> = {
-  job: [],
-  allocation: [],
-  evaluation: [],
-  deployment: [],
-  // the node's legacy Resources (standin sends CPU, DiskMB and MemoryMB only)
-  node: ["/Resources/Cores", "/Resources/IOPS", "/Resources/MemoryMaxMB", "/Resources/Networks"],
-  service: [],
-  variable: [],
-};
-
-/** The listed missing fields some case ran into (each must, or it comes off the list). */
-const missingFieldsSeen = new Set<string>();
-
-function missingFieldPath(detail: string): string | undefined {
-  const m = /standin \{"e":"error finding value in datum: (\S+) at part \d+: couldn't find key: struct field with name/.exec(detail);
-  return m?.[1]?.replace(/\/\d+(?=\/|$)/g, "/N").replace(/^\/(TaskStates|ClassEligibility|TaskLifecycles)\/[^/]+/, "/$1/N");
-}
-
-/**
  * Differences kept on purpose, each with its reason (docs/known-differences.md, "Filters (go-bexpr
  * oracle)"): a case one of these explains is counted apart, and any other difference fails the test.
  */
@@ -118,15 +95,6 @@ const KNOWN_DIFFERENCES: Array<{ name: string; explains: (c: OracleCase, detail:
     // the specification writes map keys as ['key']; go-bexpr's grammar has no single-quoted strings
     name: "the specification's ['key'] form",
     explains: (c, detail) => c.filter.includes("['") && detail.startsWith("go-bexpr refuses to parse"),
-  },
-  {
-    name: "a field of Nomad's struct that standin's object lacks",
-    explains: (c, detail) => {
-      const path = missingFieldPath(detail.replace(/^object \d+: /, ""));
-      if (path === undefined || !MISSING_FIELDS[c.kind].includes(path)) return false;
-      missingFieldsSeen.add(`${c.kind} ${path}`);
-      return true;
-    },
   },
   {
     // a map value that is a nil pointer (a prestart-less task's TaskLifecycles entry) is go-bexpr's
@@ -358,6 +326,5 @@ describe.skipIf(SKIP)("go-bexpr v0.1.13 (Nomad's filters) against standin's ?fil
 
   it("still needs each listed difference (a fixed one comes off the list)", () => {
     for (const k of KNOWN_DIFFERENCES) expect(known.get(k.name) ?? 0, k.name).toBeGreaterThan(0);
-    for (const [kind, paths] of Object.entries(MISSING_FIELDS)) for (const path of paths) expect(missingFieldsSeen.has(`${kind} ${path}`), `${kind} ${path}`).toBe(true);
   });
 });

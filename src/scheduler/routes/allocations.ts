@@ -24,7 +24,8 @@ export function registerAllocationRoutes(router: NomadRouter, kit: RouteKit): vo
         ),
       createListTokenizer(rc),
       allocStub,
-      (a) => allocationFilterDatum(allocView(a, state.job(a.Namespace, a.JobID))),
+      // the allocation's own job (the version it was placed with), as GET /v1/allocation/:id shows it
+      (a) => allocationFilterDatum(allocView(a, state.versions.get(versionKey(a.Namespace, a.JobID, a.JobVersion)) ?? state.job(a.Namespace, a.JobID))),
     );
   });
 

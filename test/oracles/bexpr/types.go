@@ -130,6 +130,7 @@ type Resources struct {
 	MemoryMaxMB int
 	DiskMB      int
 	IOPS        int
+	SecretsMB   int
 	Networks    []*NetworkResource
 }
 
