@@ -96,12 +96,6 @@ const KNOWN_DIFFERENCES: Array<{ name: string; explains: (c: OracleCase, detail:
     name: "the specification's ['key'] form",
     explains: (c, detail) => c.filter.includes("['") && detail.startsWith("go-bexpr refuses to parse"),
   },
-  {
-    // a map value that is a nil pointer (a prestart-less task's TaskLifecycles entry) is go-bexpr's
-    // invalid value; standin's `null` there is an empty value, as a nil slice or map is
-    name: "a nil pointer held in a map (AllocatedResources.TaskLifecycles.<task>)",
-    explains: (c, detail) => c.kind === "allocation" && c.filter.includes("TaskLifecycles") && detail.includes("on type invalid"),
-  },
 ];
 
 async function build(): Promise<void> {

@@ -114,3 +114,27 @@ describe("a nil []byte (Payload) is still a byte slice", () => {
     expect(outcome(expression)).toBe(expected);
   });
 });
+
+describe("a null map value or slice element is a nil pointer to go-bexpr", () => {
+  const ALLOC_RESOURCES = { AllocatedResources: { TaskLifecycles: { web: null, sidecar: { Hook: "prestart", Sidecar: true } } }, Config: { args: [null, "x"], opt: null } };
+
+  test.each([
+    ['"x" in AllocatedResources.TaskLifecycles.web', 'error: Cannot perform in/contains operations on type invalid for selector: "AllocatedResources.TaskLifecycles.web"'],
+    ['"x" in Config.opt', 'error: Cannot perform in/contains operations on type invalid for selector: "Config.opt"'],
+    ['"x" in Config.args.0', 'error: Cannot perform in/contains operations on type invalid for selector: "Config.args.0"'],
+  ])("%s", (expression, expected) => {
+    expect(outcome(expression, ALLOC_RESOURCES)).toBe(expected);
+  });
+
+  test("is empty over one (a panic in go-bexpr) is refused", () => {
+    expect(outcome("AllocatedResources.TaskLifecycles.web is empty", ALLOC_RESOURCES)).toMatch(/^error: /);
+  });
+
+  test("== over one finds no primitive comparison", () => {
+    expect(outcome('AllocatedResources.TaskLifecycles.web == "x"', ALLOC_RESOURCES)).toBe("error: unable to find suitable primitive comparison function for matching");
+  });
+
+  test("a present value next to it is read as usual", () => {
+    expect(outcome("AllocatedResources.TaskLifecycles.sidecar.Sidecar == true", ALLOC_RESOURCES)).toBe(true);
+  });
+});

@@ -44,6 +44,10 @@ function classifyValue(value: unknown, parent: Parent): GoValue {
     // a nil slice of structs and a nil []byte keep their element type
     if (structField !== undefined && STRUCT_SLICE_FIELDS.has(structField)) return { kind: "slice", v: [], free: false, structElems: true };
     if (structField !== undefined && BYTES_FIELDS.has(structField)) return { kind: "slice", v: [], free: false, bytes: true };
+    // A null map value or slice element is a nil pointer (or a nil interface{}) in every map and slice
+    // Nomad filters on (`map[string]*structs.TaskLifecycleConfig`, a task Config's `map[string]interface{}`),
+    // which go-bexpr sees as the invalid value, as it does a nil struct pointer.
+    if (parent.of === "map" || parent.of === "slice") return { kind: "nil", v: null, free, nilStruct: true };
     return parent.of === "struct" && STRUCT_POINTER_FIELDS.has(parent.key) ? { kind: "nil", v: null, free, nilStruct: true } : { kind: "nil", v: null, free };
   }
   switch (typeof raw) {
