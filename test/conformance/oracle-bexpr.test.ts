@@ -140,7 +140,7 @@ async function put(path: string, body: unknown): Promise<void> {
 const task = (name: string, extra: Json = {}) => ({
   Name: name,
   Driver: "docker",
-  Config: { image: "redis:7", ports: ["http"], args: ["-v", 2] },
+  Config: { image: "redis:7", ports: ["http"], args: ["-v", 2, null], labels: { tier: "cache", spare: null }, sizes: [1, 2.5] },
   Resources: { CPU: 20, MemoryMB: 32 },
   ...extra,
 });

@@ -116,12 +116,19 @@ describe("a nil []byte (Payload) is still a byte slice", () => {
 });
 
 describe("a null map value or slice element is a nil pointer to go-bexpr", () => {
-  const ALLOC_RESOURCES = { AllocatedResources: { TaskLifecycles: { web: null, sidecar: { Hook: "prestart", Sidecar: true } } }, Config: { args: [null, "x"], opt: null } };
+  const ALLOC_RESOURCES = {
+    AllocatedResources: { TaskLifecycles: { web: null, sidecar: { Hook: "prestart", Sidecar: true } } },
+    Config: { args: [null, "x"], opt: null, ports: [80, 443] },
+  };
 
   test.each([
     ['"x" in AllocatedResources.TaskLifecycles.web', 'error: Cannot perform in/contains operations on type invalid for selector: "AllocatedResources.TaskLifecycles.web"'],
     ['"x" in Config.opt', 'error: Cannot perform in/contains operations on type invalid for selector: "Config.opt"'],
     ['"x" in Config.args.0', 'error: Cannot perform in/contains operations on type invalid for selector: "Config.args.0"'],
+    // a Config slice is a []interface{}: a nil element makes go-bexpr panic, a value it cannot coerce is skipped
+    ['"x" in Config.args', 'error: in over "Config.args", a []interface {} holding nil: go-bexpr panics on it (Nomad fails the request)'],
+    ['"abc" in Config.ports', false],
+    ["443 in Config.ports", true],
   ])("%s", (expression, expected) => {
     expect(outcome(expression, ALLOC_RESOURCES)).toBe(expected);
   });
@@ -136,5 +143,25 @@ describe("a null map value or slice element is a nil pointer to go-bexpr", () =>
 
   test("a present value next to it is read as usual", () => {
     expect(outcome("AllocatedResources.TaskLifecycles.sidecar.Sidecar == true", ALLOC_RESOURCES)).toBe(true);
+  });
+});
+
+describe("fields the name tables would misread", () => {
+  const JOB = {
+    ID: "render",
+    Payload: null,
+    ParameterizedJob: { Payload: "optional", MetaRequired: null },
+    TaskGroups: [{ Services: [{ Name: "web", CanaryMeta: null, Meta: null }] }],
+  };
+
+  test("ParameterizedJob.Payload is a string, the job's Payload a []byte", () => {
+    expect(outcome('"opt" in ParameterizedJob.Payload', JOB)).toBe(true);
+    expect(outcome('ParameterizedJob.Payload == "optional"', JOB)).toBe(true);
+    expect(outcome('"opt" in Payload', JOB)).toBe('error: error getting match value in expression: strconv.ParseUint: parsing "opt": invalid syntax');
+  });
+
+  test("a nil CanaryMeta is a nil map: a missing key is not present", () => {
+    expect(outcome('TaskGroups.0.Services.0.CanaryMeta.k == "v"', JOB)).toBe(false);
+    expect(outcome('TaskGroups.0.Services.0.CanaryMeta.k not matches "v"', JOB)).toBe(true);
   });
 });

@@ -24,7 +24,7 @@ type generator struct {
 	collections []*place
 }
 
-const maxDepth = 5
+const maxDepth = 7
 
 var identifier = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_/]*$`)
 var pointerSegment = regexp.MustCompile(`^[\pL\pN\-_.~:|]+$`)

@@ -42,6 +42,9 @@ export const MAP_FIELDS: Set<string> = new Set([
   "TaskLifecycles",
   // a task event's and a node event's details (map[string]string)
   "Details",
+  // a service's canary meta, a group's volume requests
+  "CanaryMeta",
+  "Volumes",
 ]);
 
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */
@@ -136,6 +139,9 @@ export const STRUCT_SLICE_FIELDS: ReadonlySet<string> = new Set([
  * bytes, and `==` has no comparison for a slice.
  */
 export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload", "Data"]);
+
+/** `<struct field>.<field>` pairs that are plain strings although a table above names the field otherwise. */
+export const STRING_FIELDS_BY_OWNER: ReadonlySet<string> = new Set(["ParameterizedJob.Payload"]);
 
 /** int64 struct fields (Unix-nanosecond times, durations): their reflect kind is int64, not int. */
 export const INT64_FIELDS: ReadonlySet<string> = new Set([
