@@ -17,6 +17,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/go-bexpr"
 )
@@ -31,7 +32,16 @@ type result struct {
 	Match *bool  `json:"m,omitempty"`
 	Error string `json:"e,omitempty"`
 	Panic string `json:"p,omitempty"`
+	// Alts: every outcome seen when the answer depends on Go's random map order (see orderRuns)
+	Alts []result `json:"alts,omitempty"`
 }
+
+// orderRuns: how often an expression with any/all is evaluated per object. Go iterates a map in a
+// random order, so `any Config as k, v { … }` can match on one entry before another entry's error is
+// reached, or not: every outcome seen is reported, and standin (which iterates in key order) must
+// give one of them. For the small maps here (one bucket, a random starting slot of 8) 100 runs miss
+// an order with a probability below 2e-6.
+const orderRuns = 100
 
 type outCase struct {
 	Kind       string   `json:"kind"`
@@ -110,11 +120,39 @@ func evaluateCase(kind, filter, target string, objects []interface{}) outCase {
 		c.ParseError = err.Error()
 		return c
 	}
+	runs := 1
+	if strings.Contains(filter, "any ") || strings.Contains(filter, "all ") {
+		runs = orderRuns
+	}
 	c.Results = make([]result, len(objects))
 	for i, obj := range objects {
-		c.Results[i] = evaluateOne(eval, obj)
+		first := evaluateOne(eval, obj)
+		seen := map[string]bool{outcomeKey(first): true}
+		alts := []result{first}
+		for r := 1; r < runs; r++ {
+			next := evaluateOne(eval, obj)
+			if key := outcomeKey(next); !seen[key] {
+				seen[key] = true
+				alts = append(alts, next)
+			}
+		}
+		if len(alts) > 1 {
+			first.Alts = alts
+		}
+		c.Results[i] = first
 	}
 	return c
+}
+
+func outcomeKey(r result) string {
+	switch {
+	case r.Match != nil:
+		return fmt.Sprint(*r.Match)
+	case r.Panic != "":
+		return "panic: " + r.Panic
+	default:
+		return "error: " + r.Error
+	}
 }
 
 func evaluateOne(eval *bexpr.Evaluator, obj interface{}) (r result) {
