@@ -4,8 +4,11 @@
  * NetworkResource, Port; and standin's views leave out some fields of the legacy Resources), but go-bexpr reads the Go struct, where those fields are present with their
  * zero values: `DeploymentID == ""` matches an evaluation that has no deployment, where a filter over
  * the served JSON would fail with "couldn't find key". These tables put back the fields standin's
- * views may leave out, with their zero values (`null` for nil slices, maps and pointers); the go-bexpr
- * oracle (test/conformance/oracle-bexpr.test.ts) checks them against Nomad's field kinds.
+ * views may leave out, with their zero values (`null` for nil slices, maps and pointers): a job's
+ * networks and ports and a node's legacy Resources carry only the fields that were given; an
+ * evaluation's and an allocation's list views (not their omitempty wire) carry nearly all, and the
+ * tables keep it so. The go-bexpr oracle (test/conformance/oracle-bexpr.test.ts) checks them against
+ * Nomad's field kinds.
  */
 import type { Json } from "./model.js";
 
