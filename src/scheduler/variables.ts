@@ -119,9 +119,27 @@ export function variableView(row: VariableRow, showLock: boolean, items: Record<
   return out;
 }
 
-/** What a filter expression sees of a variable (the encrypted form: metadata, no Items). */
+/**
+ * What a filter expression sees of a variable: Nomad's list runs go-bexpr over the stored
+ * `structs.VariableEncrypted`, which embeds `VariableMetadata` and `VariableData`. go-bexpr's
+ * pointerstructure does not promote embedded fields, so a selector names the embedded struct
+ * (`VariableMetadata.Path`) and a bare `Path` is "couldn't find key" (a 400), as the go-bexpr oracle
+ * shows. standin encrypts nothing: `Data` is a nil []byte and `KeyID` empty.
+ */
 export function filterDatum(row: VariableRow): Record<string, unknown> {
-  return { ...metadataView(row, true), CreateTime: row.CreateTime * 1_000_000, ModifyTime: row.ModifyTime * 1_000_000 };
+  const lock = row.Lock === null ? null : { ID: row.Lock.ID, TTL: row.Lock.TTL, LockDelay: row.Lock.LockDelay };
+  return {
+    VariableMetadata: {
+      Namespace: row.Namespace,
+      Path: row.Path,
+      CreateIndex: row.CreateIndex,
+      CreateTime: row.CreateTime * 1_000_000,
+      ModifyIndex: row.ModifyIndex,
+      ModifyTime: row.ModifyTime * 1_000_000,
+      Lock: lock,
+    },
+    VariableData: { Data: null, KeyID: "" },
+  };
 }
 
 /** structs.ValidatePath and the reserved `nomad/` tree; undefined when valid. */

@@ -6,6 +6,7 @@
  * Evaluation (the safe ones that match, in ID order). The allocations stay;
  * the jobs' statuses are worked out again, as DeleteEval's setJobStatuses does.
  */
+import { evaluationFilterDatum } from "../filter-datum.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
 import { evalView, type EvalRow } from "../model.js";
 import { brokerPaused } from "./broker.js";
@@ -47,7 +48,7 @@ export function deleteEvalsByFilter(core: EngineCore, expression: string): EvalD
   }
   const matches = (evaluation: EvalRow) => {
     try {
-      return filter.matches(evalView(evaluation));
+      return filter.matches(evaluationFilterDatum(evalView(evaluation)));
     } catch (error) {
       if (error instanceof FilterEvaluationError) return false; // an eval the filter cannot evaluate is skipped
       throw error;

@@ -1,4 +1,5 @@
 /** Allocations: the list (`/v1/allocations`), one allocation, and stopping one (with node operations). */
+import { allocationFilterDatum } from "../filter-datum.js";
 import { permissionDenied } from "../acl-routes.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { NomadError, parseGoBool, ReadError, serverError, Write, type NomadRouter } from "../http.js";
@@ -23,7 +24,8 @@ export function registerAllocationRoutes(router: NomadRouter, kit: RouteKit): vo
         ),
       createListTokenizer(rc),
       allocStub,
-      (a) => allocView(a, state.job(a.Namespace, a.JobID)),
+      // the allocation's own job (the version it was placed with), as GET /v1/allocation/:id shows it
+      (a) => allocationFilterDatum(allocView(a, state.versions.get(versionKey(a.Namespace, a.JobID, a.JobVersion)) ?? state.job(a.Namespace, a.JobID))),
     );
   });
 

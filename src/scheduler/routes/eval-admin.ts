@@ -6,6 +6,7 @@
  * (`PauseEvalBroker` in the scheduler configuration, routes/operator.ts);
  * the deletion itself is the engine's (engine/eval-delete.ts).
  */
+import { evaluationFilterDatum } from "../filter-datum.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
 import { permissionDenied } from "../acl-routes.js";
@@ -25,7 +26,7 @@ export function registerEvalAdminRoutes(router: NomadRouter, { state, read }: Ro
       let count = 0;
       for (const evaluation of state.evals.values()) {
         if (!inNamespace(rc, evaluation.Namespace) || !evaluation.ID.startsWith(rc.options.prefix)) continue;
-        if (filter && !filter(evalView(evaluation))) continue;
+        if (filter && !filter(evaluationFilterDatum(evalView(evaluation)))) continue;
         count++;
       }
       // The whole EvalCountResponse, its QueryMeta included (the handler returns the reply itself).

@@ -1,4 +1,5 @@
 /** Evaluations: the list (`/v1/evaluations`), one evaluation and its allocations. */
+import { evaluationFilterDatum } from "../filter-datum.js";
 import { permissionDenied } from "../acl-routes.js";
 import { badRequest, ReadError, type NomadRouter } from "../http.js";
 import { allocStub, byCreateIndex, evalView, evalWire, TABLES } from "../model.js";
@@ -25,7 +26,7 @@ export function registerEvaluationRoutes(router: NomadRouter, kit: RouteKit): vo
         ),
       createListTokenizer(rc),
       evalWire,
-      evalView, // the filter sees every field, as go-bexpr does over the Go struct
+      (e) => evaluationFilterDatum(evalView(e)), // the filter sees every field, as go-bexpr does over the Go struct
     );
   });
 

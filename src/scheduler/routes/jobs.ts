@@ -2,6 +2,7 @@
  * The job collection: list and register (`/v1/jobs`), HCL2 job-file parsing
  * (`/v1/jobs/parse`), validation (`/v1/validate/job`).
  */
+import { jobFilterDatum } from "../filter-datum.js";
 import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http.js";
 import { canonicalizeApiJob, HclJobError, MAX_JOB_SOURCE_BYTES, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
@@ -26,7 +27,7 @@ export function registerJobsRoutes(router: NomadRouter, kit: RouteKit): void {
             .sort((a, b) => cmp(a.Namespace, b.Namespace) || cmp(a.ID, b.ID)),
         namespaceIdTokenizer<JobRow>(),
         (j) => jobStub(j, state.summaries.get(`${j.Namespace}\u0000${j.ID}`)),
-        jobView,
+        (j) => jobFilterDatum(jobView(j)),
       );
     }
     only(rc, "PUT", "POST");

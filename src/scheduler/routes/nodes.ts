@@ -1,4 +1,5 @@
 /** Nodes: the list (`/v1/nodes`), one node and its allocations, and its writes (eligibility, drain, purge; with node operations). */
+import { nodeFilterDatum } from "../filter-datum.js";
 import { badRequest, boolParam, field, jsonBody, ReadError, typedField, Write, type NomadRouter } from "../http.js";
 import { allocWire, nodeStub, TABLES, type NodeRow } from "../model.js";
 import { nodeView } from "../node-view.js";
@@ -13,7 +14,14 @@ export function registerNodeRoutes(router: NomadRouter, { state, nodeOps, read, 
     // ?resources=true adds the node's NodeResources and ReservedResources to each stub (NodeStubFields.Resources).
     const resources = boolParam(rc.query, "resources");
     const stub = resources ? (n: NodeRow) => ({ ...nodeStub(n), ...pick(nodeView(n), "NodeResources", "ReservedResources") }) : nodeStub;
-    return readList(rc, [TABLES.nodes], () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)), idTokenizer<NodeRow>(), stub, nodeView);
+    return readList(
+      rc,
+      [TABLES.nodes],
+      () => state.nodes.sorted().filter((n) => n.ID.startsWith(rc.options.prefix)),
+      idTokenizer<NodeRow>(),
+      stub,
+      (n) => nodeFilterDatum(nodeView(n)),
+    );
   });
 
   router.prefix("/v1/node/", async (rc) => {

@@ -61,9 +61,12 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
         if (!ev.ok) evalError(`error getting match value in expression: ${ev.msg}`);
         return (value.v as number[]).some((b) => BigInt(b) === ev.v);
       }
+      // a slice of structs: no primitive comparison for its element type, even with no elements
+      if (value.structElems) evalError('unable to find suitable primitive comparison function for "in" comparison');
       const items = (value.v as unknown[]).map((x) => classify(x, { of: "slice", free: value.free }));
       if (items.length === 0) return false;
-      const kind = elementKind(items);
+      // a slice below a free-form map (a task's Config) is a Go []interface{}, whatever its elements
+      const kind = value.free ? null : elementKind(items);
       if (kind !== null) {
         // a typed slice: coerce once to the element kind
         const ev = coerce(raw, kind);
@@ -73,7 +76,11 @@ function doMatchIn(m: MatchExpr, value: GoValue): boolean {
       }
       // []interface{}: per element, skipping elements the value cannot be coerced to
       for (const item of items) {
-        if (item.kind === "nil") continue;
+        if (item.kind === "nil") {
+          // go-bexpr asks a nil interface{} element for its type and panics (Nomad fails the request)
+          if (value.free) evalError(`in over ${goQuote(selectorString(m.sel))}, a []interface {} holding nil: go-bexpr panics on it (Nomad fails the request)`);
+          continue;
+        }
         const ev = coerce(raw, item.kind);
         if (!ev.ok) {
           if (ev.syntax) continue;

@@ -40,6 +40,11 @@ export const MAP_FIELDS: Set<string> = new Set([
   // Tasks is a JSON array, which stays a slice whatever its name)
   "Tasks",
   "TaskLifecycles",
+  // a task event's and a node event's details (map[string]string)
+  "Details",
+  // a service's canary meta, a group's volume requests
+  "CanaryMeta",
+  "Volumes",
 ]);
 
 /** Map fields whose nested objects are maps as well (Go `map[string]interface{}`). */
@@ -73,15 +78,70 @@ export const STRUCT_POINTER_FIELDS: ReadonlySet<string> = new Set([
   "DrainStrategy",
   "LastDrain",
   "Identity",
+  // pointers to something other than a struct, and struct fields that are pointers in one struct and
+  // values in another (a group's `*UpdateStrategy`, the job's `UpdateStrategy`): only their `null`
+  // is read from this table, and go-bexpr sees any nil pointer as the same invalid value.
+  "ShutdownDelay",
+  "StopAfterClientDisconnect",
+  "MaxClientDisconnect",
+  "Healthy",
+  "Update",
+  "Resources",
+  "AllocatedResources",
+  // a variable's `*VariableLock`
+  "Lock",
 ]);
 
 /**
- * `[]byte` struct fields (a dispatched job's `Payload`): base64 in the JSON,
+ * `time.Time` struct fields. JSON shows them as RFC 3339 strings (or `null` for the zero time), but
+ * to go-bexpr they are structs with no exported fields: `==` has no primitive comparison, `matches`
+ * says `Value of type time.Time is not convertible to []byte`, `in` cannot work on a struct, and
+ * `is empty` panics (answered with a 400 here).
+ */
+export const TIME_FIELDS: ReadonlySet<string> = new Set(["StartedAt", "FinishedAt", "LastRestart", "Timestamp", "RequireProgressBy", "UpdateTime", "WaitUntil", "ForceDeadline"]);
+
+/**
+ * Slice fields whose elements are structs or pointers to structs (`[]*structs.Constraint`, `[]Port`):
+ * go-bexpr's `in`/`contains` finds no primitive comparison for the element type and fails even when the
+ * slice is empty or nil, which JSON (`[]`, `null`) cannot tell from a slice of strings.
+ */
+export const STRUCT_SLICE_FIELDS: ReadonlySet<string> = new Set([
+  "Constraints",
+  "Affinities",
+  "Spreads",
+  "SpreadTarget",
+  "TaskGroups",
+  "Tasks",
+  "Services",
+  "Checks",
+  "Networks",
+  "DynamicPorts",
+  "ReservedPorts",
+  "Ports",
+  "Identities",
+  "Events",
+  "Artifacts",
+  "Templates",
+  "VolumeMounts",
+  "ScalingPolicies",
+  "Devices",
+  "Actions",
+  "NodeNetworks",
+  "Addresses",
+  "RelatedEvals",
+  "AllocStates",
+]);
+
+/**
+ * `[]byte` struct fields (a dispatched job's `Payload`, a variable's encrypted `Data`): base64 in the JSON,
  * bytes to go-bexpr, which sees a slice of uint8: `is empty` is its length,
  * `in`/`contains` compare a byte (ParseUint), `matches` runs over the raw
  * bytes, and `==` has no comparison for a slice.
  */
-export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload"]);
+export const BYTES_FIELDS: ReadonlySet<string> = new Set(["Payload", "Data"]);
+
+/** `<struct field>.<field>` pairs that are plain strings although a table above names the field otherwise. */
+export const STRING_FIELDS_BY_OWNER: ReadonlySet<string> = new Set(["ParameterizedJob.Payload"]);
 
 /** int64 struct fields (Unix-nanosecond times, durations): their reflect kind is int64, not int. */
 export const INT64_FIELDS: ReadonlySet<string> = new Set([
@@ -99,6 +159,8 @@ export const INT64_FIELDS: ReadonlySet<string> = new Set([
   "Interval",
   "Delay",
   "MaxDelay",
+  "TTL",
+  "LockDelay",
 ]);
 
 /**
@@ -122,6 +184,7 @@ export const GO_TYPE_NAMES: Readonly<Record<string, string>> = {
   ParameterizedJob: "*structs.ParameterizedJobConfig",
   DeploymentStatus: "*structs.AllocDeploymentStatus",
   TaskStates: "map[string]*structs.TaskState",
+  ...Object.fromEntries(["StartedAt", "FinishedAt", "LastRestart", "Timestamp", "RequireProgressBy", "UpdateTime", "WaitUntil", "ForceDeadline"].map((f) => [f, "time.Time"])),
 };
 
 /**

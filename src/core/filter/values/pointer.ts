@@ -33,7 +33,7 @@ export function pointerGet(root: GoValue, parts: string[]): Lookup {
         if (!hasOwn(cur.v, part)) {
           return { ok: false, notFound: true, msg: `${p} at part ${i}: couldn't find key: struct field with name ${goQuote(part)}` };
         }
-        cur = classify((cur.v as Record<string, unknown>)[part], { of: "struct", key: part });
+        cur = classify((cur.v as Record<string, unknown>)[part], { of: "struct", key: part, owner: cur.field });
         break;
       case "map":
         if (!hasOwn(cur.v, part)) return { ok: false, notFound: true, msg: `${p} at part ${i}: couldn't find key ${goQuote(part)}` };
