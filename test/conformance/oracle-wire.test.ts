@@ -36,7 +36,11 @@ type Json = Record<string, any>;
  * Keys the product always writes that standin does not send yet, each with
  * why. Keep in step with docs/known-differences.md ("Wire shapes").
  */
-const KNOWN_MISSING: Record<string, string> = {};
+const KNOWN_MISSING: Record<string, string> = {
+  "nomad.Resources.SecretsMB": "the job canonicalization (src/scheduler/jobspec) does not know `secrets` yet (issue 31 §1)",
+  "nomad.Service.Weights": "the job canonicalization (src/scheduler/jobspec) does not know the service `weights` block yet (issue 31 §1)",
+  "nomad.WorkloadIdentity.Filepath": "the job canonicalization (src/scheduler/jobspec) leaves the identity's `filepath` out",
+};
 
 async function buildOracle(): Promise<OracleSchema> {
   if (!GO) throw new Error("Go ≥ 1.21 is needed for the wire-shape oracle (see .ci/run), or STANDIN_SKIP_GO=1 to skip it");
@@ -141,7 +145,11 @@ const ROUTES: RouteCase[] = [
   { route: "GET /v1/catalog/nodes", type: "slice:struct:consul.Node", answer: consul("GET", "/v1/catalog/nodes") },
   { route: "GET /v1/catalog/service/:name", type: "slice:struct:consul.CatalogService", answer: consul("GET", "/v1/catalog/service/cart") },
   { route: "GET /v1/catalog/node/:node", type: "struct:consul.CatalogNode", answer: (emu, ids) => call(emu.registry, "GET", `/v1/catalog/node/${ids.consulNode}`) },
-  { route: "GET /v1/catalog/node-services/:node", type: "struct:consul.CatalogNodeServiceList", answer: (emu, ids) => call(emu.registry, "GET", `/v1/catalog/node-services/${ids.consulNode}`) },
+  {
+    route: "GET /v1/catalog/node-services/:node",
+    type: "struct:consul.CatalogNodeServiceList",
+    answer: (emu, ids) => call(emu.registry, "GET", `/v1/catalog/node-services/${ids.consulNode}`),
+  },
   { route: "GET /v1/health/service/:name", type: "slice:struct:consul.ServiceEntry", answer: consul("GET", "/v1/health/service/cart") },
   { route: "GET /v1/health/checks/:name", type: "slice:struct:consul.HealthCheck", answer: consul("GET", "/v1/health/checks/cart") },
   { route: "GET /v1/health/node/:node", type: "slice:struct:consul.HealthCheck", answer: (emu, ids) => call(emu.registry, "GET", `/v1/health/node/${ids.consulNode}`) },
@@ -164,7 +172,16 @@ async function seed(emu: Standin): Promise<Ids> {
   const [alloc] = ok(await call(emu.scheduler, "GET", "/v1/job/web/allocations")).body as Json[];
   const [evaluation] = ok(await call(emu.scheduler, "GET", "/v1/job/web/evaluations")).body as Json[];
   const deployment = ok(await call(emu.scheduler, "GET", "/v1/job/web/deployment")).body as Json;
-  ok(await call(emu.registry, "PUT", "/v1/agent/service/register", { ID: "cart-1", Name: "cart", Port: 8080, Tags: ["v1"], Meta: { zone: "a" }, Check: { CheckID: "cart-ttl", TTL: "30s", Status: "passing" } }));
+  ok(
+    await call(emu.registry, "PUT", "/v1/agent/service/register", {
+      ID: "cart-1",
+      Name: "cart",
+      Port: 8080,
+      Tags: ["v1"],
+      Meta: { zone: "a" },
+      Check: { CheckID: "cart-ttl", TTL: "30s", Status: "passing" },
+    }),
+  );
   ok(await call(emu.registry, "PUT", "/v1/kv/app/config", "value"));
   const session = ok(await call(emu.registry, "PUT", "/v1/session/create", { Name: "leader", TTL: "60s" })).body as Json;
   const [consulNode] = ok(await call(emu.registry, "GET", "/v1/catalog/nodes")).body as Json[];
@@ -210,7 +227,9 @@ describe.skipIf(SKIP)("wire-shape oracle: the keys standin sends against the api
     const missing = new Set([...results.values()].flatMap((f) => [...f.missing]));
     const extra = new Set([...results.values()].flatMap((f) => [...f.extra]));
     console.log(`wire shapes: ${results.size} routes checked, ${matching} send every key, ${missing.size} keys missing (all listed), ${extra.size} keys beyond the api structs`);
-    if (process.env.STANDIN_WIRE_REPORT === "1") console.log(JSON.stringify({ missing: [...missing].sort(), extra: [...extra].sort() }, null, 1));
+    // STANDIN_WIRE_REPORT=1 prints each route's findings (for updating the lists and the docs).
+    if (process.env.STANDIN_WIRE_REPORT === "1")
+      for (const [route, f] of results) console.log(JSON.stringify({ route, missing: [...f.missing].sort(), extra: [...f.extra].sort() }));
     expect(results.size).toBe(ROUTES.length);
   });
 });

@@ -25,6 +25,9 @@ type Field struct {
 	// Omit is true when the encoder leaves the key out for a zero value
 	// (`omitempty`, or Nomad's struct-level omitempty): absent is then correct.
 	Omit bool `json:"omit"`
+	// Why says, for a key the api struct always writes but the product's server
+	// does not, where the server's struct differs (see serverOmits).
+	Why string `json:"why,omitempty"`
 	// Type describes the value: "scalar", "any", "struct:<name>",
 	// "slice:<type>" or "map:<type>" (pointers are followed; null is always allowed).
 	Type string `json:"type"`
@@ -32,52 +35,86 @@ type Field struct {
 
 // roots are the structs the clients decode each route's answer into.
 var roots = map[string]reflect.Type{
-	"nomad.Job":                        reflect.TypeOf(nomad.Job{}),
-	"nomad.JobListStub":                reflect.TypeOf(nomad.JobListStub{}),
-	"nomad.JobSummary":                 reflect.TypeOf(nomad.JobSummary{}),
-	"nomad.JobVersionsResponse":        reflect.TypeOf(nomad.JobVersionsResponse{}),
-	"nomad.JobRegisterResponse":        reflect.TypeOf(nomad.JobRegisterResponse{}),
-	"nomad.JobDeregisterResponse":      reflect.TypeOf(nomad.JobDeregisterResponse{}),
-	"nomad.JobPlanResponse":            reflect.TypeOf(nomad.JobPlanResponse{}),
-	"nomad.JobScaleStatusResponse":     reflect.TypeOf(nomad.JobScaleStatusResponse{}),
-	"nomad.Allocation":                 reflect.TypeOf(nomad.Allocation{}),
-	"nomad.AllocationListStub":         reflect.TypeOf(nomad.AllocationListStub{}),
-	"nomad.Evaluation":                 reflect.TypeOf(nomad.Evaluation{}),
-	"nomad.Deployment":                 reflect.TypeOf(nomad.Deployment{}),
-	"nomad.Node":                       reflect.TypeOf(nomad.Node{}),
-	"nomad.NodeListStub":               reflect.TypeOf(nomad.NodeListStub{}),
-	"nomad.NodePool":                   reflect.TypeOf(nomad.NodePool{}),
-	"nomad.ServiceRegistration":        reflect.TypeOf(nomad.ServiceRegistration{}),
+	"nomad.Job":                         reflect.TypeOf(nomad.Job{}),
+	"nomad.JobListStub":                 reflect.TypeOf(nomad.JobListStub{}),
+	"nomad.JobSummary":                  reflect.TypeOf(nomad.JobSummary{}),
+	"nomad.JobVersionsResponse":         reflect.TypeOf(nomad.JobVersionsResponse{}),
+	"nomad.JobRegisterResponse":         reflect.TypeOf(nomad.JobRegisterResponse{}),
+	"nomad.JobDeregisterResponse":       reflect.TypeOf(nomad.JobDeregisterResponse{}),
+	"nomad.JobPlanResponse":             reflect.TypeOf(nomad.JobPlanResponse{}),
+	"nomad.JobScaleStatusResponse":      reflect.TypeOf(nomad.JobScaleStatusResponse{}),
+	"nomad.Allocation":                  reflect.TypeOf(nomad.Allocation{}),
+	"nomad.AllocationListStub":          reflect.TypeOf(nomad.AllocationListStub{}),
+	"nomad.Evaluation":                  reflect.TypeOf(nomad.Evaluation{}),
+	"nomad.Deployment":                  reflect.TypeOf(nomad.Deployment{}),
+	"nomad.Node":                        reflect.TypeOf(nomad.Node{}),
+	"nomad.NodeListStub":                reflect.TypeOf(nomad.NodeListStub{}),
+	"nomad.NodePool":                    reflect.TypeOf(nomad.NodePool{}),
+	"nomad.ServiceRegistration":         reflect.TypeOf(nomad.ServiceRegistration{}),
 	"nomad.ServiceRegistrationListStub": reflect.TypeOf(nomad.ServiceRegistrationListStub{}),
-	"nomad.Variable":                   reflect.TypeOf(nomad.Variable{}),
-	"nomad.VariableMetadata":           reflect.TypeOf(nomad.VariableMetadata{}),
-	"nomad.AgentSelf":                  reflect.TypeOf(nomad.AgentSelf{}),
-	"nomad.AgentMember":                reflect.TypeOf(nomad.AgentMember{}),
-	"nomad.ServerMembers":              reflect.TypeOf(nomad.ServerMembers{}),
-	"consul.AgentService":              reflect.TypeOf(consul.AgentService{}),
-	"consul.AgentCheck":                reflect.TypeOf(consul.AgentCheck{}),
-	"consul.AgentMember":               reflect.TypeOf(consul.AgentMember{}),
-	"consul.AgentServiceChecksInfo":    reflect.TypeOf(consul.AgentServiceChecksInfo{}),
-	"consul.CatalogService":            reflect.TypeOf(consul.CatalogService{}),
-	"consul.CatalogNode":               reflect.TypeOf(consul.CatalogNode{}),
-	"consul.CatalogNodeServiceList":    reflect.TypeOf(consul.CatalogNodeServiceList{}),
-	"consul.Node":                      reflect.TypeOf(consul.Node{}),
-	"consul.ServiceEntry":              reflect.TypeOf(consul.ServiceEntry{}),
-	"consul.HealthCheck":               reflect.TypeOf(consul.HealthCheck{}),
-	"consul.KVPair":                    reflect.TypeOf(consul.KVPair{}),
-	"consul.SessionEntry":              reflect.TypeOf(consul.SessionEntry{}),
+	"nomad.Variable":                    reflect.TypeOf(nomad.Variable{}),
+	"nomad.VariableMetadata":            reflect.TypeOf(nomad.VariableMetadata{}),
+	"nomad.AgentSelf":                   reflect.TypeOf(nomad.AgentSelf{}),
+	"nomad.AgentMember":                 reflect.TypeOf(nomad.AgentMember{}),
+	"nomad.ServerMembers":               reflect.TypeOf(nomad.ServerMembers{}),
+	"consul.AgentService":               reflect.TypeOf(consul.AgentService{}),
+	"consul.AgentCheck":                 reflect.TypeOf(consul.AgentCheck{}),
+	"consul.AgentMember":                reflect.TypeOf(consul.AgentMember{}),
+	"consul.AgentServiceChecksInfo":     reflect.TypeOf(consul.AgentServiceChecksInfo{}),
+	"consul.CatalogService":             reflect.TypeOf(consul.CatalogService{}),
+	"consul.CatalogNode":                reflect.TypeOf(consul.CatalogNode{}),
+	"consul.CatalogNodeServiceList":     reflect.TypeOf(consul.CatalogNodeServiceList{}),
+	"consul.Node":                       reflect.TypeOf(consul.Node{}),
+	"consul.ServiceEntry":               reflect.TypeOf(consul.ServiceEntry{}),
+	"consul.HealthCheck":                reflect.TypeOf(consul.HealthCheck{}),
+	"consul.KVPair":                     reflect.TypeOf(consul.KVPair{}),
+	"consul.SessionEntry":               reflect.TypeOf(consul.SessionEntry{}),
 }
 
 // structOmitEmpty names the Nomad structs whose server-side twins (nomad/structs)
 // carry `_struct bool codec:",omitempty"`: go-msgpack then leaves out every zero
 // field, in JSON too (codec/helper.go parseStructInfo). The api twins do not
-// carry the marker, so it is listed here.
+// carry the marker, so it is listed here (api PortMapping is the server's
+// AllocatedPortMapping).
 var structOmitEmpty = map[string]bool{
 	"nomad.Allocation":      true,
 	"nomad.Evaluation":      true,
 	"nomad.Plan":            true,
 	"nomad.NetworkResource": true,
 	"nomad.Port":            true,
+	"nomad.PortMapping":     true,
+}
+
+// serverOmits are api fields the product's server never writes, or leaves out
+// when zero, because the struct it encodes (Nomad's nomad/structs, Consul's
+// agent/structs, read at the pinned versions) lacks the field or tags it
+// omitempty. The api struct keeps them for requests or older servers; an
+// answer without them is the product's own.
+var serverOmits = map[string]string{
+	"nomad.Job.Migrate":                                           "structs.Job has no job-level migrate (api copies it into groups)",
+	"nomad.Job.Reschedule":                                        "structs.Job has no job-level reschedule (api copies it into groups)",
+	"nomad.LogConfig.Enabled":                                     "structs.LogConfig has Disabled only (api keeps Enabled for pre-1.5.4 jobs)",
+	"nomad.Service.CheckRestart":                                  "structs.Service has none (api merges it into each check)",
+	"nomad.TaskEvent.DiskSize":                                    "structs.TaskEvent has DiskLimit only",
+	"consul.CatalogService.Checks":                                "structs.ServiceNode has no Checks",
+	"consul.CatalogService.ServiceTaggedAddresses":                "structs.ServiceNode tags it omitempty",
+	"consul.KVPair.Session":                                       "structs.DirEntry tags it omitempty",
+	"consul.SessionEntry.Checks":                                  "structs.Session tags it omitempty (deprecated in 1.7)",
+	"consul.HealthCheckDefinition.Body":                           "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.DeregisterCriticalServiceAfter": "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.GRPC":                           "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.GRPCUseTLS":                     "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.HTTP":                           "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.Header":                         "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.Interval":                       "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.Method":                         "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.OSService":                      "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.TCP":                            "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.TCPUseTLS":                      "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.TLSServerName":                  "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.TLSSkipVerify":                  "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.Timeout":                        "structs.HealthCheckDefinition tags every field omitempty",
+	"consul.HealthCheckDefinition.UDP":                            "structs.HealthCheckDefinition tags every field omitempty",
 }
 
 // headerMeta are embedded structs the clients fill from response headers, not the body.
@@ -138,12 +175,12 @@ func (w *walker) walk(name string, t reflect.Type) {
 	}
 	w.types[name] = nil // placeholder against recursion
 	var fields []Field
-	w.fields(t, product(t), structOmitEmpty[name], &fields)
+	w.fields(name, t, product(t), structOmitEmpty[name], &fields)
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Key < fields[j].Key })
 	w.types[name] = fields
 }
 
-func (w *walker) fields(t reflect.Type, p string, omitAll bool, out *[]Field) {
+func (w *walker) fields(name string, t reflect.Type, p string, omitAll bool, out *[]Field) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := tagOf(f, p)
@@ -166,7 +203,7 @@ func (w *walker) fields(t reflect.Type, p string, omitAll bool, out *[]Field) {
 			if headerMeta[ft.Name()] {
 				continue
 			}
-			w.fields(ft, p, omitAll, out) // embedded structs are inlined by both encoders
+			w.fields(name, ft, p, omitAll, out) // embedded structs are inlined by both encoders
 			continue
 		}
 		if f.PkgPath != "" {
@@ -175,8 +212,20 @@ func (w *walker) fields(t reflect.Type, p string, omitAll bool, out *[]Field) {
 		if key == "" {
 			key = f.Name
 		}
-		*out = append(*out, Field{Key: key, Omit: omit, Type: w.describe(f.Type)})
+		why, serverOmitsIt := serverOmits[name+"."+key]
+		*out = append(*out, Field{Key: key, Omit: omit || serverOmitsIt, Why: why, Type: w.describe(f.Type)})
 	}
+}
+
+// has reports whether "<struct>.<key>" is a key the walk found.
+func (w *walker) has(qualified string) bool {
+	dot := strings.LastIndex(qualified, ".")
+	for _, f := range w.types[qualified[:dot]] {
+		if f.Key == qualified[dot+1:] {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
@@ -187,6 +236,12 @@ func main() {
 		w.walk(name, t)
 	}
 	sort.Strings(names)
+	for key := range serverOmits {
+		if !w.has(key) {
+			fmt.Fprintf(os.Stderr, "serverOmits names %s, which no api struct here has\n", key)
+			os.Exit(1)
+		}
+	}
 	out := map[string]any{"roots": names, "types": w.types}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
