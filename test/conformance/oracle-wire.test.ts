@@ -89,6 +89,20 @@ const KNOWN_EXTRA: Record<string, string> = {
   "nomad.NodePool.Hash": "structs.NodePool's Hash",
   "nomad.NodeResources.NodeNetworks": "structs.NodeResources' NodeNetworks",
   "nomad.Service.Namespace": "structs.Service's Namespace",
+  "nomad.Namespace.Hash": "structs.Namespace's Hash",
+  "nomad.NodeEligibilityUpdateResponse.Index": "the server response's WriteMeta, in the body",
+  "nomad.SchedulerConfigurationResponse.Index": "the server response's QueryMeta, in the body",
+  "nomad.SchedulerConfigurationResponse.KnownLeader": "the server response's QueryMeta, in the body",
+  "nomad.SchedulerConfigurationResponse.LastContact": "the server response's QueryMeta, in the body",
+  "nomad.SchedulerConfigurationResponse.NextToken": "the server response's QueryMeta, in the body",
+  "nomad.SchedulerConfiguration.NodeLimitForFeasibilityChecks": "a later Nomad's field (the go-clients' api from main has it): Nomad 1.9.7 sends no such key",
+  "consul.TxnResponse.Backend": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.ConsistencyLevel": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.Index": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.KnownLeader": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.LastContact": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.NotModified": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
+  "consul.TxnResponse.ResultsFilteredByACLs": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
 };
 
 async function buildOracle(): Promise<OracleSchema> {
@@ -240,6 +254,13 @@ const ROUTES: RouteCase[] = [
   { route: "PUT /v1/var/:path", type: "struct:nomad.Variable", answer: nomad("PUT", "/v1/var/app/config", { Namespace: "default", Path: "app/config", Items: { user: "me" } }) },
   { route: "GET /v1/var/:path", type: "struct:nomad.Variable", answer: nomad("GET", "/v1/var/app/config") },
   { route: "GET /v1/vars", type: "slice:struct:nomad.VariableMetadata", answer: nomad("GET", "/v1/vars") },
+  { route: "GET /v1/operator/scheduler/configuration", type: "struct:nomad.SchedulerConfigurationResponse", answer: nomad("GET", "/v1/operator/scheduler/configuration") },
+  { route: "GET /v1/namespaces", type: "slice:struct:nomad.Namespace", answer: nomad("GET", "/v1/namespaces") },
+  {
+    route: "PUT /v1/node/:id/eligibility",
+    type: "struct:nomad.NodeEligibilityUpdateResponse",
+    answer: (emu, ids) => call(emu.scheduler, "PUT", `/v1/node/${ids.node}/eligibility`, { Eligibility: "eligible" }),
+  },
   { route: "GET /v1/agent/self (Nomad)", type: "struct:nomad.AgentSelf", answer: nomad("GET", "/v1/agent/self") },
   { route: "GET /v1/agent/members (Nomad)", type: "struct:nomad.ServerMembers", answer: nomad("GET", "/v1/agent/members") },
   // Consul: agent
@@ -262,6 +283,9 @@ const ROUTES: RouteCase[] = [
   { route: "GET /v1/health/node/:node", type: "slice:struct:consul.HealthCheck", answer: (emu, ids) => call(emu.registry, "GET", `/v1/health/node/${ids.consulNode}`) },
   { route: "GET /v1/health/state/:state", type: "slice:struct:consul.HealthCheck", answer: consul("GET", "/v1/health/state/any") },
   // Consul: KV, sessions
+  { route: "PUT /v1/event/fire/:name", type: "struct:consul.UserEvent", answer: consul("PUT", "/v1/event/fire/deploy", "v2") },
+  { route: "GET /v1/event/list", type: "slice:struct:consul.UserEvent", answer: consul("GET", "/v1/event/list") },
+  { route: "PUT /v1/txn", type: "struct:consul.TxnResponse", answer: consul("PUT", "/v1/txn", [{ KV: { Verb: "get", Key: "app/config" } }]) },
   { route: "GET /v1/kv/:key", type: "slice:struct:consul.KVPair", answer: consul("GET", "/v1/kv/app/config") },
   { route: "GET /v1/kv/:prefix?recurse", type: "slice:struct:consul.KVPair", answer: consul("GET", "/v1/kv/app?recurse=true") },
   { route: "GET /v1/session/info/:id", type: "slice:struct:consul.SessionEntry", answer: (emu, ids) => call(emu.registry, "GET", `/v1/session/info/${ids.session}`) },
@@ -294,7 +318,14 @@ async function seed(emu: Standin): Promise<Ids> {
   ok(await call(emu.registry, "PUT", "/v1/kv/app/config", "value"));
   const session = ok(await call(emu.registry, "PUT", "/v1/session/create", { Name: "leader", TTL: "60s" })).body as Json;
   const [consulNode] = ok(await call(emu.registry, "GET", "/v1/catalog/nodes")).body as Json[];
-  return { alloc: alloc!.ID, evaluation: evaluation!.ID, deployment: deployment.ID, node: alloc!.NodeID, session: session.ID, consulNode: consulNode!.Node };
+  return {
+    alloc: alloc!.ID,
+    evaluation: evaluation!.ID,
+    deployment: deployment.ID,
+    node: alloc!.NodeID,
+    session: session.ID,
+    consulNode: consulNode!.Node,
+  };
 }
 
 describe.skipIf(SKIP)("wire-shape oracle: the keys standin sends against the api structs' encoders", () => {
