@@ -9,9 +9,7 @@
 import { badRequest, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import type { AgentLocal } from "./agent-local.js";
-
-/** The Consul version the registry reports (Config.Version, the `build` tag). */
-export const CONSUL_VERSION = "1.21.4";
+import { CONSUL_VERSION } from "../core/versions.js";
 /** The server RPC, serf LAN and serf WAN ports of a default agent. */
 const SERVER_PORT = 8300;
 const SERF_LAN_PORT = 8301;

@@ -7,6 +7,7 @@
 import { requestUrl } from "../http/routing.js";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
+import { NOMAD_VERSION } from "../core/versions.js";
 import type { ServiceContext } from "../core/context.js";
 import type { SchedulerFixture } from "../scenario-files/schema.js";
 import { ActionError } from "../http/actions.js";
@@ -165,7 +166,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
         "cpu.arch": "amd64",
         "kernel.name": "linux",
         "os.name": "ubuntu",
-        "nomad.version": "1.9.0",
+        "nomad.version": NOMAD_VERSION,
         // The client fingerprints native service discovery as on (client config nomad_service_discovery defaults true).
         "nomad.service_discovery": "true",
         "driver.docker": "1",

@@ -469,8 +469,17 @@ export function allocView(a: AllocRow, job: JobRow | undefined): Json {
     DeploymentID,
     Job: job ? jobView(job) : null,
     AllocatedResources: { Shared: shared, ...allocatedTasks(job, a.TaskGroup) },
-    Resources: { CPU: Cpu, MemoryMB, DiskMB: 300 },
+    Resources: legacyResources(Cpu, MemoryMB, 300),
   };
+}
+
+/**
+ * structs.Resources, the pre-0.9 resources block allocations and nodes still
+ * carry: a plain struct (no struct-level omitempty), so Nomad writes every
+ * field, the unused ones zero or null (the wire-shape oracle checks this).
+ */
+export function legacyResources(cpu: number, memoryMB: number, diskMB: number): Json {
+  return { CPU: cpu, Cores: 0, MemoryMB: memoryMB, MemoryMaxMB: 0, DiskMB: diskMB, IOPS: 0, Networks: null, Devices: null, NUMA: null, SecretsMB: 0 };
 }
 
 /**

@@ -4,7 +4,7 @@
  * Apart from model.ts because the networks come from network.ts, which
  * reads the model's rows.
  */
-import type { Json, NodeRow } from "./model.js";
+import { legacyResources, type Json, type NodeRow } from "./model.js";
 import { networksOf } from "./network.js";
 
 export function nodeView(n: NodeRow): Json {
@@ -13,6 +13,8 @@ export function nodeView(n: NodeRow): Json {
   return {
     ...rest,
     SecretID: "",
+    // The client's cgroup_parent default on cgroups v2 Linux (the only kind of node standin simulates).
+    CgroupParent: "nomad.slice",
     NodeResources: {
       Cpu: { CpuShares, TotalCpuCores: 0, ReservableCpuCores: null },
       Memory: { MemoryMB },
@@ -24,7 +26,9 @@ export function nodeView(n: NodeRow): Json {
       MaxDynamicPort: networks.MaxDynamicPort,
     },
     ReservedResources: { Cpu: { CpuShares: 0 }, Memory: { MemoryMB: 0 }, Disk: { DiskMB: 0 }, Networks: { ReservedHostPorts: networks.ReservedHostPorts } },
-    Resources: { CPU: CpuShares, MemoryMB, DiskMB: 100000 },
+    Resources: legacyResources(CpuShares, MemoryMB, 100000),
+    // The client's `reserved` block, none configured: every field zero.
+    Reserved: legacyResources(0, 0, 0),
     StatusUpdatedAt: Math.floor(StatusUpdatedAt / 1000),
   };
 }
