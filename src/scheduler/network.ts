@@ -16,7 +16,8 @@
  * ports whatever else happened before.
  */
 import { omitEmpty } from "./encode.js";
-import type { AllocRow, Json, NodeRow } from "./model.js";
+import type { NodePorts, ReservedPorts } from "./held-ports.js";
+import type { Json, NodeRow } from "./model.js";
 
 export const DEFAULT_MIN_DYNAMIC_PORT = 20000;
 export const DEFAULT_MAX_DYNAMIC_PORT = 32000;
@@ -130,41 +131,65 @@ export function parsePortRanges(spec: string): number[] | undefined {
 /** The ports a placed group network holds, and the network it reports. */
 export type PortOffer = { ports: Json[]; networks: Json[] };
 
-/**
- * Places a group's network ask on a node, given the node's live allocations.
- * Returns the offer (none when the group asks no network), or the dimension
- * Nomad's bin packing exhausts the node with.
- */
-export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, live: AllocRow[]): { offer: PortOffer | undefined } | { dimension: string } {
-  const nets = networksOf(node);
-  const used = new Map<string, Set<number>>();
-  const usedAt = (ip: string) => used.get(ip) ?? used.set(ip, new Set()).get(ip)!;
+/** SetNode's half of the NetworkIndex: what a node row says about its ports, the same for every placement on it. */
+type PortLayout = {
+  nets: NodeNetworkFields;
+  /** Host network alias → its addresses, in the order the node lists them. */
+  hostNetworks: Map<string, Json[]>;
+  /** IP → the ports reserved there (node-wide, plus the address's own). */
+  reserved: Map<string, ReservedPorts>;
+};
 
+/** Node rows are frozen and replaced when they change: a row's layout is worked out once (undefined: an invalid node). */
+const layouts = new WeakMap<NodeRow, PortLayout | undefined>();
+
+function portLayoutOf(node: NodeRow): PortLayout | undefined {
+  if (layouts.has(node)) return layouts.get(node);
+  const layout = buildPortLayout(node);
+  layouts.set(node, layout);
+  return layout;
+}
+
+function buildPortLayout(node: NodeRow): PortLayout | undefined {
+  const nets = networksOf(node);
   // SetNode: node-wide reserved ports on every address, plus each address's own.
   const global = parsePortRanges(nets.ReservedHostPorts);
-  if (!global) return { dimension: "network: invalid node" };
+  if (!global) return undefined;
   const hostNetworks = new Map<string, Json[]>();
+  const reservedSets = new Map<string, Set<number>>();
   for (const n of nets.NodeNetworks) {
     for (const a of n.Addresses as Json[]) {
       const alias = String(a.Alias);
       hostNetworks.set(alias, [...(hostNetworks.get(alias) ?? []), a]);
-      const set = usedAt(String(a.Address));
+      const ip = String(a.Address);
+      const set = reservedSets.get(ip) ?? reservedSets.set(ip, new Set()).get(ip)!;
       for (const p of global) set.add(p);
       const own = parsePortRanges(String(a.ReservedPorts ?? ""));
-      if (!own) return { dimension: "network: invalid node" };
+      if (!own) return undefined;
       for (const p of own) set.add(p);
     }
   }
-  // AddAllocs: the node's allocations cannot already collide with each other or the reserved ports.
-  for (const alloc of live) {
-    for (const p of alloc.SharedPorts ?? []) {
-      const set = usedAt(String(p.HostIP ?? ""));
-      const value = Number(p.Value ?? 0);
-      // A port that may collide (ignore_collision) never counts as one (AddReservedPorts).
-      if (set.has(value) && !p.IgnoreCollision) return { dimension: "network: port collision" };
-      set.add(value);
-    }
+  const reserved = new Map<string, ReservedPorts>();
+  for (const [ip, set] of reservedSets) {
+    const bits = new Uint32Array(2048);
+    for (const p of set) if (p < 65536) bits[p >>> 5]! |= 1 << (p & 31);
+    reserved.set(ip, { set, bits });
   }
+  return { nets, hostNetworks, reserved };
+}
+
+/**
+ * Places a group's network ask on a node, given the ports the node's live
+ * allocations hold. Returns the offer (none when the group asks no network),
+ * or the dimension Nomad's bin packing exhausts the node with.
+ */
+export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): { offer: PortOffer | undefined } | { dimension: string } {
+  const layout = portLayoutOf(node);
+  if (!layout) return { dimension: "network: invalid node" };
+  const { nets, hostNetworks } = layout;
+  const reservedAt = (ip: string) => layout.reserved.get(ip);
+  // AddAllocs: the node's allocations cannot already collide with each other or the reserved ports.
+  if (held.collides(reservedAt)) return { dimension: "network: port collision" };
 
   const ask = groupNetworks?.[0];
   if (!ask) return { offer: undefined };
@@ -181,21 +206,24 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
     if (!address) return { dimension: `network: no addresses available for ${hostNetworkOf(port)} network` };
     if (value < 0 || value >= MAX_VALID_PORT) return { dimension: `network: invalid port ${value} (out of range)` };
     // Nomad checks the first address only: a port in use there is a collision, whatever the other addresses hold.
-    if (usedAt(String(address.Address)).has(value) && !port.IgnoreCollision) return { dimension: `network: reserved port collision ${label}=${value}` };
-    offer.push(mapping(label, value, Number(port.To ?? 0), String(address.Address), Boolean(port.IgnoreCollision)));
+    const ip = String(address.Address);
+    const inUse = reservedAt(ip)?.set.has(value) || held.holds(ip, value);
+    if (inUse && !port.IgnoreCollision) return { dimension: `network: reserved port collision ${label}=${value}` };
+    offer.push(mapping(label, value, Number(port.To ?? 0), ip, Boolean(port.IgnoreCollision)));
     inOffer.add(value);
   }
 
   const reservedValues = new Set(reserved.map((p) => Number(p.Value ?? 0)));
+  const takenByAsk = (p: number) => inOffer.has(p) || reservedValues.has(p);
   for (const port of dynamic) {
     const label = String(port.Label ?? "");
     let placed: Json | undefined;
     for (const address of hostNetworks.get(hostNetworkOf(port)) ?? []) {
-      const taken = usedAt(String(address.Address));
-      const value = lowestFree(nets.MinDynamicPort, nets.MaxDynamicPort, (p) => taken.has(p) || inOffer.has(p) || reservedValues.has(p));
+      const ip = String(address.Address);
+      const value = held.lowestFree(ip, nets.MinDynamicPort, nets.MaxDynamicPort, reservedAt(ip), takenByAsk);
       if (value === undefined) continue;
       const to = Number(port.To ?? 0);
-      placed = mapping(label, value, to === -1 ? value : to, String(address.Address), false);
+      placed = mapping(label, value, to === -1 ? value : to, ip, false);
       break;
     }
     if (!placed)
@@ -214,11 +242,6 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
 
 function hostNetworkOf(port: Json): string {
   return String(port.HostNetwork || "default");
-}
-
-function lowestFree(min: number, max: number, taken: (port: number) => boolean): number | undefined {
-  for (let p = min; p <= max; p++) if (!taken(p)) return p;
-  return undefined;
 }
 
 /** AllocatedPortMapping (struct-level omitempty: To, HostIP… only when set). */

@@ -31,13 +31,12 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
 
 /**
  * Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first.
- * Reads the node's running totals and its port-holding allocations, never all its allocations: placing N
- * allocations visited every live one on every candidate node for each, O(N²).
+ * Reads the node's running totals and its held-port index, never its allocations: placing N allocations
+ * visited every live one (then every port-holding one) on every candidate node for each, O(N²).
  */
 export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
   const need = groupResources(group);
-  // Only allocations holding ports can collide or take a port (the others add nothing to the port sets).
-  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
+  const ports = assignGroupPorts(node, group.Networks, core.state.portsHeldOnNode(node.ID));
   if ("dimension" in ports) return ports.dimension;
   const used = core.state.liveUsageOnNode(node.ID);
   const fitsCapacity = used.cpu + need.cpu <= node.CpuShares && used.memoryMB + need.memoryMB <= node.MemoryMB;
@@ -80,8 +79,7 @@ export function placeAlloc(
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
-  // In creation order (livePortAllocsOnNode's): the offer is made once, and its order is the one it always had.
-  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
+  const ports = assignGroupPorts(node, group.Networks, core.state.portsHeldOnNode(node.ID));
   const offer = "offer" in ports ? ports.offer : undefined;
   const index = ctx.store.writeIndex();
   const alloc: AllocRow = {
