@@ -184,6 +184,26 @@ function buildPortLayout(node: NodeRow): PortLayout | undefined {
  * or the dimension Nomad's bin packing exhausts the node with.
  */
 export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): { offer: PortOffer | undefined } | { dimension: string } {
+  const fit = fitGroupPorts(node, groupNetworks, held);
+  if ("dimension" in fit) return fit;
+  if (!fit.ask) return { offer: undefined };
+  const offer = fit.picks.map((p) => mapping(p.label, p.value, p.to, p.ip, p.ignoreCollision));
+  return { offer: { ports: offer, networks: [networkResource(fit.ask, offer, portLayoutOf(node)!.nets.NodeNetworks)] } };
+}
+
+/**
+ * Why the group's network ask does not fit on the node (the dimension), or undefined when it does: what
+ * assignGroupPorts decides, without building the offer. A placement asks this of every candidate node.
+ */
+export function portDimension(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): string | undefined {
+  const fit = fitGroupPorts(node, groupNetworks, held);
+  return "dimension" in fit ? fit.dimension : undefined;
+}
+
+/** A port the ask gets: AllocatedPortMapping's fields. */
+type PortPick = { label: string; value: number; to: number; ip: string; ignoreCollision: boolean };
+
+function fitGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): { ask: Json | undefined; picks: PortPick[] } | { dimension: string } {
   const layout = portLayoutOf(node);
   if (!layout) return { dimension: "network: invalid node" };
   const { nets, hostNetworks } = layout;
@@ -192,10 +212,10 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
   if (held.collides(reservedAt)) return { dimension: "network: port collision" };
 
   const ask = groupNetworks?.[0];
-  if (!ask) return { offer: undefined };
+  if (!ask) return { ask: undefined, picks: [] };
   const reserved = (ask.ReservedPorts as Json[] | undefined) ?? [];
   const dynamic = (ask.DynamicPorts as Json[] | undefined) ?? [];
-  const offer: Json[] = [];
+  const picks: PortPick[] = [];
   const inOffer = new Set<number>();
 
   for (const port of reserved) {
@@ -209,7 +229,7 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
     const ip = String(address.Address);
     const inUse = reservedAt(ip)?.set.has(value) || held.holds(ip, value);
     if (inUse && !port.IgnoreCollision) return { dimension: `network: reserved port collision ${label}=${value}` };
-    offer.push(mapping(label, value, Number(port.To ?? 0), ip, Boolean(port.IgnoreCollision)));
+    picks.push({ label, value, to: Number(port.To ?? 0), ip, ignoreCollision: Boolean(port.IgnoreCollision) });
     inOffer.add(value);
   }
 
@@ -217,13 +237,13 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
   const takenByAsk = (p: number) => inOffer.has(p) || reservedValues.has(p);
   for (const port of dynamic) {
     const label = String(port.Label ?? "");
-    let placed: Json | undefined;
+    let placed: PortPick | undefined;
     for (const address of hostNetworks.get(hostNetworkOf(port)) ?? []) {
       const ip = String(address.Address);
       const value = held.lowestFree(ip, nets.MinDynamicPort, nets.MaxDynamicPort, reservedAt(ip), takenByAsk);
       if (value === undefined) continue;
       const to = Number(port.To ?? 0);
-      placed = mapping(label, value, to === -1 ? value : to, ip, false);
+      placed = { label, value, to: to === -1 ? value : to, ip, ignoreCollision: false };
       break;
     }
     if (!placed)
@@ -233,11 +253,10 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
             ? `network: no addresses available for ${hostNetworkOf(port)} network`
             : "network: dynamic port selection failed",
       };
-    offer.push(placed);
-    inOffer.add(Number(placed.Value));
+    picks.push(placed);
+    inOffer.add(placed.value);
   }
-
-  return { offer: { ports: offer, networks: [networkResource(ask, offer, nets.NodeNetworks)] } };
+  return { ask, picks };
 }
 
 function hostNetworkOf(port: Json): string {

@@ -5,7 +5,7 @@
  * itself with its timers. What fits nowhere is described by an AllocMetric.
  */
 import { goGlob } from "../../core/go/glob.js";
-import { assignGroupPorts } from "../network.js";
+import { assignGroupPorts, portDimension } from "../network.js";
 import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { TIMERS } from "./constants.js";
@@ -36,8 +36,8 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
  */
 export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
   const need = groupResources(group);
-  const ports = assignGroupPorts(node, group.Networks, core.state.portsHeldOnNode(node.ID));
-  if ("dimension" in ports) return ports.dimension;
+  const ports = portDimension(node, group.Networks, core.state.portsHeldOnNode(node.ID));
+  if (ports !== undefined) return ports;
   const used = core.state.liveUsageOnNode(node.ID);
   const fitsCapacity = used.cpu + need.cpu <= node.CpuShares && used.memoryMB + need.memoryMB <= node.MemoryMB;
   return fitsCapacity ? undefined : "cpu or memory";
