@@ -99,14 +99,20 @@ export class NodePorts {
    */
   collides(reservedAt: (ip: string) => ReservedPorts | undefined): boolean {
     for (const [ip, ports] of this.byAddress) {
-      const reserved = reservedAt(ip)?.set;
-      if (!reserved || reserved.size === 0) continue;
+      const reserved = reservedAt(ip);
+      if (!reserved || reserved.set.size === 0) continue;
       // A reserved port held by a holder that does not ignore collisions collides, wherever that holder comes.
       const strict = (value: number) => ports.holders.get(value)?.some((h) => !h.ignoreCollision) ?? false;
-      if (reserved.size <= ports.holders.size) {
-        for (const value of reserved) if (strict(value)) return true;
-      } else {
-        for (const value of ports.holders.keys()) if (reserved.has(value) && strict(value)) return true;
+      const fewer = Math.min(reserved.set.size, ports.holders.size);
+      if (fewer <= WORDS) {
+        if (reserved.set.size <= ports.holders.size) {
+          for (const value of reserved.set) if (strict(value)) return true;
+        } else {
+          for (const value of ports.holders.keys()) if (reserved.set.has(value) && strict(value)) return true;
+        }
+      } else if (reservedHeld(ports, reserved, strict)) {
+        // Many reserved ports and many held: the two bitmaps' words met, a bounded 2,048 of them.
+        return true;
       }
     }
     for (const [ip, values] of this.crowded) {
@@ -179,6 +185,20 @@ export class NodePorts {
       this.crowded.delete(ip);
     }
   }
+}
+
+/** Whether a port both reserved and held (by a holder `strict` says collides) exists, found word by word. */
+function reservedHeld(ports: AddressPorts, reserved: ReservedPorts, strict: (value: number) => boolean): boolean {
+  for (let w = 0; w < WORDS; w++) {
+    let both = (ports.bits[w]! & reserved.bits[w]!) >>> 0;
+    while (both !== 0) {
+      const bit = 31 - Math.clz32(both & -both);
+      if (strict(w * 32 + bit)) return true;
+      both = (both & ~(1 << bit)) >>> 0;
+    }
+  }
+  // Port 65536 (a reserved range may end there) has no bit.
+  return reserved.set.has(PORT_SPACE) && strict(PORT_SPACE);
 }
 
 /** The order AddAllocs adds ports in: allocations by CreateIndex then ID (byCreateIndex), each's ports in order. */

@@ -135,6 +135,25 @@ describe("the lowest free dynamic port without walking the held ones", () => {
     expect(second.collides(() => reserved)).toBe(true);
     expect(first.collides((ip) => (ip === "::1" ? reserved : undefined))).toBe(false);
   });
+
+  it("many reserved and many held ports: a held reserved one is found (word by word), one ignoring collisions is not", () => {
+    const set = new Set(Array.from({ length: 19_999 }, (_, i) => i + 1).concat(65_536));
+    const bits = new Uint32Array(2048);
+    for (const p of set) if (p < 65_536) bits[p >>> 5]! |= 1 << (p & 31);
+    const reservedAt = () => ({ set, bits });
+    const ports = new NodePorts();
+    for (let i = 0; i < 3_000; i++) ports.add(holder(`a${i}`, i, [20_000 + i]));
+    expect(ports.collides(reservedAt)).toBe(false);
+    const at = (value: number, ignore: boolean): AllocRow =>
+      ({ ID: `x${value}`, CreateIndex: 9_999, NodeID: "n", SharedPorts: [{ HostIP: "127.0.0.1", IgnoreCollision: ignore, Label: "p", Value: value }] }) as never;
+    ports.add(at(9_999, true));
+    expect(ports.collides(reservedAt)).toBe(false);
+    ports.add(at(12_345, false));
+    expect(ports.collides(reservedAt)).toBe(true);
+    ports.remove(at(12_345, false));
+    ports.add(at(65_536, false));
+    expect(ports.collides(reservedAt)).toBe(true);
+  });
 });
 
 describe("held ports through the HTTP surface", () => {
