@@ -25,40 +25,89 @@ type Holder = { alloc: string; createIndex: number; position: number; ignoreColl
 /** A node's own reserved ports on one address: the set, and the same as bits for the fast scan. */
 export type ReservedPorts = { set: ReadonlySet<number>; bits: Uint32Array };
 
+/**
+ * The holders of one port on one IP. What the collision check needs is kept as they come and go (how many
+ * do not ignore collisions, which comes first), so N allocations sharing a port cost O(1) each, not O(N).
+ */
+class PortHolders {
+  /** By `<alloc ID> <position in its ports>`. */
+  private readonly byKey = new Map<string, Holder>();
+  /** Holders that do not ignore collisions. */
+  strict = 0;
+  /** The first in AddAllocs' order; undefined when it left (found again when next asked). */
+  private earliest: Holder | undefined;
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  add(holder: Holder): void {
+    this.byKey.set(holderKey(holder.alloc, holder.position), holder);
+    if (!holder.ignoreCollision) this.strict++;
+    if (this.earliest && before(holder, this.earliest)) this.earliest = holder;
+  }
+
+  remove(alloc: string, position: number): void {
+    const key = holderKey(alloc, position);
+    const holder = this.byKey.get(key);
+    if (!holder) return;
+    this.byKey.delete(key);
+    if (!holder.ignoreCollision) this.strict--;
+    if (holder === this.earliest) this.earliest = undefined;
+  }
+
+  first(): Holder {
+    if (!this.earliest) for (const holder of this.byKey.values()) if (!this.earliest || before(holder, this.earliest)) this.earliest = holder;
+    return this.earliest!;
+  }
+
+  /**
+   * AddAllocs adds the holders in order: each after the first that does not ignore collisions collides.
+   * With two such holders one is not first; with one, it collides unless it is the first.
+   */
+  collide(): boolean {
+    return this.strict >= 2 || (this.strict === 1 && this.size > 1 && this.first().ignoreCollision);
+  }
+}
+
+function holderKey(alloc: string, position: number): string {
+  return `${alloc} ${position}`;
+}
+
 /** The ports held on one host IP of a node. */
 class AddressPorts {
-  readonly holders = new Map<number, Holder[]>();
+  readonly holders = new Map<number, PortHolders>();
   /** Bit p: some allocation holds port p. */
   readonly bits = new Uint32Array(WORDS);
   /** Bit w: every port of word w is held, so the scan for a free port skips it. */
   readonly fullWords = new Uint32Array(WORDS / 32);
 
-  add(value: number, holder: Holder): void {
-    const holders = this.holders.get(value);
-    if (holders) holders.push(holder);
-    else this.holders.set(value, [holder]);
-    if (!inPortSpace(value)) return;
-    const w = value >>> 5;
-    this.bits[w]! |= 1 << (value & 31);
-    if (this.bits[w] === FULL) this.fullWords[w >>> 5]! |= 1 << (w & 31);
+  /** Adds the hold; returns the port's holders. */
+  add(value: number, holder: Holder): PortHolders {
+    let holders = this.holders.get(value);
+    if (!holders) this.holders.set(value, (holders = new PortHolders()));
+    holders.add(holder);
+    if (inPortSpace(value)) {
+      const w = value >>> 5;
+      this.bits[w]! |= 1 << (value & 31);
+      if (this.bits[w] === FULL) this.fullWords[w >>> 5]! |= 1 << (w & 31);
+    }
+    return holders;
   }
 
-  /** Drops the allocation's holds on `value`; returns how many holders are left there. */
-  remove(value: number, alloc: string): number {
+  /** Drops the allocation's hold at `position` of its ports on `value`; returns the port's holders left, if any. */
+  remove(value: number, alloc: string, position: number): PortHolders | undefined {
     const holders = this.holders.get(value);
-    if (!holders) return 0;
-    const left = holders.filter((h) => h.alloc !== alloc);
-    if (left.length > 0) {
-      this.holders.set(value, left);
-      return left.length;
-    }
+    if (!holders) return undefined;
+    holders.remove(alloc, position);
+    if (holders.size > 0) return holders;
     this.holders.delete(value);
     if (inPortSpace(value)) {
       const w = value >>> 5;
       this.bits[w]! &= ~(1 << (value & 31));
       this.fullWords[w >>> 5]! &= ~(1 << (w & 31));
     }
-    return 0;
+    return undefined;
   }
 
   /** The first word at or after `from` (up to `last`) with a port not held, or undefined. */
@@ -102,7 +151,7 @@ export class NodePorts {
       const reserved = reservedAt(ip);
       if (!reserved || reserved.set.size === 0) continue;
       // A reserved port held by a holder that does not ignore collisions collides, wherever that holder comes.
-      const strict = (value: number) => ports.holders.get(value)?.some((h) => !h.ignoreCollision) ?? false;
+      const strict = (value: number) => (ports.holders.get(value)?.strict ?? 0) > 0;
       const fewer = Math.min(reserved.set.size, ports.holders.size);
       if (fewer <= WORDS) {
         if (reserved.set.size <= ports.holders.size) {
@@ -111,18 +160,12 @@ export class NodePorts {
           for (const value of ports.holders.keys()) if (reserved.set.has(value) && strict(value)) return true;
         }
       } else if (reservedHeld(ports, reserved, strict)) {
-        // Many reserved ports and many held: the two bitmaps' words met, a bounded 2,048 of them.
-        return true;
+        return true; // many reserved and many held: the two bitmaps met word by word, a bounded 2,048 words
       }
     }
     for (const [ip, values] of this.crowded) {
       const ports = this.byAddress.get(ip)!;
-      // Held twice: every holder after the first that does not ignore collisions collides.
-      for (const value of values) {
-        const holders = ports.holders.get(value)!;
-        const first = holders.reduce((a, b) => (before(b, a) ? b : a));
-        if (holders.some((h) => h !== first && !h.ignoreCollision)) return true;
-      }
+      for (const value of values) if (ports.holders.get(value)!.collide()) return true;
     }
     return false;
   }
@@ -155,18 +198,17 @@ export class NodePorts {
       const { ip, value, ignoreCollision } = portOf(ports[position]!);
       let address = this.byAddress.get(ip);
       if (!address) this.byAddress.set(ip, (address = new AddressPorts()));
-      address.add(value, { alloc: alloc.ID, createIndex: alloc.CreateIndex, position, ignoreCollision });
-      this.markCrowded(ip, value, address.holders.get(value)!);
+      this.markCrowded(ip, value, address.add(value, { alloc: alloc.ID, createIndex: alloc.CreateIndex, position, ignoreCollision }));
     }
   }
 
   remove(alloc: AllocRow): void {
-    for (const port of alloc.SharedPorts ?? []) {
-      const { ip, value } = portOf(port);
+    const ports = alloc.SharedPorts ?? [];
+    for (let position = 0; position < ports.length; position++) {
+      const { ip, value } = portOf(ports[position]!);
       const address = this.byAddress.get(ip);
       if (!address) continue;
-      address.remove(value, alloc.ID);
-      this.markCrowded(ip, value, address.holders.get(value) ?? []);
+      this.markCrowded(ip, value, address.remove(value, alloc.ID, position));
       if (address.holders.size === 0) this.byAddress.delete(ip);
     }
   }
@@ -175,8 +217,8 @@ export class NodePorts {
     return this.byAddress.size === 0;
   }
 
-  private markCrowded(ip: string, value: number, holders: readonly Holder[]): void {
-    const crowded = holders.length > 1 && holders.some((h) => !h.ignoreCollision);
+  private markCrowded(ip: string, value: number, holders: PortHolders | undefined): void {
+    const crowded = holders !== undefined && holders.size > 1 && holders.strict > 0;
     let values = this.crowded.get(ip);
     if (crowded) {
       if (!values) this.crowded.set(ip, (values = new Set()));

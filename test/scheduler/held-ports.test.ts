@@ -134,6 +134,16 @@ describe("the lowest free dynamic port without walking the held ones", () => {
     const reserved = { set: new Set([53]), bits: new Uint32Array(2048) };
     expect(second.collides(() => reserved)).toBe(true);
     expect(first.collides((ip) => (ip === "::1" ? reserved : undefined))).toBe(false);
+
+    // Many sharing the port: one strict holder first is fine; once it leaves, a strict one coming later collides.
+    const shared = new NodePorts();
+    shared.add(strict("a", 1));
+    for (let i = 0; i < 5_000; i++) shared.add(lenient(`l${i}`, 2 + i));
+    expect(shared.collides(none)).toBe(false);
+    shared.remove(strict("a", 1));
+    expect(shared.collides(none)).toBe(false);
+    shared.add(strict("z", 9_000));
+    expect(shared.collides(none)).toBe(true);
   });
 
   it("many reserved and many held ports: a held reserved one is found (word by word), one ignoring collisions is not", () => {
