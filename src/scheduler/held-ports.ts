@@ -25,6 +25,12 @@ type Holder = { alloc: string; createIndex: number; position: number; ignoreColl
 /** A node's own reserved ports on one address: the set, and the same as bits for the fast scan. */
 export type ReservedPorts = { set: ReadonlySet<number>; bits: Uint32Array };
 
+export function reservedPortsOf(set: ReadonlySet<number>): ReservedPorts {
+  const bits = new Uint32Array(WORDS);
+  for (const p of set) if (inPortSpace(p)) bits[p >>> 5]! |= 1 << (p & 31);
+  return { set, bits };
+}
+
 /**
  * The holders of one port on one IP. What the collision check needs is kept as they come and go (how many
  * do not ignore collisions, which comes first), so N allocations sharing a port cost O(1) each, not O(N).

@@ -252,7 +252,8 @@ export class SchedulerState {
       (a) => (isLive(a) ? a.NodeID : undefined),
       (a) => [a.Cpu, a.MemoryMB],
     );
-    // The ports live allocations hold, per node and IP, kept as they change (visiting the holders, O(N²) again).
+    // The ports live allocations hold, per node and IP, kept as allocations change: a placement asks them of each
+    // candidate node, and rebuilding them from the node's allocations each time made placing N allocations O(N²).
     this.heldPorts = new HeldPortIndex(this.allocs, s, isLive);
     // Live allocations counted by job, job version, and job version and group: a deployment asks after each
     // healthy allocation whether older ones still run or a group is short, and counting them there was O(N) each.

@@ -16,7 +16,7 @@
  * ports whatever else happened before.
  */
 import { omitEmpty } from "./encode.js";
-import type { NodePorts, ReservedPorts } from "./held-ports.js";
+import { type NodePorts, type ReservedPorts, reservedPortsOf } from "./held-ports.js";
 import type { Json, NodeRow } from "./model.js";
 
 export const DEFAULT_MIN_DYNAMIC_PORT = 20000;
@@ -170,11 +170,7 @@ function buildPortLayout(node: NodeRow): PortLayout | undefined {
     }
   }
   const reserved = new Map<string, ReservedPorts>();
-  for (const [ip, set] of reservedSets) {
-    const bits = new Uint32Array(2048);
-    for (const p of set) if (p < 65536) bits[p >>> 5]! |= 1 << (p & 31);
-    reserved.set(ip, { set, bits });
-  }
+  for (const [ip, set] of reservedSets) reserved.set(ip, reservedPortsOf(set));
   return { nets, hostNetworks, reserved };
 }
 

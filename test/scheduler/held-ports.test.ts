@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { NodePorts } from "../../src/scheduler/held-ports.js";
+import { NodePorts, reservedPortsOf } from "../../src/scheduler/held-ports.js";
 import type { AllocRow } from "../../src/scheduler/model.js";
 import { call } from "../support/call.js";
 import { countRowReads, rowsReadDuring } from "../support/row-reads.js";
@@ -107,12 +107,10 @@ describe("the lowest free dynamic port without walking the held ones", () => {
   it("reserved ports are passed over as the held ones are; an odd range is walked and answers the same", () => {
     const ports = new NodePorts();
     ports.add(holder("a", 1, [20_000, 20_002]));
-    const set = new Set([20_001, 20_003]);
-    const bits = new Uint32Array(2048);
-    for (const p of set) bits[p >>> 5]! |= 1 << (p & 31);
-    expect(ports.lowestFree("127.0.0.1", 20_000, 32_000, { set, bits }, () => false)).toBe(20_004);
-    expect(ports.lowestFree("127.0.0.1", 20_000, 70_000, { set, bits }, () => false)).toBe(20_004);
-    expect(ports.lowestFree("127.0.0.1", 65_535, 65_537, { set, bits }, () => false)).toBe(65_535);
+    const reserved = reservedPortsOf(new Set([20_001, 20_003]));
+    expect(ports.lowestFree("127.0.0.1", 20_000, 32_000, reserved, () => false)).toBe(20_004);
+    expect(ports.lowestFree("127.0.0.1", 20_000, 70_000, reserved, () => false)).toBe(20_004);
+    expect(ports.lowestFree("127.0.0.1", 65_535, 65_537, reserved, () => false)).toBe(65_535);
   });
 
   it("a collision among held ports is found in AddAllocs' order: only a later holder that does not ignore collisions collides", () => {
@@ -131,7 +129,7 @@ describe("the lowest free dynamic port without walking the held ones", () => {
     expect(second.collides(none)).toBe(true);
     second.remove(lenient("a", 5));
     expect(second.collides(none)).toBe(false);
-    const reserved = { set: new Set([53]), bits: new Uint32Array(2048) };
+    const reserved = reservedPortsOf(new Set([53]));
     expect(second.collides(() => reserved)).toBe(true);
     expect(first.collides((ip) => (ip === "::1" ? reserved : undefined))).toBe(false);
 
@@ -147,10 +145,8 @@ describe("the lowest free dynamic port without walking the held ones", () => {
   });
 
   it("many reserved and many held ports: a held reserved one is found (word by word), one ignoring collisions is not", () => {
-    const set = new Set(Array.from({ length: 19_999 }, (_, i) => i + 1).concat(65_536));
-    const bits = new Uint32Array(2048);
-    for (const p of set) if (p < 65_536) bits[p >>> 5]! |= 1 << (p & 31);
-    const reservedAt = () => ({ set, bits });
+    const reserved = reservedPortsOf(new Set(Array.from({ length: 19_999 }, (_, i) => i + 1).concat(65_536)));
+    const reservedAt = () => reserved;
     const ports = new NodePorts();
     for (let i = 0; i < 3_000; i++) ports.add(holder(`a${i}`, i, [20_000 + i]));
     expect(ports.collides(reservedAt)).toBe(false);
