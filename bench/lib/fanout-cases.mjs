@@ -15,6 +15,8 @@ const bigNode = (name) => ({ Name: name, Datacenter: "dc1", Resources: { CPU: 1_
 const JOB_CHUNK = 1_000;
 const SESSION_CHUNK = 10_000;
 const SECOND_NS = 1e9;
+/** Big nodes for the `ports` kind: 10,000 dynamic ports each at 100k, within the 12,001 of an address's range. */
+const PORT_NODES = 10;
 
 function job(id, { type = "service", count = 1, group = {}, extra = {} } = {}) {
   return {
@@ -255,5 +257,29 @@ export const FANOUT_KINDS = {
         n,
         "replacements running",
       ),
+  },
+  /**
+   * One service job of N allocations, each asking one dynamic port, on PORT_NODES big nodes (and the
+   * default `standin`, which the least-loaded rule gives at most one): the timed advance places and
+   * starts them all, up to 10,000 on each node at 100k (Nomad's dynamic range, 20000–32000, holds
+   * 12,001 per address). The nodes are the same at every size, so the ratio shows how placing grows
+   * with the ports a node already holds (each placement rebuilt them from the node's allocations: O(N²)).
+   */
+  ports: {
+    label: "scheduler: placements asking a dynamic port",
+    unit: "allocation",
+    units: "allocations",
+    advance: "30s",
+    async setup(emu, n) {
+      await emu.applyFixture({ scheduler: { nodes: Array.from({ length: PORT_NODES }, (_, i) => bigNode(`big-${i}`)) } });
+      await emu.applyFixture({ scheduler: { jobs: [job("ported", { count: n, group: { Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }] } })] } });
+    },
+    check(emu, n) {
+      const running = rows(emu, "scheduler.allocs").filter((a) => a.ClientStatus === "running");
+      // Every allocation holds its own port on its node: no two share one, and none was left unplaced.
+      const held = new Set(running.flatMap((a) => (a.SharedPorts ?? []).map((p) => `${a.NodeID} ${p.HostIP} ${p.Value}`)));
+      expect(held.size, n, "distinct node ports held");
+      return expect(running.length, n, "allocations running with a port");
+    },
   },
 };

@@ -10,6 +10,7 @@ import type { ServiceContext } from "../core/context.js";
 import { formatInstant } from "../core/instant.js";
 import type { GroupLookup, Table } from "../core/store.js";
 import { omitEmpty } from "./encode.js";
+import { HeldPortIndex, type NodePorts } from "./held-ports.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";
 import { rescheduleTrackerView, type RescheduleTrackerRow } from "./reschedule-tracker.js";
 
@@ -215,7 +216,7 @@ export class SchedulerState {
   private readonly allocsByJob: GroupLookup<AllocRow>;
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
-  private readonly livePortAllocsByNode: (nodeId: string) => AllocRow[];
+  private readonly heldPorts: HeldPortIndex;
   private readonly liveUsageByNode: (nodeId: string) => readonly number[];
   private readonly liveAllocsByJobPart: GroupLookup<AllocRow>;
   private readonly openEvalsByJob: GroupLookup<EvalRow>;
@@ -251,7 +252,9 @@ export class SchedulerState {
       (a) => (isLive(a) ? a.NodeID : undefined),
       (a) => [a.Cpu, a.MemoryMB],
     );
-    this.livePortAllocsByNode = this.allocs.groupBy((a) => (isLive(a) && (a.SharedPorts?.length ?? 0) > 0 ? a.NodeID : []));
+    // The ports live allocations hold, per node and IP, kept as allocations change: a placement asks them of each
+    // candidate node, and rebuilding them from the node's allocations each time made placing N allocations O(N²).
+    this.heldPorts = new HeldPortIndex(this.allocs, s, isLive);
     // Live allocations counted by job, job version, and job version and group: a deployment asks after each
     // healthy allocation whether older ones still run or a group is short, and counting them there was O(N) each.
     this.liveAllocsByJobPart = this.allocs.groupBy((a) => {
@@ -324,9 +327,9 @@ export class SchedulerState {
     return { cpu, memoryMB };
   }
 
-  /** A node's live allocations that hold ports, oldest first (the order their ports are taken in). */
-  livePortAllocsOnNode(nodeId: string): AllocRow[] {
-    return nodeId === "" ? [] : byCreateIndex(this.livePortAllocsByNode(nodeId));
+  /** The ports a node's live allocations hold (read-only). */
+  portsHeldOnNode(nodeId: string): NodePorts {
+    return this.heldPorts.onNode(nodeId);
   }
 
   /** How many of a job's allocations are live: all of them, or those at `version` (in `group`). */

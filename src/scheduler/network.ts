@@ -16,7 +16,8 @@
  * ports whatever else happened before.
  */
 import { omitEmpty } from "./encode.js";
-import type { AllocRow, Json, NodeRow } from "./model.js";
+import { type NodePorts, type ReservedPorts, reservedPortsOf } from "./held-ports.js";
+import type { Json, NodeRow } from "./model.js";
 
 export const DEFAULT_MIN_DYNAMIC_PORT = 20000;
 export const DEFAULT_MAX_DYNAMIC_PORT = 32000;
@@ -130,47 +131,87 @@ export function parsePortRanges(spec: string): number[] | undefined {
 /** The ports a placed group network holds, and the network it reports. */
 export type PortOffer = { ports: Json[]; networks: Json[] };
 
-/**
- * Places a group's network ask on a node, given the node's live allocations.
- * Returns the offer (none when the group asks no network), or the dimension
- * Nomad's bin packing exhausts the node with.
- */
-export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, live: AllocRow[]): { offer: PortOffer | undefined } | { dimension: string } {
-  const nets = networksOf(node);
-  const used = new Map<string, Set<number>>();
-  const usedAt = (ip: string) => used.get(ip) ?? used.set(ip, new Set()).get(ip)!;
+/** SetNode's half of the NetworkIndex: what a node row says about its ports, the same for every placement on it. */
+type PortLayout = {
+  nets: NodeNetworkFields;
+  /** Host network alias → its addresses, in the order the node lists them. */
+  hostNetworks: Map<string, Json[]>;
+  /** IP → the ports reserved there (node-wide, plus the address's own). */
+  reserved: Map<string, ReservedPorts>;
+};
 
+/** Node rows are frozen and replaced when they change: a row's layout is worked out once (undefined: an invalid node). */
+const layouts = new WeakMap<NodeRow, PortLayout | undefined>();
+
+function portLayoutOf(node: NodeRow): PortLayout | undefined {
+  if (layouts.has(node)) return layouts.get(node);
+  const layout = buildPortLayout(node);
+  layouts.set(node, layout);
+  return layout;
+}
+
+function buildPortLayout(node: NodeRow): PortLayout | undefined {
+  const nets = networksOf(node);
   // SetNode: node-wide reserved ports on every address, plus each address's own.
   const global = parsePortRanges(nets.ReservedHostPorts);
-  if (!global) return { dimension: "network: invalid node" };
+  if (!global) return undefined;
   const hostNetworks = new Map<string, Json[]>();
+  const reservedSets = new Map<string, Set<number>>();
   for (const n of nets.NodeNetworks) {
     for (const a of n.Addresses as Json[]) {
       const alias = String(a.Alias);
       hostNetworks.set(alias, [...(hostNetworks.get(alias) ?? []), a]);
-      const set = usedAt(String(a.Address));
+      const ip = String(a.Address);
+      const set = reservedSets.get(ip) ?? reservedSets.set(ip, new Set()).get(ip)!;
       for (const p of global) set.add(p);
       const own = parsePortRanges(String(a.ReservedPorts ?? ""));
-      if (!own) return { dimension: "network: invalid node" };
+      if (!own) return undefined;
       for (const p of own) set.add(p);
     }
   }
+  const reserved = new Map<string, ReservedPorts>();
+  for (const [ip, set] of reservedSets) reserved.set(ip, reservedPortsOf(set));
+  return { nets, hostNetworks, reserved };
+}
+
+/**
+ * Places a group's network ask on a node, given the ports the node's live
+ * allocations hold. Returns the offer (none when the group asks no network),
+ * or the dimension Nomad's bin packing exhausts the node with.
+ */
+export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): { offer: PortOffer | undefined } | { dimension: string } {
+  const fit = fitGroupPorts(node, groupNetworks, held);
+  if ("dimension" in fit) return fit;
+  if (!fit.ask) return { offer: undefined };
+  const offer = fit.picks.map((p) => mapping(p.label, p.value, p.to, p.ip, p.ignoreCollision));
+  return { offer: { ports: offer, networks: [networkResource(fit.ask, offer, portLayoutOf(node)!.nets.NodeNetworks)] } };
+}
+
+/**
+ * Why the group's network ask does not fit on the node (the dimension), or undefined when it does: what
+ * assignGroupPorts decides, without building the offer. A placement asks this of every candidate node.
+ */
+export function portDimension(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): string | undefined {
+  const fit = fitGroupPorts(node, groupNetworks, held);
+  return "dimension" in fit ? fit.dimension : undefined;
+}
+
+/** A port the ask gets: AllocatedPortMapping's fields. */
+type PortPick = { label: string; value: number; to: number; ip: string; ignoreCollision: boolean };
+
+function fitGroupPorts(node: NodeRow, groupNetworks: Json[] | null | undefined, held: NodePorts): { ask: Json | undefined; picks: PortPick[] } | { dimension: string } {
+  const layout = portLayoutOf(node);
+  if (!layout) return { dimension: "network: invalid node" };
+  const { nets, hostNetworks } = layout;
+  const reservedAt = (ip: string) => layout.reserved.get(ip);
   // AddAllocs: the node's allocations cannot already collide with each other or the reserved ports.
-  for (const alloc of live) {
-    for (const p of alloc.SharedPorts ?? []) {
-      const set = usedAt(String(p.HostIP ?? ""));
-      const value = Number(p.Value ?? 0);
-      // A port that may collide (ignore_collision) never counts as one (AddReservedPorts).
-      if (set.has(value) && !p.IgnoreCollision) return { dimension: "network: port collision" };
-      set.add(value);
-    }
-  }
+  if (held.collides(reservedAt)) return { dimension: "network: port collision" };
 
   const ask = groupNetworks?.[0];
-  if (!ask) return { offer: undefined };
+  if (!ask) return { ask: undefined, picks: [] };
   const reserved = (ask.ReservedPorts as Json[] | undefined) ?? [];
   const dynamic = (ask.DynamicPorts as Json[] | undefined) ?? [];
-  const offer: Json[] = [];
+  const picks: PortPick[] = [];
   const inOffer = new Set<number>();
 
   for (const port of reserved) {
@@ -181,21 +222,24 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
     if (!address) return { dimension: `network: no addresses available for ${hostNetworkOf(port)} network` };
     if (value < 0 || value >= MAX_VALID_PORT) return { dimension: `network: invalid port ${value} (out of range)` };
     // Nomad checks the first address only: a port in use there is a collision, whatever the other addresses hold.
-    if (usedAt(String(address.Address)).has(value) && !port.IgnoreCollision) return { dimension: `network: reserved port collision ${label}=${value}` };
-    offer.push(mapping(label, value, Number(port.To ?? 0), String(address.Address), Boolean(port.IgnoreCollision)));
+    const ip = String(address.Address);
+    const inUse = reservedAt(ip)?.set.has(value) || held.holds(ip, value);
+    if (inUse && !port.IgnoreCollision) return { dimension: `network: reserved port collision ${label}=${value}` };
+    picks.push({ label, value, to: Number(port.To ?? 0), ip, ignoreCollision: Boolean(port.IgnoreCollision) });
     inOffer.add(value);
   }
 
   const reservedValues = new Set(reserved.map((p) => Number(p.Value ?? 0)));
+  const takenByAsk = (p: number) => inOffer.has(p) || reservedValues.has(p);
   for (const port of dynamic) {
     const label = String(port.Label ?? "");
-    let placed: Json | undefined;
+    let placed: PortPick | undefined;
     for (const address of hostNetworks.get(hostNetworkOf(port)) ?? []) {
-      const taken = usedAt(String(address.Address));
-      const value = lowestFree(nets.MinDynamicPort, nets.MaxDynamicPort, (p) => taken.has(p) || inOffer.has(p) || reservedValues.has(p));
+      const ip = String(address.Address);
+      const value = held.lowestFree(ip, nets.MinDynamicPort, nets.MaxDynamicPort, reservedAt(ip), takenByAsk);
       if (value === undefined) continue;
       const to = Number(port.To ?? 0);
-      placed = mapping(label, value, to === -1 ? value : to, String(address.Address), false);
+      placed = { label, value, to: to === -1 ? value : to, ip, ignoreCollision: false };
       break;
     }
     if (!placed)
@@ -205,20 +249,14 @@ export function assignGroupPorts(node: NodeRow, groupNetworks: Json[] | null | u
             ? `network: no addresses available for ${hostNetworkOf(port)} network`
             : "network: dynamic port selection failed",
       };
-    offer.push(placed);
-    inOffer.add(Number(placed.Value));
+    picks.push(placed);
+    inOffer.add(placed.value);
   }
-
-  return { offer: { ports: offer, networks: [networkResource(ask, offer, nets.NodeNetworks)] } };
+  return { ask, picks };
 }
 
 function hostNetworkOf(port: Json): string {
   return String(port.HostNetwork || "default");
-}
-
-function lowestFree(min: number, max: number, taken: (port: number) => boolean): number | undefined {
-  for (let p = min; p <= max; p++) if (!taken(p)) return p;
-  return undefined;
 }
 
 /** AllocatedPortMapping (struct-level omitempty: To, HostIP… only when set). */

@@ -5,7 +5,7 @@
  * itself with its timers. What fits nowhere is described by an AllocMetric.
  */
 import { goGlob } from "../../core/go/glob.js";
-import { assignGroupPorts } from "../network.js";
+import { assignGroupPorts, portDimension } from "../network.js";
 import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { TIMERS } from "./constants.js";
@@ -31,14 +31,13 @@ export function feasibleNodes(core: EngineCore, job: JobRow, group: Group): Node
 
 /**
  * Why the group does not fit on the node (Nomad's AllocMetric dimension), checked as rank.go does: network first.
- * Reads the node's running totals and its port-holding allocations, never all its allocations: placing N
- * allocations visited every live one on every candidate node for each, O(N²).
+ * Reads the node's running totals and its held-port index, never its allocations: placing N allocations
+ * visited every live one (then every port-holding one) on every candidate node for each, O(N²).
  */
 export function exhaustion(core: EngineCore, node: NodeRow, group: Group): string | undefined {
   const need = groupResources(group);
-  // Only allocations holding ports can collide or take a port (the others add nothing to the port sets).
-  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
-  if ("dimension" in ports) return ports.dimension;
+  const ports = portDimension(node, group.Networks, core.state.portsHeldOnNode(node.ID));
+  if (ports !== undefined) return ports;
   const used = core.state.liveUsageOnNode(node.ID);
   const fitsCapacity = used.cpu + need.cpu <= node.CpuShares && used.memoryMB + need.memoryMB <= node.MemoryMB;
   return fitsCapacity ? undefined : "cpu or memory";
@@ -80,8 +79,7 @@ export function placeAlloc(
   const { state, ctx } = core;
   const now = ctx.clock.now();
   const need = groupResources(group);
-  // In creation order (livePortAllocsOnNode's): the offer is made once, and its order is the one it always had.
-  const ports = assignGroupPorts(node, group.Networks, core.state.livePortAllocsOnNode(node.ID));
+  const ports = assignGroupPorts(node, group.Networks, core.state.portsHeldOnNode(node.ID));
   const offer = "offer" in ports ? ports.offer : undefined;
   const index = ctx.store.writeIndex();
   const alloc: AllocRow = {
