@@ -13,7 +13,7 @@ import type { AgentLocal } from "./agent-local.js";
 /** The Consul version the registry reports (Config.Version, the `build` tag). */
 export const CONSUL_VERSION = "1.21.4";
 /** The server RPC, serf LAN and serf WAN ports of a default agent. */
-const SERVER_PORT = 8300;
+export const SERVER_PORT = 8300;
 const SERF_LAN_PORT = 8301;
 const SERF_WAN_PORT = 8302;
 /** serf.StatusAlive. */
@@ -109,7 +109,9 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
           server: "true",
         },
       },
-      Meta: { "consul-network-segment": "", ...self.meta },
+      // The agent's local metadata (its loadMetadata: the configured node meta and the segment); the
+      // `consul-version` key the catalog's node carries is the leader's. UNVERIFIED for 1.21 by a live agent.
+      Meta: { "consul-network-segment": "", ...withoutKey(self.meta, "consul-version") },
     };
   });
 
@@ -122,4 +124,9 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
     // filterMembers: a member is listed when its node may be read.
     return authz.allowed("node", agent().name, "read") ? [self] : [];
   });
+}
+
+function withoutKey(record: Readonly<Record<string, string>>, key: string): Record<string, string> {
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
 }

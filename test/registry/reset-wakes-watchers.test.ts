@@ -18,7 +18,10 @@ const nomadIndex = (res: TextAnswer) => Number(res.headers.get("x-nomad-index"))
 
 async function registerServices(emu: Standin, names: readonly string[]): Promise<void> {
   for (const name of names) {
-    const res = await send(emu.registry, "/v1/catalog/register", { method: "PUT", body: JSON.stringify({ Node: "web-1", Address: "10.0.0.9", Service: { Service: name, Port: 80 } }) });
+    const res = await send(emu.registry, "/v1/catalog/register", {
+      method: "PUT",
+      body: JSON.stringify({ Node: "web-1", Address: "10.0.0.9", Service: { Service: name, Port: 80 } }),
+    });
     expect(res.status, res.text).toBe(200);
   }
 }
