@@ -30,7 +30,7 @@ import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
 import { RegistryState, SERF_HEALTH_CHECK, type NodeRow } from "./state.js";
-import { consulServerService, serverNodeIdentity } from "./server-node.js";
+import { consulServerService, agentNodeIdentity } from "./server-node.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
@@ -149,7 +149,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   };
 
   const applyEntities = (section: DatacenterFixture) => {
-    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    // A fixture's nodes are agents' nodes (each gets the agent checks), so they carry an agent's tagged addresses and meta too.
+    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid(), agentNodeIdentity(node.Address ?? "127.0.0.1"));
     // Before the sessions: a session may name a service's check.
     applyFixtureServices(state, section.services ?? [], () => settings.current().agentNode);
     (section.sessions ?? []).forEach((body, i) => {
@@ -205,7 +206,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
       settings.initialize(sections);
       const config = settings.current();
       // The server itself, as a real cluster lists it: its node's tagged addresses and meta, its `consul` service.
-      ensureNode({ Node: config.agentNode }, ctx.ids.uuid(), serverNodeIdentity("127.0.0.1"));
+      ensureNode({ Node: config.agentNode }, ctx.ids.uuid(), agentNodeIdentity("127.0.0.1"));
       state.putService(consulServerService(config.agentNode));
       for (const section of sections) applyEntities(section);
     },

@@ -1,7 +1,7 @@
 /**
  * What a real Consul server puts in the catalog about itself, which every
- * client of a real cluster sees: its node carries the tagged addresses the
- * agent always sets (`lan`, `lan_ipv4`, `wan`, `wan_ipv4`, all its advertise
+ * client of a real cluster sees: its node carries the tagged addresses every
+ * agent sets on its node (`lan`, `lan_ipv4`, `wan`, `wan_ipv4`, all its advertise
  * address when none is configured) and the node meta the agent and the
  * leader add (`consul-network-segment`, empty outside Enterprise segments,
  * and `consul-version`); and the leader registers the server's own `consul`
@@ -23,8 +23,8 @@ const RAFT_VERSION = 3;
 export const SEGMENT_META_KEY = "consul-network-segment";
 export const VERSION_META_KEY = "consul-version";
 
-/** The agent node's tagged addresses and meta, keys in Go's map order (sorted). */
-export function serverNodeIdentity(address: string): Pick<NodeRow, "TaggedAddresses" | "Meta"> {
+/** An agent's node's tagged addresses and meta (any agent's, server or client), keys in Go's map order (sorted). */
+export function agentNodeIdentity(address: string): Pick<NodeRow, "TaggedAddresses" | "Meta"> {
   return {
     TaggedAddresses: { lan: address, lan_ipv4: address, wan: address, wan_ipv4: address },
     Meta: { [SEGMENT_META_KEY]: "", [VERSION_META_KEY]: CONSUL_VERSION },

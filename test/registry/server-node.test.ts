@@ -87,6 +87,13 @@ describe("the server's node and its consul service", () => {
     expect((await read(emu, "/v1/agent/self")).Meta).toEqual({ "consul-network-segment": "" });
   });
 
+  it("a fixture's nodes are agents' nodes: their own address tagged, the same meta, no consul service", async () => {
+    const emu = await createStandin({ fixture: { registry: { nodes: [{ Node: "node-a", Address: "10.0.0.7" }] } } });
+    const [node] = (await read(emu, "/v1/catalog/nodes?node-meta=consul-network-segment:")).filter((n: { Node: string }) => n.Node === "node-a");
+    expect(node).toMatchObject({ Address: "10.0.0.7", TaggedAddresses: { lan: "10.0.0.7", lan_ipv4: "10.0.0.7", wan: "10.0.0.7", wan_ipv4: "10.0.0.7" }, Meta: NODE_META });
+    expect((await read(emu, "/v1/catalog/service/consul")).map((s: { Node: string }) => s.Node)).toEqual(["standin"]);
+  });
+
   it("every datacenter's server lists its own", async () => {
     const emu = await createStandin({ fixture: { registry: { datacenters: { dc2: {} } } } });
     const [instance] = await read(emu, "/v1/catalog/service/consul?dc=dc2");
