@@ -12,7 +12,11 @@ import type { Clock, WallTime } from "./clock.js";
 import type { Ids } from "./ids.js";
 import { commitIndexFor, type Commit, type Store } from "./store.js";
 
-export type WakeReason = "changed" | "timeout" | "aborted";
+/**
+ * Why a waiter woke. `replaced`: a reset or restore swapped the whole state,
+ * so the index a waiter holds belongs to a state that no longer exists.
+ */
+export type WakeReason = "changed" | "timeout" | "aborted" | "replaced";
 
 export interface WaitOptions {
   /** Tables whose index is watched. */
@@ -115,7 +119,7 @@ export class Watchers {
   }
 
   private wakeAll(): void {
-    for (const set of [...this.byTable.values()]) for (const waiter of [...set]) waiter.settle("changed");
+    for (const set of [...this.byTable.values()]) for (const waiter of [...set]) waiter.settle("replaced");
   }
 }
 
@@ -169,6 +173,12 @@ export interface BlockingQuery<T> {
  * past `minIndex`; otherwise park until it does, or the virtual deadline, or
  * the same span of real time passes (whichever first), and answer with the
  * state at that moment.
+ *
+ * A reset or restore answers at once with the new state and its index, even
+ * when that index is lower than `minIndex`: waiting for the new state to
+ * climb past an index of the old one would keep a watcher on the old answer
+ * for its whole wait. Clients reset their index when it goes backwards, as
+ * Consul's blocking-query docs tell them to (consul/api's watch, Prometheus).
  */
 export async function runBlockingQuery<T>(query: BlockingQuery<T>): Promise<{ index: number; value: T }> {
   let result = query.run();
@@ -185,6 +195,7 @@ export async function runBlockingQuery<T>(query: BlockingQuery<T>): Promise<{ in
   for (;;) {
     const reason = await query.watchers.wait({ tables: query.tables, afterIndex, virtualDeadline, realTimeoutMs: realDeadline - wall.now(), signal });
     result = query.run();
+    // The microtask after the wake: a reset has built its whole new state by now (it does so synchronously).
     if (reason !== "changed") return result;
     if (result.index > query.minIndex && !query.keepWaiting?.(result)) return result;
     afterIndex = Math.max(afterIndex, result.index, query.watchers.tablesIndex(query.tables));

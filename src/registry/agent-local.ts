@@ -18,6 +18,7 @@ import type { TimerRecord } from "../core/clock.js";
 import type { GroupLookup, Table } from "../core/store.js";
 import type { RegistryApi } from "./api.js";
 import { checkKey, type CheckRow, type ServiceRow } from "./state.js";
+import { CONSUL_SERVICE_ID } from "./server-node.js";
 
 export const AGENT_CHECKS_TABLE = "registry.agent-checks";
 export const CHECK_TTL_TIMER = "registry.check-ttl";
@@ -89,13 +90,17 @@ export class AgentLocal {
     return this.api.config().agentNode;
   }
 
-  /** The agent's services: every service on its node. */
+  /**
+   * The agent's services: every service on its node but the server's own
+   * `consul` service, which the leader registers in the catalog and the
+   * agent's local state never holds (its anti-entropy skips it).
+   */
   services(): ServiceRow[] {
-    return this.api.state.servicesOf(this.node());
+    return this.api.state.servicesOf(this.node()).filter((s) => s.ID !== CONSUL_SERVICE_ID);
   }
 
   findService(id: string): ServiceRow | undefined {
-    return this.api.state.findService(this.node(), id);
+    return id === CONSUL_SERVICE_ID ? undefined : this.api.state.findService(this.node(), id);
   }
 
   /** The catalog row of a check the agent registered (not the node's serfHealth and the like). */

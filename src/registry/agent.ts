@@ -11,7 +11,7 @@ import type { RegistryApi } from "./api.js";
 import type { AgentLocal } from "./agent-local.js";
 import { CONSUL_VERSION } from "../core/versions.js";
 /** The server RPC, serf LAN and serf WAN ports of a default agent. */
-const SERVER_PORT = 8300;
+export const SERVER_PORT = 8300;
 const SERF_LAN_PORT = 8301;
 const SERF_WAN_PORT = 8302;
 /** serf.StatusAlive. */
@@ -107,7 +107,9 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
           server: "true",
         },
       },
-      Meta: { "consul-network-segment": "", ...self.meta },
+      // The agent's local metadata (its loadMetadata: the configured node meta and the segment); the
+      // `consul-version` key the catalog's node carries is the leader's. UNVERIFIED for 1.21 by a live agent.
+      Meta: { "consul-network-segment": "", ...withoutKey(self.meta, "consul-version") },
     };
   });
 
@@ -120,4 +122,9 @@ export function registerAgentRoutes(router: Router, api: RegistryApi, datacenter
     // filterMembers: a member is listed when its node may be read.
     return authz.allowed("node", agent().name, "read") ? [self] : [];
   });
+}
+
+function withoutKey(record: Readonly<Record<string, string>>, key: string): Record<string, string> {
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
 }

@@ -12,7 +12,7 @@ import { filterRows, registryFilter } from "./filter.js";
 import { HEALTH_CHECK_FILTER, NODE_FILTER } from "./filter-schemas.js";
 import type { Authorizer } from "./acl.js";
 import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
-import { checkView, consistencyLevel, filterChecks, withConsistency } from "./service-views.js";
+import { checkView, consistencyLevel, filterChecks, nodeMetaFilter, satisfiesMeta, withConsistency } from "./service-views.js";
 import { TABLES, type CheckRow, type NodeRow, type ServiceAddress, type ServiceRow } from "./state.js";
 import { metaError } from "./service-definition.js";
 
@@ -175,11 +175,13 @@ export function registerCatalogRoutes(router: Router, api: RegistryApi): void {
     api.acceptEnterpriseMeta(rc);
     api.requireDatacenterForRead(options);
     const keep = registryFilter<NodeRow>(rc, NODE_FILTER);
+    const meta = nodeMetaFilter(rc.query);
     const authz = api.authorize(rc);
+    // Consul's ListNodes: NodesByMeta when `node-meta=` is given (same nodes-table index), then the expression, then ACLs.
     const answer = await api.blockingRead(rc, options, [TABLES.nodes], () => {
-      const all = state.nodes.values();
+      const all = [...state.nodes.values()].filter((n) => satisfiesMeta(n.Meta, meta));
       const sorted = filterRows(
-        [...all].sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0)),
+        all.sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0)),
         keep,
       );
       const value = sorted.filter((n) => authz.allowed("node", n.Node, "read"));

@@ -29,7 +29,8 @@ import { uint64FromJSON } from "../core/uint64.js";
 import { REGISTRY_ROUTES, unemulatedRegistryRoute } from "./route-catalog.js";
 import { registryActions } from "./actions.js";
 import { createSession, registerSessionRoutes, resetSessionTimers } from "./sessions.js";
-import { RegistryState, SERF_HEALTH_CHECK } from "./state.js";
+import { RegistryState, SERF_HEALTH_CHECK, type NodeRow } from "./state.js";
+import { consulServerService, agentNodeIdentity } from "./server-node.js";
 
 export const REGISTRY_CONFIG_TABLE = "registry.config";
 
@@ -129,9 +130,14 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   app.all("*", (c) => router.dispatch(c));
 
   /** A node with the agent's default check (passing), unless the node lists that check itself. */
-  const ensureNode = (node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> }, id: string) => {
+  const ensureNode = (
+    node: { Node: string; Address?: string; Checks?: ReadonlyArray<Record<string, unknown>> },
+    id: string,
+    identity: Partial<Pick<NodeRow, "TaggedAddresses" | "Meta">> = {},
+  ) => {
     const config = settings.current();
-    state.putNode(nodeRow(api, { ID: id, Node: node.Node, Address: node.Address ?? "127.0.0.1" }));
+    const address = node.Address ?? "127.0.0.1";
+    state.putNode(nodeRow(api, { ID: id, Node: node.Node, Address: address, TaggedAddresses: identity.TaggedAddresses ?? undefined, Meta: identity.Meta ?? undefined }));
     const checks = node.Checks ?? [];
     if (!checks.some((c) => c.CheckID === config.defaultCheck)) {
       state.putCheck(checkRow({ Node: node.Node, CheckID: config.defaultCheck, Name: "Agent Health Status", Status: "passing", Output: "Agent alive and reachable" }));
@@ -143,7 +149,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   };
 
   const applyEntities = (section: DatacenterFixture) => {
-    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid());
+    // A fixture's nodes are agents' nodes (each gets the agent checks), so they carry an agent's tagged addresses and meta too.
+    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid(), agentNodeIdentity(node.Address ?? "127.0.0.1"));
     // Before the sessions: a session may name a service's check.
     applyFixtureServices(state, section.services ?? [], () => settings.current().agentNode);
     (section.sessions ?? []).forEach((body, i) => {
@@ -198,7 +205,9 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     initialize(sections) {
       settings.initialize(sections);
       const config = settings.current();
-      ensureNode({ Node: config.agentNode }, ctx.ids.uuid());
+      // The server itself, as a real cluster lists it: its node's tagged addresses and meta, its `consul` service.
+      ensureNode({ Node: config.agentNode }, ctx.ids.uuid(), agentNodeIdentity("127.0.0.1"));
+      state.putService(consulServerService(config.agentNode));
       for (const section of sections) applyEntities(section);
     },
     applyFixture(section) {

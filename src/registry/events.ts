@@ -19,6 +19,7 @@
  * index equals `?index=` (it is not monotonic), for up to 600 s with no
  * jitter; it has no other query meta.
  */
+import { CONSUL_SERVICE_ID } from "./server-node.js";
 import type { RegistryApi } from "./api.js";
 import { badRequest, RegistryError, serverError, type RequestContext, type Router } from "./http.js";
 import { compileGoRegexp } from "../core/go/regexp.js";
@@ -154,7 +155,10 @@ export function registerEventRoutes(router: Router, api: RegistryApi): void {
     const agentNode = api.config().agentNode;
     if (event.NodeFilter !== "" && !matches(event.NodeFilter, agentNode)) return false;
     if (event.ServiceFilter === "") return true;
-    return state.servicesOf(agentNode).some((s) => matches(event.ServiceFilter, s.Service) && (event.TagFilter === "" || s.Tags.some((t) => matches(event.TagFilter, t))));
+    // The agent's local services: the server's own `consul` service is the catalog's, not the agent's.
+    return state
+      .servicesOf(agentNode)
+      .some((s) => s.ID !== CONSUL_SERVICE_ID && matches(event.ServiceFilter, s.Service) && (event.TagFilter === "" || s.Tags.some((t) => matches(event.TagFilter, t))));
   }
 }
 

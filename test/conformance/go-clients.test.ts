@@ -51,6 +51,9 @@ const CHECKS = {
     "consul-health/blocking-service-woken-by-check",
     "consul-health/blocking-catalog-services-woken-by-register",
     "consul-health/deregister-service",
+    "consul-health/catalog-nodes-node-meta",
+    "consul-health/server-node-and-consul-service",
+    "consul-health/parked-query-answered-by-reset",
   ],
   "consul-txn": ["consul-txn/kv-set-cas-check-index", "consul-txn/failing-transaction-changes-nothing", "consul-txn/node-and-service-set", "consul-txn/event-fire-list-blocking"],
   nomad: [

@@ -169,7 +169,7 @@ describe("Watchers.wait: wake-ups", () => {
   it.each<[string, (parts: { store: Store; clock: Clock }) => void]>([
     ["store.restore", ({ store }) => store.restore(store.snapshot())],
     ["clock.restore", ({ clock }) => clock.restore(clock.snapshot())],
-  ])("%s wakes every waiter with 'changed'", async (_label, restore) => {
+  ])("%s wakes every waiter with 'replaced'", async (_label, restore) => {
     const parts = setup();
     const { watchers } = parts;
     const waits = [
@@ -179,7 +179,7 @@ describe("Watchers.wait: wake-ups", () => {
     ];
     expect(watchers.parked).toBe(3);
     restore(parts);
-    expect(await Promise.all(waits)).toEqual(["changed", "changed", "changed"]);
+    expect(await Promise.all(waits)).toEqual(["replaced", "replaced", "replaced"]);
     expect(watchers.parked).toBe(0);
     expect(parts.wall.timers.size).toBe(0);
   });
@@ -295,5 +295,41 @@ describe("runBlockingQuery when the answer's index is not the table's", () => {
     const result = await answer;
     expect(result.index).toBeGreaterThan(minIndex);
     expect(result.value).toMatchObject({ v: 2 });
+  });
+});
+
+describe("runBlockingQuery when the state is replaced", () => {
+  // Regression (issue 31): a reset or restore lowers the index; the query re-parked until the new
+  // state climbed past the old index or its wait ran out (up to 10 minutes), so a watcher kept the
+  // old state. It answers at once now, with the new state's lower index.
+  // The clock's restore leaves the rows: the query answers with them, at the index it already had.
+  it.each<[string, (store: Store, clock: Clock) => void, { index: number; value: number } | "unchanged"]>([
+    ["store.restore", (store) => store.restore({ index: 1, tables: {} }), { index: 1, value: 0 }],
+    ["clock.restore", (_store, clock) => clock.restore(clock.snapshot()), "unchanged"],
+  ])("%s answers a parked query at once with the new state and its index, however low", async (_label, replace, expected) => {
+    const store = new Store();
+    const clock = new Clock({ startMs: 0 });
+    const watchers = new Watchers(store, clock, new FakeWall());
+    for (let i = 0; i < 5; i++) put(store, "t", `row-${i}`);
+    const before = store.tableIndex("t");
+    let runs = 0;
+    const answer = runBlockingQuery({
+      watchers,
+      clock,
+      tables: ["t"],
+      minIndex: before,
+      timeoutMs: 600_000,
+      run: () => {
+        runs++;
+        return { index: Math.max(1, store.tableIndex("t")), value: store.table("t").size };
+      },
+    });
+    expect(await outcome(answer)).toBe(PENDING);
+    expect(watchers.parked).toBe(1);
+    replace(store, clock);
+    const result = await answer;
+    expect(watchers.parked).toBe(0);
+    expect(runs).toBe(2);
+    expect(result).toEqual(expected === "unchanged" ? { index: before, value: 5 } : expected);
   });
 });

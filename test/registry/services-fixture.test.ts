@@ -58,7 +58,8 @@ describe("registry.services in a start fixture", () => {
 
   it("applies each datacenter's services to that datacenter", async () => {
     const emu = await createStandin({ fixture: FIXTURE });
-    expect((await get(emu, "/v1/catalog/services?dc=dc2")).body).toEqual({ api: [] });
+    // Each datacenter's server lists its own `consul` service.
+    expect((await get(emu, "/v1/catalog/services?dc=dc2")).body).toEqual({ api: [], consul: [] });
     expect((await get(emu, "/v1/catalog/service/api?dc=dc2")).body[0]).toMatchObject({ Node: "standin", ServiceID: "api", ServiceEnableTagOverride: true });
     expect((await get(emu, "/v1/catalog/service/api")).body).toEqual([]);
   });
@@ -110,7 +111,7 @@ describe("registry.services at runtime and in snapshots", () => {
     const emu = await createStandin();
     const res = await emu.registry.request("/_standin/fixtures", { method: "POST", body: JSON.stringify({ registry: { services: [{ Name: "late", Port: 1 }] } }) });
     expect(res.status, await res.clone().text()).toBe(200);
-    expect((await get(emu, "/v1/catalog/services")).body).toEqual({ late: [] });
+    expect((await get(emu, "/v1/catalog/services")).body).toEqual({ consul: [], late: [] });
   });
 
   it("a snapshot round trip brings services, their checks and their indexes back", async () => {

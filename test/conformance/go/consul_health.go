@@ -137,5 +137,97 @@ func consulHealthChecks(control Control) []Check {
 			node, _, err := c.Catalog().Node("go-node-2", nil)
 			return First(err, Expect(node != nil && len(node.Services) == 0, "node: %+v", node))
 		}},
+		{"consul-health/catalog-nodes-node-meta", func() error {
+			for n, rack := range []string{"r1", "r2", "r1"} {
+				if _, err := c.Catalog().Register(&consul.CatalogRegistration{Node: fmt.Sprintf("go-meta-%d", n), Address: fmt.Sprintf("10.9.0.%d", n), NodeMeta: map[string]string{"rack": rack, "pool": "meta"}}, nil); err != nil {
+					return err
+				}
+			}
+			names := func(nodes []*consul.Node) []string {
+				out := []string{}
+				for _, n := range nodes {
+					out = append(out, n.Node)
+				}
+				return out
+			}
+			r1, _, err := c.Catalog().Nodes(&consul.QueryOptions{NodeMeta: map[string]string{"rack": "r1"}})
+			if err := First(err, Expect(len(r1) == 2 && r1[0].Node == "go-meta-0" && r1[1].Node == "go-meta-2", "rack r1: %v", names(r1))); err != nil {
+				return err
+			}
+			both, _, err := c.Catalog().Nodes(&consul.QueryOptions{NodeMeta: map[string]string{"rack": "r2", "pool": "meta"}})
+			if err := First(err, Expect(len(both) == 1 && both[0].Node == "go-meta-1", "rack r2 and pool meta: %v", names(both))); err != nil {
+				return err
+			}
+			none, _, err := c.Catalog().Nodes(&consul.QueryOptions{NodeMeta: map[string]string{"rack": "r3"}})
+			return First(err, Expect(len(none) == 0, "rack r3: %v", names(none)))
+		}},
+		{"consul-health/server-node-and-consul-service", func() error {
+			// What every real cluster lists: the server's own consul service, on a node with the agent's
+			// tagged addresses and meta, which services registered through the agent share.
+			services, _, err := c.Catalog().Services(nil)
+			if err := First(err, Expect(services["consul"] != nil && len(services["consul"]) == 0, "services: %v", services)); err != nil {
+				return err
+			}
+			servers, _, err := c.Catalog().Service("consul", "", nil)
+			if err != nil {
+				return err
+			}
+			if err := Expect(len(servers) == 1 && servers[0].ServiceID == "consul" && servers[0].ServicePort == 8300 && servers[0].Node == "standin" &&
+				servers[0].ServiceMeta["raft_version"] == "3" && servers[0].ServiceMeta["version"] != "", "consul service: %+v", servers); err != nil {
+				return err
+			}
+			if err := c.Agent().ServiceRegister(&consul.AgentServiceRegistration{ID: "go-agent-web", Name: "go-agent-web", Port: 9090}); err != nil {
+				return err
+			}
+			entries, _, err := c.Health().Service("go-agent-web", "", false, nil)
+			if err := First(err, Expect(len(entries) == 1, "entries: %d", len(entries))); err != nil {
+				return err
+			}
+			node := entries[0].Node
+			for _, key := range []string{"lan", "lan_ipv4", "wan", "wan_ipv4"} {
+				if node.TaggedAddresses[key] != node.Address || node.Address == "" {
+					return fmt.Errorf("tagged address %q: %q (node address %q)", key, node.TaggedAddresses[key], node.Address)
+				}
+			}
+			if v, ok := node.Meta["consul-network-segment"]; !ok || v != "" || node.Meta["consul-version"] == "" {
+				return fmt.Errorf("node meta: %v", node.Meta)
+			}
+			local, err := c.Agent().Services()
+			if err := First(err, Expect(local["consul"] == nil && local["go-agent-web"] != nil, "agent services: %v", local)); err != nil {
+				return err
+			}
+			return c.Agent().ServiceDeregister("go-agent-web")
+		}},
+		{"consul-health/parked-query-answered-by-reset", func() error {
+			// Last: it resets the state. A blocking query parked at the old index answers at once with
+			// the start state and its lower index (a consul/api watch resets its index then).
+			_, meta, err := c.Catalog().Services(nil)
+			if err != nil {
+				return err
+			}
+			type result struct {
+				services map[string][]string
+				meta     *consul.QueryMeta
+				err      error
+			}
+			done := make(chan result, 1)
+			go func() {
+				services, m, err := c.Catalog().Services(&consul.QueryOptions{WaitIndex: meta.LastIndex, WaitTime: 5 * time.Minute})
+				done <- result{services, m, err}
+			}()
+			time.Sleep(200 * time.Millisecond)
+			if _, err := control.Post("/_standin/reset", map[string]string{}); err != nil {
+				return err
+			}
+			select {
+			case r := <-done:
+				if r.err != nil {
+					return r.err
+				}
+				return Expect(r.meta.LastIndex < meta.LastIndex && r.services["go-web"] == nil && r.services["consul"] != nil, "after reset: index %d (was %d), services %v", r.meta.LastIndex, meta.LastIndex, r.services)
+			case <-time.After(60 * time.Second):
+				return fmt.Errorf("the parked query was not answered by the reset")
+			}
+		}},
 	}
 }
