@@ -9,7 +9,7 @@
  * answers are compared as whole JSON trees, key presence included; a refused
  * file must be refused with the same status and the same first line.
  *
- * Corpus: Nomad's jobspec2/test-fixtures when the oracle sources carry them,
+ * Corpus: Nomad v1.9.7's jobspec2/test-fixtures (copied with their licence),
  * test/scheduler/hcl-corpus (good and bad files), test/oracles/hcl/corpus,
  * and any directory named in STANDIN_HCL_ORACLE_EXTRA (colon-separated, read
  * recursively: point it at a Nomad checkout for a wider local run).
@@ -34,7 +34,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const PROGRAM = resolve(ROOT, "test/oracles/hcl");
 const NOMAD_SOURCES = resolve(ROOT, "../shared/oracle-sources/nomad-v1.9.7-jobspec2");
 const GO_CLIENTS = resolve(ROOT, "../shared/go-clients/gopath");
-const NOMAD_FIXTURES = join(NOMAD_SOURCES, "src/github.com/hashicorp/nomad/jobspec2/test-fixtures");
+/** Nomad v1.9.7's jobspec2/test-fixtures (MPL-2.0 test data, kept with their licence: see SOURCES.md). */
+const NOMAD_FIXTURES = resolve(PROGRAM, "nomad-v1.9.7-jobspec2-test-fixtures");
 const STANDIN_CORPUS = resolve(ROOT, "test/scheduler/hcl-corpus");
 const ORACLE_CORPUS = resolve(PROGRAM, "corpus");
 const BINARY = resolve(ROOT, "node_modules/.cache/standin-oracles/hcl");
