@@ -6,20 +6,21 @@
  * STANDIN_SKIP_GO=1 skips the suite on a machine without it.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
 
 const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SOURCES = resolve(ROOT, "test/conformance/go");
-const GO_CLIENTS = resolve(ROOT, "../shared/go-clients/gopath");
-const BINARY = resolve(ROOT, "node_modules/.cache/standin-conformance/conformance");
-const GO = process.env.GO ?? ["/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"].find((path) => existsSync(path));
-const SKIP = process.env.STANDIN_SKIP_GO === "1";
+const PROGRAM: GoProgram = {
+  what: "the conformance suite",
+  source: resolve(PROJECT_ROOT, "test/conformance/go"),
+  gopath: [resolve(SHARED, "go-clients/gopath")],
+  binary: resolve(PROJECT_ROOT, "node_modules/.cache/standin-conformance/conformance"),
+};
+const BINARY = PROGRAM.binary;
+const SKIP = SKIP_GO;
 
 /** Every check the program runs, in its order: a check missing from its output fails. */
 const CHECKS = {
@@ -119,14 +120,7 @@ const MANAGEMENT_SECRET = "6a1f6a6e-3d0e-4c55-9d0b-2f9c1c9e0001";
 const ACL_FIXTURE = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MANAGEMENT_SECRET, Name: "root", Type: "management" }] } } };
 
 async function build(): Promise<void> {
-  if (!GO)
-    throw new Error(
-      "Go ≥ 1.21 is needed for the conformance suite: apt-get install golang-1.23-go from bookworm-backports (see .ci/run), set GO=/path/to/go, or STANDIN_SKIP_GO=1 to skip it",
-    );
-  if (!existsSync(GO_CLIENTS)) throw new Error(`the Go clients are not at ${GO_CLIENTS} (shared/ beside the project)`);
-  mkdirSync(dirname(BINARY), { recursive: true });
-  const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${GO_CLIENTS}:/usr/share/gocode` };
-  await run(GO, ["build", "-o", BINARY, "."], { cwd: SOURCES, env, timeout: 600_000 });
+  await buildGoProgram(PROGRAM);
 }
 
 async function runSuite(suite: keyof typeof CHECKS, srv: RunningStandin): Promise<Map<string, Result>> {

@@ -11,23 +11,22 @@
  * Needs Go ≥ 1.21 and ../shared/oracle-sources/go-bexpr; STANDIN_SKIP_GO=1 skips it.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/filter-datum.js";
 import { filterDatum } from "../../src/scheduler/variables.js";
+import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SOURCES = resolve(ROOT, "test/oracles/bexpr");
-const BEXPR = resolve(ROOT, "../shared/oracle-sources/go-bexpr");
-const BINARY = resolve(ROOT, "node_modules/.cache/standin-conformance/bexpr-oracle");
-const GO = process.env.GO ?? ["/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"].find((path) => existsSync(path));
-const SKIP = process.env.STANDIN_SKIP_GO === "1";
+const PROGRAM: GoProgram = {
+  what: "the go-bexpr oracle",
+  source: resolve(PROJECT_ROOT, "test/oracles/bexpr"),
+  gopath: [resolve(SHARED, "oracle-sources/go-bexpr")],
+  binary: resolve(PROJECT_ROOT, "node_modules/.cache/standin-conformance/bexpr-oracle"),
+};
+const BINARY = PROGRAM.binary;
+const SKIP = SKIP_GO;
 
 /** The generator's seed and cases per kind of object: fixed, so a run is the same cases every time. */
 const SEED = Number(process.env.STANDIN_BEXPR_SEED ?? 31);
@@ -99,11 +98,7 @@ const KNOWN_DIFFERENCES: Array<{ name: string; explains: (c: OracleCase, detail:
 ];
 
 async function build(): Promise<void> {
-  if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite (see .ci/run), or STANDIN_SKIP_GO=1 to skip it");
-  if (!existsSync(BEXPR)) throw new Error(`go-bexpr's sources are not at ${BEXPR} (shared/ beside the project)`);
-  mkdirSync(dirname(BINARY), { recursive: true });
-  const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${BEXPR}:/usr/share/gocode` };
-  await run(GO, ["build", "-o", BINARY, "."], { cwd: SOURCES, env, timeout: 600_000 });
+  await buildGoProgram(PROGRAM);
 }
 
 async function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {

@@ -19,28 +19,23 @@
  * difference the corpus no longer shows (the entry must go).
  * STANDIN_SKIP_GO=1 skips the suite on a machine without Go.
  */
-import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { call } from "../support/call.js";
+import { buildGoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
 import { describeDifference, type Difference, type Json, jsonDifferences } from "./support/json-tree.js";
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const ROOT = PROJECT_ROOT;
 const PROGRAM = resolve(ROOT, "test/oracles/hcl");
-const NOMAD_SOURCES = resolve(ROOT, "../shared/oracle-sources/nomad-v1.9.7-jobspec2");
-const GO_CLIENTS = resolve(ROOT, "../shared/go-clients/gopath");
 /** Nomad v1.9.7's jobspec2/test-fixtures (MPL-2.0 test data, kept with their licence: see SOURCES.md). */
 const NOMAD_FIXTURES = resolve(PROGRAM, "nomad-v1.9.7-jobspec2-test-fixtures");
 const STANDIN_CORPUS = resolve(ROOT, "test/scheduler/hcl-corpus");
 const ORACLE_CORPUS = resolve(PROGRAM, "corpus");
 const BINARY = resolve(ROOT, "node_modules/.cache/standin-oracles/hcl");
-const GO = process.env.GO ?? ["/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"].find((path) => existsSync(path));
-const SKIP = process.env.STANDIN_SKIP_GO === "1";
+const SKIP = SKIP_GO;
 const EXTRA = (process.env.STANDIN_HCL_ORACLE_EXTRA ?? "").split(":").filter(Boolean);
 
 /**
@@ -112,11 +107,9 @@ function corpus(): Case[] {
 }
 
 async function build(): Promise<void> {
-  if (!GO) throw new Error("Go ≥ 1.21 is needed for the HCL oracle (see .ci/run), or STANDIN_SKIP_GO=1 to skip it");
-  if (!existsSync(NOMAD_SOURCES)) throw new Error(`Nomad's sources are not at ${NOMAD_SOURCES} (shared/ beside the project)`);
-  mkdirSync(dirname(BINARY), { recursive: true });
-  const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${NOMAD_SOURCES}:${GO_CLIENTS}:/usr/share/gocode` };
-  await run(GO, ["build", "-o", BINARY, "."], { cwd: PROGRAM, env, timeout: 600_000 });
+  // Nomad 1.9.7's tree first: its api is also in go-clients, at a later commit.
+  const gopath = [resolve(SHARED, "oracle-sources/nomad-v1.9.7-jobspec2"), resolve(SHARED, "go-clients/gopath")];
+  await buildGoProgram({ what: "the HCL oracle", source: PROGRAM, gopath, binary: BINARY });
 }
 
 /** All requests through one oracle process: JSON lines in, JSON lines out. */
@@ -137,7 +130,7 @@ function askOracle(requests: readonly (Case & { canonicalize: boolean })[]): Pro
           .map((line) => JSON.parse(line) as OracleAnswer),
       );
     });
-    child.stdin.end(requests.map((r) => JSON.stringify({ name: r.name, hcl: r.hcl, variables: r.variables, canonicalize: r.canonicalize })).join("\n") + "\n");
+    child.stdin.end(`${requests.map((r) => JSON.stringify({ name: r.name, hcl: r.hcl, variables: r.variables, canonicalize: r.canonicalize })).join("\n")}\n`);
   });
 }
 
