@@ -1,0 +1,3 @@
+module github.com/standin-dev/standin/go
+
+go 1.21
