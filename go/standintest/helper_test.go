@@ -3,6 +3,9 @@ package standintest_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +189,53 @@ func TestAFailedStartIsStandinsOneLineError(t *testing.T) {
 	if !strings.Contains(msg, "cannot run /nonexistent/standin") {
 		t.Fatalf("missing binary: %q", msg)
 	}
+}
+
+func TestFindsStandinInNodeModulesLikeNpx(t *testing.T) {
+	bin := os.Getenv("STANDIN_BIN")
+	if bin == "" {
+		t.Skip("needs STANDIN_BIN to link a node_modules/.bin/standin to")
+	}
+	project := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(project, "node_modules", ".bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(project, "node_modules", ".bin", "standin")); err != nil {
+		t.Fatal(err)
+	}
+	nested := filepath.Join(project, "services", "api")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chdir(t, nested)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node on PATH")
+	}
+	// PATH holds node alone (for the script's #!): neither standin nor npx can be what is found.
+	onlyNode := t.TempDir()
+	if err := os.Symlink(node, filepath.Join(onlyNode, "node")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STANDIN_BIN", "")
+	t.Setenv("PATH", onlyNode)
+	srv := standintest.Start(t)
+	if got := srv.Now(); !got.Equal(start) {
+		t.Fatalf("Now() = %s", got)
+	}
+}
+
+// chdir changes the working directory for the rest of t (Go 1.24's t.Chdir, for Go 1.21).
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	previous, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(previous) })
 }
 
 // recordingTB is a testing.TB whose Fatal records the message and stops the

@@ -91,6 +91,9 @@ func Start(t testing.TB, opts ...Option) *Server {
 	ready, err := awaitReadyFile(readyPath, exited, cfg.startTimeout)
 	if err != nil {
 		kill(cmd)
+		if run.viaNpx && errors.Is(err, errExited) {
+			t.Fatalf("standintest: no standin executable (not WithBinary, STANDIN_BIN, PATH or node_modules/.bin) and `npx --no-install standin` failed: %s", stderr.leadingLines(2))
+		}
 		if line := stderr.lastLine(); line != "" && errors.Is(err, errExited) {
 			t.Fatalf("standintest: %s", line)
 		}

@@ -31,3 +31,17 @@ func (b *tailBuffer) lastLine() string {
 	lines := strings.Split(strings.TrimRight(string(b.data), "\r\n\t "), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// leadingLines are the first n non-empty lines kept, joined with "; " (npm's
+// errors lead with their cause and end with the path of a log).
+func (b *tailBuffer) leadingLines(n int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var kept []string
+	for _, line := range strings.Split(string(b.data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && len(kept) < n {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
