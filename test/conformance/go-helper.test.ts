@@ -118,14 +118,16 @@ describe.skipIf(SKIP_GO)("the Go helper (go/standintest)", () => {
 
   describe("GOPATH mode with the official clients (-tags clients)", () => {
     let gopath: string;
+    let link: string;
+    let env: NodeJS.ProcessEnv;
     let results: Map<string, { action: string; output: string }>;
     beforeAll(async () => {
       // GOPATH mode finds the module's package by its import path: a link in a scratch GOPATH.
       gopath = mkdtempSync(join(tmpdir(), "standin-go-helper-"));
-      const link = join(gopath, "src", MODULE_PATH);
+      link = join(gopath, "src", MODULE_PATH);
       mkdirSync(dirname(link), { recursive: true });
       symlinkSync(MODULE_DIR, link);
-      const env = goEnv({ GO111MODULE: "off", GOPATH: [gopath, resolve(SHARED, "go-clients/gopath"), "/usr/share/gocode"].join(":") });
+      env = goEnv({ GO111MODULE: "off", GOPATH: [gopath, resolve(SHARED, "go-clients/gopath"), "/usr/share/gocode"].join(":") });
       // Only the client tests: module mode has run the others.
       const only = `^(${CLIENT_TESTS.join("|")})$`;
       results = outcomes(await go(["test", "-count=1", "-json", "-tags", "clients", "-run", only, "./..."], link, env));
@@ -136,6 +138,9 @@ describe.skipIf(SKIP_GO)("the Go helper (go/standintest)", () => {
 
     it("runs exactly the listed tests", () => {
       expect([...results.keys()].sort()).toEqual([...CLIENT_TESTS].sort());
+    });
+    it("go vet -tags clients finds nothing", async () => {
+      await run(GO!, ["vet", "-tags", "clients", "./..."], { cwd: link, env, timeout: 600_000 });
     });
     for (const test of CLIENT_TESTS) it(test, () => expectEachPassed(results, test));
   });
