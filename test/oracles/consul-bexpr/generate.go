@@ -56,6 +56,11 @@ func newGenerator(seed int64, kind string, objects []interface{}) *generator {
 		}
 		for v.IsValid() && (v.Kind() == reflect.Ptr || v.Kind() == reflect.Interface) {
 			if v.IsNil() {
+				// below a nil pointer to a struct, the type's fields are still selectors to try
+				// (go-bexpr v0.1.2 validates them against the type before it reads any row)
+				if v.Kind() == reflect.Ptr && v.Type().Elem().Kind() == reflect.Struct {
+					walk(reflect.Zero(v.Type().Elem()), path)
+				}
 				return
 			}
 			v = v.Elem()
@@ -88,6 +93,10 @@ func newGenerator(seed int64, kind string, objects []interface{}) *generator {
 			for i := 0; i < v.Len() && i < 3; i++ {
 				walk(v.Index(i), path)
 			}
+			if v.Len() == 0 {
+				// an empty slice of structs: its element type's fields, as above
+				walk(reflect.Zero(v.Type().Elem()), path)
+			}
 			record(reflect.Value{}, append(path, "0"))
 		}
 	}
@@ -98,6 +107,19 @@ func newGenerator(seed int64, kind string, objects []interface{}) *generator {
 		g.places = append(g.places, byKey[key])
 	}
 	return g
+}
+
+// placeKind: the kind of the first value found at a place, pointers followed.
+func placeKind(p *place) reflect.Kind {
+	for _, v := range p.values {
+		for v.IsValid() && v.Kind() == reflect.Ptr && !v.IsNil() {
+			v = v.Elem()
+		}
+		if v.IsValid() && v.Kind() != reflect.Ptr {
+			return v.Kind()
+		}
+	}
+	return reflect.Invalid
 }
 
 func (g *generator) pick(n int) int { return g.rnd.Intn(n) }
@@ -177,8 +199,21 @@ var operators = []string{"==", "!=", "in", "not in", "contains", "not contains",
 var pool = []string{"", "0", "1", "-1", "2", "1.5", "true", "false", "True", "0x10", "1e3", "18446744073709551615", "-9223372036854775808",
 	"abc", "passing", "critical", "warning", "maintenance", "default", "dc1", "web", "db", "v1", "lan", "wan", "node1", ".*", "^w", "[", "a|b", "(?i)PASS", "\\d+", "http", "team", "serfHealth"}
 
+// validOperators: what go-bexpr v0.1.2 accepts on a field of each kind (field_config.go), so that
+// most cases get past creation and reach the rows.
+var validOperators = map[reflect.Kind][]string{
+	reflect.String: {"==", "!=", "in", "not in", "contains", "not contains", "matches", "not matches"},
+	reflect.Slice:  {"in", "not in", "contains", "not contains", "is empty", "is not empty"},
+	reflect.Map:    {"in", "not in", "contains", "not contains", "is empty", "is not empty"},
+	reflect.Int:    {"==", "!="},
+	reflect.Bool:   {"==", "!="},
+}
+
 func (g *generator) match(p *place, sel string, _ *place) string {
 	op := operators[g.pick(len(operators))]
+	if valid := validOperators[placeKind(p)]; len(valid) > 0 && g.chance(75) {
+		op = valid[g.pick(len(valid))]
+	}
 	if op == "is empty" || op == "is not empty" {
 		return sel + " " + op
 	}
