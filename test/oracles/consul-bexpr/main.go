@@ -51,7 +51,7 @@ type output struct {
 // sliceOf: for each kind, the reply type Consul passes to CreateFilter (its element type is what
 // go-bexpr validates against): structs.Nodes, structs.ServiceNodes, structs.CheckServiceNodes (values,
 // not pointers), structs.HealthChecks, the NodeServices' map of *NodeService, and the map of
-// *api.AgentService /v1/agent/services builds.
+// *api.AgentService /v1/agent/services builds, and the agent's map of *HealthCheck.
 var sliceOf = map[string]reflect.Type{
 	"node":             reflect.TypeOf([]*Node{}),
 	"serviceNode":      reflect.TypeOf([]*ServiceNode{}),
@@ -59,7 +59,13 @@ var sliceOf = map[string]reflect.Type{
 	"healthCheck":      reflect.TypeOf([]*HealthCheck{}),
 	"nodeService":      reflect.TypeOf([]*NodeService{}),
 	"agentService":     reflect.TypeOf([]*api.AgentService{}),
+	"agentCheck":       reflect.TypeOf([]*HealthCheck{}),
 }
+
+// untyped: the kinds whose endpoint creates its filter without a type — /v1/agent/checks calls
+// bexpr.CreateFilter(expr, nil, nil) — so that only a parse error fails at creation, and go-bexpr
+// validates the selectors against the first row it evaluates (an error per row here).
+var untyped = map[string]bool{"agentCheck": true}
 
 func main() {
 	var in input
@@ -113,7 +119,11 @@ func decodeAll(sliceType reflect.Type, raws []json.RawMessage, kind string, warn
 
 func evaluateCase(kind, expression, target string, objects reflect.Value) outCase {
 	c := outCase{Kind: kind, Filter: expression, Target: target}
-	filter, err := bexpr.CreateFilter(expression, nil, objects.Interface())
+	var dataType interface{}
+	if !untyped[kind] {
+		dataType = objects.Interface()
+	}
+	filter, err := bexpr.CreateFilter(expression, nil, dataType)
 	if err != nil {
 		c.CreateError = err.Error()
 		return c
