@@ -21,14 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTypedFilter, TypedEvaluationError, TypedFilterError } from "../../src/core/filter/index.js";
 import type { StructSchema } from "../../src/core/filter/typed/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import {
-  AGENT_SERVICE_FILTER,
-  CHECK_SERVICE_NODE_FILTER,
-  HEALTH_CHECK_FILTER,
-  NODE_FILTER,
-  NODE_SERVICE_FILTER,
-  SERVICE_NODE_FILTER,
-} from "../../src/registry/filter-schemas.js";
+import { AGENT_SERVICE_FILTER, CHECK_SERVICE_NODE_FILTER, HEALTH_CHECK_FILTER, NODE_FILTER, NODE_SERVICE_FILTER, SERVICE_NODE_FILTER } from "../../src/registry/filter-schemas.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -76,7 +69,8 @@ const KNOWN_DIFFERENCES: Array<{ name: string; explains: (c: OracleCase, detail:
 async function build(): Promise<void> {
   if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite (see .ci/run), or STANDIN_SKIP_GO=1 to skip it");
   if (!existsSync(GO_CLIENTS)) throw new Error(`the Go clients are not at ${GO_CLIENTS} (shared/ beside the project)`);
-  if (!existsSync(`${DEBIAN_GOCODE}/src/github.com/hashicorp/go-bexpr`)) throw new Error("go-bexpr v0.1.2 is missing: apt-get install golang-github-hashicorp-go-bexpr-dev (see .ci/run)");
+  if (!existsSync(`${DEBIAN_GOCODE}/src/github.com/hashicorp/go-bexpr`))
+    throw new Error("go-bexpr v0.1.2 is missing: apt-get install golang-github-hashicorp-go-bexpr-dev (see .ci/run)");
   mkdirSync(dirname(BINARY), { recursive: true });
   const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${GO_CLIENTS}:${DEBIAN_GOCODE}` };
   await run(GO, ["build", "-o", BINARY, "."], { cwd: SOURCES, env, timeout: 600_000 });
