@@ -1,5 +1,5 @@
 // The typed objects Consul filters with go-bexpr v0.1.2, declared here with the field names, Go kinds
-// and `bexpr` tags of Consul 1.21's agent/structs types (BUSL-licensed since 1.17, so neither
+// and `bexpr` tags of Consul's agent/structs types (read at the commits SOURCES.md names) (BUSL-licensed since 1.17, so neither
 // imported nor copied: these are small hand-written declarations of the same shape). go-bexpr v0.1.2
 // builds its field configuration from the type by reflection, so what matters is each field's name,
 // kind (struct vs pointer to struct, map vs slice and their element kinds, int vs string) and
