@@ -1,6 +1,7 @@
 // The typed objects Consul filters with go-bexpr v0.1.2, declared here with the field names, Go kinds
-// and `bexpr` tags of Consul's agent/structs types (read at the commits SOURCES.md names) (BUSL-licensed since 1.17, so neither
-// imported nor copied: these are small hand-written declarations of the same shape). go-bexpr v0.1.2
+// and `bexpr` tags of Consul's agent/structs types, read at the commits SOURCES.md names (BUSL-licensed
+// since 1.17, so neither imported nor copied: these are small hand-written declarations of the same
+// shape). go-bexpr v0.1.2
 // builds its field configuration from the type by reflection, so what matters is each field's name,
 // kind (struct vs pointer to struct, map vs slice and their element kinds, int vs string) and
 // whether it is tagged `bexpr:"-"`. A `bexpr:"-"` field is left out here instead: to v0.1.2 the two
