@@ -39,7 +39,7 @@ const PER_KIND = 500;
 type Json = Record<string, any>;
 type Outcome = { m?: boolean; e?: string; p?: string };
 type OracleCase = { kind: Kind; filter: string; target: string; createError?: string; results?: Outcome[] };
-type Kind = "node" | "serviceNode" | "checkServiceNode" | "healthCheck" | "nodeService" | "agentService" | "agentCheck";
+type Kind = "node" | "serviceNode" | "checkServiceNode" | "healthCheck" | "nodeChecks" | "serviceChecks" | "nodeService" | "nodeServiceList" | "agentService" | "agentCheck";
 
 /** Per kind: the route that filters it, how its rows are read from the answer, the Go type standin validates against, and a row's identity. */
 const KINDS: Record<Kind, { route: string; rows: (body: any) => Json[]; schema: StructSchema; id: (row: Json) => string }> = {
@@ -47,6 +47,9 @@ const KINDS: Record<Kind, { route: string; rows: (body: any) => Json[]; schema: 
   serviceNode: { route: "/v1/catalog/service/web", rows: (b) => b, schema: SERVICE_NODE_FILTER, id: (r) => `${r.Node}/${r.ServiceID}` },
   checkServiceNode: { route: "/v1/health/service/web", rows: (b) => b, schema: CHECK_SERVICE_NODE_FILTER, id: (r) => `${r.Node?.Node}/${r.Service?.ID}` },
   healthCheck: { route: "/v1/health/state/any", rows: (b) => b, schema: HEALTH_CHECK_FILTER, id: (r) => `${r.Node}/${r.CheckID}` },
+  nodeChecks: { route: "/v1/health/node/n1", rows: (b) => b, schema: HEALTH_CHECK_FILTER, id: (r) => `${r.Node}/${r.CheckID}` },
+  serviceChecks: { route: "/v1/health/checks/web", rows: (b) => b, schema: HEALTH_CHECK_FILTER, id: (r) => `${r.Node}/${r.CheckID}` },
+  nodeServiceList: { route: "/v1/catalog/node-services/n1", rows: (b) => b?.Services ?? [], schema: NODE_SERVICE_FILTER, id: (r) => r.ID },
   nodeService: { route: "/v1/catalog/node/n1", rows: (b) => Object.values(b?.Services ?? {}), schema: NODE_SERVICE_FILTER, id: (r) => r.ID },
   agentService: { route: "/v1/agent/services", rows: (b) => Object.values(b ?? {}), schema: AGENT_SERVICE_FILTER, id: (r) => r.ID },
   agentCheck: { route: "/v1/agent/checks", rows: (b) => Object.values(b ?? {}), schema: HEALTH_CHECK_FILTER, id: (r) => r.CheckID },
