@@ -302,13 +302,16 @@ describe.skipIf(SKIP)("go-bexpr v0.1.2 (Consul's filters) against the registry's
     expect(cases.some((c) => c.results?.some((r) => r.m === true))).toBe(true);
     expect(cases.some((c) => c.results?.some((r) => r.m === false))).toBe(true);
     expect(cases.some((c) => c.createError !== undefined)).toBe(true);
+    expect(cases.some((c) => c.results?.some((r) => r.p !== undefined))).toBe(true);
+    expect(cases.some((c) => c.results?.some((r) => r.e !== undefined))).toBe(true);
   });
 
   it("agrees with go-bexpr on every case outside the listed differences", () => {
     expect(differences.map((d) => `[${d.via}] ${d.c.kind}: ${d.c.filter} — ${d.detail}`)).toEqual([]);
   });
 
-  it("still needs each listed difference (a fixed one comes off the list)", () => {
+  // (only while the list has entries: it is empty today)
+  it.skipIf(KNOWN_DIFFERENCES.length === 0)("still needs each listed difference (a fixed one comes off the list)", () => {
     for (const k of KNOWN_DIFFERENCES) expect(known.get(k.name) ?? 0, k.name).toBeGreaterThan(0);
   });
 });
