@@ -2,8 +2,8 @@
  * The Go types Consul's `filter=` is validated against (go-bexpr v0.1.2 `CreateFilter(expr, nil, T)`), one
  * per element type an endpoint filters: which selectors exist, their kinds, and the `bexpr:"-"` fields
  * that are not selectable (RaftIndex's CreateIndex/ModifyIndex, EnterpriseMeta, Locality, a check's
- * Definition, …). Transcribed from Consul's agent/structs/structs.go (1.17) and api/agent.go (1.10–1.12
- * copy; see the gaps below) — field names are Go's, which Consul's JSON uses too.
+ * Definition, …). Transcribed from Consul's agent/structs/structs.go (1.17) and, for api.AgentService,
+ * consul/api v1.34.3's api/agent.go — field names are Go's, which Consul's JSON uses too.
  *
  * Endpoints and their element types (reference §7.2):
  *  - /v1/catalog/nodes → {@link NODE_FILTER} (structs.Node)
