@@ -2,8 +2,8 @@
  * The Go types Consul's `filter=` is validated against (go-bexpr v0.1.2 `CreateFilter(expr, nil, T)`), one
  * per element type an endpoint filters: which selectors exist, their kinds, and the `bexpr:"-"` fields
  * that are not selectable (RaftIndex's CreateIndex/ModifyIndex, EnterpriseMeta, Locality, a check's
- * Definition, …). Transcribed from Consul's agent/structs/structs.go (1.17) and api/agent.go (1.10–1.12
- * copy; see the gaps below) — field names are Go's, which Consul's JSON uses too.
+ * Definition, …). Transcribed from Consul's agent/structs/structs.go (1.17) and, for api.AgentService,
+ * consul/api v1.34.3's api/agent.go — field names are Go's, which Consul's JSON uses too.
  *
  * Endpoints and their element types (reference §7.2):
  *  - /v1/catalog/nodes → {@link NODE_FILTER} (structs.Node)
@@ -13,9 +13,10 @@
  *  - /v1/health/checks/:svc, /state/:s, /node/:n, /v1/agent/checks → {@link HEALTH_CHECK_FILTER}
  *  - /v1/agent/services (the map's values) → {@link AGENT_SERVICE_FILTER} (api.AgentService)
  *
- * Unverified: the proxy structs (ConnectProxyConfig, Upstream, …) are given with their main fields only;
- * api.AgentService is the 1.10–1.12 copy (1.17 may add `bexpr:"-"` fields such as PeerName and Locality,
- * which are not selectable either way here).
+ * Checked by the go-bexpr oracle (test/oracles/consul-bexpr, docs/development.md): api.AgentService
+ * against consul/api v1.34.3's own struct; the structs.* types against the oracle's hand-written
+ * declarations of Consul 1.21's (agent/structs is BUSL, so read, not imported) — for those the oracle
+ * checks go-bexpr's behaviour over the kinds, not the field lists themselves.
  */
 import { goBool, goInt, goString, goStruct, mapOf, pointerTo, sliceOf, type FieldSchema, type StructSchema } from "../core/filter/typed/index.js";
 
@@ -52,10 +53,16 @@ const UPSTREAM = goStruct(
   ["Config", "CentrallyConfigured"],
 );
 
+/** api.AccessLogsConfig (a pointer in api.AgentServiceConnectProxyConfig, a value in structs.ConnectProxyConfig) */
+const ACCESS_LOGS = goStruct({ Enabled: goBool, DisableListenerLogs: goBool, Type: goString, Path: goString, JSONFormat: goString, TextFormat: goString });
+
+/** structs/api EnvoyExtension (Arguments is `bexpr:"-"`) */
+const ENVOY_EXTENSION = goStruct({ Name: goString, Required: goBool, ConsulVersion: goString, EnvoyVersion: goString }, ["Arguments"]);
+
 /** structs.ConnectProxyConfig (a struct value in NodeService and ServiceNode) */
 const CONNECT_PROXY_CONFIG = goStruct(
   {
-    EnvoyExtensions: sliceOf(goStruct({ Name: goString, Required: goBool, ConsulVersion: goString, EnvoyVersion: goString }, ["Arguments"])),
+    EnvoyExtensions: sliceOf(ENVOY_EXTENSION),
     DestinationServiceName: goString,
     DestinationServiceID: goString,
     LocalServiceAddress: goString,
@@ -66,7 +73,7 @@ const CONNECT_PROXY_CONFIG = goStruct(
     MeshGateway: MESH_GATEWAY,
     Expose: EXPOSE,
     TransparentProxy: TRANSPARENT_PROXY,
-    AccessLogs: goStruct({ Enabled: goBool, DisableListenerLogs: goBool, Type: goString, Path: goString, JSONFormat: goString, TextFormat: goString }),
+    AccessLogs: ACCESS_LOGS,
   },
   ["Config"],
 );
@@ -165,10 +172,18 @@ export const CHECK_SERVICE_NODE_FILTER: StructSchema = goStruct({
   Checks: sliceOf(pointerTo(HEALTH_CHECK_FILTER)),
 });
 
-/** api.AgentServiceConnectProxyConfig (a pointer in api.AgentService; Config is `bexpr:"-"`) */
+/** api.Upstream: structs.Upstream's fields and DestinationPort (consul/api v1.34.3, the multi-port services). */
+const AGENT_UPSTREAM = goStruct({ ...UPSTREAM.fields, DestinationPort: goString }, UPSTREAM.excluded);
+
+/**
+ * api.AgentServiceConnectProxyConfig (a pointer in api.AgentService; Config and LocalServicePorts are
+ * `bexpr:"-"`), as consul/api v1.34.3 declares it — the go-bexpr oracle (test/oracles/consul-bexpr)
+ * builds against that struct itself.
+ */
 const AGENT_PROXY: FieldSchema = pointerTo(
   goStruct(
     {
+      EnvoyExtensions: sliceOf(ENVOY_EXTENSION),
       DestinationServiceName: goString,
       DestinationServiceID: goString,
       LocalServiceAddress: goString,
@@ -176,11 +191,12 @@ const AGENT_PROXY: FieldSchema = pointerTo(
       LocalServiceSocketPath: goString,
       Mode: goString,
       TransparentProxy: pointerTo(TRANSPARENT_PROXY),
-      Upstreams: sliceOf(UPSTREAM),
+      Upstreams: sliceOf(AGENT_UPSTREAM),
       MeshGateway: MESH_GATEWAY,
       Expose: EXPOSE,
+      AccessLogs: pointerTo(ACCESS_LOGS),
     },
-    ["Config"],
+    ["Config", "LocalServicePorts"],
   ),
 );
 
@@ -200,6 +216,8 @@ export const AGENT_SERVICE_FILTER: StructSchema = goStruct(
     EnableTagOverride: goBool,
     Proxy: AGENT_PROXY,
     Connect: pointerTo(goStruct({ Native: goBool }, ["SidecarService"])),
+    // selectable: consul/api tags PeerName `json:",omitempty"` only (the go-bexpr oracle found it)
+    PeerName: goString,
   },
-  ["CreateIndex", "ModifyIndex", "ContentHash", "Namespace", "Partition", "Datacenter", "PeerName", "Locality"],
+  ["Ports", "CreateIndex", "ModifyIndex", "ContentHash", "Namespace", "Partition", "Datacenter", "Locality"],
 );

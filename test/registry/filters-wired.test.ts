@@ -109,6 +109,19 @@ describe("GET /v1/agent/services?filter= (over api.AgentService, the map's value
     expect(await refused(emu, "/v1/agent/services", "ContentHash == x")).toBe(`${P}Selector "ContentHash" is not valid`);
     expect(await refused(emu, "/v1/agent/services", "Port == abc")).toMatch(/^Failed to create boolean expression evaluator: Failed to coerce value "abc" for selector "Port"/);
   });
+
+  // Regression (the go-bexpr oracle, test/oracles/consul-bexpr): these fields of consul/api v1.34.3's
+  // AgentService were refused as "not valid" selectors.
+  it("selects api.AgentService's PeerName and the proxy's EnvoyExtensions, AccessLogs and upstream DestinationPort", async () => {
+    const emu = await agentServices();
+    expect(await ids(emu, 'PeerName == ""')).toEqual(["api", "web"]);
+    expect(await ids(emu, "PeerName != x")).toEqual(["api", "web"]);
+    // Proxy is a nil pointer on a plain service: creation succeeds, evaluation fails as go-bexpr v0.1.2 panics there
+    expect((await req(emu, withFilter("/v1/agent/services", 'Proxy.EnvoyExtensions.Name == ""'))).status).toBe(500);
+    expect(await refused(emu, "/v1/agent/services", "Proxy.AccessLogs.Type is empty")).toBe(`${P}Invalid match operator "Is Empty" for selector "Proxy.AccessLogs.Type"`);
+    expect(await refused(emu, "/v1/agent/services", "Proxy.Upstreams.DestinationPort == 1 and Foo == 1")).toBe(`${P}Selector "Foo" is not valid`);
+    expect(await refused(emu, "/v1/agent/services", "Ports is empty")).toBe(`${P}Selector "Ports" is not valid`);
+  });
 });
 
 describe("GET /v1/agent/checks?filter= (over structs.HealthCheck)", () => {
