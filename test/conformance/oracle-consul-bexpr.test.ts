@@ -13,24 +13,25 @@
  * (.ci/run installs it); STANDIN_SKIP_GO=1 skips it.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTypedFilter, TypedEvaluationError, TypedFilterError } from "../../src/core/filter/index.js";
 import type { StructSchema } from "../../src/core/filter/typed/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
 import { AGENT_SERVICE_FILTER, CHECK_SERVICE_NODE_FILTER, HEALTH_CHECK_FILTER, NODE_FILTER, NODE_SERVICE_FILTER, SERVICE_NODE_FILTER } from "../../src/registry/filter-schemas.js";
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SOURCES = resolve(ROOT, "test/oracles/consul-bexpr");
-const GO_CLIENTS = resolve(ROOT, "../shared/go-clients/gopath");
-const DEBIAN_GOCODE = "/usr/share/gocode";
-const BINARY = resolve(ROOT, "node_modules/.cache/standin-conformance/consul-bexpr-oracle");
-const GO = process.env.GO ?? ["/usr/lib/go-1.23/bin/go", "/usr/local/go/bin/go"].find((path) => existsSync(path));
-const SKIP = process.env.STANDIN_SKIP_GO === "1";
+const PROGRAM: GoProgram = {
+  what: "the Consul filter oracle",
+  source: resolve(PROJECT_ROOT, "test/oracles/consul-bexpr"),
+  gopath: [resolve(SHARED, "go-clients/gopath")],
+  binary: resolve(PROJECT_ROOT, "node_modules/.cache/standin-conformance/consul-bexpr-oracle"),
+};
+const BINARY = PROGRAM.binary;
+const SKIP = SKIP_GO;
+/** Debian's golang-github-hashicorp-go-bexpr-dev: v0.1.2, the version Consul pins. */
+const DEBIAN_BEXPR = "/usr/share/gocode/src/github.com/hashicorp/go-bexpr";
 
 /** The generator's seed and cases per kind of row: fixed, so a run is the same cases every time. */
 const SEED = Number(process.env.STANDIN_BEXPR_SEED ?? 31);
@@ -70,13 +71,8 @@ const UNTYPED: ReadonlySet<Kind> = new Set(["agentCheck"]);
 const KNOWN_DIFFERENCES: Array<{ name: string; explains: (c: OracleCase, detail: string) => boolean }> = [];
 
 async function build(): Promise<void> {
-  if (!GO) throw new Error("Go ≥ 1.21 is needed for the conformance suite (see .ci/run), or STANDIN_SKIP_GO=1 to skip it");
-  if (!existsSync(GO_CLIENTS)) throw new Error(`the Go clients are not at ${GO_CLIENTS} (shared/ beside the project)`);
-  if (!existsSync(`${DEBIAN_GOCODE}/src/github.com/hashicorp/go-bexpr`))
-    throw new Error("go-bexpr v0.1.2 is missing: apt-get install golang-github-hashicorp-go-bexpr-dev (see .ci/run)");
-  mkdirSync(dirname(BINARY), { recursive: true });
-  const env = { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOPATH: `${GO_CLIENTS}:${DEBIAN_GOCODE}` };
-  await run(GO, ["build", "-o", BINARY, "."], { cwd: SOURCES, env, timeout: 600_000 });
+  if (!existsSync(DEBIAN_BEXPR)) throw new Error("go-bexpr v0.1.2 is missing: apt-get install golang-github-hashicorp-go-bexpr-dev (see .ci/run)");
+  await buildGoProgram(PROGRAM);
 }
 
 async function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {
