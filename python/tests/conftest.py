@@ -1,0 +1,3 @@
+"""The plugin's own tests. They run standin through the plugin as a user would: the plugin comes
+from `pip install` (its pytest11 entry point) or `-p standin_pytest.plugin`, and the executable from
+STANDIN_BIN (test/conformance/python-plugin.test.ts sets both)."""
