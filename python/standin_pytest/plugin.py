@@ -97,10 +97,10 @@ def _options(request: pytest.FixtureRequest, use_marker: bool = True) -> StartOp
     if marker is None:
         return options
     if marker.args:
-        raise pytest.UsageError(f"@pytest.mark.standin takes keywords only ({', '.join(MARKER_OPTIONS)}), not {marker.args!r}")
+        pytest.fail(f"@pytest.mark.standin takes keywords only ({', '.join(MARKER_OPTIONS)}), not {marker.args!r}", pytrace=False)
     unknown = sorted(set(marker.kwargs) - set(MARKER_OPTIONS))
     if unknown:
-        raise pytest.UsageError(f"@pytest.mark.standin: unknown option {', '.join(unknown)} (options: {', '.join(MARKER_OPTIONS)})")
+        pytest.fail(f"@pytest.mark.standin: unknown option {', '.join(unknown)} (options: {', '.join(MARKER_OPTIONS)})", pytrace=False)
     changes: Dict[str, Any] = {}
     for name, value in marker.kwargs.items():
         if name == "fixture":
