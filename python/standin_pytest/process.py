@@ -138,7 +138,7 @@ def start(options: StartOptions) -> StandinProcess:
         time.sleep(0.01)
     # The ready file is written atomically (renamed into place), so one read sees all of it.
     urls = json.loads(ready_file.read_text())
-    ca_file = str(tls_dir / "ca.pem") if options.tls else None
+    ca_file = (urls.get("ca") or str(tls_dir / "ca.pem")) if options.tls else None
     return StandinProcess(process=process, urls=urls, workdir=workdir, ca_file=ca_file, _log=log)
 
 

@@ -10,7 +10,7 @@
  * so a failure names the Python test.
  */
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,6 +104,36 @@ describe("pip install ./python --no-build-isolation --no-deps (no network)", () 
     });
     expect(stdout.trim()).toBe("['standin_pytest.plugin']");
   });
+});
+
+/** The fenced blocks of a Markdown page in one language, in order. */
+function fencedBlocks(page: string, lang: string): string[] {
+  const text = readFileSync(join(ROOT, page), "utf8");
+  const fence = "```";
+  return [...text.matchAll(new RegExp(`^${fence}${lang}\\n([\\s\\S]*?)^${fence}$`, "gm"))].map((m) => m[1]!);
+}
+
+describe("the samples of docs/python.md and the README", () => {
+  it("docs/python.md shows examples/pytest's files as they are", () => {
+    expect(fencedBlocks("docs/python.md", "ini")).toEqual([readFileSync(join(ROOT, "examples/pytest/pytest.ini"), "utf8")]);
+    expect(fencedBlocks("docs/python.md", "python")).toEqual([readFileSync(join(ROOT, "examples/pytest/test_leader.py"), "utf8")]);
+  });
+
+  it("the README's pytest sample passes as printed, with each Debian consul client", async () => {
+    const [sample] = fencedBlocks("README.md", "python");
+    expect(sample).toContain("def test_");
+    const dir = mkdtempSync(join(work, "readme-"));
+    writeFileSync(join(dir, "test_readme.py"), sample!);
+    for (const client of PYTHON_CLIENTS) {
+      const pythonPath = [client.env.PYTHONPATH, site].filter(Boolean).join(":");
+      const { stdout } = await run(PYTHON, ["-m", "pytest", "-q", "-p", "no:cacheprovider", dir], {
+        cwd: dir,
+        env: { ...process.env, PYTHONPATH: pythonPath, STANDIN_BIN: BIN, PYTHONDONTWRITEBYTECODE: "1" },
+        timeout: 300_000,
+      });
+      expect(stdout, client.name).toMatch(/\b1 passed\b/);
+    }
+  }, 300_000);
 });
 
 for (const client of PYTHON_CLIENTS) {
