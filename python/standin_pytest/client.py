@@ -70,6 +70,7 @@ class Standin:
         self.consul_host, self.consul_port = registry.hostname or "127.0.0.1", registry.port or 8500
         self.consul_addr = f"{self.consul_host}:{self.consul_port}"
         self.ca_file = ca_file
+        self.replaced_start = False  # set by reset(fixture=…): the start state is no longer the options'
         self._token = control_token
         self._tls = ssl.create_default_context(cafile=ca_file) if ca_file else None
 
@@ -121,6 +122,8 @@ class Standin:
     def reset(self, fixture: Optional[Union[dict, str]] = None) -> Dict[str, Any]:
         """Back to the start state (start fixtures, seed and time); with `fixture` (a document or
         a shipped name), that becomes the start fixture first."""
+        if fixture is not None:
+            self.replaced_start = True  # a shared process is not handed to the next test
         return self._call("POST", "/reset", {"fixture": fixture} if fixture is not None else None)
 
     def apply_fixture(self, fixture: dict) -> Dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator
 
 import pytest
 
@@ -63,6 +63,11 @@ class _Pool:
         if running is None or running.process.poll() is not None:
             running = self._running[options] = start(options)
         return running
+
+    def discard(self, options: StartOptions) -> None:
+        running = self._running.pop(options, None)
+        if running is not None:
+            running.stop()
 
     def close(self) -> None:
         for running in self._running.values():
@@ -139,13 +144,18 @@ def standin(request: pytest.FixtureRequest) -> Iterator[Standin]:
     if not request.config.getini("standin_reuse"):
         yield from _own_process(options)
         return
+    pool = request.config.stash[_POOL]
     try:
-        running = request.config.stash[_POOL].get(options)
+        running = pool.get(options)
     except StandinStartError as error:
         pytest.fail(str(error), pytrace=False)
     handle = _handle(running, options)
     handle.reset()
     yield handle
+    if handle.replaced_start:
+        # reset(fixture=…) replaced the start fixture: a reset would no longer give the next test
+        # the start state its options name, so the next test gets a new process.
+        pool.discard(options)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -40,10 +40,11 @@ class StartOptions:
     start_timeout: float = 30.0
 
 
-def find_command(explicit: Optional[str] = None, cwd: Optional[str] = None) -> List[str]:
+def find_command(explicit: Optional[str] = None) -> List[str]:
     """The command that runs standin: the option, then STANDIN_BIN, then `standin` on PATH, then
-    the `standin` a Node project under `cwd` has installed, through npx. `npx --no-install` so a
-    project without it fails with npx's message instead of downloading a package of that name."""
+    the `standin` the Node project in the working directory has installed, through npx.
+    `npx --no-install`, so a project without it fails with npx's message instead of downloading
+    a package of that name."""
     for given in (explicit, os.environ.get("STANDIN_BIN")):
         if given:
             return [given]
@@ -66,7 +67,6 @@ class StandinProcess:
     urls: Dict[str, str]
     workdir: Path
     ca_file: Optional[str] = None
-    _log: Path = field(default=Path())
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM (standin closes its ports and exits), SIGKILL after `timeout` seconds. The
@@ -108,7 +108,7 @@ def start_arguments(options: StartOptions, ready_file: Path, tls_dir: Path) -> L
 def start(options: StartOptions) -> StandinProcess:
     """Starts standin and returns once its ready file is written; raises StandinStartError with
     standin's one-line error if it exits first, or after `start_timeout` seconds."""
-    command = find_command(options.bin, options.cwd)
+    command = find_command(options.bin)
     workdir = Path(tempfile.mkdtemp(prefix="standin-pytest-"))
     ready_file, tls_dir, log = workdir / "ready.json", workdir / "tls", workdir / "standin.log"
     with open(log, "wb") as log_out:
@@ -139,7 +139,7 @@ def start(options: StartOptions) -> StandinProcess:
     # The ready file is written atomically (renamed into place), so one read sees all of it.
     urls = json.loads(ready_file.read_text())
     ca_file = (urls.get("ca") or str(tls_dir / "ca.pem")) if options.tls else None
-    return StandinProcess(process=process, urls=urls, workdir=workdir, ca_file=ca_file, _log=log)
+    return StandinProcess(process=process, urls=urls, workdir=workdir, ca_file=ca_file)
 
 
 def _document_file(document: dict) -> str:

@@ -91,3 +91,17 @@ def test_the_marker_names_a_shipped_fixture_and_act_runs_an_action(standin):
 @pytest.mark.standin(seed=7)
 def test_the_marker_sets_the_seed(standin):
     assert json.loads(standin.snapshot())["seed"] == 7
+
+
+def test_reset_with_a_fixture_replaces_the_start_state(standin):
+    c = consul.Consul(host=standin.consul_host, port=standin.consul_port)
+    standin.reset(fixture={"registry": {"kv": [{"Key": "replaced", "Value": "1"}]}})
+    assert c.kv.get("replaced")[1]["Value"] == b"1"
+    standin.advance("1m")
+    standin.reset()  # back to the replaced start, within this test
+    assert c.kv.get("replaced")[1]["Value"] == b"1" and standin.now() == START
+
+
+def test_the_next_test_does_not_inherit_a_replaced_start(standin):
+    c = consul.Consul(host=standin.consul_host, port=standin.consul_port)
+    assert c.kv.get("replaced")[1] is None

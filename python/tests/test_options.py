@@ -2,8 +2,6 @@
 
 import sys
 
-import pytest
-
 if sys.version_info >= (3, 10):
     from importlib.metadata import entry_points
 
@@ -191,3 +189,39 @@ def test_tls_serves_https_with_the_ca_in_ca_file(pytester):
         """
     )
     run(pytester).assert_outcomes(passed=1)
+
+
+def _without_standin_on_path(pytester, monkeypatch, *scripts):
+    """PATH holds only a directory of the given scripts (and `node`'s own directory, which has no
+    standin); STANDIN_BIN is unset."""
+    import os
+    import shutil
+
+    node = shutil.which("node")
+    real = os.environ["STANDIN_BIN"]
+    bindir = pytester.mkdir("fake-bin")
+    for name, body in scripts:
+        script = bindir / name
+        script.write_text(body.format(node=node, real=real))
+        script.chmod(0o755)
+    monkeypatch.delenv("STANDIN_BIN")
+    monkeypatch.setenv("PATH", f"{bindir}:{os.path.dirname(node)}:/usr/bin:/bin")
+    assert shutil.which("standin") in (None, str(bindir / "standin"))
+
+
+def test_the_executable_is_found_on_path(pytester, monkeypatch):
+    _without_standin_on_path(pytester, monkeypatch, ("standin", '#!/bin/sh\necho on-path >> "$0.calls"\nexec {node} {real} "$@"\n'))
+    pytester.makepyfile("def test_it(standin):\n    assert standin.now()\n")
+    run(pytester).assert_outcomes(passed=1)
+    assert (pytester.path / "fake-bin/standin.calls").read_text() == "on-path\n"
+
+
+def test_npx_is_the_last_resort_and_never_installs(pytester, monkeypatch):
+    _without_standin_on_path(
+        pytester,
+        monkeypatch,
+        ("npx", '#!/bin/sh\necho "$1 $2" >> "$0.calls"\n[ "$1 $2" = "--no-install standin" ] || exit 3\nshift 2\nexec {node} {real} "$@"\n'),
+    )
+    pytester.makepyfile("def test_it(standin):\n    assert standin.now()\n")
+    run(pytester).assert_outcomes(passed=1)
+    assert (pytester.path / "fake-bin/npx.calls").read_text() == "--no-install standin\n"

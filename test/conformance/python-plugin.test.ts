@@ -33,6 +33,8 @@ const PLUGIN_TESTS = [
   "test_control.py::test_tape_records_since_the_last_reset",
   "test_control.py::test_the_marker_names_a_shipped_fixture_and_act_runs_an_action",
   "test_control.py::test_the_marker_sets_the_seed",
+  "test_control.py::test_reset_with_a_fixture_replaces_the_start_state",
+  "test_control.py::test_the_next_test_does_not_inherit_a_replaced_start",
   "test_locks.py::test_a_lock_is_handed_over_when_the_holders_session_expires",
   "test_locks.py::test_await_raises_an_assertion_with_what_it_observed",
   "test_locks.py::test_a_blocking_read_wakes_on_the_write",
@@ -46,6 +48,8 @@ const PLUGIN_TESTS = [
   "test_options.py::test_an_unknown_marker_option_is_refused",
   "test_options.py::test_a_control_token_is_sent_by_the_handle",
   "test_options.py::test_tls_serves_https_with_the_ca_in_ca_file",
+  "test_options.py::test_the_executable_is_found_on_path",
+  "test_options.py::test_npx_is_the_last_resort_and_never_installs",
   "test_sessions.py::test_a_session_expires_when_the_test_advances_the_clock",
   "test_sessions.py::test_each_test_starts_from_the_start_state",
 ];
