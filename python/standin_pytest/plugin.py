@@ -79,8 +79,14 @@ _POOL = pytest.StashKey[_Pool]()
 
 
 def _ini_options(config: pytest.Config) -> StartOptions:
-    text = lambda name: str(config.getini(name)).strip() or None  # noqa: E731 - a one-line reader
-    seed = text("standin_seed")
+    def text(name: str) -> "str | None":
+        return str(config.getini(name)).strip() or None
+
+    seed, timeout = text("standin_seed"), text("standin_start_timeout") or "30"
+    try:
+        start_timeout = float(timeout)
+    except ValueError:
+        raise pytest.UsageError(f"standin_start_timeout: {timeout!r} is not a number of seconds") from None
     return StartOptions(
         fixtures=normalize_fixtures(list(config.getini("standin_fixture")), config.rootpath),
         seed=int(seed) if seed is not None and seed.lstrip("-").isdigit() else seed,
@@ -91,23 +97,25 @@ def _ini_options(config: pytest.Config) -> StartOptions:
         args=tuple(config.getini("standin_args")),
         bin=text("standin_bin"),
         cwd=str(Path.cwd()),
-        start_timeout=float(text("standin_start_timeout") or 30),
+        start_timeout=start_timeout,
     )
 
 
 def _options(request: pytest.FixtureRequest, use_marker: bool = True) -> StartOptions:
-    """The ini options, overridden by the closest `standin` marker (test, then class, then module)."""
+    """The ini options, overridden by the `standin` markers: the module's, then the class's, then
+    the test's, each keyword from the closest marker that gives it."""
     options = _ini_options(request.config)
-    marker = request.node.get_closest_marker("standin") if use_marker else None
-    if marker is None:
-        return options
-    if marker.args:
-        pytest.fail(f"@pytest.mark.standin takes keywords only ({', '.join(MARKER_OPTIONS)}), not {marker.args!r}", pytrace=False)
-    unknown = sorted(set(marker.kwargs) - set(MARKER_OPTIONS))
-    if unknown:
-        pytest.fail(f"@pytest.mark.standin: unknown option {', '.join(unknown)} (options: {', '.join(MARKER_OPTIONS)})", pytrace=False)
+    markers = list(request.node.iter_markers("standin")) if use_marker else []
+    given: Dict[str, Any] = {}
+    for marker in reversed(markers):  # iter_markers starts at the closest
+        if marker.args:
+            pytest.fail(f"@pytest.mark.standin takes keywords only ({', '.join(MARKER_OPTIONS)}), not {marker.args!r}", pytrace=False)
+        unknown = sorted(set(marker.kwargs) - set(MARKER_OPTIONS))
+        if unknown:
+            pytest.fail(f"@pytest.mark.standin: unknown option {', '.join(unknown)} (options: {', '.join(MARKER_OPTIONS)})", pytrace=False)
+        given.update(marker.kwargs)
     changes: Dict[str, Any] = {}
-    for name, value in marker.kwargs.items():
+    for name, value in given.items():
         if name == "fixture":
             changes["fixtures"] = normalize_fixtures(value, request.config.rootpath)
         elif name == "args":

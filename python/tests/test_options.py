@@ -225,3 +225,30 @@ def test_npx_is_the_last_resort_and_never_installs(pytester, monkeypatch):
     pytester.makepyfile("def test_it(standin):\n    assert standin.now()\n")
     run(pytester).assert_outcomes(passed=1)
     assert (pytester.path / "fake-bin/npx.calls").read_text() == "--no-install standin\n"
+
+
+def test_markers_merge_from_module_to_class_to_test(pytester):
+    pytester.makepyfile(
+        """
+        import json
+        import pytest
+        pytestmark = pytest.mark.standin(seed=3, start_time="2031-01-01T00:00:00Z")
+
+        @pytest.mark.standin(seed=4)
+        class TestIt:
+            @pytest.mark.standin(clock="auto")
+            def test_it(self, standin):
+                assert json.loads(standin.snapshot())["seed"] == 4           # the class's
+                assert standin.now().year == 2031                             # the module's
+                assert standin.clock()["mode"] == "auto"                      # the test's
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_start_timeout_that_is_not_a_number_is_a_usage_error(pytester):
+    pytester.makeini("[pytest]\nstandin_start_timeout = soon\n")
+    pytester.makepyfile("def test_it(standin):\n    pass\n")
+    result = run(pytester)
+    assert result.ret != 0
+    assert "standin_start_timeout: 'soon' is not a number of seconds" in result.stdout.str() + result.stderr.str()

@@ -50,6 +50,8 @@ const PLUGIN_TESTS = [
   "test_options.py::test_tls_serves_https_with_the_ca_in_ca_file",
   "test_options.py::test_the_executable_is_found_on_path",
   "test_options.py::test_npx_is_the_last_resort_and_never_installs",
+  "test_options.py::test_markers_merge_from_module_to_class_to_test",
+  "test_options.py::test_a_start_timeout_that_is_not_a_number_is_a_usage_error",
   "test_sessions.py::test_a_session_expires_when_the_test_advances_the_clock",
   "test_sessions.py::test_each_test_starts_from_the_start_state",
 ];
