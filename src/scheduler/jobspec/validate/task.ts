@@ -40,6 +40,7 @@ function validateIdentity(wid: Obj): string[] {
   const ttl = num(wid, "TTL");
   if (ttl > 0 && (name === "" || name === "default")) errs.push("ttl for default identity not yet supported");
   if (ttl < 0) errs.push("ttl must be >= 0");
+  if (str(wid, "Filepath") !== "" && !(isPlainObject(wid) && wid["File"] === true)) errs.push("file parameter must be true in order to specify filepath");
   return errs;
 }
 
