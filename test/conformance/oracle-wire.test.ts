@@ -100,7 +100,6 @@ const KNOWN_EXTRA: Record<string, string> = {
   "nomad.SchedulerConfigurationResponse.KnownLeader": "the server response's QueryMeta, in the body",
   "nomad.SchedulerConfigurationResponse.LastContact": "the server response's QueryMeta, in the body",
   "nomad.SchedulerConfigurationResponse.NextToken": "the server response's QueryMeta, in the body",
-  "nomad.SchedulerConfiguration.NodeLimitForFeasibilityChecks": "a later Nomad's field (the go-clients' api from main has it): Nomad 1.9.7 sends no such key",
   "consul.TxnResponse.Backend": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
   "consul.TxnResponse.ConsistencyLevel": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
   "consul.TxnResponse.Index": "structs.TxnReadResponse's QueryMeta, in a read-only transaction's body",
