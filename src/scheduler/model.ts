@@ -510,9 +510,14 @@ function allocatedTasks(job: JobRow | undefined, groupName: string): { Tasks: Js
   return { Tasks: resources, TaskLifecycles: lifecycles };
 }
 
-/** The allocation as Nomad's encoder writes it: Allocation has a struct-level omitempty (see encode.ts). */
+/**
+ * The allocation as Nomad's encoder writes it: Allocation has a struct-level
+ * omitempty (see encode.ts), and no `JobType` (only the list stub has one in
+ * Nomad 1.9.7's structs; the view keeps it for the list filters).
+ */
 export function allocWire(a: AllocRow, job: JobRow | undefined): Json {
-  return omitEmpty(allocView(a, job));
+  const { JobType: _stubOnly, ...full } = allocView(a, job);
+  return omitEmpty(full);
 }
 
 export function nodeStub(n: NodeRow): Json {

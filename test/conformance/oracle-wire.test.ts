@@ -69,7 +69,6 @@ const KNOWN_EXTRA: Record<string, string> = {
   "consul.SessionEntry.ModifyIndex": "structs.Session's raft index",
   "nomad.AllocatedCpuResources.ReservedCores": "structs.AllocatedCpuResources' ReservedCores",
   "nomad.AllocatedResources.TaskLifecycles": "structs.AllocatedResources' TaskLifecycles",
-  "nomad.Allocation.JobType": "standin's: the allocation carries its stub's JobType (structs.Allocation has none; unverified against a server)",
   "nomad.AllocationListStub.DesiredTransition": "structs.AllocListStub's DesiredTransition",
   "nomad.Deployment.EvalPriority": "structs.Deployment's EvalPriority",
   "nomad.DeploymentState.AutoPromote": "structs.DeploymentState's AutoPromote",
