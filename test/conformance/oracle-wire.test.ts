@@ -72,6 +72,7 @@ const KNOWN_EXTRA: Record<string, string> = {
   "nomad.AllocationListStub.DesiredTransition": "structs.AllocListStub's DesiredTransition",
   "nomad.Deployment.EvalPriority": "structs.Deployment's EvalPriority",
   "nomad.DeploymentState.AutoPromote": "structs.DeploymentState's AutoPromote",
+  "nomad.DesiredUpdates.Disconnect": "structs.DesiredUpdates' Disconnect",
   "nomad.DesiredUpdates.Reconnect": "structs.DesiredUpdates' Reconnect",
   "nomad.DesiredUpdates.RescheduleLater": "structs.DesiredUpdates' RescheduleLater",
   "nomad.DesiredUpdates.RescheduleNow": "structs.DesiredUpdates' RescheduleNow",
