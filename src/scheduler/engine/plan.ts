@@ -31,7 +31,20 @@ export function planUpdates(core: EngineCore, job: Record<string, unknown>): Rec
   const existing = state.job(ns, id);
   const out: Record<string, Record<string, number>> = {};
   for (const group of job.TaskGroups as unknown as Group[]) {
-    const u = { Canary: 0, DestructiveUpdate: 0, Disconnect: 0, Ignore: 0, InPlaceUpdate: 0, Migrate: 0, Place: 0, Preemptions: 0, Reconnect: 0, RescheduleLater: 0, RescheduleNow: 0, Stop: 0 };
+    const u = {
+      Canary: 0,
+      DestructiveUpdate: 0,
+      Disconnect: 0,
+      Ignore: 0,
+      InPlaceUpdate: 0,
+      Migrate: 0,
+      Place: 0,
+      Preemptions: 0,
+      Reconnect: 0,
+      RescheduleLater: 0,
+      RescheduleNow: 0,
+      Stop: 0,
+    };
     const mine = existing ? state.allocsOfJob(ns, id).filter((a) => a.TaskGroup === group.Name) : [];
     // Failed allocations the reschedule policy keeps hold their slots; those due now are replaced (a place and a stop).
     const failed = existing ? sortFailed(core, mine, PLAN_EVAL_ID, currentDeployment(core, existing)) : { now: [], kept: [], later: [] };

@@ -127,7 +127,8 @@ function taskIdentities(t: Obj): { identity: Obj; identities: Obj[] | null } {
     });
     if (defaultIdx >= 0) identities.splice(defaultIdx, 1);
   }
-  if (identity === null) identity = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 0 };
+  if (identity === null)
+    identity = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 0 };
   else canonicalizeIdentity(identity);
   return { identity, identities };
 }
