@@ -130,6 +130,23 @@ describe("registration keeps what Nomad 1.9.7's structs keep", () => {
     expect(job.TaskGroups[0].Tasks[0].Resources.SecretsMB).toBe(32);
   });
 
+  it("refuses secrets above the task's memory or below zero, with Nomad's words, and registers nothing", async () => {
+    emu = await createStandin();
+    const job = (secrets: number) => ({
+      ID: "web",
+      Datacenters: ["dc1"],
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 128, SecretsMB: secrets } }] }],
+    });
+    const above = await call(emu.scheduler, "PUT", "/v1/jobs", { Job: job(400) });
+    expect(above.status).toBe(500);
+    expect(above.text).toContain("SecretsMB value (400) cannot be larger than MemoryMB value (128)");
+    const negative = await call(emu.scheduler, "PUT", "/v1/jobs", { Job: job(-1) });
+    expect(negative.status).toBe(500);
+    expect(negative.text).toContain("SecretsMB value (-1) cannot be negative");
+    expect((await call(emu.scheduler, "GET", "/v1/job/web")).status).toBe(404);
+    expect((await call(emu.scheduler, "PUT", "/v1/jobs", { Job: job(128) })).status).toBe(200);
+  });
+
   it("refuses a filepath without file = true, with Nomad's words, and registers nothing", async () => {
     emu = await createStandin();
     const job = {

@@ -86,6 +86,10 @@ function resourceProblems(resources: Obj): string[] {
   if (memoryMax !== 0 && memoryMax !== -1 && memoryMax < memory) {
     inner.push(`MemoryMaxMB value (${memoryMax}) should be larger than MemoryMB value (${memory})`);
   }
+  // The secrets directory is a tmpfs counted in the task's memory.
+  const secrets = num(resources, "SecretsMB");
+  if (secrets > memory) inner.push(`SecretsMB value (${secrets}) cannot be larger than MemoryMB value (${memory})`);
+  if (secrets < 0) inner.push(`SecretsMB value (${secrets}) cannot be negative`);
   return inner;
 }
 
