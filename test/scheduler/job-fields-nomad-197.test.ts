@@ -130,6 +130,28 @@ describe("registration keeps what Nomad 1.9.7's structs keep", () => {
     expect(job.TaskGroups[0].Tasks[0].Resources.SecretsMB).toBe(32);
   });
 
+  it("a plan diffs the secrets (a Resources field) and the service's weights (a Weights object)", async () => {
+    const base = (secrets: number, passing: number) => ({
+      ID: "web",
+      Datacenters: ["dc1"],
+      TaskGroups: [
+        {
+          Name: "g",
+          Services: [{ Name: "web", Provider: "nomad", Weights: { Passing: passing, Warning: 1 } }],
+          Tasks: [{ Name: "t", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: 128, SecretsMB: secrets } }],
+        },
+      ],
+    });
+    emu = await register(base(8, 2));
+    const plan = await call(emu.scheduler, "PUT", "/v1/job/web/plan", { Job: base(16, 3), Diff: true });
+    expect(plan.status, plan.text).toBe(200);
+    const group = plan.body.Diff.TaskGroups[0] as Json;
+    const weights = (group.Objects as Json[]).find((o) => o.Name === "Service")?.Objects.find((o: Json) => o.Name === "Weights");
+    expect(weights?.Fields).toContainEqual(expect.objectContaining({ Name: "Passing", Old: "2", New: "3", Type: "Edited" }));
+    const resources = (group.Tasks[0].Objects as Json[]).find((o) => o.Name === "Resources");
+    expect(resources?.Fields).toContainEqual(expect.objectContaining({ Name: "SecretsMB", Old: "8", New: "16", Type: "Edited" }));
+  });
+
   it("refuses secrets above the task's memory or below zero, with Nomad's words, and registers nothing", async () => {
     emu = await createStandin();
     const job = (secrets: number) => ({
