@@ -8,7 +8,8 @@
  * standin leaves out is a defect (the client reads a zero value): each one
  * still open is in KNOWN_MISSING with its reason (docs/known-differences.md
  * lists them too), so a new one fails here, and so does an entry that no
- * longer happens.
+ * longer happens. A key only the api struct has (API_ONLY: the server's
+ * struct lacks it, so the product never writes it) must stay absent.
  * STANDIN_SKIP_GO=1 skips the suite on a machine without Go.
  */
 import { execFile } from "node:child_process";

@@ -518,7 +518,9 @@ describe("canonicalizeJob: tasks", () => {
       ),
     );
     expect(t["Identity"]).toStrictEqual({ ...DEFAULT_IDENTITY, Env: true });
-    expect(t["Identities"]).toStrictEqual([{ Name: "vault_default", Audience: ["vault.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: H }]);
+    expect(t["Identities"]).toStrictEqual([
+      { Name: "vault_default", Audience: ["vault.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: H },
+    ]);
   });
 
   it("defaults artifacts and vault blocks", () => {
