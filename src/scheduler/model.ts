@@ -502,7 +502,8 @@ function allocatedTasks(job: JobRow | undefined, groupName: string): { Tasks: Js
     resources[name] = {
       Cpu: { CpuShares: Number(ask.CPU ?? 100), ReservedCores: null },
       Devices: null,
-      Memory: { MemoryMB: Number(ask.MemoryMB ?? 300), MemoryMaxMB: Number(ask.MemoryMaxMB ?? 0) },
+      // The secrets tmpfs is allocated memory (rank.go adds SecretsMB to the task's MemoryMB).
+      Memory: { MemoryMB: Number(ask.MemoryMB ?? 300) + Number(ask.SecretsMB ?? 0), MemoryMaxMB: Number(ask.MemoryMaxMB ?? 0) },
       Networks: null,
     };
     lifecycles[name] = (task.Lifecycle as Json | null | undefined) ?? null;

@@ -152,6 +152,33 @@ describe("registration keeps what Nomad 1.9.7's structs keep", () => {
     expect(resources?.Fields).toContainEqual(expect.objectContaining({ Name: "SecretsMB", Old: "8", New: "16", Type: "Edited" }));
   });
 
+  it("counts the secrets tmpfs as allocated memory, in the allocation and in what fits on a node", async () => {
+    const job = (memory: number, secrets: number) => ({
+      ID: "web",
+      Datacenters: ["*"],
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "nginx:1" }, Resources: { CPU: 100, MemoryMB: memory, SecretsMB: secrets } }] }],
+    });
+    emu = await register(job(128, 64));
+    const [stub] = (await call(emu.scheduler, "GET", "/v1/job/web/allocations")).body as Json[];
+    const alloc = (await call(emu.scheduler, "GET", `/v1/allocation/${stub!.ID}`)).body as Json;
+    expect(alloc.AllocatedResources.Tasks.t.Memory.MemoryMB).toBe(192);
+    // The same ask fits a node without secrets and not with them: probe the largest ask that places.
+    const nodes = (await call(emu.scheduler, "GET", "/v1/nodes?resources=true")).body as Json[];
+    const largest = Math.max(...nodes.map((n) => Number(n.NodeResources.Memory.MemoryMB)));
+    const placed = async (memory: number, secrets: number): Promise<boolean> => {
+      const fresh = await register(job(memory, secrets));
+      const allocs = (await call(fresh.scheduler, "GET", "/v1/job/web/allocations")).body as Json[];
+      fresh.close();
+      return allocs.length === 1;
+    };
+    let memory = largest;
+    while (memory > 10 && !(await placed(memory, 0))) memory -= 64;
+    expect(memory).toBeGreaterThan(10);
+    // memory + 64 did not place (or is beyond the largest node); memory with 64 of secrets asks as much.
+    expect(await placed(memory, 64)).toBe(false);
+    expect(await placed(memory - 64, 64)).toBe(true);
+  });
+
   it("refuses secrets above the task's memory or below zero, with Nomad's words, and registers nothing", async () => {
     emu = await createStandin();
     const job = (secrets: number) => ({
