@@ -6,10 +6,12 @@
  * oracles build from (../shared/oracle-sources), so standin's answers are
  * checked against that release's own code.
  *
- * Consul 1.22.0: the newest stable line whose api module the conformance
- * checks can trace (the api/v1.33 releases are cut from release/1.22.x; the
- * consul/api v1.34.3 client the Go checks use talks to it unchanged).
- * docs/known-differences.md states both at its top.
+ * Consul 2.0.0: the release whose api module (consul/api v1.34.3, published
+ * with Consul 2.0.0 from release/2.0.x in May 2026; the 1.22.x line publishes
+ * api v1.33.x) the Go checks, the wire-shape oracle and the api/watch plans
+ * build from, so the version declared is the one the products' own code
+ * judges. docs/known-differences.md states both at its top, with the
+ * evidence.
  */
 export const NOMAD_VERSION = "1.9.7";
-export const CONSUL_VERSION = "1.22.0";
+export const CONSUL_VERSION = "2.0.0";

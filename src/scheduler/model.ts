@@ -502,7 +502,8 @@ function allocatedTasks(job: JobRow | undefined, groupName: string): { Tasks: Js
     resources[name] = {
       Cpu: { CpuShares: Number(ask.CPU ?? 100), ReservedCores: null },
       Devices: null,
-      Memory: { MemoryMB: Number(ask.MemoryMB ?? 300), MemoryMaxMB: Number(ask.MemoryMaxMB ?? 0) },
+      // The secrets tmpfs is allocated memory (rank.go adds SecretsMB to the task's MemoryMB).
+      Memory: { MemoryMB: Number(ask.MemoryMB ?? 300) + Number(ask.SecretsMB ?? 0), MemoryMaxMB: Number(ask.MemoryMaxMB ?? 0) },
       Networks: null,
     };
     lifecycles[name] = (task.Lifecycle as Json | null | undefined) ?? null;
@@ -510,9 +511,14 @@ function allocatedTasks(job: JobRow | undefined, groupName: string): { Tasks: Js
   return { Tasks: resources, TaskLifecycles: lifecycles };
 }
 
-/** The allocation as Nomad's encoder writes it: Allocation has a struct-level omitempty (see encode.ts). */
+/**
+ * The allocation as Nomad's encoder writes it: Allocation has a struct-level
+ * omitempty (see encode.ts), and no `JobType` (only the list stub has one in
+ * Nomad 1.9.7's structs; the view keeps it for the list filters).
+ */
 export function allocWire(a: AllocRow, job: JobRow | undefined): Json {
-  return omitEmpty(allocView(a, job));
+  const { JobType: _stubOnly, ...full } = allocView(a, job);
+  return omitEmpty(full);
 }
 
 export function nodeStub(n: NodeRow): Json {

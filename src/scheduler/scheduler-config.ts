@@ -26,14 +26,17 @@ export type PreemptionConfig = {
   ServiceSchedulerEnabled: boolean;
 };
 
-/** structs.SchedulerConfiguration; the encoder sorts its keys. */
+/**
+ * structs.SchedulerConfiguration at Nomad 1.9.7; the encoder sorts its keys.
+ * (A later Nomad adds NodeLimitForFeasibilityChecks; 1.9.7 neither keeps nor
+ * sends it, so a PUT carrying it has it ignored as an unknown key.)
+ */
 export type SchedulerConfigRow = {
   SchedulerAlgorithm: string;
   PreemptionConfig: PreemptionConfig;
   MemoryOversubscriptionEnabled: boolean;
   RejectJobRegistration: boolean;
   PauseEvalBroker: boolean;
-  NodeLimitForFeasibilityChecks: number;
   CreateIndex: number;
   ModifyIndex: number;
 };
@@ -47,7 +50,6 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfigRow = Object.freeze({
   MemoryOversubscriptionEnabled: false,
   RejectJobRegistration: false,
   PauseEvalBroker: false,
-  NodeLimitForFeasibilityChecks: 0,
   CreateIndex: 1,
   ModifyIndex: 1,
 });

@@ -740,6 +740,21 @@ describe("plan", () => {
     expect(Object.keys(first.body)).toEqual(["Annotations", "CreatedEvals", "Diff", "FailedTGAllocs", "Index", "JobModifyIndex", "NextPeriodicLaunch", "Warnings"]);
     expect(first.body.Diff.Type).toBe("Added");
     expect(first.body.Annotations.DesiredTGUpdates.web).toMatchObject({ Place: 2, Ignore: 0, DestructiveUpdate: 0 });
+    // structs.DesiredUpdates' every count, Disconnect included (sorted, as Nomad's encoder writes them).
+    expect(Object.keys(first.body.Annotations.DesiredTGUpdates.web)).toEqual([
+      "Canary",
+      "DestructiveUpdate",
+      "Disconnect",
+      "Ignore",
+      "InPlaceUpdate",
+      "Migrate",
+      "Place",
+      "Preemptions",
+      "Reconnect",
+      "RescheduleLater",
+      "RescheduleNow",
+      "Stop",
+    ]);
     expect(first.body.JobModifyIndex).toBe(0);
     // Planning writes nothing.
     expect((await get(emu, "/v1/job/web")).status).toBe(404);

@@ -40,7 +40,7 @@ const GROUP_UPDATE = {
   Canary: 0,
 };
 const ZERO_UPDATE = { Stagger: 0, MaxParallel: 0, HealthCheck: "", MinHealthyTime: 0, HealthyDeadline: 0, ProgressDeadline: 0, AutoRevert: false, AutoPromote: false, Canary: 0 };
-const DEFAULT_IDENTITY = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, ServiceName: "", TTL: 0 };
+const DEFAULT_IDENTITY = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 0 };
 
 /** Hand-written expectation for MINIMAL: every key a Nomad 1.9 GET returns, with its value. */
 const EXPECTED_MINIMAL: Obj = {
@@ -81,7 +81,7 @@ const EXPECTED_MINIMAL: Obj = {
           Templates: null,
           Constraints: null,
           Affinities: null,
-          Resources: { CPU: 100, Cores: 0, MemoryMB: 300, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, Networks: null, Devices: null, NUMA: null },
+          Resources: { CPU: 100, Cores: 0, MemoryMB: 300, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, Networks: null, Devices: null, NUMA: null, SecretsMB: 0 },
           RestartPolicy: SERVICE_RESTART,
           DispatchPayload: null,
           Lifecycle: null,
@@ -518,7 +518,9 @@ describe("canonicalizeJob: tasks", () => {
       ),
     );
     expect(t["Identity"]).toStrictEqual({ ...DEFAULT_IDENTITY, Env: true });
-    expect(t["Identities"]).toStrictEqual([{ Name: "vault_default", Audience: ["vault.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, ServiceName: "", TTL: H }]);
+    expect(t["Identities"]).toStrictEqual([
+      { Name: "vault_default", Audience: ["vault.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: H },
+    ]);
   });
 
   it("defaults artifacts and vault blocks", () => {

@@ -25,6 +25,8 @@ function serviceDiff(prev: Obj | null, next: Obj | null, contextual: boolean): O
       ),
       connectDiff(p["Connect"], n["Connect"], contextual),
       idDiff(p["Identity"], n["Identity"], contextual),
+      // diff.go weightsDiff: the service's DNS SRV weights (structs.ServiceWeights).
+      structDiff("Weights", p["Weights"], n["Weights"], contextual),
     ],
   });
 }

@@ -32,7 +32,7 @@ export type Group = {
   Count: number;
   Update: Record<string, unknown> | null;
   Networks?: Json[] | null;
-  Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number } }>;
+  Tasks: Array<{ Resources?: { CPU?: number; MemoryMB?: number; SecretsMB?: number } }>;
 };
 
 export type Json = Record<string, unknown>;

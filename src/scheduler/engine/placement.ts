@@ -160,12 +160,17 @@ export function migrationQueue(core: EngineCore, job: JobRow, group: Group): Mig
   };
 }
 
+/**
+ * What a group asks of a node. A task's secrets directory is a tmpfs, so its
+ * `SecretsMB` counts as memory (Nomad ≥ 1.8.3's rank.go adds it to the
+ * allocated memory; the unset default, 0 here, costs nothing).
+ */
 function groupResources(group: Group): { cpu: number; memoryMB: number } {
   let cpu = 0;
   let memoryMB = 0;
   for (const task of group.Tasks ?? []) {
     cpu += Number(task.Resources?.CPU ?? 100);
-    memoryMB += Number(task.Resources?.MemoryMB ?? 300);
+    memoryMB += Number(task.Resources?.MemoryMB ?? 300) + Number(task.Resources?.SecretsMB ?? 0);
   }
   return { cpu, memoryMB };
 }

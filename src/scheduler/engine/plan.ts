@@ -20,7 +20,9 @@ function currentDeployment(core: EngineCore, job: JobRow): DeploymentRow | undef
 
 /**
  * What a plan would do per group (Nomad's DesiredTGUpdates), computed as a
- * dry run of the reconciler against the current allocations.
+ * dry run of the reconciler against the current allocations. The keys are
+ * structs.DesiredUpdates' (Disconnect and Reconnect since 1.3, the
+ * Reschedule counts later): more than api.DesiredUpdates decodes.
  */
 export function planUpdates(core: EngineCore, job: Record<string, unknown>): Record<string, Record<string, number>> {
   const { state } = core;
@@ -29,7 +31,20 @@ export function planUpdates(core: EngineCore, job: Record<string, unknown>): Rec
   const existing = state.job(ns, id);
   const out: Record<string, Record<string, number>> = {};
   for (const group of job.TaskGroups as unknown as Group[]) {
-    const u = { Canary: 0, DestructiveUpdate: 0, Ignore: 0, InPlaceUpdate: 0, Migrate: 0, Place: 0, Preemptions: 0, Reconnect: 0, RescheduleLater: 0, RescheduleNow: 0, Stop: 0 };
+    const u = {
+      Canary: 0,
+      DestructiveUpdate: 0,
+      Disconnect: 0,
+      Ignore: 0,
+      InPlaceUpdate: 0,
+      Migrate: 0,
+      Place: 0,
+      Preemptions: 0,
+      Reconnect: 0,
+      RescheduleLater: 0,
+      RescheduleNow: 0,
+      Stop: 0,
+    };
     const mine = existing ? state.allocsOfJob(ns, id).filter((a) => a.TaskGroup === group.Name) : [];
     // Failed allocations the reschedule policy keeps hold their slots; those due now are replaced (a place and a stop).
     const failed = existing ? sortFailed(core, mine, PLAN_EVAL_ID, currentDeployment(core, existing)) : { now: [], kept: [], later: [] };

@@ -8,10 +8,10 @@
  *   `Disconnect` (1.8+) next to the deprecated `StopAfterClientDisconnect`,
  *   `MaxClientDisconnect` and `PreventRescheduleOnLost`; tasks carry
  *   `Identity`/`Identities` (a default workload identity is always added),
- *   `Actions` and `Schedule`; resources carry `NUMA` (1.7+). The 1.9.7 api
- *   also has `Resources.SecretsMB` and `Service.Weights`: `POST /v1/jobs/parse`
- *   writes them (hcl/api-structs.ts, checked by the HCL oracle), this
- *   register pipeline does not keep them yet.
+ *   `Actions` and `Schedule`; resources carry `NUMA` (1.7+) and `SecretsMB`,
+ *   services `Weights`, identities `Filepath` (all in 1.9.7's structs, checked
+ *   by the wire-shape oracle). A check's `Advertise` is decoded but dropped:
+ *   it is api-only (structs.ServiceCheck has no such field).
  * - `Datacenters` defaults to `["*"]` and `NodePool` to `"default"` (1.6+),
  *   so "Missing job datacenters" cannot happen for canonicalized jobs.
  * - the priority range is checked by the job-validate admission hook with the

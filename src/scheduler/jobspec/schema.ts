@@ -156,6 +156,7 @@ const SERVICE_CHECK = struct("ServiceCheck", () => ({
   Body: STR,
   OnUpdate: STR,
 }));
+const SERVICE_WEIGHTS = struct("ServiceWeights", () => ({ Passing: INT, Warning: INT }));
 const SERVICE = struct("Service", () => ({
   Name: STR,
   Tags: STRS,
@@ -173,6 +174,7 @@ const SERVICE = struct("Service", () => ({
   TaskName: STR,
   OnUpdate: STR,
   Identity: WORKLOAD_IDENTITY,
+  Weights: SERVICE_WEIGHTS,
   Provider: STR,
   Cluster: STR,
 }));
@@ -201,6 +203,7 @@ const RESOURCES = struct("Resources", () => ({
   Devices: ptrs(DEVICE),
   IOPS: INT,
   NUMA: NUMA,
+  SecretsMB: INT,
 }));
 const LOG_CONFIG = struct("LogConfig", () => ({ MaxFiles: INT, MaxFileSizeMB: INT, Enabled: BOOL, Disabled: BOOL }));
 const ARTIFACT = struct("TaskArtifact", () => ({

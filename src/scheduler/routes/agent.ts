@@ -1,10 +1,11 @@
 /** The agent's own endpoints: health, members (one server per region), self. */
 import { NOMAD_VERSION } from "../../core/versions.js";
+import { agentStats } from "../agent-stats.js";
 import type { NomadRouter } from "../http.js";
 import { only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 
-export function registerAgentRoutes(router: NomadRouter, { settings, peers }: RouteKit): void {
+export function registerAgentRoutes(router: NomadRouter, { settings, peers, ctx }: RouteKit): void {
   router.exact("/v1/agent/health", (rc) => {
     only(rc, "GET");
     return { client: { message: "ok", ok: true }, server: { message: "ok", ok: true } };
@@ -23,6 +24,7 @@ export function registerAgentRoutes(router: NomadRouter, { settings, peers }: Ro
   router.exact("/v1/agent/self", (rc) => {
     only(rc, "GET");
     const s = settings();
+    const member = serverMember(s);
     return {
       config: {
         Datacenter: s.datacenter,
@@ -31,8 +33,9 @@ export function registerAgentRoutes(router: NomadRouter, { settings, peers }: Ro
         Version: { Revision: "standin", Version: NOMAD_VERSION, VersionMetadata: "", VersionPrerelease: "" },
       },
       // The same serf member /v1/agent/members lists for this region (api.AgentMember: every key, the protocol ones too).
-      member: serverMember(s),
-      stats: {},
+      member,
+      // Agent.Stats of a server-only agent; its raft ID is the member's `id` tag.
+      stats: agentStats({ index: ctx.store.index, servers: peers().length, leaderKnown: rc.leader.known, serverId: member.Tags.id }),
     };
   });
 }

@@ -67,7 +67,6 @@ async function decodeConfig(rc: RequestContext): Promise<SchedulerConfigInput> {
       MemoryOversubscriptionEnabled: flag("SchedulerConfiguration", body, "MemoryOversubscriptionEnabled"),
       RejectJobRegistration: flag("SchedulerConfiguration", body, "RejectJobRegistration"),
       PauseEvalBroker: flag("SchedulerConfiguration", body, "PauseEvalBroker"),
-      NodeLimitForFeasibilityChecks: typedField(body, "SchedulerConfiguration", "NodeLimitForFeasibilityChecks", "uint") ?? 0,
     };
     // Decoded (so a mistyped one is refused) but not used: the handler copies neither, the query's `cas` is the CAS index.
     typedField(body, "SchedulerConfiguration", "CreateIndex", "uint64");

@@ -79,6 +79,7 @@ export function workloadIdentity(o: Obj): Obj {
     ChangeSignal: getStr(o, "ChangeSignal"),
     Env: getBool(o, "Env"),
     File: getBool(o, "File"),
+    Filepath: getStr(o, "Filepath"),
     ServiceName: getStr(o, "ServiceName"),
     TTL: getNum(o, "TTL"),
   };

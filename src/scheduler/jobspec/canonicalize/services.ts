@@ -17,6 +17,10 @@ function replaceEnv(text: string, vars: Readonly<Record<string, string>>): strin
   return text.replace(/\$\{([^}]*)\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? (vars[key] ?? "") : whole));
 }
 
+function positiveOrOne(weight: number): number {
+  return weight <= 0 ? 1 : weight;
+}
+
 /** ApiServicesToStructs + api Service.Canonicalize + structs Service.Canonicalize. */
 export function services(list: unknown[] | undefined, ctx: JobContext, groupName: string, taskName: string | null): Obj[] | null {
   if (!list || list.length === 0) return null;
@@ -82,6 +86,7 @@ export function services(list: unknown[] | undefined, ctx: JobContext, groupName
       };
     });
     const identity = getObj(svc, "Identity");
+    const weights = getObj(svc, "Weights");
     return {
       Name: name,
       TaskName: serviceTask,
@@ -95,6 +100,8 @@ export function services(list: unknown[] | undefined, ctx: JobContext, groupName
       Connect: has(svc, "Connect") ? deepClone(svc["Connect"]) : null,
       Meta: nonEmptyMap(svc["Meta"]),
       CanaryMeta: nonEmptyMap(svc["CanaryMeta"]),
+      // api ServiceWeights.Canonicalize: a weight of 0 or less becomes 1.
+      Weights: weights ? { Passing: positiveOrOne(getNum(weights, "Passing")), Warning: positiveOrOne(getNum(weights, "Warning")) } : null,
       TaggedAddresses: nonEmptyMap(svc["TaggedAddresses"]),
       Namespace: provider === "consul" ? "default" : provider === "nomad" ? ctx.namespace : "",
       OnUpdate: onUpdate,

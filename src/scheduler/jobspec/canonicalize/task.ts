@@ -37,6 +37,8 @@ function taskResources(t: Obj): Obj {
           }))
         : null,
     NUMA: numa ? { Affinity: getStr(numa, "Affinity") || "none", Devices: nonEmptyStrings(numa["Devices"]) } : null,
+    // api Resources.Canonicalize gives `secrets` no default: unset is 0.
+    SecretsMB: getNum(res, "SecretsMB"),
   };
   return resources;
 }
@@ -125,7 +127,8 @@ function taskIdentities(t: Obj): { identity: Obj; identities: Obj[] | null } {
     });
     if (defaultIdx >= 0) identities.splice(defaultIdx, 1);
   }
-  if (identity === null) identity = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, ServiceName: "", TTL: 0 };
+  if (identity === null)
+    identity = { Name: "default", Audience: ["nomadproject.io"], ChangeMode: "", ChangeSignal: "", Env: false, File: false, Filepath: "", ServiceName: "", TTL: 0 };
   else canonicalizeIdentity(identity);
   return { identity, identities };
 }

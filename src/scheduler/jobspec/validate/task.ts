@@ -40,6 +40,7 @@ function validateIdentity(wid: Obj): string[] {
   const ttl = num(wid, "TTL");
   if (ttl > 0 && (name === "" || name === "default")) errs.push("ttl for default identity not yet supported");
   if (ttl < 0) errs.push("ttl must be >= 0");
+  if (str(wid, "Filepath") !== "" && !(isPlainObject(wid) && wid["File"] === true)) errs.push("file parameter must be true in order to specify filepath");
   return errs;
 }
 
@@ -85,6 +86,10 @@ function resourceProblems(resources: Obj): string[] {
   if (memoryMax !== 0 && memoryMax !== -1 && memoryMax < memory) {
     inner.push(`MemoryMaxMB value (${memoryMax}) should be larger than MemoryMB value (${memory})`);
   }
+  // The secrets directory is a tmpfs counted in the task's memory.
+  const secrets = num(resources, "SecretsMB");
+  if (secrets > memory) inner.push(`SecretsMB value (${secrets}) cannot be larger than MemoryMB value (${memory})`);
+  if (secrets < 0) inner.push(`SecretsMB value (${secrets}) cannot be negative`);
   return inner;
 }
 
