@@ -205,8 +205,7 @@ describe("useStandin lifecycle (hooks run by hand)", () => {
     try {
       await hooks.run("beforeAll");
       // token-expiry starts with ci-key-1 the only valid API key (the default world has test-api-key).
-      const echo = (key: string) =>
-        fetch(`${handle.urls.echo}/echo?key=${key}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"message":"hi"}' });
+      const echo = (key: string) => fetch(`${handle.urls.echo}/echo?key=${key}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"message":"hi"}' });
       expect((await echo("ci-key-1")).status).toBe(200);
       expect((await echo("test-api-key")).status).toBe(400);
     } finally {
