@@ -51,7 +51,6 @@ export function startTime(value: string): string {
     const detail = /\(([^)]*)\)$/.exec(error.message)?.[1];
     const why = detail && !detail.startsWith("expected") ? ` (${detail})` : "";
     throw new InvalidArgumentError(`expected now or an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z${why}`);
-    throw error;
   }
   return value;
 }
