@@ -161,6 +161,23 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.waitForFunction(() => [...document.querySelectorAll("#panel-timeline .events li")].every((li) => li.textContent!.toLowerCase().includes("session")));
     expect(await page.locator("#panel-timeline .events li").count()).toBeGreaterThanOrEqual(3);
     await page.fill("#panel-timeline .filter", "");
+
+    // The legend says what each kind of mark is, in the marks' own colours.
+    const legend = await page.$$eval("#panel-timeline .legend li", (items) => items.map((li) => li.textContent!));
+    expect(legend).toHaveLength(7);
+    expect(legend[0]).toBe("a request to a service, or a fault set over the control API");
+    const fill = (selector: string) => page.$eval(selector, (element) => getComputedStyle(element).fill);
+    expect(await fill('#panel-timeline .legend li[data-marks="mark request"] circle')).toBe(await fill("#panel-timeline .axis circle.mark.request"));
+    expect(await fill('#panel-timeline .legend li[data-marks="mark event"] circle')).toBe(await fill("#panel-timeline .axis circle.mark.event"));
+    expect(errors).toEqual([]);
+  });
+
+  it("the tape viewer shows its drop zone alone until a tape is opened, no empty boxes", async () => {
+    await page.click("#tab-tape");
+    expect(await page.locator("#panel-tape .drop").isVisible()).toBe(true);
+    expect(await page.locator("#panel-tape .timeline").isHidden()).toBe(true);
+    expect(await page.locator("#panel-tape .axis").isHidden()).toBe(true);
+    await page.click("#tab-timeline");
     expect(errors).toEqual([]);
   });
 
