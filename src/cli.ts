@@ -23,9 +23,10 @@ import { snapshotCommand } from "./cli/commands/snapshot.js";
 import { uiCommand } from "./cli/commands/ui.js";
 import { addClientOptions, type ClientOptions, control, DEFAULT_URL, printJson } from "./cli/control-client.js";
 import { CliFailure, oneLine } from "./cli/failure.js";
+import { fileErrorReason, readJsonFile } from "./cli/files.js";
 import { ENVIRONMENT_HELP, oneUsageLineOnError } from "./cli/help.js";
 import { parseKeyValue } from "./cli/key-values.js";
-import { byteSize, collect, integer, port, positiveInteger, positiveNumber } from "./cli/option-values.js";
+import { byteSize, collect, integer, port, positiveInteger, positiveNumber, startTime } from "./cli/option-values.js";
 import { duplicatePort } from "./cli/ports.js";
 import { resumedLine } from "./cli/resumed.js";
 import { stopStandin } from "./cli/stop.js";
@@ -58,7 +59,7 @@ export function buildProgram(): Command {
     .option("--seed <n>", "overrides the fixture's seed (default: the fixture's; 1 in the bundled one)", integer)
     .addOption(new Option("--clock <mode>", "virtual clock mode (default: the fixture's; manual in the bundled one)").choices(["manual", "auto", "realtime"]))
     .option("--speed <x>", "realtime only: virtual seconds per real second (default: the fixture's, or 1)", positiveNumber)
-    .option("--start-time <iso|now>", "overrides the fixture's clock start (default: the fixture's; 2026-01-01T00:00:00Z in the bundled one)")
+    .option("--start-time <iso|now>", "overrides the fixture's clock start (default: the fixture's; 2026-01-01T00:00:00Z in the bundled one)", startTime)
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .addOption(
       new Option(
@@ -170,14 +171,7 @@ export function buildProgram(): Command {
     .description("replay a tape (GET /_standin/tape) into a fresh emulator; exit 1 at any divergence, printing the first")
     .argument("<tape>", "tape file (JSON)")
     .action(async (file: string) => {
-      let document: unknown;
-      try {
-        document = JSON.parse(await readFile(file, "utf8"));
-      } catch (error) {
-        process.stderr.write(`standin replay: cannot read ${file}: ${(error as Error).message}\n`);
-        process.exitCode = 1;
-        return;
-      }
+      const document = await readJsonFile("standin replay", file);
       try {
         const report = await replayTape(document);
         process.stdout.write(`${formatReport(report)}\n`);
@@ -320,7 +314,7 @@ async function tlsSetting(opts: StartOptions): Promise<TlsFiles | boolean> {
     try {
       return await readFile(file);
     } catch (error) {
-      throw new CliFailure(`standin: cannot read ${flag} ${file}: ${(error as Error).message}`);
+      throw new CliFailure(`standin: cannot read ${flag} ${file}: ${fileErrorReason(error)}`);
     }
   };
   return { cert: await read("--tls-cert", opts.tlsCert), key: await read("--tls-key", opts.tlsKey) };

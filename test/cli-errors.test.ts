@@ -65,6 +65,48 @@ describe("usage errors", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 });
 
+describe("start's option errors name the option", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("a --start-time that is not a timestamp is the option's error, not the fixture's", async () => {
+    expect(await runCli(["start", "--start-time", "garbage"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: option '--start-time <iso|now>' argument 'garbage' is invalid. expected now or an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z\n" +
+        "usage: standin start [options]  (see standin start --help)\n",
+    });
+    const outOfRange = await runCli(["start", "--start-time", "2026-02-30T00:00:00Z"]);
+    expect(outOfRange.stderr.split("\n")[0]).toBe(
+      "error: option '--start-time <iso|now>' argument '2026-02-30T00:00:00Z' is invalid. expected now or an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z (field out of range)",
+    );
+  });
+
+  it("--port names the three port options instead of suggesting --host", async () => {
+    const res = await runCli(["start", "--port", "4646"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      "error: unknown option '--port'\n(each service has its own: --scheduler-port, --registry-port, --echo-port; 0 = any free port)\n" +
+        "usage: standin start [options]  (see standin start --help)\n",
+    );
+    expect(res.stderr).not.toContain("--host");
+  });
+});
+
+describe("a file that cannot be read reads the same everywhere", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("start --fixture, fixtures check, replay, ui and job plan: cannot read <file>: ENOENT: no such file or directory", async () => {
+    const missing = join(dir, "nowhere.json");
+    const said = `cannot read ${missing}: ENOENT: no such file or directory\n`;
+    const runs = await Promise.all([
+      runCli(["start", "--fixture", missing]),
+      runCli(["fixtures", "check", missing]),
+      runCli(["replay", missing]),
+      runCli(["ui", missing]),
+      runCli(["job", "plan", missing]),
+    ]);
+    expect(runs.map((r) => r.stderr)).toEqual([`standin: ${said}`, `standin: ${said}`, `standin replay: ${said}`, `standin ui: ${said}`, `standin job plan: ${said}`]);
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 1, 1, 255]);
+  });
+});
+
 describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   const emulator = sharedCli();
   const hostPort = () => emulator().urls.scheduler!.replace(/^http:\/\//, "");

@@ -138,7 +138,7 @@ describe("standin fixtures check", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(res.code).toBe(1);
     const lines = res.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toBe(`standin: ${missing}: cannot read file: ENOENT`);
+    expect(lines[0]).toBe(`standin: cannot read ${missing}: ENOENT: no such file or directory`);
     expect(lines[1]!.startsWith(`standin: ${notJson}: not valid JSON: `)).toBe(true);
   });
 });

@@ -131,6 +131,18 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     );
   });
 
+  it("plan of a registered job whose evaluation has not run yet counts its allocations as creates but exits 0: the job would not change (Nomad's getExitCode)", async () => {
+    // --detach leaves the clock alone, so the evaluation is pending, as for a fixture's job at start.
+    expect((await runCli(["job", "run", "--detach", WEB, ...url()])).code).toBe(0);
+    const unchanged = await runCli(["job", "plan", WEB, ...url()]);
+    expect(unchanged.stderr).toBe("");
+    expect(unchanged.stdout).toMatch(/^Job: "web"\nTask Group: "web" \(2 create\)\n/);
+    expect(unchanged.code).toBe(0);
+    const changed = await runCli(["job", "plan", WEB, "--var", "count=3", ...url()]);
+    expect(changed.stdout).toMatch(/^\+\/- Job: "web"\n\+\/- Task Group: "web" \(3 create\)\n/);
+    expect(changed.code).toBe(1);
+  });
+
   it("plan of a changed count shows the edit with Nomad's alignment and exits 1; --check-index from it registers, a stale one is refused", async () => {
     expect((await runCli(["job", "run", WEB, ...url()])).code).toBe(0);
     const edited = await runCli(["job", "plan", WEB, "--var", "count=3", ...url()]);

@@ -209,7 +209,12 @@ describe("client commands with --control-token", { timeout: CLI_TEST_TIMEOUT_MS 
   it("clients need the token", async () => {
     const without = await cli(["clock", "--url", emulator().urls.scheduler!]);
     expect(without.code).toBe(1);
-    expect(without.stderr).toContain("(401)");
+    expect(without.stderr).toBe(
+      "standin: GET /_standin/clock failed (401): the control API needs Authorization: Bearer <control token> (give the token of start --control-token with --control-token or STANDIN_CONTROL_TOKEN)\n",
+    );
+    const wrong = await cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "other"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/\(401\): .*\(the token given by --control-token or STANDIN_CONTROL_TOKEN is not the one this standin was started with\)\n$/);
     const withToken = await cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "t0ken"]);
     expect(withToken.code).toBe(0);
   });

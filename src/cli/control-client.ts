@@ -34,6 +34,8 @@ export interface ControlAnswer {
   body: unknown;
   /** `<METHOD> <path>`, for messages. */
   request: string;
+  /** Whether the request carried a control token (a 401 then means a wrong one, not a missing one). */
+  tokenSent?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function controlRequest(opts: ClientOptions, method: string, path: 
   }
   const request = `${method} ${url.pathname}`;
   try {
-    return { ok: response.ok, status: response.status, body: JSON.parse(response.text), request };
+    return { ok: response.ok, status: response.status, body: JSON.parse(response.text), request, tokenSent: Boolean(opts.controlToken) };
   } catch {
     // Not a standin (or not this path): say what answered, briefly.
     const gist = firstLine(response.text);
@@ -73,7 +75,14 @@ export async function control(opts: ClientOptions, method: string, path: string,
 export function refusal(answer: ControlAnswer): CliFailure {
   const error = (answer.body as { error?: unknown } | null)?.error;
   const message = typeof error === "string" ? error : JSON.stringify(answer.body);
-  return new CliFailure(`standin: ${answer.request} failed (${answer.status}): ${message}`);
+  return new CliFailure(`standin: ${answer.request} failed (${answer.status}): ${message}${answer.status === 401 ? tokenHint(answer) : ""}`);
+}
+
+/** A 401 says where the client commands take the token from: the emulator's message speaks of the header. */
+function tokenHint(answer: ControlAnswer): string {
+  return answer.tokenSent
+    ? " (the token given by --control-token or STANDIN_CONTROL_TOKEN is not the one this standin was started with)"
+    : " (give the token of start --control-token with --control-token or STANDIN_CONTROL_TOKEN)";
 }
 
 export function printJson(value: unknown): void {

@@ -4,6 +4,7 @@
  * stack trace.
  */
 import { readFile, writeFile } from "node:fs/promises";
+import { fileErrorReason } from "../core/file-errors.js";
 import { CliFailure } from "./failure.js";
 
 /** The file's text, or a CliFailure `<command>: cannot read <file>: <reason>`. */
@@ -33,21 +34,4 @@ export async function writeTextFile(command: string, file: string, text: string)
   }
 }
 
-/**
- * The error's code and the reason in words for the usual codes, without the
- * path and syscall Node's messages repeat (`ENOENT: no such file or
- * directory`); any other error's own message.
- */
-export function fileErrorReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const words = code === undefined ? undefined : REASONS[code];
-  return words === undefined ? (error as Error).message : `${code}: ${words}`;
-}
-
-const REASONS: Record<string, string> = {
-  ENOENT: "no such file or directory",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "it is a directory",
-  ENOTDIR: "a part of the path is not a directory",
-};
+export { fileErrorReason };

@@ -29,6 +29,9 @@ Control API authentication:
 export function oneUsageLineOnError(command: Command): void {
   const path = commandPath(command);
   command.showHelpAfterError(`usage: ${path} ${command.usage()}  (see ${path} --help)`);
+  if (command.options.some((option) => option.long === "--scheduler-port")) {
+    command.configureOutput({ outputError: (text, write) => write(withServicePortsHint(text)) });
+  }
   for (const sub of command.commands) oneUsageLineOnError(sub);
 }
 
@@ -36,4 +39,15 @@ function commandPath(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
   return names.join(" ");
+}
+
+/**
+ * `start --port` is a guess at one port for all, which commander answers with
+ * its nearest spelling (`--host`): name the three options that exist instead.
+ */
+function withServicePortsHint(text: string): string {
+  return text.replace(
+    /^(error: unknown option '--port(?:=[^']*)?')(?:\n\(Did you mean [^)]*\?\))?/,
+    "$1\n(each service has its own: --scheduler-port, --registry-port, --echo-port; 0 = any free port)",
+  );
 }

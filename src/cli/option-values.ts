@@ -1,5 +1,6 @@
 /** Commander parsers for option values: a bad value is refused with the reason, and commander prints it with the usage line. */
 import { InvalidArgumentError } from "commander";
+import { InstantError, parseInstant } from "../core/instant.js";
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -37,4 +38,19 @@ export function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number");
   return n;
+}
+
+/** `--start-time`: `now` or an RFC 3339 timestamp, checked here so the error names the option, not a fixture. */
+export function startTime(value: string): string {
+  if (value === "now") return value;
+  try {
+    parseInstant(value);
+  } catch (error) {
+    if (!(error instanceof InstantError)) throw error;
+    // The parser's own "(expected e.g. …)" is said here already; what else it says (a field out of range) is kept.
+    const detail = /\(([^)]*)\)$/.exec(error.message)?.[1];
+    const why = detail && !detail.startsWith("expected") ? ` (${detail})` : "";
+    throw new InvalidArgumentError(`expected now or an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z${why}`);
+  }
+  return value;
 }

@@ -7,12 +7,13 @@
  * One file per resource under routes/; this mounts them in the order they
  * have always been mounted, which is also the order of the OpenAPI
  * document's paths (ready, clock, state, journals, recording, scenario,
- * coverage, the dashboard, the services', openapi.json).
+ * coverage, the dashboard, the services', the index at /_standin itself, openapi.json).
  */
 import { Hono } from "hono";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { controlErrorResponse } from "./error-response.js";
 import { clockRoutes } from "./routes/clock.js";
+import { controlIndexRoute } from "./routes/control-index.js";
 import { coverageRoutes } from "./routes/coverage.js";
 import { journalRoutes } from "./routes/journals.js";
 import { openApiRoute } from "./routes/openapi.js";
@@ -43,6 +44,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   if (options.coverage) coverageRoutes(routes.withTag("coverage"), options.coverage);
   if (options.ui) uiRoutes(routes, options.ui);
   for (const service of options.services ?? []) routes.route(`/${service.name}`, service.app);
+  controlIndexRoute(routes);
   openApiRoute(routes);
   return app;
 }

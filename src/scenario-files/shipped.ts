@@ -18,6 +18,17 @@ export function isFixtureName(value: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(value);
 }
 
+/**
+ * What a fixture reference given as text (`--fixture`, `STANDIN_FIXTURE`)
+ * means, made independent of the working directory: a bare name stays a
+ * name (the loader reads the shipped file, or fails listing the names), a
+ * path becomes absolute. One resolver for the CLI and the test helpers, so
+ * a value that works in one works in the other.
+ */
+export function fixtureReference(value: string): string {
+  return isFixtureName(value) ? value : resolve(value);
+}
+
 /** The names of the shipped fixtures, sorted. */
 export function shippedFixtureNames(): string[] {
   return listPackageFiles(DIRECTORY)

@@ -9,17 +9,17 @@
  * that share a worker when isolation is off, a setup file plus a test file)
  * finds and shares the same instance.
  */
-import { resolve } from "node:path";
 import type { FiredTimer } from "../core/clock.js";
 import type { Standin } from "../emulator.js";
 import type { FixtureSource } from "../emulator.js";
 import type { ServiceName } from "../http/service-names.js";
+import { fixtureReference } from "../scenario-files/shipped.js";
 import { PortInUseError, startStandin, type RunningStandin, type StartStandinOptions } from "../server.js";
 
 export interface UseStandinOptions {
   /**
    * Start fixture(s): a document, a file path, or an array of them (as `createStandin` takes).
-   * Default: the file named by `STANDIN_FIXTURE` when it is set, else the default world.
+   * Default: the file or shipped fixture named by `STANDIN_FIXTURE` when it is set, else the default world.
    */
   fixture?: FixtureSource | readonly FixtureSource[];
   /** Overrides the fixtures' seed. */
@@ -95,7 +95,8 @@ function emulatorOptions(options: UseStandinOptions): StartStandinOptions {
   };
   const fromEnv = process.env.STANDIN_FIXTURE;
   if (options.fixture !== undefined) result.fixture = options.fixture;
-  else if (fromEnv) result.fixture = resolve(fromEnv);
+  // A shipped name as the CLI's --fixture takes it; a path fixed now, as the instance key must not depend on a later chdir.
+  else if (fromEnv) result.fixture = fixtureReference(fromEnv);
   if (options.seed !== undefined) result.seed = options.seed;
   if (options.clock !== undefined) result.clock = options.clock;
   if (options.compatHeaders !== undefined) result.compatHeaders = options.compatHeaders;

@@ -226,7 +226,7 @@ for (const page of PAGES) {
         if (pending.length === 0) return;
         const commands = pending;
         pending = [];
-        const output = await sh(blockScript(commands.map((c) => toRealPorts(c.text, running!.ports))), dir, { ...env, STANDIN_URL: running!.url });
+        const output = await sh(blockScript(commands.map((c) => toRealPorts(c.script, running!.ports))), dir, { ...env, STANDIN_URL: running!.url });
         const split = splitOutputs(output);
         expect(split.length, `${where}: the block's commands did not all run: ${output}`).toBe(commands.length);
         for (const [i, command] of commands.entries()) compare(withoutOneNewline(toDocumentedPorts(split[i]!, running!.ports)), command);

@@ -4,7 +4,11 @@
  * The convention (docs/development.md says it for writers):
  *
  * - A fenced block opened with ```console is a checked sample. A line starting
- *   with `$ ` is a command (a line ending in `\` continues it on the next one);
+ *   with `$ ` is a command (a line ending in `\` continues it on the next one,
+ *   as does a line ending inside quotes, whose newline is part of the string;
+ *   the shell gets the lines as written, as a reader's shell would: a `\`
+ *   continuation inside single quotes, where a shell keeps the backslash and
+ *   the newline, is refused);
  *   the lines after it, up to the next command, are its expected output,
  *   compared exactly (stdout and stderr together; one trailing newline of the
  *   output is not significant).
@@ -32,8 +36,10 @@
  */
 
 export interface Command {
-  /** The command as written, without `$ `, continuation lines joined. */
+  /** The command without `$ `, continuation lines joined (for matching and `standin start`'s options). */
   text: string;
+  /** What the shell runs: the command's lines as written, without `$ `, newlines kept (as pasted). */
+  script: string;
   /** The command's lines as written (with `$ ` and any continuation lines). */
   raw: string[];
   expected: string[];
@@ -85,11 +91,30 @@ export function parseSamples(page: string, text: string): Sample[] {
       if (line.startsWith("$ ")) {
         let command = line.slice(2);
         const raw = [line];
-        while (command.endsWith("\\") && j + 1 < lines.length) {
-          raw.push(lines[++j]!);
-          command = `${command.slice(0, -1)}${lines[j]!.trim()}`;
+        const script = () => [raw[0]!.slice(2), ...raw.slice(1)].join("\n");
+        // As a shell reads it: a line that ends inside quotes goes on (the newline is part of the
+        // string); a trailing backslash outside them continues the command (inside single quotes
+        // a shell would keep both, so it is refused).
+        for (;;) {
+          const open = openQuote(script());
+          if (open === "'" && command.endsWith("\\") && openQuote(script().slice(0, -1)) === "'") {
+            throw new Error(
+              `${page}:${j + 1}: a \\ line continuation inside single quotes: a shell keeps the backslash and the newline there (drop the \\: the newline inside the quotes is part of the string)`,
+            );
+          }
+          if (j + 1 >= lines.length || lines[j + 1] === "```") {
+            if (open !== undefined) throw new Error(`${page}:${j + 1}: the command's ${open} quote is not closed before the block ends`);
+            break;
+          }
+          if (open !== undefined) {
+            raw.push(lines[++j]!);
+            command = `${command}\n${lines[j]!}`;
+          } else if (command.endsWith("\\")) {
+            raw.push(lines[++j]!);
+            command = `${command.slice(0, -1)}${lines[j]!.trim()}`;
+          } else break;
         }
-        sample.commands.push({ text: command, raw, expected: [] });
+        sample.commands.push({ text: command, script: script(), raw, expected: [] });
       } else if (sample.commands.length > 0) {
         sample.commands.at(-1)!.expected.push(line);
       } else {
@@ -101,6 +126,31 @@ export function parseSamples(page: string, text: string): Sample[] {
     i = j;
   }
   return samples;
+}
+
+/**
+ * The quote a POSIX shell reading `text` would be inside at its end, if any:
+ * single quotes outside double quotes open and close one (a backslash means
+ * nothing inside them), a backslash elsewhere escapes the next character, and
+ * `#` at the start of a word outside quotes starts a comment to the line's end.
+ */
+export function openQuote(text: string): "'" | '"' | undefined {
+  let single = false;
+  let double = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (single) {
+      if (c === "'") single = false;
+    } else if (c === "\\") i++;
+    else if (double) {
+      if (c === '"') double = false;
+    } else if (c === "'") single = true;
+    else if (c === '"') double = true;
+    else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i + 1 < text.length && text[i + 1] !== "\n") i++;
+    }
+  }
+  return single ? "'" : double ? '"' : undefined;
 }
 
 /** The page with each block's expected outputs replaced by the actual ones (`DOCS_RECORD=1`). */

@@ -114,7 +114,9 @@ describe("HCL jobs in fixtures", () => {
       `${unset}: scheduler.jobs[0]: <nil>: Unset variable "image"; A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/job-specification/hcl2/variables for details.`,
     );
     const missing = write("missing.json", JSON.stringify({ scheduler: { jobs: [{ hcl: "jobs/none.nomad.hcl" }] } }));
-    expect((await checkStartFixtures([missing]))[0]?.oneLine).toBe(`${missing}: scheduler.jobs[0].hcl: cannot read ${join(dir, "jobs/none.nomad.hcl")}: ENOENT`);
+    expect((await checkStartFixtures([missing]))[0]?.oneLine).toBe(
+      `${missing}: scheduler.jobs[0].hcl: cannot read ${join(dir, "jobs/none.nomad.hcl")}: ENOENT: no such file or directory`,
+    );
     const extra = write("extra.json", JSON.stringify({ scheduler: { jobs: [{ hcl: "jobs/web.nomad.hcl", ID: "web" }] } }));
     expect((await checkStartFixtures([extra]))[0]?.oneLine).toBe(
       `${extra}: scheduler.jobs[0]: an HCL job takes only "hcl" (a file) or "hclSource" (the text), and "vars"; unexpected "ID"`,

@@ -120,3 +120,44 @@ test("fixed ports", async () => {
     expect(outcome.output).toMatch(/^# fail 0$/m);
   });
 });
+
+describe("useStandin({ ports }) in a setup file of one's own (standin/vitest, under vitest), as docs/testing.md shows it", () => {
+  it("started at once, the variables are set while test files are imported, and a test file with the same options shares it", { timeout: CLI_TEST_TIMEOUT_MS }, async () => {
+    const ports = { scheduler: await freePort(), registry: await freePort(), echo: await freePort() };
+    const dir = mkdtempSync(join(tmpdir(), "standin-setup-ports-"));
+    const helper = JSON.stringify(pathToFileURL(join(process.cwd(), "dist/testing/vitest.js")).href);
+    writeFileSync(join(dir, "standin-ports.mjs"), `export const ports = ${JSON.stringify(ports)};\n`);
+    writeFileSync(join(dir, "standin.setup.mjs"), `import { useStandin } from ${helper};\nimport { ports } from "./standin-ports.mjs";\nawait useStandin({ ports }).start();\n`);
+    // No import of vitest/config: the directory has no node_modules to find it in.
+    writeFileSync(join(dir, "vitest.config.mjs"), `export default { test: { include: ["*.test.mjs"], setupFiles: ["./standin.setup.mjs"], fileParallelism: false } };\n`);
+    writeFileSync(
+      join(dir, "sessions.test.mjs"),
+      `import { expect, test } from "vitest";
+import { useStandin } from ${helper};
+import { ports } from "./standin-ports.mjs";
+const standin = useStandin({ ports });
+// Read at import, as the README's test file does: the setup file's start() has set it.
+const [host, port] = process.env.CONSUL_HTTP_ADDR.split(":");
+const registry = \`http://\${host}:\${port}\`;
+test("a session expires at 2xTTL on the shared emulator", async () => {
+  expect(Number(port)).toBe(ports.registry);
+  const { ID } = await (await fetch(\`\${registry}/v1/session/create\`, { method: "PUT", body: JSON.stringify({ TTL: "15s" }) })).json();
+  standin.advance("30s");
+  expect(await (await fetch(\`\${registry}/v1/session/info/\${ID}\`)).json()).toEqual([]);
+});
+`,
+    );
+    const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
+    for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|VITE_|TEST$|NODE_OPTIONS$|NOMAD_|CONSUL_|STANDIN_)/.test(name)) env[name] = value;
+    const outcome = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        join(process.cwd(), "node_modules/.bin/vitest"),
+        ["run", "--root", dir, "--config", join(dir, "vitest.config.mjs")],
+        { cwd: dir, env, timeout: CLI_TEST_TIMEOUT_MS - 10_000 },
+        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+    expect(outcome.code, outcome.output).toBe(0);
+    expect(outcome.output).toMatch(/Tests\s+1 passed \(1\)/);
+  });
+});

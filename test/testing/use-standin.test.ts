@@ -191,6 +191,45 @@ describe("useStandin lifecycle (hooks run by hand)", () => {
     }
   });
 
+  it("takes a shipped fixture's name from STANDIN_FIXTURE, as the CLI's --fixture does", async () => {
+    const previous = process.env.STANDIN_FIXTURE;
+    process.env.STANDIN_FIXTURE = "token-expiry";
+    const hooks = manualHooks();
+    let handle: StandinHandle;
+    try {
+      handle = useStandinWith(hooks.hooks, { env: false });
+    } finally {
+      if (previous === undefined) delete process.env.STANDIN_FIXTURE;
+      else process.env.STANDIN_FIXTURE = previous;
+    }
+    try {
+      await hooks.run("beforeAll");
+      // token-expiry starts with ci-key-1 the only valid API key (the default world has test-api-key).
+      const echo = (key: string) => fetch(`${handle.urls.echo}/echo?key=${key}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"message":"hi"}' });
+      expect((await echo("ci-key-1")).status).toBe(200);
+      expect((await echo("test-api-key")).status).toBe(400);
+    } finally {
+      await hooks.run("afterAll");
+    }
+  });
+
+  it("fails an unknown name in STANDIN_FIXTURE with the shipped names, not a file error", async () => {
+    const previous = process.env.STANDIN_FIXTURE;
+    process.env.STANDIN_FIXTURE = "no-such-world";
+    const hooks = manualHooks();
+    try {
+      useStandinWith(hooks.hooks, { env: false });
+    } finally {
+      if (previous === undefined) delete process.env.STANDIN_FIXTURE;
+      else process.env.STANDIN_FIXTURE = previous;
+    }
+    try {
+      await expect(hooks.run("beforeAll")).rejects.toThrow(/no shipped fixture by that name \(shipped: default, .*token-expiry\)/);
+    } finally {
+      await hooks.run("afterAll");
+    }
+  });
+
   it("takes the start fixture from STANDIN_FIXTURE when no fixture is given", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-testing-"));
     writeFileSync(join(dir, "world.json"), JSON.stringify({ seed: 11, registry: { sessions: [{ Name: "from-env" }] } }));

@@ -123,6 +123,23 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.waitForSelector('.deployment[data-version="1"] >> text=canaries 1/1');
     await take();
     await screenshot(page, "live");
+    // At 1,400 px (the page's viewport): the scheduler on the left, the other three stacked beside it, the
+    // registry and echo within the first screen, and no section's tables cut at its right edge.
+    const boxes = await page.$$eval("#panel-live .service", (sections) =>
+      sections.map((section) => {
+        const box = section.getBoundingClientRect();
+        return { id: section.className, top: box.top + window.scrollY, left: box.left, right: box.right, cut: section.scrollWidth - section.clientWidth };
+      }),
+    );
+    expect(boxes.map((b) => b.id)).toEqual(["service scheduler", "service registry", "service echo", "service timers"]);
+    const [scheduler, ...others] = boxes;
+    const viewport = page.viewportSize()!;
+    for (const box of others) expect(box.left, box.id).toBeGreaterThan(scheduler!.right);
+    for (const box of boxes.slice(0, 3)) expect(box.top, box.id).toBeLessThan(viewport.height);
+    for (const box of boxes) {
+      expect(box.right, box.id).toBeLessThanOrEqual(viewport.width);
+      expect(box.cut, `${box.id}: cut by ${box.cut} px`).toBeLessThanOrEqual(0);
+    }
     // A smaller one, the candidate for the README's picture (docs/ui.png).
     await page.setViewportSize({ width: 1200, height: 700 });
     await screenshot(page, "readme");
@@ -161,6 +178,23 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard in chromium", () => {
     await page.waitForFunction(() => [...document.querySelectorAll("#panel-timeline .events li")].every((li) => li.textContent!.toLowerCase().includes("session")));
     expect(await page.locator("#panel-timeline .events li").count()).toBeGreaterThanOrEqual(3);
     await page.fill("#panel-timeline .filter", "");
+
+    // The legend says what each kind of mark is, in the marks' own colours.
+    const legend = await page.$$eval("#panel-timeline .legend li", (items) => items.map((li) => li.textContent!));
+    expect(legend).toHaveLength(7);
+    expect(legend[0]).toBe("a request to a service, or a fault set over the control API");
+    const fill = (selector: string) => page.$eval(selector, (element) => getComputedStyle(element).fill);
+    expect(await fill('#panel-timeline .legend li[data-marks="mark request"] circle')).toBe(await fill("#panel-timeline .axis circle.mark.request"));
+    expect(await fill('#panel-timeline .legend li[data-marks="mark event"] circle')).toBe(await fill("#panel-timeline .axis circle.mark.event"));
+    expect(errors).toEqual([]);
+  });
+
+  it("the tape viewer shows its drop zone alone until a tape is opened, no empty boxes", async () => {
+    await page.click("#tab-tape");
+    expect(await page.locator("#panel-tape .drop").isVisible()).toBe(true);
+    expect(await page.locator("#panel-tape .timeline").isHidden()).toBe(true);
+    expect(await page.locator("#panel-tape .axis").isHidden()).toBe(true);
+    await page.click("#tab-timeline");
     expect(errors).toEqual([]);
   });
 

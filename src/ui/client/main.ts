@@ -26,6 +26,8 @@ const liveState = h("div", { class: "live-state" });
 const instantOf = (source: string) => (seq: number, at?: number) => get<Instant>(`/ui/api/instant?source=${source}&seq=${seq}${at === undefined ? "" : `&at=${at}`}`);
 const runTimeline = new TimelineView(instantOf("live"));
 const tapeTimeline = new TimelineView(instantOf("tape"));
+// Nothing to show until a tape is opened: the drop zone alone, not an empty axis, list and state.
+tapeTimeline.element.hidden = true;
 
 async function boot(): Promise<void> {
   takeTokenFromAddress();

@@ -19,6 +19,31 @@ const TICK_STEPS = [1, 10, 100, 1000, 5000, 10_000, 15_000, 30_000, 60_000, 120_
 /** The list shows at most this many rows around the chosen one (the axis shows them all). */
 const LIST_WINDOW = 400;
 
+/** What the axis's marks mean: each swatch is drawn with the very classes the marks get, so its colour is theirs. */
+const LEGEND: ReadonlyArray<[marks: string, meaning: string]> = [
+  ["mark request", "a request to a service, or a fault set over the control API"],
+  ["mark event", "an event a service published"],
+  ["mark timer", "a timer that fired"],
+  ["mark clock", "a clock move, an action, a fixture applied, a snapshot restored"],
+  ["mark diverged", "diverged on replay"],
+  ["mark chosen", "the entry shown below"],
+  ["session-life", "a session's life (registry lane)"],
+];
+
+function legend(): HTMLElement {
+  return h(
+    "ul",
+    { class: "legend", "aria-label": "what the marks mean" },
+    ...LEGEND.map(([marks, meaning]) => {
+      const swatch =
+        marks === "session-life"
+          ? s("rect", { class: marks, x: 1, y: 6, width: 14, height: 3 })
+          : s("circle", { class: marks, cx: 8, cy: 7.5, r: marks.includes("chosen") ? 5 : 3.5 });
+      return h("li", { "data-marks": marks }, s("svg", { width: 16, height: 15, viewBox: "0 0 16 15", "aria-hidden": "true" }, swatch), meaning);
+    }),
+  );
+}
+
 export class TimelineView {
   readonly element = h("div", { class: "timeline" });
   private timeline: Timeline | undefined;
@@ -63,7 +88,7 @@ export class TimelineView {
     const move = (by: number) => Math.max(0, Math.min(this.shown.length - 1, by === -Infinity ? 0 : by === Infinity ? this.shown.length - 1 : Math.max(this.chosen, 0) + by));
     this.list.addEventListener("keydown", keys(move));
     this.axis.addEventListener("keydown", keys(move));
-    this.element.append(this.summary, h("div", { class: "toolbar" }, search, lanes), this.axis, h("div", { class: "split" }, this.list, this.detail));
+    this.element.append(this.summary, h("div", { class: "toolbar" }, search, lanes), this.axis, legend(), h("div", { class: "split" }, this.list, this.detail));
   }
 
   /** The timeline on screen (undefined before the first). */
@@ -73,6 +98,8 @@ export class TimelineView {
 
   /** A timeline, or (`from` above 0, the same session) the items that follow those on screen. */
   set(timeline: Timeline): void {
+    // Shown from its first timeline on (the tape viewer's stays hidden until a tape is opened: no empty boxes).
+    this.element.hidden = false;
     const previous = this.shown[this.chosen];
     const known = this.timeline;
     this.timeline = known && timeline.from > 0 && timeline.session === known.session ? { ...timeline, items: known.items.concat(timeline.items) } : timeline;
