@@ -40,15 +40,14 @@ describe("usage errors", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it("an unknown option, a missing argument and an unknown command each get the same two lines", async () => {
-    const unknown = await runCli(["journal", "--bogus"]);
+    // Independent child processes, run side by side (each is its own process whichever order they run in).
+    const [unknown, missing, command] = await Promise.all([runCli(["journal", "--bogus"]), runCli(["snapshot", "save"]), runCli(["frobnicate"])]);
     expect(unknown).toMatchObject({ code: 1, stderr: "error: unknown option '--bogus'\nusage: standin journal [options] [journal]  (see standin journal --help)\n" });
-    const missing = await runCli(["snapshot", "save"]);
     expect(missing).toMatchObject({
       code: 1,
       stderr: "error: missing required argument 'file'\nusage: standin snapshot save [options] <file>  (see standin snapshot save --help)\n",
     });
     // A word no command resembles (commander adds "Did you mean …?" for a near one: "frob" is near "job").
-    const command = await runCli(["frobnicate"]);
     expect(command).toMatchObject({ code: 1, stderr: "error: unknown command 'frobnicate'\nusage: standin [options] [command]  (see standin --help)\n" });
   });
 
@@ -112,10 +111,9 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   const hostPort = () => emulator().urls.scheduler!.replace(/^http:\/\//, "");
 
   it("--url host:port (the CONSUL_HTTP_ADDR form) is taken as http://host:port, from the flag or STANDIN_URL", async () => {
-    const flag = await runCli(["clock", "--url", hostPort()]);
+    const [flag, env] = await Promise.all([runCli(["clock", "--url", hostPort()]), runCli(["clock"], { ...process.env, STANDIN_URL: hostPort() })]);
     expect(flag.stderr).toBe("");
     expect(JSON.parse(flag.stdout)).toMatchObject({ mode: "manual" });
-    const env = await runCli(["clock"], { ...process.env, STANDIN_URL: hostPort() });
     expect(env.stderr).toBe("");
     expect(JSON.parse(env.stdout)).toMatchObject({ mode: "manual" });
   });
@@ -126,12 +124,17 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it("--url that is not an http URL fails in one line", async () => {
-    expect(await runCli(["clock", "--url", "ht tp://x"])).toMatchObject({
+    const [spaced, ftp, waitReady] = await Promise.all([
+      runCli(["clock", "--url", "ht tp://x"]),
+      runCli(["clock", "--url", "ftp://x"]),
+      runCli(["wait-ready", "--url", "ht tp://x"]),
+    ]);
+    expect(spaced).toMatchObject({
       code: 1,
       stderr: 'standin: --url "ht tp://x" is not a URL (expected e.g. http://127.0.0.1:4646 or 127.0.0.1:4646)\n',
     });
-    expect(await runCli(["clock", "--url", "ftp://x"])).toMatchObject({ code: 1, stderr: 'standin: --url "ftp://x": expected an http or https URL\n' });
-    expect(await runCli(["wait-ready", "--url", "ht tp://x"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^standin wait-ready: --url "ht tp:\/\/x" is not a URL/) });
+    expect(ftp).toMatchObject({ code: 1, stderr: 'standin: --url "ftp://x": expected an http or https URL\n' });
+    expect(waitReady).toMatchObject({ code: 1, stderr: expect.stringMatching(/^standin wait-ready: --url "ht tp:\/\/x" is not a URL/) });
   });
 
   it("https against a plain-HTTP standin says it does not answer TLS", async () => {
@@ -142,17 +145,18 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 
   it("snapshot load of a missing file, a directory or a file that is not JSON fails in one line", async () => {
     const missing = join(dir, "missing.json");
-    expect(await runCli(["snapshot", "load", missing, "--url", hostPort()])).toMatchObject({
+    const notJson = join(dir, "not.json");
+    writeFileSync(notJson, "{\n");
+    // None of them loads anything, so they can run side by side against the one standin.
+    const [ofMissing, ofDir, res] = await Promise.all([missing, dir, notJson].map((file) => runCli(["snapshot", "load", file, "--url", hostPort()])));
+    expect(ofMissing).toMatchObject({
       code: 1,
       stderr: `standin snapshot load: cannot read ${missing}: ENOENT: no such file or directory\n`,
     });
-    expect(await runCli(["snapshot", "load", dir, "--url", hostPort()])).toMatchObject({
+    expect(ofDir).toMatchObject({
       code: 1,
       stderr: `standin snapshot load: cannot read ${dir}: EISDIR: it is a directory\n`,
     });
-    const notJson = join(dir, "not.json");
-    writeFileSync(notJson, "{\n");
-    const res = await runCli(["snapshot", "load", notJson, "--url", hostPort()]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(new RegExp(`^standin snapshot load: ${notJson.replace(/[.]/g, "\\.")} is not JSON: `));
     expectOneLine(res.stderr);
@@ -160,11 +164,12 @@ describe("client command failures", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 
   it("snapshot save into a missing directory or onto a directory fails in one line", async () => {
     const inMissing = join(dir, "no-such-dir", "snap.json");
-    expect(await runCli(["snapshot", "save", inMissing, "--url", hostPort()])).toMatchObject({
+    const [ofMissing, ofDir] = await Promise.all([inMissing, dir].map((file) => runCli(["snapshot", "save", file, "--url", hostPort()])));
+    expect(ofMissing).toMatchObject({
       code: 1,
       stderr: `standin snapshot save: cannot write ${inMissing}: ENOENT: no such file or directory\n`,
     });
-    expect(await runCli(["snapshot", "save", dir, "--url", hostPort()])).toMatchObject({
+    expect(ofDir).toMatchObject({
       code: 1,
       stderr: `standin snapshot save: cannot write ${dir}: EISDIR: it is a directory\n`,
     });
@@ -185,8 +190,9 @@ describe("a URL that is not a standin's", { timeout: CLI_TEST_TIMEOUT_MS }, () =
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      for (const args of [["clock"], ["advance", "1s"], ["journal"], ["await", "index", "above=0"]]) {
-        const res = await runCli([...args, "--url", `127.0.0.1:${port}`]);
+      const commands = [["clock"], ["advance", "1s"], ["journal"], ["await", "index", "above=0"]];
+      const results = await Promise.all(commands.map((args) => runCli([...args, "--url", `127.0.0.1:${port}`])));
+      for (const res of results) {
         expect(res.code).toBe(1);
         expect(res.stderr).toMatch(
           new RegExp(`^standin: (GET|POST) /_standin/\\S+ at http://127\\.0\\.0\\.1:${port} answered 404 "<!DOCTYPE html>", not JSON: is it a standin's URL\\?\\n$`),

@@ -177,24 +177,27 @@ describe("standin job run and job plan", { timeout: CLI_TEST_TIMEOUT_MS }, () =>
 
   it("an unset variable, a missing file and a --var without a value are one line each", async () => {
     const unset = jobFile("unset.nomad.hcl", 'variable "region" {\n  type = string\n}\n\njob "web" {\n  region = var.region\n}\n');
-    const run = await runCli(["job", "run", unset, ...url()]);
+    const badVarFile = jobFile("bad.vars.hcl", "count = = 3\n");
+    // Each fails before anything reaches the emulator, so the five child processes run side by side.
+    const [run, missing, refused, unparsable, noValue] = await Promise.all([
+      runCli(["job", "run", unset, ...url()]),
+      runCli(["job", "plan", join(dir, "nope.nomad.hcl"), ...url()]),
+      runCli(["job", "plan", "test/scheduler/hcl-corpus/variables-validation.nomad.hcl", "--var", "environment=qa", ...url()]),
+      runCli(["job", "run", WEB, "--var-file", badVarFile, ...url()]),
+      runCli(["job", "run", WEB, "--var", "count", ...url()]),
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       new RegExp(`^standin job run: ${unset.replace(/[.]/g, "\\.")}: Unset variable "region"; A used variable must be set or have a default value; see \\S+ for details\\.\n$`),
     );
-    const missing = await runCli(["job", "plan", join(dir, "nope.nomad.hcl"), ...url()]);
     expect(missing).toEqual({ code: 255, stdout: "", stderr: `standin job plan: cannot read ${join(dir, "nope.nomad.hcl")}: ENOENT: no such file or directory\n` });
-    const refused = await runCli(["job", "plan", "test/scheduler/hcl-corpus/variables-validation.nomad.hcl", "--var", "environment=qa", ...url()]);
     expect(refused.code).toBe(255);
     // The rule's place is the job file's; the refused value's is what --var sent (the range is the parser's to get right, the corpus checks it).
     expect(refused.stderr).toMatch(
       /^standin job plan: --var\/--var-file: Invalid value for varfile variable; The environment must be dev, staging or prod\. This was checked by the validation rule at test\/scheduler\/hcl-corpus\/variables-validation\.nomad\.hcl:12,3-\d+\.\n$/,
     );
-    const badVarFile = jobFile("bad.vars.hcl", "count = = 3\n");
-    const unparsable = await runCli(["job", "run", WEB, "--var-file", badVarFile, ...url()]);
     expect(unparsable.code).toBe(1);
     expect(unparsable.stderr).toMatch(/^standin job run: --var\/--var-file: unable to parse var content: [^\n]+\n$/);
-    const noValue = await runCli(["job", "run", WEB, "--var", "count", ...url()]);
     expect(noValue).toEqual({ code: 1, stdout: "", stderr: 'standin job run: --var expects name=value, got "count"\n' });
   });
 

@@ -207,15 +207,18 @@ describe("client commands with --control-token", { timeout: CLI_TEST_TIMEOUT_MS 
   const emulator = sharedCli(["--control-token", "t0ken"]);
 
   it("clients need the token", async () => {
-    const without = await cli(["clock", "--url", emulator().urls.scheduler!]);
+    // Three reads of the clock: independent, so side by side.
+    const [without, wrong, withToken] = await Promise.all([
+      cli(["clock", "--url", emulator().urls.scheduler!]),
+      cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "other"]),
+      cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "t0ken"]),
+    ]);
     expect(without.code).toBe(1);
     expect(without.stderr).toBe(
       "standin: GET /_standin/clock failed (401): the control API needs Authorization: Bearer <control token> (give the token of start --control-token with --control-token or STANDIN_CONTROL_TOKEN)\n",
     );
-    const wrong = await cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "other"]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/\(401\): .*\(the token given by --control-token or STANDIN_CONTROL_TOKEN is not the one this standin was started with\)\n$/);
-    const withToken = await cli(["clock", "--url", emulator().urls.scheduler!, "--control-token", "t0ken"]);
     expect(withToken.code).toBe(0);
   });
 });
@@ -236,9 +239,8 @@ describe("standin fixtures check", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const bad = join(dir, "bad-check.json");
     writeFileSync(good, JSON.stringify({ seed: 4, registry: { agentNode: "n" } }));
     writeFileSync(bad, JSON.stringify({ seed: "four", echo: { apiKeys: [1] } }));
-    const ok = await cli(["fixtures", "check", "fixtures/default.json", good]);
+    const [ok, res] = await Promise.all([cli(["fixtures", "check", "fixtures/default.json", good]), cli(["fixtures", "check", good, bad])]);
     expect(ok).toMatchObject({ code: 0, stdout: `ok fixtures/default.json\nok ${good}\n` });
-    const res = await cli(["fixtures", "check", good, bad]);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
     const [line, ...rest] = res.stderr.split("\n");

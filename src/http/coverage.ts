@@ -310,12 +310,30 @@ class ServiceTracker {
   }
 }
 
+/**
+ * One compiled matcher per catalog for the whole process. Compiling a catalog's
+ * few hundred templates was half of what building an emulator cost, and every
+ * emulator (each test builds its own) compiled the same static catalogs again.
+ * Sharing is safe: a matcher holds no run state, only the compiled templates
+ * and a memo of a pure function of (method, path).
+ */
+const compiledCatalogs = new WeakMap<RouteCatalog, RouteMatcher>();
+
+export function matcherFor(catalog: RouteCatalog): RouteMatcher {
+  let matcher = compiledCatalogs.get(catalog);
+  if (!matcher) {
+    matcher = new RouteMatcher(catalog);
+    compiledCatalogs.set(catalog, matcher);
+  }
+  return matcher;
+}
+
 /** Counts every service request of the run against its service's catalog. */
 export class CoverageTracker {
   private readonly services: Record<ServiceName, ServiceTracker>;
 
   constructor(catalogs: Record<ServiceName, RouteCatalog | RouteMatcher>) {
-    const tracker = (c: RouteCatalog | RouteMatcher) => new ServiceTracker(c instanceof RouteMatcher ? c : new RouteMatcher(c));
+    const tracker = (c: RouteCatalog | RouteMatcher) => new ServiceTracker(c instanceof RouteMatcher ? c : matcherFor(c));
     this.services = { scheduler: tracker(catalogs.scheduler), registry: tracker(catalogs.registry), echo: tracker(catalogs.echo) };
   }
 

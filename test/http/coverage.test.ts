@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { ECHO_ROUTES, unemulatedEchoResponse } from "../../src/echo/route-catalog.js";
 import { OPERATIONS } from "../../src/echo/schemes.js";
-import { CoverageTracker, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type CoverageReport, type RouteCatalog, type RouteEntry } from "../../src/http/coverage.js";
+import { CoverageTracker, matcherFor, rawPathOf, RouteMatcher, UNKNOWN_PATHS_CAP, type CoverageReport, type RouteCatalog, type RouteEntry } from "../../src/http/coverage.js";
 import type { ServiceName } from "../../src/http/service-names.js";
 import { REGISTRY_ROUTES } from "../../src/registry/route-catalog.js";
 import { SCHEDULER_ROUTES } from "../../src/scheduler/route-catalog.js";
@@ -163,6 +163,21 @@ describe("GET /_standin/coverage", () => {
       { method: "GET", route: "/auth/info/providerjwt" },
       { method: "POST", route: "/echo" },
     ]);
+  });
+
+  it("each catalog is compiled once per process, yet every emulator counts only its own requests", async () => {
+    // Building an emulator compiled every catalog anew (half its cost); the compiled matcher is shared now,
+    // and what it shares must not carry one run's coverage into another's.
+    for (const catalog of [SCHEDULER_ROUTES, REGISTRY_ROUTES, ECHO_ROUTES]) expect(matcherFor(catalog)).toBe(matcherFor(catalog));
+    const first = await createStandin();
+    const second = await createStandin();
+    await call(first, "scheduler", "GET", "/v1/jobs");
+    await call(first, "scheduler", "GET", "/v1/no-such-path");
+    await call(second, "registry", "GET", "/v1/catalog/services");
+    const [a, b] = [await coverage(first), await coverage(second)];
+    expect([a.summary.scheduler.requests, a.summary.scheduler.unknownRequests, a.summary.registry.requests]).toEqual([2, 1, 0]);
+    expect([b.summary.scheduler.requests, b.summary.scheduler.unknownRequests, b.summary.registry.requests]).toEqual([0, 0, 1]);
+    expect(b.scheduler.hit).toEqual([]);
   });
 
   it("counts hits per emulated route, unemulated routes asked for and unknown paths; control requests are not counted", async () => {

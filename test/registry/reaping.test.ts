@@ -34,11 +34,11 @@ const tableSize = (emu: Standin, name: string) => emu.store.table(name).size;
 
 describe("DeregisterCriticalServiceAfter: the reaper removes every expired service in one pass", () => {
   it(
-    "reaps 2,000 services in one advance: all gone, in one write (each index moves once), reading O(N) rows",
+    "reaps 400 services in one advance: all gone, in one write (each index moves once), reading O(N) rows",
     async () => {
       const reads = countRowReads();
       const emu = await standin();
-      const n = 2_000;
+      const n = 400;
       for (let i = 0; i < n; i++) {
         await ok(emu, "/v1/agent/service/register", { Name: "web", ID: `web-${i}`, Port: 1_000 + i, Check: { TTL: "10s", DeregisterCriticalServiceAfter: "1m" } });
       }
@@ -64,7 +64,7 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
       expect(indexOf(services.res)).toBe(indexBefore + 1);
       expect(indexOf(await req(emu, "/v1/health/service/web"))).toBe(indexBefore + 1);
       // Linear: each 30 s tick of the 2 m reads the reapable checks once (as Consul's reaper walks its critical
-      // checks), and removing a service reads its own checks. The quadratic reaper read ~6,000,000 rows here.
+      // checks), and removing a service reads its own checks. The quadratic reaper read ~240,000 rows here (60× the bound).
       expect(rowsRead).toBeLessThanOrEqual(10 * n);
     },
     LARGE,
@@ -73,11 +73,11 @@ describe("DeregisterCriticalServiceAfter: the reaper removes every expired servi
 
 describe("the reaper's ticks cost what is critical", () => {
   it(
-    "a virtual day of 30 s ticks over 500 passing reapable services reads no rows, and a critical one is still reaped",
+    "a virtual day of 30 s ticks over 100 passing reapable services reads no rows, and a critical one is still reaped",
     async () => {
       const reads = countRowReads();
       const emu = await standin();
-      const n = 500;
+      const n = 100;
       for (let i = 0; i < n; i++) {
         await ok(emu, "/v1/agent/service/register", { Name: "web", ID: `web-${i}`, Check: { CheckID: `ttl-${i}`, TTL: "36h", DeregisterCriticalServiceAfter: "1m" } });
         await ok(emu, `/v1/agent/check/pass/ttl-${i}`);
@@ -85,7 +85,7 @@ describe("the reaper's ticks cost what is critical", () => {
       let fired: ReturnType<typeof emu.clock.advance> = [];
       const rowsRead = await rowsReadDuring(reads, () => (fired = emu.clock.advance("24h")));
       expect(fired.filter((f) => f.kind === "registry.check-reap").length).toBe(2_880);
-      // The old tick read every agent check: 2,880 × 500 = 1,440,000 rows.
+      // The old tick read every agent check: 2,880 × 100 = 288,000 rows.
       expect(rowsRead).toBeLessThanOrEqual(n);
       // One check failed by hand (an update, not a lapse) is reaped at the next ticks; the others stay.
       await ok(emu, "/v1/agent/check/fail/ttl-7");
@@ -99,11 +99,11 @@ describe("the reaper's ticks cost what is critical", () => {
 
 describe("registering costs what it touches", () => {
   it(
-    "1,000 services through the catalog and 1,000 through the agent, each with a check, on one node, read O(N) rows",
+    "400 services through the catalog and 400 through the agent, each with a check, on one node, read O(N) rows",
     async () => {
       const reads = countRowReads();
       const emu = await standin();
-      const n = 1_000;
+      const n = 400;
       reads.counting = true;
       for (let i = 0; i < n; i++) {
         const res = await put(emu, "/v1/catalog/register", {
@@ -118,7 +118,7 @@ describe("registering costs what it touches", () => {
       reads.counting = false;
       expect(tableSize(emu, "registry.services")).toBeGreaterThanOrEqual(2 * n);
       // Each registration used to read the node's every service (the ACL vetting) or every agent check
-      // (arming the reaper): ~n² rows.
+      // (arming the reaper): ~n² rows, 20× this bound at n = 400.
       expect(reads.rows).toBeLessThanOrEqual(10 * n);
     },
     LARGE,
@@ -127,11 +127,11 @@ describe("registering costs what it touches", () => {
 
 describe("session TTLs and the checks sessions are bound to: each expiry costs what it touches", () => {
   it(
-    "1,000 TTL sessions holding keys expire in one advance: keys released, lock-delays set, O(N) rows read",
+    "300 TTL sessions holding keys expire in one advance: keys released, lock-delays set, O(N) rows read",
     async () => {
       const reads = countRowReads();
       const emu = await standin();
-      const n = 1_000;
+      const n = 300;
       for (let i = 0; i < n; i++) {
         const { ID } = JSON.parse((await ok(emu, "/v1/session/create", { TTL: "10s", LockDelay: "5s" })).text) as { ID: string };
         expect((await ok(emu, `/v1/kv/lock/${i}?acquire=${ID}`, "held")).text).toBe("true");
@@ -142,18 +142,18 @@ describe("session TTLs and the checks sessions are bound to: each expiry costs w
       expect(keys).toHaveLength(n);
       expect(keys.filter((k) => k.Session !== undefined)).toEqual([]);
       expect(tableSize(emu, "registry.lockdelay")).toBe(n);
-      // Each destroy reads the keys its session holds; the old one read every key for each session (~n² rows).
+      // Each destroy reads the keys its session holds; the old one read every key for each session (~n² rows, 60× this bound at n = 300).
       expect(rowsRead).toBeLessThanOrEqual(5 * n);
     },
     LARGE,
   );
 
   it(
-    "1,000 TTL checks lapsing invalidate the 1,000 sessions bound to them, O(N) rows read",
+    "300 TTL checks lapsing invalidate the 300 sessions bound to them, O(N) rows read",
     async () => {
       const reads = countRowReads();
       const emu = await standin();
-      const n = 1_000;
+      const n = 300;
       for (let i = 0; i < n; i++) {
         await ok(emu, "/v1/agent/check/register", { Name: `c${i}`, TTL: "10s", Status: "passing" });
         await ok(emu, "/v1/session/create", { Checks: ["serfHealth", `c${i}`] });
@@ -162,7 +162,7 @@ describe("session TTLs and the checks sessions are bound to: each expiry costs w
       const rowsRead = await rowsReadDuring(reads, () => emu.clock.advance("11s"));
       expect(tableSize(emu, "registry.sessions")).toBe(0);
       expect((await getJSON(emu, "/v1/health/state/critical")).body).toHaveLength(n);
-      // Each lapse reads the sessions bound to its check; the old one sorted every session each time (~n² rows).
+      // Each lapse reads the sessions bound to its check; the old one sorted every session each time (~n² rows, 60× this bound at n = 300).
       expect(rowsRead).toBeLessThanOrEqual(5 * n);
     },
     LARGE,
