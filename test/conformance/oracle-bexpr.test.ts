@@ -10,14 +10,13 @@
  * listed one by one in KNOWN_DIFFERENCES (and docs/known-differences.md): a new difference fails.
  * Needs Go ≥ 1.21 and ../shared/oracle-sources/go-bexpr; STANDIN_SKIP_GO=1 skips it.
  */
-import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/filter-datum.js";
 import { filterDatum } from "../../src/scheduler/variables.js";
-import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
+import { buildGoProgram, type GoProgram, PROJECT_ROOT, runGoProgramJson, SHARED, SKIP_GO } from "./support/go-build.js";
 
 const PROGRAM: GoProgram = {
   what: "the go-bexpr oracle",
@@ -101,16 +100,8 @@ async function build(): Promise<void> {
   await buildGoProgram(PROGRAM);
 }
 
-async function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {
-  const child = execFile(BINARY, [], { maxBuffer: 256 << 20, timeout: 300_000 });
-  const done = new Promise<string>((res, rej) => {
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.on("error", rej);
-    child.on("close", (code) => (code === 0 ? res(out) : rej(new Error(`oracle exited ${code}`))));
-  });
-  child.stdin!.end(JSON.stringify({ seed: SEED, perKind: PER_KIND, objects }));
-  return JSON.parse(await done);
+function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {
+  return runGoProgramJson(BINARY, { seed: SEED, perKind: PER_KIND, objects });
 }
 
 // --- the cluster the objects come from -------------------------------------------------------

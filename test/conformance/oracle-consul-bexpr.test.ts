@@ -12,14 +12,13 @@
  * difference fails. Needs Go ≥ 1.21, ../shared/go-clients (consul/api) and Debian's go-bexpr package
  * (.ci/run installs it); STANDIN_SKIP_GO=1 skips it.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTypedFilter, TypedEvaluationError, TypedFilterError } from "../../src/core/filter/index.js";
 import type { StructSchema } from "../../src/core/filter/typed/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
+import { buildGoProgram, type GoProgram, PROJECT_ROOT, runGoProgramJson, SHARED, SKIP_GO } from "./support/go-build.js";
 import { AGENT_SERVICE_FILTER, CHECK_SERVICE_NODE_FILTER, HEALTH_CHECK_FILTER, NODE_FILTER, NODE_SERVICE_FILTER, SERVICE_NODE_FILTER } from "../../src/registry/filter-schemas.js";
 
 const PROGRAM: GoProgram = {
@@ -75,16 +74,8 @@ async function build(): Promise<void> {
   await buildGoProgram(PROGRAM);
 }
 
-async function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {
-  const child = execFile(BINARY, [], { maxBuffer: 256 << 20, timeout: 300_000 });
-  const done = new Promise<string>((res, rej) => {
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.on("error", rej);
-    child.on("close", (code) => (code === 0 ? res(out) : rej(new Error(`oracle exited ${code}`))));
-  });
-  child.stdin!.end(JSON.stringify({ seed: SEED, perKind: PER_KIND, objects }));
-  return JSON.parse(await done);
+function oracle(objects: Record<Kind, Json[]>): Promise<{ warnings: string[]; cases: OracleCase[] }> {
+  return runGoProgramJson(BINARY, { seed: SEED, perKind: PER_KIND, objects });
 }
 
 // --- the catalog the rows come from ------------------------------------------------------------

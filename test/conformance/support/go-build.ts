@@ -42,3 +42,16 @@ export async function buildGoProgram(program: GoProgram): Promise<string> {
   await run(GO, ["build", "-o", program.binary, "."], { cwd: program.source, env, timeout: 600_000 });
   return program.binary;
 }
+
+/** Runs a built program once: `input` as JSON on its stdin, its stdout parsed as JSON (an exit other than 0 is an error). */
+export function runGoProgramJson<T>(binary: string, input: unknown): Promise<T> {
+  const child = execFile(binary, [], { maxBuffer: 256 << 20, timeout: 300_000 });
+  const done = new Promise<string>((resolveOutput, reject) => {
+    let out = "";
+    child.stdout!.on("data", (data) => (out += data));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolveOutput(out) : reject(new Error(`${binary} exited ${code}`))));
+  });
+  child.stdin!.end(JSON.stringify(input));
+  return done.then((out) => JSON.parse(out) as T);
+}
