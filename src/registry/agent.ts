@@ -10,8 +10,8 @@ import { badRequest, type RequestContext, type Router } from "./http.js";
 import type { RegistryApi } from "./api.js";
 import type { AgentLocal } from "./agent-local.js";
 import { CONSUL_VERSION } from "../core/versions.js";
-/** The server RPC, serf LAN and serf WAN ports of a default agent. */
-export const SERVER_PORT = 8300;
+import { SERVER_PORT } from "./server-node.js";
+/** The serf LAN and serf WAN ports of a default agent (the server RPC port is server-node.ts's). */
 const SERF_LAN_PORT = 8301;
 const SERF_WAN_PORT = 8302;
 /** serf.StatusAlive. */

@@ -10,8 +10,10 @@
  * member (the same values `/v1/agent/self` reports as `Member`).
  */
 import { CONSUL_VERSION } from "../core/versions.js";
-import { SERVER_PORT } from "./agent.js";
 import type { NodeRow, ServiceRow } from "./state.js";
+
+/** The server RPC port of a default agent (its `consul` service's port; serf's are agent.ts's). */
+export const SERVER_PORT = 8300;
 
 /** structs.ConsulServiceID and structs.ConsulServiceName. */
 export const CONSUL_SERVICE_ID = "consul";
