@@ -145,6 +145,8 @@ describe.skipIf(cannotRun !== undefined)("the container image, run from its root
 
   it("SIGTERM to the container's PID 1 stops it with 0", async () => {
     expect(await container.stop()).toBe(0);
+    // The line docs/container.md's testcontainers sample for Python waits for.
+    expect(container.logs()).toMatch(/^standin ready \(seed 1, /m);
     expect(container.logs()).not.toMatch(/error|warning/i);
   });
 
