@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 // The packaging suite: the npm tarball and a git URL installed into scratch consumer projects, and
-// the single executable run with no node on PATH. Slow (packs, installs, builds), so it is kept
+// the single executable run with no node on PATH, and the container image run from its root file
+// system. Slow (packs, installs, builds), so it is kept
 // out of the unit suite; .ci/run runs it after the conformance suite.
 export default defineConfig({
   test: {

@@ -8,7 +8,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, exerciseDefaultWorld, run, SLOW_STEP_TIMEOUT_MS, startInBackground, type Finished } from "./support.js";
+import { builtExecutable } from "./executable.js";
+import { call, exerciseDefaultWorld, run, SLOW_STEP_TIMEOUT_MS, startInBackground } from "./support.js";
 
 const ROOT = process.cwd();
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -16,18 +17,16 @@ const NAME = process.platform === "win32" ? "standin.exe" : "standin";
 const FREE_PORTS = ["--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0"];
 
 describe("the single executable, alone in an empty directory with no node on PATH", () => {
-  let build: Finished;
   let dir: string;
   let exe: string;
   // Nothing but the executable: no node, no node_modules, no npm configuration.
   const bare = () => ({ PATH: "/nonexistent-bin", HOME: dir });
 
   beforeAll(async () => {
-    build = await run("npm", ["run", "build:exe"], { cwd: ROOT });
-    expect(build, build.stderr).toMatchObject({ code: 0 });
+    const built = await builtExecutable(ROOT);
     dir = mkdtempSync(join(tmpdir(), "standin-exe-"));
     exe = join(dir, NAME);
-    copyFileSync(join(ROOT, "build", NAME), exe);
+    copyFileSync(built, exe);
   }, SLOW_STEP_TIMEOUT_MS);
 
   afterAll(() => {
