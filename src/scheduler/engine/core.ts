@@ -9,7 +9,7 @@ import type { ServiceContext } from "../../core/context.js";
 import { parseDurationMs } from "../../core/durations.js";
 import type { SchedulerState } from "../model.js";
 import { DEFAULT_TIMING } from "./constants.js";
-import type { GcSettings } from "./gc.js";
+import type { GcSettings } from "./gc-settings.js";
 
 export interface EngineCore {
   readonly state: SchedulerState;

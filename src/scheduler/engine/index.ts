@@ -60,7 +60,8 @@ import * as deployments from "./deployments.js";
 import * as dispatching from "./dispatch.js";
 import * as evaluations from "./evaluations.js";
 import * as faults from "./faults.js";
-import { GarbageCollector, type GcResult, type GcSettings } from "./gc.js";
+import { GarbageCollector, type GcResult } from "./gc.js";
+import type { GcSettings } from "./gc-settings.js";
 import * as periodic from "./periodic-launches.js";
 import * as plan from "./plan.js";
 import * as jobs from "./register.js";
@@ -71,7 +72,8 @@ import * as versions from "./versions.js";
 
 export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 export type { RegisterResult } from "./core.js";
-export { GC_DEFAULTS, type GcResult, type GcSettings } from "./gc.js";
+export type { GcResult } from "./gc.js";
+export { GC_DEFAULTS, type GcSettings } from "./gc-settings.js";
 export { CodedError } from "./errors.js";
 export { isParameterized, isPeriodic } from "./job-kinds.js";
 
