@@ -11,8 +11,21 @@
  * table (its watcher sees every write and rollback; a restore drops it and
  * the next use rebuilds it), so snapshot, restore and reset keep it right.
  */
-import type { StoreView, Table } from "../core/store.js";
-import type { AllocRow, Json } from "./model.js";
+import type { Row, StoreView, Table } from "../core/store.js";
+
+/**
+ * The part of an allocation row (model.ts) the index reads: its node, its
+ * place in AddAllocs' order and the ports it holds. Declared here, not
+ * imported, so the model (which builds the index) and the index do not
+ * import each other.
+ */
+export interface PortHoldingAlloc {
+  readonly ID: string;
+  readonly NodeID: string;
+  readonly CreateIndex: number;
+  /** AllocatedPortMapping rows: HostIP, Value, IgnoreCollision. */
+  readonly SharedPorts?: ReadonlyArray<Record<string, unknown>>;
+}
 
 /** Ports 0–65535 have a bit each; a port outside (never placed) is still held, only found the slow way. */
 const PORT_SPACE = 65536;
@@ -198,7 +211,7 @@ export class NodePorts {
     return undefined;
   }
 
-  add(alloc: AllocRow): void {
+  add(alloc: PortHoldingAlloc): void {
     const ports = alloc.SharedPorts ?? [];
     for (let position = 0; position < ports.length; position++) {
       const { ip, value, ignoreCollision } = portOf(ports[position]!);
@@ -208,7 +221,7 @@ export class NodePorts {
     }
   }
 
-  remove(alloc: AllocRow): void {
+  remove(alloc: PortHoldingAlloc): void {
     const ports = alloc.SharedPorts ?? [];
     for (let position = 0; position < ports.length; position++) {
       const { ip, value } = portOf(ports[position]!);
@@ -256,22 +269,22 @@ function before(a: Holder, b: Holder): boolean {
   return a.position < b.position;
 }
 
-function portOf(port: Json): { ip: string; value: number; ignoreCollision: boolean } {
+function portOf(port: Record<string, unknown>): { ip: string; value: number; ignoreCollision: boolean } {
   return { ip: String(port.HostIP ?? ""), value: Number(port.Value ?? 0), ignoreCollision: Boolean(port.IgnoreCollision) };
 }
 
 const NO_NODE_PORTS = new NodePorts();
 
 /** Every node's held ports, derived from the allocations table. */
-export class HeldPortIndex {
+export class HeldPortIndex<Alloc extends PortHoldingAlloc & Row> {
   /** Node ID → its held ports; undefined until first used, and again after a restore (rebuilt from the rows). */
   private byNode: Map<string, NodePorts> | undefined;
 
   /** `holdsPorts`: whether an allocation's ports count (it is live: desired to run, pending or running). */
   constructor(
-    private readonly allocs: Table<AllocRow>,
+    private readonly allocs: Table<Alloc>,
     store: Pick<StoreView, "onRestore">,
-    private readonly holdsPorts: (alloc: AllocRow) => boolean,
+    private readonly holdsPorts: (alloc: Alloc) => boolean,
   ) {
     allocs.watch((_id, row, previous) => {
       if (!this.byNode) return;
@@ -294,17 +307,17 @@ export class HeldPortIndex {
     return this.byNode.get(nodeId) ?? NO_NODE_PORTS;
   }
 
-  private counts(alloc: AllocRow): boolean {
+  private counts(alloc: Alloc): boolean {
     return (alloc.SharedPorts?.length ?? 0) > 0 && this.holdsPorts(alloc);
   }
 
-  private take(alloc: AllocRow): void {
+  private take(alloc: Alloc): void {
     let node = this.byNode!.get(alloc.NodeID);
     if (!node) this.byNode!.set(alloc.NodeID, (node = new NodePorts()));
     node.add(alloc);
   }
 
-  private release(alloc: AllocRow): void {
+  private release(alloc: Alloc): void {
     const node = this.byNode!.get(alloc.NodeID);
     if (!node) return;
     node.remove(alloc);

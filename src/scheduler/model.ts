@@ -216,7 +216,7 @@ export class SchedulerState {
   private readonly allocsByJob: GroupLookup<AllocRow>;
   private readonly allocsByNode: (nodeId: string) => AllocRow[];
   private readonly liveAllocsByNode: (nodeId: string) => AllocRow[];
-  private readonly heldPorts: HeldPortIndex;
+  private readonly heldPorts: HeldPortIndex<AllocRow>;
   private readonly liveUsageByNode: (nodeId: string) => readonly number[];
   private readonly liveAllocsByJobPart: GroupLookup<AllocRow>;
   private readonly openEvalsByJob: GroupLookup<EvalRow>;

@@ -15,7 +15,8 @@ import type { RestartPolicy } from "../restart-tracker.js";
 import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
-import { advanceDeployment, armProgressDeadline, updateDeploymentGroup } from "./deployments.js";
+import { advanceDeployment } from "./deployment-health.js";
+import { armProgressDeadline, progressAfterHealthy, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
 import { syncAllocServices } from "../service-registrations.js";
@@ -113,12 +114,6 @@ export function allocHealthy(core: EngineCore, allocId: string): unknown {
     advanceDeployment(core, deployment.ID);
     return { alloc: allocId, healthy: true };
   });
-}
-
-/** A healthy allocation moves a progress-based group's deadline to `progress_deadline` after it, never earlier (state_store updateDeploymentWithAlloc). */
-export function progressAfterHealthy(g: { ProgressDeadline: number; RequireProgressBy: number | null }, now: number): number | null {
-  if (g.ProgressDeadline <= 0) return g.RequireProgressBy;
-  return Math.max(g.RequireProgressBy ?? 0, now + nanosToMs(g.ProgressDeadline));
 }
 
 /**

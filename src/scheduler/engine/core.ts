@@ -1,15 +1,15 @@
 /**
- * What every part of the engine works on: the scheduler's state, the
- * service context (store, virtual clock, seeded ids, event journal) and the
- * configured timing. The SchedulerEngine (index.ts) holds one EngineCore and
- * hands it to the functions of each lifecycle module; the modules call each
- * other directly, with the same core.
+ * What every step of the engine works on: the scheduler's state, the
+ * service context (store, virtual clock, seeded ids, event journal), the
+ * configured timing, and the follow-ups a later step may ask of an earlier
+ * one. The SchedulerEngine (index.ts) holds one EngineCore and hands it to
+ * the functions of each step; this file imports none of them.
  */
 import type { ServiceContext } from "../../core/context.js";
 import { parseDurationMs } from "../../core/durations.js";
-import type { SchedulerState } from "../model.js";
+import type { EvalRow, JobRow, SchedulerState } from "../model.js";
 import { DEFAULT_TIMING } from "./constants.js";
-import type { GcSettings } from "./gc.js";
+import type { GcSettings } from "./gc-settings.js";
 
 export interface EngineCore {
   readonly state: SchedulerState;
@@ -17,6 +17,21 @@ export interface EngineCore {
   readonly timing: () => Record<string, string>;
   /** The garbage collector's thresholds and intervals as configured (engine/gc.ts; Nomad's defaults where absent). */
   readonly gc?: () => GcSettings | undefined;
+  /** Earlier work a later step asks for (index.ts wires each to its step). */
+  readonly followUps: FollowUps;
+}
+
+/**
+ * The only way a step asks for the work of an earlier one (index.ts explains
+ * the pipeline). Each ask runs at once, where it is made, and returns what
+ * the asking step needs (the evaluation's ID, the revert's), so every store
+ * write, event, timer and seeded ID keeps the order a direct call had.
+ */
+export interface FollowUps {
+  /** A new evaluation of the job, pending in the broker (or blocked, as `extra` says): evaluations.ts createEval. */
+  evaluation(job: JobRow, triggeredBy: string, extra?: Partial<EvalRow>): EvalRow;
+  /** A failed deployment's auto_revert: the job registered again at `version` (revert.ts). */
+  revert(namespace: string, id: string, version: number): RegisterResult;
 }
 
 export interface RegisterResult {

@@ -1,17 +1,43 @@
 /**
- * The writes that judge a deployment's allocations: promoting its canaries,
- * and health reports (an operator's fails the deployment; a client's goes to
- * the deployment watcher's rules), which otherwise let it advance.
+ * The writes that judge a deployment's allocations: health reports (an
+ * operator's fails the deployment; a client's goes to the deployment
+ * watcher's rules), promoting its canaries, and what a healthy allocation
+ * advances (the deployment's success, auto-promotion, the next rolling
+ * batch's evaluation, asked for through the core's follow-ups).
  */
 import { formatMultierror } from "../../core/go/multierror.js";
 import type { AllocRow, EvalRow } from "../model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { nanosToMs, type EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";
-import { progressAfterHealthy } from "./allocations.js";
-import { advanceDeployment, armProgressDeadline, failDeployment, updateDeploymentGroup } from "./deployments.js";
+import { armProgressDeadline, failDeployment, progressAfterHealthy, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
-import { createEval } from "./evaluations.js";
+
+/** After a healthy allocation: succeed when every group is done, else ask for the next rolling batch. */
+export function advanceDeployment(core: EngineCore, deploymentId: string): void {
+  const { state } = core;
+  const deployment = state.deployments.get(deploymentId);
+  if (!deployment || deployment.Status !== "running") return;
+  const job = state.job(deployment.Namespace, deployment.JobID);
+  if (!job || job.Version !== deployment.JobVersion) return;
+  const waitingForPromotion = Object.entries(deployment.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
+  if (waitingForPromotion.length > 0) {
+    // autoPromoteDeployment: as many healthy canaries as desired (a failed canary's replacement counts, the failed one not).
+    const canariesHealthy = waitingForPromotion.every(
+      ([, g]) =>
+        (g.PlacedCanaries ?? []).length >= g.DesiredCanaries &&
+        liveCanaries(core, g.PlacedCanaries).filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true).length === g.DesiredCanaries,
+    );
+    if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) promote(core, deploymentId, undefined);
+    return;
+  }
+  if (succeedIfComplete(core, deploymentId)) return;
+  // Counted, not listed: this runs after every healthy allocation, and listing the job's made a deployment of N O(N²).
+  const oldLive = state.liveAllocCount(job.Namespace, job.ID) > state.liveAllocCount(job.Namespace, job.ID, job.Version);
+  // A group still short of its count (a rolling update that also scaled up) needs the next batch too.
+  const short = Object.entries(deployment.TaskGroups).some(([name, g]) => state.liveAllocCount(job.Namespace, job.ID, job.Version, name) < g.DesiredTotal);
+  if (oldLive || short) core.followUps.evaluation(job, "deployment-watcher", { DeploymentID: deploymentId });
+}
 
 /** Promotes canaries (all groups, or the named ones); throws Nomad's RPC errors. Returns the follow-up eval. */
 export function promote(core: EngineCore, deploymentId: string, groups: readonly string[] | undefined): EvalRow {
@@ -52,7 +78,7 @@ export function promote(core: EngineCore, deploymentId: string, groups: readonly
   armProgressDeadline(core, deploymentId);
   ctx.events.record("deployment.promoted", { service: "scheduler", subject: deploymentId, detail: { groups: chosen.map(([name]) => name) } });
   const job = state.job(deployment.Namespace, deployment.JobID)!;
-  return createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
+  return core.followUps.evaluation(job, "deployment-watcher", { DeploymentID: deploymentId });
 }
 
 /** The deployment's canaries that still run or wait to (a rescheduled canary is stopped, a failed one is done). */
@@ -112,6 +138,6 @@ export function setAllocHealth(
   }
   advanceDeployment(core, deploymentId);
   const job = state.job(deployment.Namespace, deployment.JobID)!;
-  const evaluation = createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
+  const evaluation = core.followUps.evaluation(job, "deployment-watcher", { DeploymentID: deploymentId });
   return { revertedVersion: null, evalId: evaluation.ID, evalIndex: evaluation.CreateIndex };
 }

@@ -23,7 +23,6 @@ import { versionKey, type AllocRow, type DeploymentRow } from "../model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { failDeployment } from "./deployments.js";
-import { createEval } from "./evaluations.js";
 import { groupPolicy, rescheduleEligible, trackerOf } from "./rescheduling.js";
 
 /**
@@ -58,5 +57,5 @@ function allowReschedule(core: EngineCore, deployment: DeploymentRow, alloc: All
   if (transition.Reschedule === true) return;
   state.allocs.put(current.ID, { ...current, DesiredTransition: { ...transition, Reschedule: true }, ModifyIndex: ctx.store.writeIndex(), ModifyTime: ctx.clock.now() });
   const job = state.job(deployment.Namespace, deployment.JobID);
-  if (job) createEval(core, job, "deployment-watcher", { DeploymentID: deployment.ID });
+  if (job) core.followUps.evaluation(job, "deployment-watcher", { DeploymentID: deployment.ID });
 }

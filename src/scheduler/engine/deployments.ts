@@ -1,18 +1,16 @@
 /**
  * Deployments: created for a job version whose service groups have an
- * update block, advanced as allocations become healthy (the next rolling
- * batch, auto-promotion), finished successful (the version marked stable),
- * failed (by unhealthy allocations or the progress deadline, with
- * auto_revert rolling back to the latest stable version) or cancelled.
+ * update block, their groups' counts and progress deadline kept as
+ * allocations become healthy (deployment-health.ts advances them), finished
+ * successful (the version marked stable), failed (by unhealthy allocations
+ * or the progress deadline, with auto_revert rolling back to the latest
+ * stable version, a follow-up the engine core's revert runs) or cancelled.
  */
 import { specChanged } from "../jobspec/index.js";
 import { jobKey, versionKey, type DeploymentRow, type JobRow } from "../model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
-import type { EngineCore, Group } from "./core.js";
-import { liveCanaries, promote } from "./deployment-health.js";
-import { createEval } from "./evaluations.js";
-import { sameGroupSpec } from "./reconcile.js";
-import { revert } from "./versions.js";
+import { nanosToMs, type EngineCore, type Group } from "./core.js";
+import { sameGroupSpec } from "./group-spec.js";
 
 /** The job version's deployment, created (and older active ones cancelled) when a service group has an update block. */
 export function deploymentFor(core: EngineCore, job: JobRow): DeploymentRow | undefined {
@@ -78,32 +76,6 @@ export function deploymentFor(core: EngineCore, job: JobRow): DeploymentRow | un
   state.deployments.put(deployment.ID, deployment);
   ctx.events.record("deployment.created", { service: "scheduler", subject: deployment.ID, detail: { job: job.ID, version: job.Version } });
   return deployment;
-}
-
-/** After a healthy allocation: succeed when every group is done, else ask for the next rolling batch. */
-export function advanceDeployment(core: EngineCore, deploymentId: string): void {
-  const { state } = core;
-  const deployment = state.deployments.get(deploymentId);
-  if (!deployment || deployment.Status !== "running") return;
-  const job = state.job(deployment.Namespace, deployment.JobID);
-  if (!job || job.Version !== deployment.JobVersion) return;
-  const waitingForPromotion = Object.entries(deployment.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
-  if (waitingForPromotion.length > 0) {
-    // autoPromoteDeployment: as many healthy canaries as desired (a failed canary's replacement counts, the failed one not).
-    const canariesHealthy = waitingForPromotion.every(
-      ([, g]) =>
-        (g.PlacedCanaries ?? []).length >= g.DesiredCanaries &&
-        liveCanaries(core, g.PlacedCanaries).filter((a) => (a.DeploymentStatus as { Healthy?: boolean } | null)?.Healthy === true).length === g.DesiredCanaries,
-    );
-    if (canariesHealthy && waitingForPromotion.every(([, g]) => g.AutoPromote)) promote(core, deploymentId, undefined);
-    return;
-  }
-  if (succeedIfComplete(core, deploymentId)) return;
-  // Counted, not listed: this runs after every healthy allocation, and listing the job's made a deployment of N O(N²).
-  const oldLive = state.liveAllocCount(job.Namespace, job.ID) > state.liveAllocCount(job.Namespace, job.ID, job.Version);
-  // A group still short of its count (a rolling update that also scaled up) needs the next batch too.
-  const short = Object.entries(deployment.TaskGroups).some(([name, g]) => state.liveAllocCount(job.Namespace, job.ID, job.Version, name) < g.DesiredTotal);
-  if (oldLive || short) createEval(core, job, "deployment-watcher", { DeploymentID: deploymentId });
 }
 
 /** Marks a running deployment successful (and its version stable) once every group is healthy and no older allocation runs. */
@@ -174,6 +146,12 @@ export function armProgressDeadline(core: EngineCore, deploymentId: string): voi
   if (deadlines.length > 0) core.ctx.clock.schedule({ at: Math.min(...deadlines), kind: TIMERS.progressDeadline, subject: deploymentId });
 }
 
+/** A healthy allocation moves a progress-based group's deadline to `progress_deadline` after it, never earlier (state_store updateDeploymentWithAlloc). */
+export function progressAfterHealthy(g: { ProgressDeadline: number; RequireProgressBy: number | null }, now: number): number | null {
+  if (g.ProgressDeadline <= 0) return g.RequireProgressBy;
+  return Math.max(g.RequireProgressBy ?? 0, now + nanosToMs(g.ProgressDeadline));
+}
+
 /**
  * The progress deadline passed (the watcher's shouldFail): the deployment
  * fails unless every group has the healthy allocations it needs (its
@@ -220,6 +198,6 @@ export function failDeployment(core: EngineCore, deploymentId: string, base: str
     return { revertedVersion: null, evalId: "", evalIndex: 0 };
   }
   finishDeployment(core, deploymentId, "failed", `${base} - rolling back to job version ${stable.Version}`);
-  const result = revert(core, job.Namespace, job.ID, stable.Version);
+  const result = core.followUps.revert(job.Namespace, job.ID, stable.Version);
   return { revertedVersion: stable.Version, evalId: result.EvalID, evalIndex: result.EvalCreateIndex };
 }

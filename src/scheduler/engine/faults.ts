@@ -10,7 +10,6 @@ import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, NON_TERMINAL_CLIENT, TIMERS } from "./
 import type { EngineCore } from "./core.js";
 import { updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
-import { createEval } from "./evaluations.js";
 import { groupPolicy, rescheduleEligible, trackerOf } from "./rescheduling.js";
 import { refreshJobStatus } from "./summaries.js";
 
@@ -55,7 +54,7 @@ function retryFailedAlloc(core: EngineCore, alloc: AllocRow): void {
   const job = core.state.job(alloc.Namespace, alloc.JobID);
   if (!job || job.Stop || alloc.FollowupEvalID) return;
   if (!rescheduleEligible(trackerOf(alloc), groupPolicy(job, alloc.TaskGroup), core.ctx.clock.now())) return;
-  createEval(core, job, "alloc-failure", { JobModifyIndex: 0 });
+  core.followUps.evaluation(job, "alloc-failure", { JobModifyIndex: 0 });
 }
 
 /** Fault: an allocation completes (its tasks exit successfully, or as `taskStates` say). */
@@ -85,7 +84,8 @@ export function nodeDown(core: EngineCore, node: NodeRow): void {
     }
     for (const key of [...jobs].sort()) {
       const job = state.jobs.get(key);
-      if (job && !job.Stop && job.Type !== "system" && job.Type !== "sysbatch") createEval(core, job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
+      if (job && !job.Stop && job.Type !== "system" && job.Type !== "sysbatch")
+        core.followUps.evaluation(job, "node-update", { NodeID: node.ID, NodeModifyIndex: node.ModifyIndex });
     }
   });
 }

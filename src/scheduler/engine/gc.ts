@@ -32,23 +32,8 @@ import { TASK_LOG_LINES_TABLE } from "../task-logs.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { allocTerminal, deploymentActive, evalTerminal, gcEval, jobGCable } from "./gc-rules.js";
+import { GC_DEFAULTS, type GcSetting, type GcSettings } from "./gc-settings.js";
 import { refreshChildren } from "./summaries.js";
-
-/** Nomad's server defaults (nomad/config.go DefaultConfig). */
-export const GC_DEFAULTS = {
-  evalGCThreshold: "1h",
-  batchEvalGCThreshold: "24h",
-  deploymentGCThreshold: "1h",
-  jobGCThreshold: "4h",
-  nodeGCThreshold: "24h",
-  evalGCInterval: "5m",
-  jobGCInterval: "5m",
-  deploymentGCInterval: "5m",
-  nodeGCInterval: "5m",
-} as const;
-
-export type GcSetting = keyof typeof GC_DEFAULTS;
-export type GcSettings = Partial<Record<GcSetting, string>>;
 
 /** What one pass (or a forced GC) collected. */
 export interface GcResult {

@@ -12,39 +12,44 @@
  * re-run when capacity appears. Every transition goes through the store (so
  * indexes move and blocking queries wake) and into the event journal.
  *
- * How the engine is split: the state it works on (the model, the service
- * context, the timing) is one small EngineCore (core.ts); each stage of the
- * lifecycle is a module of plain functions taking that core first:
+ * How the engine is split: a pipeline of steps in the order Nomad's server
+ * runs them, each a module of plain functions taking the EngineCore
+ * (core.ts: the state, the service context, the timing) first. A step calls
+ * the steps after it directly (it imports them); nothing imports a step
+ * above it:
  *
- *   register.ts            job register / deregister
- *   evaluations.ts         evals: create, process, unblock, Job.Evaluate
- *   broker.ts              the scheduler configuration's writes; the eval broker paused / resumed
- *   eval-delete.ts         Eval.Delete (by ID, by filter) while the broker is paused
- *   reconcile.ts, plan.ts  what an eval does to the allocations; the plan's dry run
- *   placement.ts           feasible nodes, fit, node choice, the placed allocation
- *   constraints.ts         constraint operators against a node
- *   allocations.ts         an allocation's start, health, completion, stop
- *   faults.ts              failed / completed allocations, a node going down
- *   task-restarts.ts       tasks exiting, restarted in place per the restart policy
- *   rescheduling.ts,       failed allocations replaced per the reschedule policy
- *   reschedule-reconcile.ts  (the policy's arithmetic; what the reconciler does)
- *   deployments.ts         deployment creation, progress, success, failure, revert
- *   deployment-health.ts   canary promotion and health reports
- *   versions.ts            stored versions, Job.Revert, Job.Stable
- *   dispatch.ts            Job.Dispatch
- *   periodic-launches.ts   periodic launches on the clock, periodic force
- *   scaling.ts             Job.Scale and scale status
- *   summaries.ts           job summaries and job status
- *   gc.ts, gc-rules.ts     garbage collection on the clock, and forced (System.GarbageCollect)
+ *   1 admission            register.ts (register, deregister); the front doors that
+ *                          register a job: revert.ts, dispatch.ts, scaling.ts,
+ *                          periodic-launches.ts (periodic-schedule.ts arms the launches);
+ *                          versions.ts (stored versions, Job.Stable)
+ *   2 evaluation broker    evaluations.ts (create, process, unblock, Job.Evaluate),
+ *                          broker.ts (the broker paused / resumed), eval-delete.ts
+ *   3 reconciler           reconcile.ts, reschedule-reconcile.ts, plan.ts (the dry run),
+ *                          group-spec.ts (in place or destructive)
+ *   4 placement            placement.ts, constraints.ts (feasible nodes, fit, the node)
+ *   5 plan apply           placement.ts placeAlloc, allocations.ts stopAllocByPlan
+ *   6 client updates       allocations.ts (start, health, completion, stop), faults.ts,
+ *                          task-restarts.ts
+ *   7 deployment watcher   deployment-health.ts (health reports, promotion, the next
+ *                          batch), deployment-watcher.ts (unhealthy allocations),
+ *                          deployments.ts (create, progress deadline, finish, fail)
+ *   8 follow-up evaluations  asked for through core.followUps (below)
  *
- * The modules call one another directly (the lifecycle is a cycle: a
- * deployment's failure reverts the job, which registers it, which makes an
- * eval, which places allocations, whose health advances the deployment), so
- * their imports are mutually recursive; none uses another at load time.
- * SchedulerEngine below is the public face: it owns the core, registers the
- * clock's timer handlers, and keeps the methods callers have always used,
- * each a call into its module. The order of every store write, event,
- * timer and seeded id is the one the single class had.
+ * Beside the pipeline, read by every step: summaries.ts (job summaries and
+ * status), rescheduling.ts (the reschedule policy's arithmetic), constants.ts,
+ * job-kinds.ts, errors.ts; and the garbage collector on the clock (gc.ts,
+ * gc-rules.ts, gc-settings.ts).
+ *
+ * Going back up the pipeline (a failed allocation, a deployment's next
+ * batch or its promotion want a new evaluation; a failed deployment's
+ * auto_revert registers the job again) is a follow-up: the later step asks
+ * `core.followUps`, which the constructor below wires to the earlier step's
+ * function. The ask runs at once, where a direct call ran, so the order of
+ * every store write, event, timer and seeded ID is the one it always was;
+ * work due later goes through the virtual clock's timers, whose handlers
+ * are registered below too. SchedulerEngine is the public face: it owns the
+ * core and keeps the methods callers have always used, each a call into
+ * its step.
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { AllocRow, EvalRow, JobRow, NodeRow, SchedulerState } from "../model.js";
@@ -60,10 +65,12 @@ import * as deployments from "./deployments.js";
 import * as dispatching from "./dispatch.js";
 import * as evaluations from "./evaluations.js";
 import * as faults from "./faults.js";
-import { GarbageCollector, type GcResult, type GcSettings } from "./gc.js";
+import { GarbageCollector, type GcResult } from "./gc.js";
+import type { GcSettings } from "./gc-settings.js";
 import * as periodic from "./periodic-launches.js";
 import * as plan from "./plan.js";
 import * as jobs from "./register.js";
+import * as reverting from "./revert.js";
 import * as scaling from "./scaling.js";
 import * as summaries from "./summaries.js";
 import * as taskRestarts from "./task-restarts.js";
@@ -71,7 +78,8 @@ import * as versions from "./versions.js";
 
 export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 export type { RegisterResult } from "./core.js";
-export { GC_DEFAULTS, type GcResult, type GcSettings } from "./gc.js";
+export type { GcResult } from "./gc.js";
+export { GC_DEFAULTS, type GcSettings } from "./gc-settings.js";
 export { CodedError } from "./errors.js";
 export { isParameterized, isPeriodic } from "./job-kinds.js";
 
@@ -83,7 +91,16 @@ export class SchedulerEngine {
   private readonly collector: GarbageCollector;
 
   constructor(state: SchedulerState, ctx: ServiceContext, timing: () => Record<string, string>, gc?: () => GcSettings | undefined) {
-    const core: EngineCore = { state, ctx, timing, gc };
+    const core: EngineCore = {
+      state,
+      ctx,
+      timing,
+      gc,
+      followUps: {
+        evaluation: (job, triggeredBy, extra) => evaluations.createEval(core, job, triggeredBy, extra),
+        revert: (namespace, id, version) => reverting.revert(core, namespace, id, version),
+      },
+    };
     this.core = core;
     const clock = ctx.clock;
     clock.handle(TIMERS.eval, (t) => evaluations.processEval(core, t.subject));
@@ -199,10 +216,10 @@ export class SchedulerEngine {
     return deploymentHealth.setAllocHealth(this.core, deploymentId, healthy, unhealthy, reporter);
   }
 
-  // ---- job operations (versions.ts, evaluations.ts, dispatch.ts, periodic-launches.ts, scaling.ts) ----
+  // ---- job operations (revert.ts, versions.ts, evaluations.ts, dispatch.ts, periodic-launches.ts, scaling.ts) ----
 
   revert(namespace: string, id: string, version: number, enforcePrior?: number, admit?: () => void): RegisterResult {
-    return versions.revert(this.core, namespace, id, version, enforcePrior, admit);
+    return reverting.revert(this.core, namespace, id, version, enforcePrior, admit);
   }
 
   setStable(namespace: string, id: string, version: number, stable: boolean): number {

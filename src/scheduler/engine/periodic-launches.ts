@@ -4,12 +4,12 @@
  * launch registers a `<id>/periodic-<unix seconds>` child, unless
  * prohibit_overlap and a child still runs; periodic force launches one now.
  */
-import { jobKey, type JobRow } from "../model.js";
-import { nextLaunch, type PeriodicConfig } from "../periodic.js";
-import { TIMERS } from "./constants.js";
+import type { JobRow } from "../model.js";
+import type { PeriodicConfig } from "../periodic.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";
 import { isPeriodic } from "./job-kinds.js";
+import { schedulePeriodic } from "./periodic-schedule.js";
 import { register } from "./register.js";
 
 /** Periodic force: launches a child of a periodic job now. */
@@ -28,15 +28,6 @@ function launchChild(core: EngineCore, parent: JobRow, atMs: number): RegisterRe
   const child = { ...parent, ID: childId, Name: childId, ParentID: parent.ID, Periodic: null };
   core.ctx.events.record("job.periodic-launch", { service: "scheduler", subject: childId, detail: { parent: parent.ID } });
   return register(core, child, { alwaysNewVersion: true });
-}
-
-/** Arms the parent's next launch on the virtual clock (replacing any armed one). */
-export function schedulePeriodic(core: EngineCore, job: JobRow): void {
-  const key = jobKey(job.Namespace, job.ID);
-  core.ctx.clock.cancelFor(TIMERS.periodic, key);
-  if (!isPeriodic(job) || job.Stop) return;
-  const next = nextLaunch(job.Periodic as PeriodicConfig, core.ctx.clock.now());
-  if (next !== null) core.ctx.clock.schedule({ at: next, kind: TIMERS.periodic, subject: key });
 }
 
 export function periodicLaunch(core: EngineCore, key: string, at: number): unknown {

@@ -6,7 +6,7 @@ import { specChanged } from "../jobspec/index.js";
 import type { DeploymentRow, JobRow } from "../model.js";
 import { NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
-import { sameGroupSpec } from "./reconcile.js";
+import { sameGroupSpec } from "./group-spec.js";
 import { sortFailed } from "./reschedule-reconcile.js";
 
 /** No evaluation is any allocation's follow-up during a plan's dry run. */

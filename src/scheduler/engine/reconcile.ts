@@ -8,13 +8,13 @@
  * deployment, a canary's as a canary); system and sysbatch groups run one
  * allocation per feasible node.
  */
-import { canonicalJSON } from "../../core/json.js";
-import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow } from "../model.js";
 import { syncAllocServices } from "../service-registrations.js";
 import { stopAlloc, stopAllocByPlan } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { cancelDeployments, deploymentFor, succeedIfComplete, updateDeploymentGroup } from "./deployments.js";
+import { sameGroupSpec } from "./group-spec.js";
 import { allocMetric, allocNamer, exhaustedDimensions, exhaustion, feasibleNodes, migrationQueue, pickNode, placeAlloc } from "./placement.js";
 import { markNoPlacement, markRescheduled, replacementFields, scheduleFollowUps, sortFailed } from "./reschedule-reconcile.js";
 
@@ -129,15 +129,6 @@ export function reconcile(core: EngineCore, job: JobRow | undefined, evaluation:
     succeedIfComplete(core, deployment.ID);
   }
   return outcome;
-}
-
-/** Whether an allocation's group, at its version, differs from `group` in nothing but Count. */
-export function sameGroupSpec(core: EngineCore, alloc: AllocRow, group: Group): boolean {
-  const version = core.state.versions.get(versionKey(alloc.Namespace, alloc.JobID, alloc.JobVersion));
-  const before = (version?.TaskGroups as unknown as Group[] | undefined)?.find((g) => g.Name === group.Name);
-  if (!before) return false;
-  const strip = (g: Group) => canonicalJSON({ ...g, Count: 0 });
-  return strip(before) === strip(group);
 }
 
 /** An in-place update: the allocation moves to the new version (and its deployment) as it is. */

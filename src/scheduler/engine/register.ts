@@ -9,7 +9,7 @@ import { TIMERS } from "./constants.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { createEval } from "./evaluations.js";
 import { isParentJob } from "./job-kinds.js";
-import { schedulePeriodic } from "./periodic-launches.js";
+import { schedulePeriodic } from "./periodic-schedule.js";
 import { ensureSummaryGroups, initSummary, refreshJobStatus } from "./summaries.js";
 import { storeVersion } from "./versions.js";
 

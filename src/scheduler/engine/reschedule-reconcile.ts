@@ -22,7 +22,6 @@
  */
 import { versionKey, type AllocRow, type DeploymentRow, type JobRow } from "../model.js";
 import type { EngineCore } from "./core.js";
-import { createEval } from "./evaluations.js";
 import { ALLOC_RESCHEDULED, allocPolicy, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf, type ReschedulePolicy } from "./rescheduling.js";
 
 /** structs.LastRescheduleFailedToPlace. */
@@ -102,7 +101,7 @@ export function scheduleFollowUps(core: EngineCore, job: JobRow, later: FailedAl
   if (later.length === 0) return;
   const { state, ctx } = core;
   const byAlloc = batchFollowUps(later, (waitUntil, first) =>
-    createEval(core, job, "alloc-failure", { JobModifyIndex: job.ModifyIndex, WaitUntil: waitUntil, ...(first ? { StatusDescription: FOLLOWUP_EVAL_DESCRIPTION } : {}) }),
+    core.followUps.evaluation(job, "alloc-failure", { JobModifyIndex: job.ModifyIndex, WaitUntil: waitUntil, ...(first ? { StatusDescription: FOLLOWUP_EVAL_DESCRIPTION } : {}) }),
   );
   for (const { alloc } of later) {
     const current = state.allocs.get(alloc.ID)!;
