@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { Argument, Command, Option } from "commander";
 import { FixtureError } from "./scenario-files/load.js";
-import { checkStartFixtures, withFixtureBlame } from "./scenario-files/check.js";
+import { checkStartFixtures, withFixtureBlame } from "./standin/fixtures-check.js";
 import { formatInstant } from "./core/instant.js";
 import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";

@@ -10,7 +10,8 @@ import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeEntry, type TapeR
 import type { StateSnapshot } from "./core/snapshot.js";
 import { describeIssues } from "./core/validation.js";
 import { documentOrShippedFixture } from "./scenario-files/load.js";
-import { createStandin, type Standin } from "./emulator.js";
+import type { Standin } from "./standin/standin.js";
+import { createStandinWithControl } from "./standin/with-control.js";
 import type { ServiceName } from "./http/service-names.js";
 import { bodyDifference, RecordedBodies } from "./replay-body-difference.js";
 
@@ -102,7 +103,7 @@ export class TapeReplayer {
    */
   static async start(document: unknown, from?: StateSnapshot): Promise<TapeReplayer> {
     const tape = from ? (document as Tape) : parseTape(document);
-    const emu = await createStandin({
+    const emu = await createStandinWithControl({
       // A tape holds documents (a dropped file must not make the process read files of its choosing).
       fixture: tape.start.fixtures.map(documentOrShippedFixture) as never,
       seed: tape.start.seed,

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { open, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { Standin } from "./emulator.js";
+import type { Standin } from "./standin/standin.js";
 import { FixtureError } from "./scenario-files/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { jsonStream } from "./core/json-stream.js";

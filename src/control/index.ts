@@ -23,15 +23,14 @@ import { scenarioRoutes } from "./routes/scenario.js";
 import { stateRoutes } from "./routes/state.js";
 import { CONTROL_PREFIX, type ControlOptions, type ControlTarget } from "./target.js";
 import { requireControlToken } from "./token-check.js";
-import { UI_PUBLIC_PATHS, uiRoutes } from "../ui/routes.js";
 
-export { CONTROL_PREFIX, type ControlOptions, type ControlTarget } from "./target.js";
+export { CONTROL_PREFIX, type ControlOptions, type ControlTarget, type MountedRoutes } from "./target.js";
 
 export function createControlApp(target: ControlTarget, options: ControlOptions = {}): Hono {
   const app = new Hono().basePath(CONTROL_PREFIX);
   app.onError((error, c) => controlErrorResponse(c, error));
   app.notFound((c) => c.json({ error: `no control route ${c.req.method} ${c.req.path}` }, 404));
-  if (options.token !== undefined) requireControlToken(app, options.token, target, options.ui ? UI_PUBLIC_PATHS : []);
+  if (options.token !== undefined) requireControlToken(app, options.token, target, options.ui?.publicPaths ?? []);
 
   // Every route is declared with its documentation; the helper validates bodies and queries with the schemas it documents.
   const routes = new DocumentedRoutes("state", app);
@@ -42,7 +41,7 @@ export function createControlApp(target: ControlTarget, options: ControlOptions 
   recordingRoutes(routes, target);
   scenarioRoutes(routes, target);
   if (options.coverage) coverageRoutes(routes.withTag("coverage"), options.coverage);
-  if (options.ui) uiRoutes(routes, options.ui);
+  options.ui?.mount(routes);
   for (const service of options.services ?? []) routes.route(`/${service.name}`, service.app);
   controlIndexRoute(routes);
   openApiRoute(routes);

@@ -1,7 +1,8 @@
 /**
  * What the control API reaches and how it is set up: the `ControlTarget`
  * (the emulator, seen only through this interface), the `ControlOptions`
- * and the prefix every control route sits under.
+ * (with the routes a layer above hands in: the dashboard) and the prefix
+ * every control route sits under.
  */
 import type * as v from "valibot";
 import type { Clock } from "../core/clock.js";
@@ -11,7 +12,6 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { recordingSection as recordingBody } from "../scenario-files/schema.js";
 import type { CoverageTracker } from "../http/coverage.js";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
-import type { Dashboard } from "../ui/dashboard.js";
 import type { IdleSkipper } from "./idle-skip.js";
 import type { Scenario } from "./scenario.js";
 
@@ -54,6 +54,18 @@ export interface ControlOptions {
   services?: ReadonlyArray<{ name: string; app: DocumentedRoutes }>;
   /** The run's route coverage, served at `/coverage`. */
   coverage?: CoverageTracker;
-  /** The dashboard, served at `/ui` (`--no-ui` leaves it out). */
-  ui?: Dashboard;
+  /** The dashboard's routes, served at `/ui` (`--no-ui` leaves them out); the UI hands them in (ui/routes.ts). */
+  ui?: MountedRoutes;
+}
+
+/**
+ * Routes a layer above the control API hands in to be mounted among its
+ * own (the dashboard), so that the control API imports nothing above it.
+ */
+export interface MountedRoutes {
+  /** Paths (under the prefix) that answer GETs without the control token: files that hold no state. */
+  readonly publicPaths: readonly string[];
+  mount(routes: DocumentedRoutes): void;
+  /** Stops what the routes hold (sessions, scratch emulators), when the emulator closes. */
+  close(): void;
 }

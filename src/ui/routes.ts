@@ -13,6 +13,7 @@
 import * as v from "valibot";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
 import { clockStatus } from "../control/routes/clock-answers.js";
+import type { MountedRoutes } from "../control/target.js";
 import { uiAssetResponse } from "./assets.js";
 import type { Dashboard, LiveTarget } from "./dashboard.js";
 
@@ -53,6 +54,11 @@ const instantQuery = v.object({
 });
 const tapeDocument = v.pipe(v.unknown(), v.description("a tape (GET /_standin/tape, the file standin replay reads)"));
 const tapeQuery = v.object({ name: v.optional(v.pipe(v.string(), v.maxLength(200), v.description("the file's name, shown on the page"))) });
+
+/** The dashboard as the control API mounts it: at `/ui`, its page and files public, its sessions closed with the emulator. */
+export function dashboardRoutes(dashboard: Dashboard): MountedRoutes {
+  return { publicPaths: UI_PUBLIC_PATHS, mount: (routes) => uiRoutes(routes, dashboard), close: () => dashboard.close() };
+}
 
 export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
   const ui = routes.withTag("ui");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createStandin } from "../../src/emulator.js";
-import { checkStartFixtures } from "../../src/scenario-files/check.js";
+import { checkStartFixtures } from "../../src/standin/fixtures-check.js";
 import { call } from "../support/call.js";
 
 const root = mkdtempSync(join(tmpdir(), "standin-host-files-"));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { send, type TextAnswer } from "../support/call.js";
 import { createStandin, type CreateStandinOptions, type Standin } from "../../src/emulator.js";
-import { checkStartFixtures } from "../../src/scenario-files/check.js";
+import { checkStartFixtures } from "../../src/standin/fixtures-check.js";
 
 const FIXTURE = {
   registry: {

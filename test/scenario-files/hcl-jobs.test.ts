@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { checkStartFixtures } from "../../src/scenario-files/check.js";
+import { checkStartFixtures } from "../../src/standin/fixtures-check.js";
 import { call } from "../support/call.js";
 
 const dir = mkdtempSync(join(tmpdir(), "standin-hcl-fixtures-"));

@@ -2,7 +2,8 @@
  * Value encoders of the HCL function library that must match go-cty's
  * output byte for byte: `jsonencode` (cty/json's marshaller).
  */
-import { FunctionError, isObject, numberToString, type Value } from "./evaluate.js";
+import { FunctionError } from "./evaluate.js";
+import { isObject, numberToString, type Value } from "./value.js";
 
 /** Go's encoding/json escapes these even in a plain string (its HTML-safe default). */
 const GO_HTML_ESCAPES: Readonly<Record<string, string>> = { "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029" };

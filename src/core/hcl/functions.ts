@@ -11,7 +11,8 @@ import { valueSize } from "./value-size.js";
 import { ctyYamlDecode } from "./yaml-decode.js";
 import { ctyYamlEncode } from "./yaml-encode.js";
 import { ctySetOrder } from "./types.js";
-import { asBool, asNumber, asString, entries, FunctionError, type HclFunction, isObject, numberToString, typeName, type Value } from "./evaluate.js";
+import { FunctionError, type HclFunction } from "./evaluate.js";
+import { asBool, asNumber, asString, entries, isObject, numberToString, typeName, type Value } from "./value.js";
 
 export interface FunctionDeps {
   /** A fresh version-4 UUID (from a seeded generator, for determinism). */

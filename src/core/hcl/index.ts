@@ -17,8 +17,9 @@
  * The HCL-JSON syntax is not implemented.
  */
 export type { Attribute, Block, Body, Expr } from "./ast.js";
-export { Evaluator, type EvalContext, FunctionError, type HclFunction, isObject, numberToString, asString, asNumber, asBool, typeName, type Value } from "./evaluate.js";
+export { Evaluator, type EvalContext, FunctionError, type HclFunction } from "./evaluate.js";
 export { FILESYSTEM_FUNCTIONS, type FunctionDeps, standardFunctions } from "./functions.js";
 export { parseConfig, parseExpression } from "./parser.js";
 export { type Diagnostic, diagnosticString, diagnosticsString, errorDiag, HclDiagnosticsError, HclLimitError, type Range, rangeString, SourceFile } from "./source.js";
 export { ConversionError, convertValue, friendlyTypeName, type HclType, isTypeSpecError, typeFromExpr, type TypeSpecError } from "./types.js";
+export { isObject, numberToString, asString, asNumber, asBool, typeName, type Value } from "./value.js";

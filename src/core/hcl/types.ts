@@ -5,7 +5,7 @@
  * and tuples are all arrays and maps and objects are all plain objects.
  */
 import type { Expr, Span } from "./ast.js";
-import { asBool, asNumber, asString, isObject, numberToString, type Value } from "./evaluate.js";
+import { asBool, asNumber, asString, isObject, numberToString, type Value } from "./value.js";
 
 export type HclType =
   | { readonly k: "string" | "number" | "bool" | "any" }

@@ -6,7 +6,7 @@
  * doubling by concatenation; sizes of collections are remembered, so
  * measuring a value built from measured parts costs its own elements only.
  */
-import type { Value } from "./evaluate.js";
+import type { Value } from "./value.js";
 
 const measured = new WeakMap<object, number>();
 

@@ -23,7 +23,8 @@
  * syntax errors carry the `yaml` library's message rather than libyaml's.
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, Scalar } from "yaml";
-import { FunctionError, numberToString, type Value } from "./evaluate.js";
+import { FunctionError } from "./evaluate.js";
+import { numberToString, type Value } from "./value.js";
 
 const TAG = "tag:yaml.org,2002:";
 const RESOLVABLE = new Set(["", `${TAG}str`, `${TAG}bool`, `${TAG}int`, `${TAG}float`, `${TAG}null`, `${TAG}timestamp`, `${TAG}binary`]);

@@ -24,7 +24,7 @@
  * - a document whose last scalar is plain (or a `|+` block) is closed with
  *   `...`, as libyaml marks an open-ended document.
  */
-import type { Value } from "./evaluate.js";
+import type { Value } from "./value.js";
 import { byUtf8, plainDecimal } from "./encoding.js";
 
 const BEST_INDENT = 2;

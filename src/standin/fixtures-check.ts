@@ -6,8 +6,9 @@
  * the same code. A failure names the file it is due to, for `start` and
  * `fixtures check` alike.
  */
-import { createStandin, type CreateStandinOptions } from "../emulator.js";
-import { FixtureError, loadFixtureFile } from "./load.js";
+import { FixtureError, loadFixtureFile } from "../scenario-files/load.js";
+import type { CreateStandinOptions } from "./standin.js";
+import { createStandinWithControl } from "./with-control.js";
 
 /** What shapes a start state besides the fixtures (`start --seed`, `--clock`, `--start-time`). */
 export type StartStateOptions = Pick<CreateStandinOptions, "seed" | "clock">;
@@ -30,7 +31,7 @@ export async function checkStartFixtures(files: readonly string[], options: Star
   }
   if (unreadable.length > 0) return unreadable;
   try {
-    await withFixtureBlame(files, options, async () => (await createStandin({ ...options, fixture: files })).close());
+    await withFixtureBlame(files, options, async () => (await createStandinWithControl({ ...options, fixture: files })).close());
     return [];
   } catch (error) {
     if (error instanceof FixtureError) return [error];
@@ -67,7 +68,7 @@ async function blame(files: readonly string[], options: StartStateOptions, error
   const wanted = problemsOf(error);
   for (let count = 1; count <= files.length; count++) {
     try {
-      (await createStandin({ ...options, fixture: files.slice(0, count) })).close();
+      (await createStandinWithControl({ ...options, fixture: files.slice(0, count) })).close();
     } catch (prefixError) {
       const problems = problemsOf(prefixError);
       if (sameProblems(problems, wanted)) return new FixtureError(files[count - 1]!, problems);
