@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startRecorder, type RunningRecorder } from "../../src/parity/record/recorder.js";
 import type { RecordedExchange, Recording } from "../../src/parity/recording.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
+import { untilParked } from "../support/parked.js";
 import { headersThatMatter, openStream, raw, type RawAnswer, type RawRequest } from "./record-helpers.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
@@ -84,7 +85,8 @@ describe("through the recorder, a standin answers byte for byte as it does direc
     const blocking = `/v1/kv/app/a?index=${index}&wait=5m`;
     const parkedThrough = raw(recorder.urls.registry!, blocking);
     const parkedDirect = raw(direct.urls.registry, blocking);
-    await upstream.emulator.registry.request("/v1/kv/other", { method: "GET" }); // a turn for both to park
+    await untilParked(upstream.emulator, 1);
+    await untilParked(direct.emulator, 1);
     const [writeThrough, writeDirect] = await both({ service: "registry", path: "/v1/kv/app/a", method: "PUT", body: "world" });
     expectSameAnswer(writeThrough, writeDirect, "the releasing PUT");
     expectSameAnswer(await parkedThrough, await parkedDirect, "the blocking query");
