@@ -65,11 +65,7 @@ export interface ExtraSecrets {
 }
 
 /** Builds the redactor from the services' credentials and the control token. */
-export function createRedactor(
-  services: ReadonlyArray<{ name: string; credentials?: Credentials }>,
-  controlToken?: string,
-  extra: ExtraSecrets = {},
-): Redactor {
+export function createRedactor(services: ReadonlyArray<{ name: string; credentials?: Credentials }>, controlToken?: string, extra: ExtraSecrets = {}): Redactor {
   const queryNames = new Set(["token", ...(extra.queryNames ?? [])]);
   const headerNames = new Set(extra.headerNames ?? []);
   const secretHeader = (name: string): boolean => isSecretHeader(name) || headerNames.has(name);

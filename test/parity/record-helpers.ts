@@ -36,7 +36,11 @@ export function raw(base: string, path: string, init: RawRequest = {}): Promise<
  * waits until the bytes so far satisfy `enough`, and a `cut` that closes the
  * connection as a client that stops reading does.
  */
-export function openStream(base: string, path: string, headers: Record<string, string> = {}): Promise<{
+export function openStream(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{
   status: number;
   headers: RawAnswer["headers"];
   until(enough: (bytes: Buffer) => boolean): Promise<Buffer>;

@@ -134,13 +134,28 @@ describe("through the recorder, a standin answers byte for byte as it does direc
     const direct = await standin();
     const upstream = await standin();
     const recorder = await recorderFor({ scheduler: upstream.urls.scheduler });
-    const job = JSON.stringify({ Job: { ID: "web", Name: "web", Type: "service", Datacenters: ["dc1"], TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "web", Driver: "docker", Config: { image: "nginx" } }] }] } });
+    const job = JSON.stringify({
+      Job: {
+        ID: "web",
+        Name: "web",
+        Type: "service",
+        Datacenters: ["dc1"],
+        TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "web", Driver: "docker", Config: { image: "nginx" } }] }],
+      },
+    });
     const firstFrame = async (base: string, register: string) => {
       const stream = await openStream(base, "/v1/event/stream?topic=Job");
       await raw(register, "/v1/jobs", { method: "PUT", body: job });
       const bytes = await stream.until((received) => received.includes('"Job"') && received.includes("\n"));
       stream.cut();
-      return { status: stream.status, headers: stream.headers, line: bytes.toString("utf8").split("\n").find((line) => line.includes('"Job"'))! };
+      return {
+        status: stream.status,
+        headers: stream.headers,
+        line: bytes
+          .toString("utf8")
+          .split("\n")
+          .find((line) => line.includes('"Job"'))!,
+      };
     };
     const through = await firstFrame(recorder.urls.scheduler!, recorder.urls.scheduler!);
     const straight = await firstFrame(direct.urls.scheduler, direct.urls.scheduler);
@@ -226,7 +241,12 @@ describe("answers standin does not give pass unchanged too", () => {
     expect(fresh!.response!.body).toEqual({ text: "fresh", bytes: 5 });
     expect(missing!.response).toMatchObject({ status: 404, body: { text: "no such page\n" } });
     // Over 1 MiB: kept as a hash and a length, as the tape keeps them.
-    expect(big!.response!.body).toEqual({ sha256: createHash("sha256").update(Buffer.alloc(5 * 1024 * 1024, "standin ")).digest("hex"), bytes: 5 * 1024 * 1024 });
+    expect(big!.response!.body).toEqual({
+      sha256: createHash("sha256")
+        .update(Buffer.alloc(5 * 1024 * 1024, "standin "))
+        .digest("hex"),
+      bytes: 5 * 1024 * 1024,
+    });
     expect(uploaded!.body).toEqual({ sha256: createHash("sha256").update(upload).digest("hex"), bytes: upload.length });
     expect(JSON.parse(uploaded!.response!.body!.text!)).toEqual({ bytes: upload.length, sha256: createHash("sha256").update(upload).digest("hex") });
   });

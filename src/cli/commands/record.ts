@@ -42,7 +42,11 @@ export function recordCommand(program: Command): void {
       .addOption(portOption("scheduler"))
       .addOption(portOption("registry"))
       .addOption(portOption("echo"))
-      .option("--recording-bytes <size>", "the recording's budget in bytes (k/m/g suffixes); past it the recording stops and says where, forwarding goes on (default: 24m)", byteSize)
+      .option(
+        "--recording-bytes <size>",
+        "the recording's budget in bytes (k/m/g suffixes); past it the recording stops and says where, forwarding goes on (default: 24m)",
+        byteSize,
+      )
       .addOption(readyFileOption())
       .addOption(pidFileOption())
       .action(recordAction),
