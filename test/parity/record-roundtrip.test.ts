@@ -11,6 +11,9 @@
  * own, asked both ways.
  */
 import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -262,5 +265,32 @@ describe("answers standin does not give pass unchanged too", () => {
     expect(recording.exchanges).toHaveLength(1);
     expect(recording.exchanges[0]!.response).toBeUndefined();
     expect(recording.exchanges[0]!.error).toContain("ECONNREFUSED");
+  });
+
+  it("its own two paths are answered, not forwarded nor recorded: ready, and a flush that writes what has ended so far", async () => {
+    const upstream = await standin();
+    const directory = await mkdtemp(join(tmpdir(), "standin-record-"));
+    running.push({ close: () => rm(directory, { recursive: true, force: true }) });
+    const out = join(directory, "run.recording.json");
+    const recorder = await startRecorder({ upstreams: { registry: upstream.urls.registry }, out, ports: anyPorts, readProducts: false });
+    running.push(recorder);
+    const ready = await raw(recorder.urls.registry!, "/_standin/ready");
+    expect({ status: ready.status, body: JSON.parse(ready.bytes.toString()) }).toEqual({ status: 200, body: { ready: true, recording: true } });
+    await raw(recorder.urls.registry!, "/v1/kv/a", { method: "PUT", body: "1" });
+    // A blocking query still parked is not written: it has not ended.
+    const { headers } = await raw(recorder.urls.registry!, "/v1/kv/a");
+    // Cut when the recorder stops: the client sees the connection close, as it would if the agent stopped.
+    const parked = raw(recorder.urls.registry!, `/v1/kv/a?index=${headers["x-consul-index"]}&wait=5m`).catch((error: Error) => error);
+    await untilParked(upstream.emulator, 1);
+    const flushed = await raw(recorder.urls.registry!, "/_standin/recording/flush", { method: "POST" });
+    expect(JSON.parse(flushed.bytes.toString())).toEqual({ exchanges: 2, out });
+    const written = JSON.parse(await readFile(out, "utf8")) as Recording;
+    expect(written.exchanges.map((e) => `${e.method} ${e.path}`)).toEqual(["PUT /v1/kv/a", "GET /v1/kv/a"]);
+    // Stopping cuts the parked query, recorded as cut with no answer.
+    const recording = await recorder.close();
+    expect(await parked).toBeInstanceOf(Error);
+    expect(recording.exchanges).toHaveLength(3);
+    expect(recording.exchanges[2]).toMatchObject({ seq: 3, error: "the client went away before the upstream answered" });
+    expect((JSON.parse(await readFile(out, "utf8")) as Recording).exchanges).toHaveLength(3);
   });
 });

@@ -107,11 +107,14 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       return;
     }
     const seq = nextSeq++;
-    const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", path, incoming.headers);
     let record: ExchangeRecord | undefined;
-    if (budget.admit(seq, ExchangeRecord.cost(head))) {
-      record = new ExchangeRecord(context, head);
-      exchanges.push(record);
+    // A full recording describes nothing more: the request is only forwarded.
+    if (budget.truncation === undefined) {
+      const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", path, incoming.headers);
+      if (budget.admit(seq, ExchangeRecord.cost(head))) {
+        record = new ExchangeRecord(context, head);
+        exchanges.push(record);
+      }
     }
     forward(incoming, outgoing, upstream, record);
   };
