@@ -84,7 +84,7 @@ describe("standin record --ready-file, wait-ready, stop", { timeout: CLI_TEST_TI
     expect(recording.exchanges[0]!.body).toEqual({ text: "yes", bytes: 3 });
   });
 
-  it("refuses in one line before listening: no upstream, a bad upstream, an --out it cannot write", async () => {
+  it("refuses in one line: no upstream, a bad upstream, an --out it cannot write, a port taken", async () => {
     const dir = mkdtempSync(join(tmpdir(), "standin-record-cli-"));
     const out = join(dir, "r.json");
     expect(await runCli(["record", "--out", out])).toMatchObject({
@@ -103,5 +103,12 @@ describe("standin record --ready-file, wait-ready, stop", { timeout: CLI_TEST_TI
     expect(unwritable.code).toBe(1);
     expect(unwritable.stderr).toMatch(/^standin record: cannot write --out .*no-such-dir.*\n$/);
     expect(existsSync(out)).toBe(false);
+    const taken = await startStandin({ ports: { scheduler: 0, registry: 0, echo: 0 } });
+    standins.push(taken);
+    const port = taken.ports.registry;
+    expect(await runCli(["record", "--registry-upstream", taken.urls.registry, "--registry-port", String(port), "--out", out])).toMatchObject({
+      code: 1,
+      stderr: `standin record: port ${port} on 127.0.0.1 (registry) is already in use (--registry-port 0 picks a free one)\n`,
+    });
   });
 });

@@ -8,7 +8,6 @@
 import { Command, Option } from "commander";
 import { startRecorder, RecorderError, RECORDED_SERVICES, type RunningRecorder } from "../../parity/record/recorder.js";
 import type { RecordedService } from "../../parity/recording.js";
-import { PortInUseError } from "../../server.js";
 import { BackgroundFiles } from "../background-files.js";
 import { CliFailure } from "../failure.js";
 import { fileErrorReason } from "../files.js";
@@ -68,7 +67,7 @@ async function recordAction(opts: RecordOptions): Promise<void> {
   try {
     recorder = await startRecorder({ upstreams, out: opts.out, host: opts.host, ports, budgetBytes: opts.recordingBytes });
   } catch (error) {
-    if (error instanceof RecorderError || error instanceof PortInUseError) throw new CliFailure(`standin record: ${error.message}`);
+    if (error instanceof RecorderError) throw new CliFailure(`standin record: ${error.message}`);
     throw new CliFailure(`standin record: cannot start: ${(error as Error).message}`);
   }
 

@@ -15,7 +15,6 @@ import type { AddressInfo } from "node:net";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { wallNow } from "../../core/clock.js";
 import { packageVersion } from "../../package-files.js";
-import { PortInUseError } from "../../server.js";
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedExchange, type RecordedService, type Recording } from "../recording.js";
 import { RecordingBudget } from "./budget.js";
 import { ExchangeRecord, type ExchangeContext } from "./exchange.js";
@@ -197,7 +196,8 @@ function listen(server: Server, service: RecordedService, host: string, port: nu
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      reject(error.code === "EADDRINUSE" ? new PortInUseError(service, host, port) : error);
+      // Said as start says it (server.ts), with the option that picks another port.
+      reject(error.code === "EADDRINUSE" ? new RecorderError(`port ${port} on ${host} (${service}) is already in use (--${service}-port 0 picks a free one)`) : error);
     };
     const onListening = () => {
       server.off("error", onError);
