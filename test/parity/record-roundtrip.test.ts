@@ -284,6 +284,9 @@ describe("answers standin does not give pass unchanged too", () => {
     await untilParked(upstream.emulator, 1);
     const flushed = await raw(recorder.urls.registry!, "/_standin/recording/flush", { method: "POST" });
     expect(JSON.parse(flushed.bytes.toString())).toEqual({ exchanges: 2, out });
+    // Flushes asked for at once are written one after the other, each whole.
+    const together = await Promise.all(Array.from({ length: 5 }, () => raw(recorder.urls.registry!, "/_standin/recording/flush", { method: "POST" })));
+    expect(together.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
     const written = JSON.parse(await readFile(out, "utf8")) as Recording;
     expect(written.exchanges.map((e) => `${e.method} ${e.path}`)).toEqual(["PUT /v1/kv/a", "GET /v1/kv/a"]);
     // Stopping cuts the parked query, recorded as cut with no answer.

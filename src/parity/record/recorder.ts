@@ -86,10 +86,16 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       ...(truncation && { truncation: { ...truncation } }),
     };
   };
-  const flush = async (): Promise<number> => {
-    const written = await recording();
-    if (options.out) await writeAtomically(options.out, `${JSON.stringify(written, null, 1)}\n`);
-    return written.exchanges.length;
+  // One write at a time: a flush asked for while the recorder stops must not rename the other's temporary file away.
+  let writing: Promise<unknown> = Promise.resolve();
+  const flush = (): Promise<number> => {
+    const next = writing.then(async () => {
+      const written = await recording();
+      if (options.out) await writeAtomically(options.out, `${JSON.stringify(written, null, 1)}\n`);
+      return written.exchanges.length;
+    });
+    writing = next.catch(() => undefined);
+    return next;
   };
 
   const servers = new Map<RecordedService, Server>();
