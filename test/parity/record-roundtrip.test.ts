@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -252,6 +252,38 @@ describe("answers standin does not give pass unchanged too", () => {
     });
     expect(uploaded!.body).toEqual({ sha256: createHash("sha256").update(upload).digest("hex"), bytes: upload.length });
     expect(JSON.parse(uploaded!.response!.body!.text!)).toEqual({ bytes: upload.length, sha256: createHash("sha256").update(upload).digest("hex") });
+  });
+
+  it("a client that stops reading holds the upstream back: the recorder does not read a large answer ahead into memory", async () => {
+    const total = 64 * 1024 * 1024;
+    const slice = Buffer.alloc(64 * 1024, "s");
+    let written = 0;
+    const upstream = createServer((_, answer) => {
+      answer.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": total });
+      const more = () => {
+        while (written < total) {
+          written += slice.length;
+          if (!answer.write(slice)) return void answer.once("drain", more);
+        }
+        answer.end();
+      };
+      more();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    running.push({ close: () => new Promise((resolve) => upstream.close(resolve)) });
+    const recorder = await recorderFor({ echo: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+
+    const answer = await new Promise<IncomingMessage>((resolve) => request(`${recorder.urls.echo}/large`, { agent: false }, resolve).end());
+    answer.pause();
+    // Many turns of the event loop with the client not reading: bounded in turns, not time.
+    for (let turn = 0; turn < 5000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(written, "bytes the upstream could send while the client read nothing").toBeLessThan(total / 4);
+    let received = 0;
+    answer.on("data", (chunk: Buffer) => (received += chunk.length));
+    const ended = new Promise((resolve) => answer.on("end", resolve));
+    answer.resume();
+    await ended;
+    expect(received).toBe(total);
   });
 
   it("an upstream that does not answer: 502 with the reason, and the exchange recorded with its error", async () => {
