@@ -4,11 +4,8 @@
  * (`start`, `record`): the same flags, defaults and help text.
  */
 import { Option } from "commander";
-import type { ServiceName } from "../http/service-names.js";
+import { DEFAULT_PORTS, type ServiceName } from "../http/service-names.js";
 import { port } from "./option-values.js";
-
-/** The documented default port of each service (the real products'). */
-export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = { scheduler: 4646, registry: 8500, echo: 8080 };
 
 export function hostOption(): Option {
   return new Option("--host <addr>", "address to listen on").default("127.0.0.1");

@@ -14,6 +14,7 @@ import { Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { wallNow } from "../../core/clock.js";
+import { DEFAULT_PORTS } from "../../http/service-names.js";
 import { packageVersion } from "../../package-files.js";
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedExchange, type RecordedService, type Recording } from "../recording.js";
 import { RecordingBudget } from "./budget.js";
@@ -23,7 +24,6 @@ import { forward, type Upstream } from "./proxy.js";
 import { recordingRedactor } from "./redaction.js";
 
 export const RECORDED_SERVICES: readonly RecordedService[] = ["scheduler", "registry", "echo"];
-const DEFAULT_PORTS: Readonly<Record<RecordedService, number>> = { scheduler: 4646, registry: 8500, echo: 8080 };
 
 export interface RecorderOptions {
   /** Each upstream's base URL (`http://127.0.0.1:4646`); at least one. */
