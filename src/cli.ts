@@ -21,12 +21,14 @@ import { jobCommand } from "./cli/commands/job.js";
 import { journalCommand } from "./cli/commands/journal.js";
 import { snapshotCommand } from "./cli/commands/snapshot.js";
 import { uiCommand } from "./cli/commands/ui.js";
+import { recordCommand } from "./cli/commands/record.js";
+import { hostOption, pidFileOption, portOption, readyFileOption } from "./cli/listen-options.js";
 import { addClientOptions, type ClientOptions, control, DEFAULT_URL, printJson } from "./cli/control-client.js";
 import { CliFailure, oneLine } from "./cli/failure.js";
 import { fileErrorReason, readJsonFile } from "./cli/files.js";
 import { ENVIRONMENT_HELP, oneUsageLineOnError } from "./cli/help.js";
 import { parseKeyValue } from "./cli/key-values.js";
-import { byteSize, collect, integer, port, positiveInteger, positiveNumber, startTime } from "./cli/option-values.js";
+import { byteSize, collect, integer, positiveInteger, positiveNumber, startTime } from "./cli/option-values.js";
 import { duplicatePort } from "./cli/ports.js";
 import { resumedLine } from "./cli/resumed.js";
 import { stopStandin } from "./cli/stop.js";
@@ -60,7 +62,7 @@ export function buildProgram(): Command {
     .addOption(new Option("--clock <mode>", "virtual clock mode (default: the fixture's; manual in the bundled one)").choices(["manual", "auto", "realtime"]))
     .option("--speed <x>", "realtime only: virtual seconds per real second (default: the fixture's, or 1)", positiveNumber)
     .option("--start-time <iso|now>", "overrides the fixture's clock start (default: the fixture's; 2026-01-01T00:00:00Z in the bundled one)", startTime)
-    .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .addOption(hostOption())
     .addOption(
       new Option(
         "--allowed-host <name>",
@@ -69,9 +71,9 @@ export function buildProgram(): Command {
         .argParser(collect)
         .default([] as string[], "none"),
     )
-    .option("--scheduler-port <n>", "scheduler port; 0 = any free port", port, 4646)
-    .option("--registry-port <n>", "registry port; 0 = any free port", port, 8500)
-    .option("--echo-port <n>", "echo port; 0 = any free port", port, 8080)
+    .addOption(portOption("scheduler"))
+    .addOption(portOption("registry"))
+    .addOption(portOption("echo"))
     .option("--no-compat-headers", "emit only the specification's header names (no X-Nomad-*/X-Consul-*; default: both)")
     .option("--state-file <file>", "load state from it at start if it exists; write it atomically while running (when changed) and on exit (default: none)")
     .option(
@@ -92,8 +94,8 @@ export function buildProgram(): Command {
     .option("--control-body-limit <size>", "control request bodies over this get 413 (k/m/g suffixes; default: 64m)", byteSize)
     .option("--no-ui", "do not serve the dashboard at /_standin/ui (default: served, behind --control-token)")
     .addOption(new Option("--log-level <level>", "log level; requests are logged at debug").choices(LOG_LEVELS).default("info"))
-    .option("--ready-file <file>", "once every port listens, write the URLs and the pid here as JSON (atomically); removed on exit")
-    .option("--pid-file <file>", "once every port listens, write the pid here; removed on exit")
+    .addOption(readyFileOption())
+    .addOption(pidFileOption())
     .action(startCommand);
 
   program
@@ -149,6 +151,7 @@ export function buildProgram(): Command {
   journalCommand(program);
   snapshotCommand(program);
   uiCommand(program);
+  recordCommand(program);
 
   program
     .command("fixtures")

@@ -9,13 +9,17 @@ import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { CliFailure } from "./failure.js";
 import { fileErrorReason } from "./files.js";
 
-/** What the ready file says: everything a script needs to reach and to stop this standin. */
+/**
+ * What the ready file says: everything a script needs to reach and to stop
+ * this standin. A recorder's (`standin record`) names only the ports it
+ * listens on, one per upstream, and has no control URL.
+ */
 export interface ReadyFile {
   pid: number;
-  scheduler: string;
-  registry: string;
-  echo: string;
-  control: string;
+  scheduler?: string;
+  registry?: string;
+  echo?: string;
+  control?: string;
   /** With `--tls` (a generated certificate): the CA certificate file to trust. */
   ca?: string;
 }
@@ -77,8 +81,13 @@ export async function readReadyFile(path: string): Promise<ReadyFile | undefined
   } catch {
     parsed = undefined;
   }
-  if (!parsed || !isPid(parsed.pid) || typeof parsed.scheduler !== "string") throw new CliFailure(`standin: ${path} is not a standin ready file`);
+  if (!parsed || !isPid(parsed.pid) || readyUrlOf(parsed) === undefined) throw new CliFailure(`standin: ${path} is not a standin ready file`);
   return parsed as ReadyFile;
+}
+
+/** The URL to ask whether it is ready: the scheduler's, or a recorder's first port. */
+export function readyUrlOf(ready: Partial<ReadyFile>): string | undefined {
+  return [ready.scheduler, ready.registry, ready.echo].find((url) => typeof url === "string");
 }
 
 /** The pid in a pid file, or undefined while it does not exist. */

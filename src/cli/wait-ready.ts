@@ -3,7 +3,7 @@
  * with 200, either at a URL or at the one in a ready file (waiting for the
  * file to appear first). For CI scripts that start standin in the background.
  */
-import { readReadyFile } from "./background-files.js";
+import { readReadyFile, readyUrlOf } from "./background-files.js";
 import { CliFailure } from "./failure.js";
 import { send } from "./send.js";
 import { serviceUrl } from "./service-url.js";
@@ -27,7 +27,7 @@ export async function waitReady(opts: WaitReadyOptions): Promise<string> {
       // Read again at every look: a file a killed standin left behind is replaced when the new one is ready.
       const ready = await readReadyFile(opts.readyFile);
       // The ready file's CA (start --tls) serves unless one was given.
-      target = ready && { url: ready.scheduler, ca: opts.ca ?? ready.ca };
+      target = ready && { url: readyUrlOf(ready)!, ca: opts.ca ?? ready.ca };
     }
     if (target) {
       const url = readyUrl(target.url);

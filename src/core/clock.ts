@@ -104,7 +104,7 @@ export const systemWallTime: WallTime = {
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-/** Reads the wall clock once, for `--start-time now`. */
+/** Reads the wall clock: for `--start-time now`, and for the real times `standin record` writes down (parity/record). */
 export function wallNow(): number {
   return systemWallTime.now();
 }

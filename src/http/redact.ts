@@ -52,8 +52,23 @@ export function isSecretHeader(name: string): boolean {
   return name === "authorization" || name.endsWith("-token");
 }
 
+/**
+ * Secrets beyond the ones every redactor knows, for artifacts that also carry
+ * another product's credentials (a recording of a real ESP carries its API
+ * key as `?key=` or `X-Api-Key`).
+ */
+export interface ExtraSecrets {
+  /** Query parameter names whose value is a secret, besides `token`. */
+  readonly queryNames?: readonly string[];
+  /** Header names (lower case) whose value is a secret, besides `isSecretHeader`'s. */
+  readonly headerNames?: readonly string[];
+}
+
 /** Builds the redactor from the services' credentials and the control token. */
-export function createRedactor(services: ReadonlyArray<{ name: string; credentials?: Credentials }>, controlToken?: string): Redactor {
+export function createRedactor(services: ReadonlyArray<{ name: string; credentials?: Credentials }>, controlToken?: string, extra: ExtraSecrets = {}): Redactor {
+  const queryNames = new Set(["token", ...(extra.queryNames ?? [])]);
+  const headerNames = new Set(extra.headerNames ?? []);
+  const secretHeader = (name: string): boolean => isSecretHeader(name) || headerNames.has(name);
   const conceal = (secret: string): string => {
     if (secret.startsWith(REDACTED_PREFIX)) return secret;
     if (controlToken !== undefined && secret === controlToken) return CONTROL_TOKEN;
@@ -66,13 +81,16 @@ export function createRedactor(services: ReadonlyArray<{ name: string; credentia
   const headers = (record: Record<string, string>): Record<string, string> => {
     let out: Record<string, string> | undefined;
     for (const name in record) {
-      if (!isSecretHeader(name)) continue;
+      if (!secretHeader(name)) continue;
       out ??= { ...record };
       out[name] = name === "authorization" ? concealAuthorization(record[name]!, conceal) : conceal(record[name]!);
     }
     return out ?? record;
   };
-  const query = (search: string): string => (search.includes("token=") || search.includes("%") ? redactQuery(search, conceal) : search);
+  // The cheap look first: most queries name no secret at all (`%` may spell a name percent-encoded).
+  const needles = [...queryNames].map((name) => `${name}=`);
+  const mayHoldSecret = (search: string): boolean => search.includes("%") || needles.some((needle) => search.includes(needle));
+  const query = (search: string): string => (mayHoldSecret(search) ? redactQuery(search, conceal, queryNames) : search);
   const path = (whole: string): string => {
     const mark = whole.indexOf("?");
     return mark < 0 ? whole : whole.slice(0, mark) + query(whole.slice(mark));
@@ -98,12 +116,12 @@ function concealAuthorization(value: string, conceal: (secret: string) => string
 }
 
 /** `?a=1&token=s3cret` → `?a=1&token=standin-redacted:…` (a percent-encoded name counts too). */
-function redactQuery(search: string, conceal: (secret: string) => string): string {
+function redactQuery(search: string, conceal: (secret: string) => string, names: ReadonlySet<string>): string {
   const body = search.startsWith("?") ? search.slice(1) : search;
   let changed = false;
   const parts = body.split("&").map((part) => {
     const eq = part.indexOf("=");
-    if (eq < 0 || decode(part.slice(0, eq).replace(/\+/g, " ")) !== "token") return part;
+    if (eq < 0 || !names.has(decode(part.slice(0, eq).replace(/\+/g, " ")))) return part;
     changed = true;
     return `${part.slice(0, eq)}=${encodeURIComponent(conceal(decode(part.slice(eq + 1).replace(/\+/g, " "))))}`;
   });
