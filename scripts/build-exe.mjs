@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { inject } from "postject";
+import { SHARED_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "build");
@@ -30,22 +31,17 @@ mkdirSync(work, { recursive: true });
 // 1. One CommonJS script (a single executable's main cannot be an ES module).
 const script = join(work, "standin.cjs");
 await build({
+  ...SHARED_BUNDLE_OPTIONS,
   entryPoints: [join(root, "src/sea-main.ts")],
   outfile: script,
-  bundle: true,
-  platform: "node",
   format: "cjs",
-  target: "node20",
   // A single executable has no dynamic import() (node's own modules included, which stay
-  // external): esbuild turns every import() into a require().
+  // external): esbuild turns every import() into a require(). What start-up does not need
+  // still waits in its module's lazy initializer, and the code cache below spares the parse.
   supported: { "dynamic-import": false },
-  minify: true,
-  // The third-party licences stay with the code they cover.
-  legalComments: "eof",
   // import.meta.url is only read when the files come from a package directory, which the
   // executable never does (src/package-files.ts); in CommonJS it is empty, and unused.
   logOverride: { "empty-import-meta": "silent" },
-  logLevel: "warning",
 });
 
 // 2. The package's own files, embedded as assets under their paths in the package: with the
