@@ -85,7 +85,8 @@ function executableRow(executable, bareReady) {
 }
 
 function goHelperRow(goHelper) {
-  if (!goHelper || goHelper.skipped) return row("Go helper standintest.Start → first answer", { unit: "ms", standin: null, target: { text: `— (${goHelper?.skipped ?? "not run"})` } });
+  if (!goHelper || goHelper.skipped)
+    return row("Go helper standintest.Start → first answer", { unit: "ms", standin: null, target: { text: `— (${goHelper?.skipped ?? "not run"})` } });
   const standin = summarize(goHelper.standin.map((r) => r.readyMs));
   const bare = summarize(goHelper.bare.map((r) => r.readyMs));
   return row(`Go helper standintest.Start → first answer, median (N=${standin.n})`, { unit: "ms", standin: standin.median, baseline: bare.median, target: START_TARGET });
