@@ -1,29 +1,32 @@
 #!/usr/bin/env node
-// Part of `npm run build`: the command line bundled into dist/bundle/ (cli.js and its lazy chunks),
-// dependencies included, which bin/standin loads when it is there (dist/cli.js otherwise). Code
-// splitting keeps what `standin start` does not run before its first request (the HCL parser,
-// TLS certificates, the tape replayer, …) in chunks of their own, read only when a dynamic
-// import() reaches them. The library's entry points (dist/index.js and the test helpers) are
-// not bundled: a consumer's bundler and node_modules deal with those.
-import { rmSync } from "node:fs";
+// Part of `npm run build`: the command line bundled into one CommonJS script,
+// dist/bundle/standin.cjs, dependencies included, which bin/standin runs with V8's code cache
+// (dist/cli.js, the same code, when the bundle is missing or older). A dynamic import() becomes
+// a require() of a module esbuild initializes on first use, so what `standin start` does not run
+// before its first request (the HCL parser, TLS certificates, …) is compiled from the cache
+// but not run. The library's entry points (dist/index.js and the test helpers) are not bundled:
+// a consumer's bundler and node_modules deal with those.
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { ROOT, SHARED_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
 const out = join(ROOT, "dist/bundle");
+const script = join(out, "standin.cjs");
 rmSync(out, { recursive: true, force: true });
-const result = await build({
+await build({
   ...SHARED_BUNDLE_OPTIONS,
-  entryPoints: { cli: join(ROOT, "src/cli.ts") },
-  outdir: out,
-  format: "esm",
-  splitting: true,
-  chunkNames: "[name]-[hash]",
-  // commander and yaml are CommonJS, whose require() of node's own modules an ES module has not.
-  banner: { js: 'import{createRequire as __standinRequire}from"node:module";const require=__standinRequire(import.meta.url);' },
-  metafile: Boolean(process.env.STANDIN_BUNDLE_METAFILE),
+  entryPoints: [join(ROOT, "src/cli.ts")],
+  outfile: script,
+  format: "cjs",
+  supported: { "dynamic-import": false },
+  // src/package-files.ts finds the package's files from its module's URL: in the bundle, the bundle's own.
+  define: { "import.meta.url": "__standinBundleUrl" },
+  banner: { js: 'const __standinBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
 });
-if (process.env.STANDIN_BUNDLE_METAFILE) {
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(process.env.STANDIN_BUNDLE_METAFILE, JSON.stringify(result.metafile));
-}
+
+// The bundle's first line names its content, which bin/standin keys the code cache by without
+// hashing 1.6 MB at every start (V8 itself checks only the source's length).
+const code = readFileSync(script, "utf8");
+writeFileSync(script, `// standin bundle ${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n${code}`);
