@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // Part of `npm run build`: the command line bundled into one CommonJS script,
 // dist/bundle/standin.cjs, dependencies included, which bin/standin runs with V8's code cache
-// (dist/cli.js, the same code, when the bundle is missing or older). A dynamic import() becomes
+// (src/code-cache.ts; dist/cli.js, the same code, when the bundle is missing or older). A dynamic import() becomes
 // a require() of a module esbuild initializes on first use, so what `standin start` does not run
 // before its first request (the HCL parser, TLS certificates, …) is compiled from the cache
 // but not run. The library's entry points (dist/index.js and the test helpers) are not bundled:
 // a consumer's bundler and node_modules deal with those.
-import { createHash } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { ROOT, SHARED_BUNDLE_OPTIONS } from "./bundle-options.mjs";
+import { nameBundleContent, ROOT, SHARED_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
 const out = join(ROOT, "dist/bundle");
 const script = join(out, "standin.cjs");
@@ -26,7 +25,4 @@ await build({
   banner: { js: 'const __standinBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
 });
 
-// The bundle's first line names its content, which bin/standin keys the code cache by without
-// hashing 1.6 MB at every start (V8 itself checks only the source's length).
-const code = readFileSync(script, "utf8");
-writeFileSync(script, `// standin bundle ${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n${code}`);
+nameBundleContent(script);

@@ -2,6 +2,8 @@
 // dist/bundle/, which bin/standin loads) and the single executable's (scripts/build-exe.mjs). One
 // file of JavaScript parses and compiles in a fraction of the time node takes to find, read and
 // link the ~370 modules of dist/ one by one, and start-up is what a test suite pays per package.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,3 +18,12 @@ export const SHARED_BUNDLE_OPTIONS = {
   legalComments: "eof",
   logLevel: "warning",
 };
+
+/**
+ * Puts the bundle's content name on its first line, which src/code-cache.ts keys the V8 code
+ * cache by without hashing 1.6 MB at every start (V8 itself checks only the source's length).
+ */
+export function nameBundleContent(file) {
+  const code = readFileSync(file, "utf8");
+  writeFileSync(file, `// standin bundle ${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n${code}`);
+}

@@ -75,12 +75,13 @@ describe("bin/standin runs the bundle with a code cache", { timeout: CLI_TEST_TI
 });
 
 describe("bin/standin chooses between the bundle and dist/", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  /** A package with bin/standin and two stand-ins that say which one ran. */
+  /** A package with bin/standin (and the code cache it runs a bundle with) and two stand-ins that say which one ran. */
   function fakePackage(): { root: string; bundle: string; compiled: string; say: () => Promise<string> } {
     const root = scratch("bin-choice");
     mkdirSync(join(root, "bin"));
     mkdirSync(join(root, "dist/bundle"), { recursive: true });
     copyFileSync(BIN, join(root, "bin/standin"));
+    copyFileSync("dist/code-cache.js", join(root, "dist/code-cache.js"));
     writeFileSync(join(root, "package.json"), JSON.stringify({ name: "standin", type: "module" }));
     const compiled = join(root, "dist/cli.js");
     const bundle = join(root, "dist/bundle/standin.cjs");
