@@ -201,7 +201,7 @@ async function main() {
   const env = environment();
   const began = performance.now();
 
-  progress(`CLI start to ready, ${SETTINGS.startup.runs} runs each (standin, bare node)…`);
+  progress(`start to ready, ${SETTINGS.startup.runs} runs each (CLI, the single executable if built, bare node; then the Go helper)…`);
   const startup = await measureStartup(SETTINGS.startup);
   progress(`createStandin() + first request, ${SETTINGS.create.iterations} iterations…`);
   const create = await measureCreate(SETTINGS.create);
@@ -241,6 +241,8 @@ async function main() {
       startup: {
         standin: { readyMs: summarize(startup.standin.map((r) => r.readyMs)), bannerMs: summarize(startup.standin.map((r) => r.bannerMs)), runs: startup.standin },
         bare: { readyMs: summarize(startup.bare.map((r) => r.readyMs)), bannerMs: summarize(startup.bare.map((r) => r.bannerMs)), runs: startup.bare },
+        executable: startup.executable && { readyMs: summarize(startup.executable.map((r) => r.readyMs)), runs: startup.executable },
+        goHelper: startup.goHelper,
       },
       create: { ...summarize(create), samples: create },
       reset: { ...summarize(reset), samples: reset },

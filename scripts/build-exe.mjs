@@ -2,8 +2,10 @@
 // `npm run build:exe`: standin as one executable file (build/standin, build/standin.exe on
 // Windows) for CI machines without Node: Node's single executable applications. esbuild
 // bundles src/sea-main.ts and everything it imports (dependencies included) into one CommonJS
-// script; node turns it, with the package's own files (and the dashboard's page) as assets (src/package-files.ts reads
-// them), into a blob; postject injects the blob into a copy of the node binary running this.
+// script, embedded as an asset that the executable's main script (src/sea-loader.ts) runs with
+// V8's code cache (src/code-cache.ts); node turns them, with the package's own files (and the
+// dashboard's page) as assets (src/package-files.ts reads them), into a blob; postject injects
+// the blob into a copy of the node binary running this.
 // The executable is for the platform and architecture it was built on.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -11,6 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { inject } from "postject";
+import { nameBundleContent, SHARED_BUNDLE_OPTIONS } from "./bundle-options.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "build");
@@ -27,26 +30,25 @@ if (major < 20 || (major === 20 && minor < 12)) {
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
-// 1. One CommonJS script (a single executable's main cannot be an ES module).
+// 1. One CommonJS script (a single executable's main cannot be an ES module), and the main script that runs it.
 const script = join(work, "standin.cjs");
 await build({
+  ...SHARED_BUNDLE_OPTIONS,
   entryPoints: [join(root, "src/sea-main.ts")],
   outfile: script,
-  bundle: true,
-  platform: "node",
   format: "cjs",
-  target: "node20",
   // A single executable has no dynamic import() (node's own modules included, which stay
-  // external): esbuild turns every import() into a require().
+  // external): esbuild turns every import() into a require(). What start-up does not need
+  // still waits in its module's lazy initializer, and the code cache below spares the parse.
   supported: { "dynamic-import": false },
-  minify: true,
-  // The third-party licences stay with the code they cover.
-  legalComments: "eof",
   // import.meta.url is only read when the files come from a package directory, which the
   // executable never does (src/package-files.ts); in CommonJS it is empty, and unused.
   logOverride: { "empty-import-meta": "silent" },
-  logLevel: "warning",
 });
+nameBundleContent(script);
+// The main script: it runs the bundle above, compiled with the code cache.
+const loader = join(work, "loader.cjs");
+await build({ ...SHARED_BUNDLE_OPTIONS, entryPoints: [join(root, "src/sea-loader.ts")], outfile: loader, format: "cjs" });
 
 // 2. The package's own files, embedded as assets under their paths in the package: with the
 // dashboard's page (src/ui/assets.ts reads dist/ui-page/), built here so it is never stale.
@@ -67,11 +69,11 @@ writeFileSync(
   seaConfig,
   JSON.stringify(
     {
-      main: script,
+      main: loader,
       output: blob,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { "assets.json": assetList, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
+      assets: { "assets.json": assetList, "standin.cjs": script, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
     },
     null,
     2,

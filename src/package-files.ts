@@ -5,7 +5,7 @@
  * package directory, and its entry point (src/sea-main.ts) points this module
  * at the assets embedded in the executable instead.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,9 +24,20 @@ let root: string | undefined;
  * executable's CommonJS bundle has no `import.meta.url`, and never asks.
  */
 export function packageRoot(): string {
-  // src/package-files.ts and dist/package-files.js both sit one level below the root.
-  root ??= resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  root ??= nearestPackageDirectory(dirname(fileURLToPath(import.meta.url)));
   return root;
+}
+
+/**
+ * The closest directory at or above `start` holding a package.json: src/package-files.ts and
+ * dist/package-files.js sit one level below the root, the command line's bundle
+ * (dist/bundle/, scripts/build-cli.mjs) two.
+ */
+function nearestPackageDirectory(start: string): string {
+  for (let directory = start; ; directory = dirname(directory)) {
+    if (existsSync(resolve(directory, "package.json"))) return directory;
+    if (dirname(directory) === directory) return resolve(start, "..");
+  }
 }
 
 const packageDirectory: PackageFileSource = {

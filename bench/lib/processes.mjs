@@ -18,7 +18,12 @@ export function interruption() {
 export function spawnNode(args, options = {}) {
   // process.execPath rather than the `#!/usr/bin/env node` shebang: the same
   // Node binary as the bench, and no PATH lookup inside the measured time.
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+  return spawnProgram(process.execPath, args, options);
+}
+
+/** Spawns the executable `file` (the single executable, a Go program) like spawnNode. */
+export function spawnProgram(file, args, options = {}) {
+  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
   child.output = "";
   child.stdout.setEncoding("utf8");
   child.stderr.setEncoding("utf8");

@@ -4,11 +4,11 @@
  * so runs never collide with each other or with anything else on the machine.
  */
 import { fileURLToPath } from "node:url";
-import { spawnNode, waitForOutput } from "./processes.mjs";
+import { spawnNode, spawnProgram, waitForOutput } from "./processes.mjs";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STANDIN_BIN = fileURLToPath(new URL("../../bin/standin", import.meta.url));
-const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+export const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
 const HONO_SERVER = fileURLToPath(new URL("./hono-server.mjs", import.meta.url));
 
 // The banner lines `  scheduler  http://127.0.0.1:PORT`, registry, echo (printed once every port listens).
@@ -21,7 +21,20 @@ const BARE_LINE = /^listening (http:\/\/\S+)\s*$/m;
  * `nodeArgs` go to node itself (the bench's `BENCH_PROFILE` passes `--cpu-prof`).
  */
 export function spawnStandinCli(extraArgs = [], { nodeArgs = [] } = {}) {
-  const child = spawnNode([...nodeArgs, STANDIN_BIN, "start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...extraArgs], { cwd: PROJECT_ROOT });
+  return standinChild(spawnNode([...nodeArgs, STANDIN_BIN, ...startArgs(extraArgs)], { cwd: PROJECT_ROOT }));
+}
+
+/** The single executable (`npm run build:exe`), where it is built. */
+export const STANDIN_EXECUTABLE = fileURLToPath(new URL(`../../build/${process.platform === "win32" ? "standin.exe" : "standin"}`, import.meta.url));
+
+/** Spawns the single executable's `standin start` as spawnStandinCli does the CLI. */
+export function spawnStandinExecutable(extraArgs = []) {
+  return standinChild(spawnProgram(STANDIN_EXECUTABLE, startArgs(extraArgs), { cwd: PROJECT_ROOT }));
+}
+
+const startArgs = (extraArgs) => ["start", "--scheduler-port", "0", "--registry-port", "0", "--echo-port", "0", ...extraArgs];
+
+function standinChild(child) {
   const urls = waitForOutput(child, BANNER, 10_000, { allGroups: true }).then(([scheduler, registry, echo]) => ({ scheduler, registry, echo }));
   const url = urls.then((u) => u.scheduler);
   // Callers await one of the two: the other must not become an unhandled rejection.

@@ -1,12 +1,17 @@
 /**
  * Measure 1: wall time from spawning a server process to its first 200.
- * standin is started by its CLI and asked `GET /_standin/ready`; the
- * baseline is a bare `node:http` process asked `GET /`. Same spawn, same
- * banner parsing, same poll: the difference is standin's own startup cost.
+ * standin is started by its CLI (bin/standin under node) and, where it is
+ * built, as the single executable (build/standin), and asked
+ * `GET /_standin/ready`; the baseline is a bare `node:http` process asked
+ * `GET /`. Same spawn, same banner parsing, same poll: the difference is
+ * standin's own start-up cost. The Go helper's start (go-startup.mjs) is
+ * measured after, against the bare process started from Go.
  */
+import { existsSync } from "node:fs";
+import { measureGoHelperStartup } from "./go-startup.mjs";
 import { pollUntilOk } from "./http-probe.mjs";
 import { stopChild } from "./processes.mjs";
-import { spawnBareServer, spawnStandinCli } from "./servers.mjs";
+import { STANDIN_EXECUTABLE, spawnBareServer, spawnStandinCli, spawnStandinExecutable } from "./servers.mjs";
 
 async function timeOneStart(spawnServer, readyPath) {
   const started = performance.now();
@@ -24,22 +29,30 @@ async function timeOneStart(spawnServer, readyPath) {
 }
 
 const standinStart = () => timeOneStart(spawnStandinCli, "/_standin/ready");
+const executableStart = () => timeOneStart(spawnStandinExecutable, "/_standin/ready");
 const bareStart = () => timeOneStart(() => spawnBareServer(), "/");
 
 /**
- * Runs are interleaved (standin, bare, standin, …) so that any drift in
- * machine load during the measurement affects both sides alike. One run of
- * each is discarded first: the very first spawn after a build reads files
- * from disk rather than from the page cache.
+ * Runs are interleaved (standin, executable, bare, standin, …) so that any
+ * drift in machine load during the measurement affects all sides alike. One
+ * run of each is discarded first: the very first spawn after a build reads
+ * files from disk rather than from the page cache. `executable` is null when
+ * `npm run build:exe` has not built one; `goHelper` has `skipped` without Go.
  */
 export async function measureStartup({ runs }) {
-  await standinStart();
-  await bareStart();
-  const standin = [];
-  const bare = [];
-  for (let i = 0; i < runs; i++) {
-    standin.push(await standinStart());
-    bare.push(await bareStart());
+  const withExecutable = existsSync(STANDIN_EXECUTABLE);
+  const sides = [
+    ["standin", standinStart],
+    ...(withExecutable ? [["executable", executableStart]] : []),
+    ["bare", bareStart],
+  ];
+  const measured = Object.fromEntries(sides.map(([name]) => [name, []]));
+  for (let i = -1; i < runs; i++) {
+    for (const [name, start] of sides) {
+      const result = await start();
+      if (i >= 0) measured[name].push(result);
+    }
   }
-  return { standin, bare };
+  const goHelper = await measureGoHelperStartup({ runs });
+  return { standin: measured.standin, bare: measured.bare, executable: withExecutable ? measured.executable : null, goHelper };
 }

@@ -12,6 +12,8 @@ Environment:
   STANDIN_CONTROL_TOKEN  --control-token of the client commands
   STANDIN_CA             --ca of the client commands and wait-ready
   STANDIN_DEBUG=1        print the stack of an unexpected internal error (otherwise one line)
+  STANDIN_COMPILE_CACHE  where the compiled code is cached between starts (default: a directory of yours under the
+                         system's temporary one); off: no cache
   A flag given on the command line wins over its variable.
 
 Control API authentication:

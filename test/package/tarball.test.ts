@@ -114,7 +114,18 @@ describe("the npm tarball installed in a consumer project", () => {
   });
 
   it("the tarball holds LICENSE, dist/, fixtures/, keys/ and the bin; no sources, tests or source maps", () => {
-    for (const file of ["LICENSE", "README.md", "package.json", "bin/standin", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "keys/test-keys.json"]) {
+    // dist/bundle/standin.cjs: the command line in one script, which bin/standin runs (scripts/build-cli.mjs).
+    for (const file of [
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "bin/standin",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/cli.js",
+      "dist/bundle/standin.cjs",
+      "keys/test-keys.json",
+    ]) {
       expect(files).toContain(file);
     }
     for (const subpath of ["vitest", "vitest-setup", "node-test"]) expect(files).toContain(`dist/testing/${subpath}.js`);
@@ -127,7 +138,10 @@ describe("the npm tarball installed in a consumer project", () => {
     // The dashboard's page (built by scripts/build-ui.mjs) ships as three static files.
     for (const asset of ["index.html", "app.js", "app.css"]) expect(files).toContain(`dist/ui-page/${asset}`);
     const unexpected = files.filter(
-      (f) => !/^(LICENSE|README\.md|package\.json|bin\/standin|dist\/.+\.(js|d\.ts)|dist\/ui-page\/(index\.html|app\.css)|fixtures\/[\w-]+\.json|keys\/test-keys\.json)$/.test(f),
+      (f) =>
+        !/^(LICENSE|README\.md|package\.json|bin\/standin|dist\/.+\.(js|d\.ts)|dist\/bundle\/standin\.cjs|dist\/ui-page\/(index\.html|app\.css)|fixtures\/[\w-]+\.json|keys\/test-keys\.json)$/.test(
+          f,
+        ),
     );
     expect(unexpected).toEqual([]);
     expect(files.filter((f) => /\.map$|\.test\.|^src\/|^test\/|sea-main/.test(f))).toEqual([]);

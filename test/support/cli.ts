@@ -35,8 +35,8 @@ export interface StartedCli {
   exited: Promise<number | null>;
 }
 
-export function startCli(args: string[], children: ChildProcess[]): Promise<StartedCli> {
-  const child = spawn(process.execPath, [BIN, "start", ...FREE_PORTS, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+export function startCli(args: string[], children: ChildProcess[], env: NodeJS.ProcessEnv = process.env): Promise<StartedCli> {
+  const child = spawn(process.execPath, [BIN, "start", ...FREE_PORTS, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   children.push(child);
   let out = "";
   let err = "";
