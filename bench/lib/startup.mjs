@@ -41,11 +41,7 @@ const bareStart = () => timeOneStart(() => spawnBareServer(), "/");
  */
 export async function measureStartup({ runs }) {
   const withExecutable = existsSync(STANDIN_EXECUTABLE);
-  const sides = [
-    ["standin", standinStart],
-    ...(withExecutable ? [["executable", executableStart]] : []),
-    ["bare", bareStart],
-  ];
+  const sides = [["standin", standinStart], ...(withExecutable ? [["executable", executableStart]] : []), ["bare", bareStart]];
   const measured = Object.fromEntries(sides.map(([name]) => [name, []]));
   for (let i = -1; i < runs; i++) {
     for (const [name, start] of sides) {
