@@ -3,24 +3,25 @@
  * `GET`/`PUT /snapshot` (the whole state, out and back in) and
  * `GET /state/hash`.
  */
-import * as v from "valibot";
 import { jsonStreamResponse } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { documentOrShippedFixture } from "../../scenario-files/load.js";
-import { fixtureDocument } from "../openapi.js";
+import { DOCUMENT_CHECKS } from "../document-checks.js";
+import { offLoopCheck } from "../document-worker.js";
 import type { ControlTarget } from "../target.js";
 
-// The request schemas: the routes validate with these and the OpenAPI document is generated from them.
-const resetBody = v.strictObject({ fixture: v.optional(fixtureDocument) });
-const snapshotDocument = v.pipe(v.unknown(), v.description("a document from GET /_standin/snapshot; checked by the emulator, which answers 400 with `problems`"));
+// The request schemas (../document-checks.ts): the routes validate with these, large bodies are checked
+// with them off the event loop first, and the OpenAPI document is generated from them.
+const { fixture, reset, snapshot } = DOCUMENT_CHECKS;
 
 export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
   routes.post(
     "/reset",
     {
       summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
-      body: resetBody,
+      body: reset.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("reset"),
       bodyOptional: true,
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
@@ -34,8 +35,9 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     "/fixtures",
     {
       summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
-      body: fixtureDocument,
+      body: fixture.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("fixture"),
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
@@ -53,8 +55,9 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     "/snapshot",
     {
       summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
-      body: snapshotDocument,
+      body: snapshot.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("snapshot"),
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
     (c, { body }) => {
