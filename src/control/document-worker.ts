@@ -31,6 +31,8 @@ export class DocumentWorker {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private failure: Error | undefined;
+  /** Checks the worker thread has answered (for tests: the check did run there). */
+  answered = 0;
 
   /** `script`: the worker thread's module (undefined: check on the main thread). */
   constructor(private script: URL | undefined) {}
@@ -39,6 +41,16 @@ export class DocumentWorker {
   async useScript(script: URL | undefined): Promise<void> {
     await this.stop();
     this.script = script;
+  }
+
+  /** The worker thread's module, if any. */
+  get scriptUrl(): URL | undefined {
+    return this.script;
+  }
+
+  /** Checks sent to the worker thread and not answered yet. */
+  get inFlight(): number {
+    return this.pending.size;
   }
 
   /** Whether checks run in a worker thread. */
@@ -69,6 +81,7 @@ export class DocumentWorker {
     const worker = new Worker(script, { name: "standin document check" });
     worker.unref();
     worker.on("message", ({ id, verdict }: { id: number; verdict: Precheck }) => {
+      this.answered++;
       this.pending.get(id)?.resolve(verdict);
       this.pending.delete(id);
       if (this.pending.size === 0) worker.unref();
