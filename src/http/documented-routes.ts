@@ -16,6 +16,7 @@ import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
 import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
+import { nextTurn } from "../core/json-stream.js";
 
 /** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -158,6 +159,8 @@ export class DocumentedRoutes {
         }
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
+        // A document checked ahead is large: parsing it and handling it are two holds of the event loop, not one.
+        if (verdict !== undefined) await nextTurn();
         const checked = check(bodySchema, parsed.value, "body");
         if (!checked.ok) return c.json({ error: checked.error }, 400);
         return handler(c, { body: checked.value, query });

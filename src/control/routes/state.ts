@@ -3,7 +3,7 @@
  * `GET`/`PUT /snapshot` (the whole state, out and back in) and
  * `GET /state/hash`.
  */
-import { jsonStreamResponse } from "../../core/json-stream.js";
+import { jsonStreamResponse, nextTurn } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { documentOrShippedFixture } from "../../scenario-files/load.js";
 import { DOCUMENT_CHECKS } from "../document-checks.js";
@@ -13,6 +13,12 @@ import type { ControlTarget } from "../target.js";
 // The request schemas (../document-checks.ts): the routes validate with these, large bodies are checked
 // with them off the event loop first, and the OpenAPI document is generated from them.
 const { fixture, reset, snapshot } = DOCUMENT_CHECKS;
+/**
+ * A document is checked, then applied, then hashed for the answer, with turns
+ * of the event loop in between (the hash a slice at a time), so a large one
+ * holds other requests for the longest of these steps, not for all of them.
+ */
+const DOCUMENT_TURNS = { turn: nextTurn };
 
 export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
   routes.post(
@@ -26,8 +32,8 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
     async (c, { body: { fixture } }) => {
-      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture));
-      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture), DOCUMENT_TURNS);
+      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
@@ -41,8 +47,8 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
-      await target.applyFixture(documentOrShippedFixture(body));
-      return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
+      await target.applyFixture(documentOrShippedFixture(body), DOCUMENT_TURNS);
+      return c.json({ applied: true, index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
@@ -60,12 +66,12 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       precheck: offLoopCheck("snapshot"),
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
-    (c, { body }) => {
+    async (c, { body }) => {
       // The body was parsed for this request alone: the state can keep its objects instead of copying them.
-      target.restore(body, { adopt: true });
-      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+      await target.restoreDocument(body, nextTurn);
+      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
-  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, (c) => c.json({ hash: target.stateHash() }));
+  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, async (c) => c.json({ hash: await target.stateHashInTurns(nextTurn) }));
 }
