@@ -149,6 +149,19 @@ describe("large control documents checked in a worker thread", () => {
     emu.close();
   });
 
+  it("a large fixture given to reset becomes the start state, checked in the worker", async () => {
+    const count = 5_000;
+    const emu = await createStandin();
+    const answered = documentWorker.answered;
+    const answer = await send(emu, "/_standin/reset", JSON.stringify({ fixture: kvFixture(count) }));
+    expect(answer.status).toBe(200);
+    expect(documentWorker.answered).toBe(answered + 1);
+    expect(JSON.parse(answer.text)).toMatchObject({ reset: true, index: emu.index, stateHash: emu.stateHash() });
+    await send(emu, "/_standin/reset", "");
+    expect(((await (await emu.registry.request("/v1/kv/big/?keys")).json()) as string[]).length).toBe(count);
+    emu.close();
+  });
+
   it("a worker stopped during a check is an error answer that changes nothing; the next document starts another", async () => {
     const emu = await createStandin();
     const before = emu.stateHash();
