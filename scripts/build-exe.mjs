@@ -48,6 +48,23 @@ await build({
   logLevel: "warning",
 });
 
+// 1b. The document checker's worker thread (src/control/document-worker.ts), one script of its own:
+// an executable has no file to start a thread from, so src/sea-main.ts starts it from this source.
+const documentWorker = join(work, "document-worker.cjs");
+await build({
+  entryPoints: [join(root, "src/control/document-worker-thread.ts")],
+  outfile: documentWorker,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  supported: { "dynamic-import": false },
+  minify: true,
+  legalComments: "eof",
+  logOverride: { "empty-import-meta": "silent" },
+  logLevel: "warning",
+});
+
 // 2. The package's own files, embedded as assets under their paths in the package: with the
 // dashboard's page (src/ui/assets.ts reads dist/ui-page/), built here so it is never stale.
 execFileSync(process.execPath, [join(root, "scripts/build-ui.mjs")], { stdio: "inherit" });
@@ -71,7 +88,7 @@ writeFileSync(
       output: blob,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { "assets.json": assetList, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
+      assets: { "assets.json": assetList, "document-worker.cjs": documentWorker, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
     },
     null,
     2,

@@ -10,9 +10,10 @@
  * One worker, started on the first large document and kept. It holds the
  * process open only while a check is pending (unref'd otherwise), and one
  * that stops (crashed, killed) fails the checks in flight with an error
- * answer; the next document starts another. Where the worker's script is not
- * beside this one (the sources run by the test runner, the single
- * executable) the same check runs on the main thread.
+ * answer; the next document starts another. The single executable, which has
+ * no script files, starts it from a bundled source (src/sea-main.ts); where
+ * there is neither (the sources, as the test runner loads them) the route
+ * checks the body itself, on the main thread.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -24,27 +25,30 @@ import type { CheckRequest } from "./document-worker-thread.js";
 /** Bodies from this size on are checked in the worker; smaller ones are parsed and checked by the route (a few ms). */
 export const OFF_LOOP_BODY_CHARS = 64 * 1024;
 
-type Pending = { resolve: (verdict: Precheck) => void; reject: (error: Error) => void };
+/** The worker thread's code: its module's URL, or (in the single executable, which has no files) its bundled source. */
+export type WorkerScript = URL | { readonly source: string };
+
+type Pending = { worker: Worker; resolve: (verdict: Precheck) => void; reject: (error: Error) => void };
 
 export class DocumentWorker {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private failure: Error | undefined;
   /** Checks the worker thread has answered (for tests: the check did run there). */
   answered = 0;
 
-  /** `script`: the worker thread's module (undefined: check on the main thread). */
-  constructor(private script: URL | undefined) {}
+  /** `script`: the worker thread's code (undefined: check on the main thread). */
+  constructor(private script: WorkerScript | undefined) {}
 
-  /** Checks with another worker script from now on (tests run the sources, whose worker is the built one). */
-  async useScript(script: URL | undefined): Promise<void> {
-    await this.stop();
+  /** Checks with another worker script from now on; the running worker is stopped. */
+  useScript(script: WorkerScript | undefined): Promise<void> {
+    const stopped = this.stop();
     this.script = script;
+    return stopped;
   }
 
-  /** The worker thread's module, if any. */
-  get scriptUrl(): URL | undefined {
+  /** The worker thread's code, if any. */
+  get scriptUsed(): WorkerScript | undefined {
     return this.script;
   }
 
@@ -66,37 +70,41 @@ export class DocumentWorker {
     // Held open while a check is pending: an in-process caller awaiting it has nothing else keeping the process alive.
     worker.ref();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { worker, resolve, reject });
       worker.postMessage({ id, name, text } satisfies CheckRequest);
     });
   }
 
-  /** Stops the worker (checks in flight fail); the next check starts another. */
+  /** Stops the worker (its checks in flight fail); the next check starts another. */
   async stop(): Promise<void> {
     const worker = this.worker;
+    this.worker = undefined;
     if (worker) await worker.terminate();
   }
 
-  private start(script: URL): Worker {
-    const worker = new Worker(script, { name: "standin document check" });
+  private start(script: WorkerScript): Worker {
+    const options = { name: "standin document check" };
+    const worker = script instanceof URL ? new Worker(script, options) : new Worker(script.source, { ...options, eval: true });
     worker.unref();
+    let failure: Error | undefined;
     worker.on("message", ({ id, verdict }: { id: number; verdict: Precheck }) => {
       this.answered++;
       this.pending.get(id)?.resolve(verdict);
       this.pending.delete(id);
-      if (this.pending.size === 0) worker.unref();
+      if (![...this.pending.values()].some((p) => p.worker === worker)) worker.unref();
     });
-    // An uncaught error in the thread is followed by its exit, which fails what is pending.
+    // An uncaught error in the thread is followed by its exit, which fails its checks.
     worker.on("error", (error) => {
-      this.failure = error;
+      failure = error;
     });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
-      const reason = this.failure ? `: ${this.failure.message}` : "";
-      this.failure = undefined;
-      const error = new Error(`the document check stopped (worker thread exit code ${code}${reason}); send the document again`);
-      for (const { reject } of this.pending.values()) reject(error);
-      this.pending.clear();
+      const error = new Error(`the document check stopped (worker thread exit code ${code}${failure ? `: ${failure.message}` : ""}); send the document again`);
+      for (const [id, pending] of this.pending) {
+        if (pending.worker !== worker) continue;
+        this.pending.delete(id);
+        pending.reject(error);
+      }
     });
     return worker;
   }

@@ -25,7 +25,7 @@ const BUILT_WORKER = new URL("../../dist/control/document-worker-thread.js", imp
 /** Child processes on a loaded 2-core machine may take their time: a bound on a hang, not a claim about speed. */
 const GENEROUS_MS = 60_000;
 
-const previousScript = documentWorker.scriptUrl;
+const previousScript = documentWorker.scriptUsed;
 beforeAll(() => documentWorker.useScript(BUILT_WORKER));
 afterAll(() => documentWorker.useScript(previousScript));
 
