@@ -26,3 +26,12 @@ await build({
 });
 
 nameBundleContent(script);
+
+// The document checker's worker thread (src/control/document-worker.ts looks for it beside the
+// module that starts it, here the bundle): one ES module script of its own, as dist/'s is.
+await build({
+  ...SHARED_BUNDLE_OPTIONS,
+  entryPoints: [join(ROOT, "src/control/document-worker-thread.ts")],
+  outfile: join(out, "document-worker-thread.js"),
+  format: "esm",
+});

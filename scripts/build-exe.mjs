@@ -50,6 +50,18 @@ nameBundleContent(script);
 const loader = join(work, "loader.cjs");
 await build({ ...SHARED_BUNDLE_OPTIONS, entryPoints: [join(root, "src/sea-loader.ts")], outfile: loader, format: "cjs" });
 
+// 1b. The document checker's worker thread (src/control/document-worker.ts), one script of its own:
+// an executable has no file to start a thread from, so src/sea-main.ts starts it from this source.
+const documentWorker = join(work, "document-worker.cjs");
+await build({
+  ...SHARED_BUNDLE_OPTIONS,
+  entryPoints: [join(root, "src/control/document-worker-thread.ts")],
+  outfile: documentWorker,
+  format: "cjs",
+  supported: { "dynamic-import": false },
+  logOverride: { "empty-import-meta": "silent" },
+});
+
 // 2. The package's own files, embedded as assets under their paths in the package: with the
 // dashboard's page (src/ui/assets.ts reads dist/ui-page/), built here so it is never stale.
 execFileSync(process.execPath, [join(root, "scripts/build-ui.mjs")], { stdio: "inherit" });
@@ -73,7 +85,12 @@ writeFileSync(
       output: blob,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { "assets.json": assetList, "standin.cjs": script, ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])) },
+      assets: {
+        "assets.json": assetList,
+        "standin.cjs": script,
+        "document-worker.cjs": documentWorker,
+        ...Object.fromEntries(shipped.map((path) => [path, join(root, path)])),
+      },
     },
     null,
     2,

@@ -10,10 +10,13 @@
  */
 import { getAsset } from "node:sea";
 import { main } from "./cli.js";
+import { documentWorker } from "./control/document-worker.js";
 import { readPackageFilesFrom } from "./package-files.js";
 
 /** The asset the build writes: the paths of all the other assets. */
 const ASSET_LIST = "assets.json";
+/** The asset the build writes: src/control/document-worker-thread.ts and what it imports, as one CommonJS script. */
+const DOCUMENT_WORKER_ASSET = "document-worker.cjs";
 
 const embedded = JSON.parse(getAsset(ASSET_LIST, "utf8")) as string[];
 
@@ -29,6 +32,9 @@ readPackageFilesFrom({
     return embedded.filter((path) => path.startsWith(prefix) && !path.slice(prefix.length).includes("/")).map((path) => path.slice(prefix.length));
   },
 });
+
+// The document checker's thread, bundled apart by the build: there is no script file beside this one to start.
+void documentWorker.useScript({ source: getAsset(DOCUMENT_WORKER_ASSET, "utf8") });
 
 // As bin/standin: a failure that is not a CliFailure is a bug, and its stack is wanted.
 void main();

@@ -106,3 +106,23 @@ describe("bin/standin chooses between the bundle and dist/", { timeout: CLI_TEST
     expect(await say()).toBe("dist");
   });
 });
+
+describe("the bundle's document checker", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.skipIf(!existsSync("dist/bundle/standin.cjs") || process.platform !== "linux")(
+    "a large control document is checked in a worker thread beside the bundle (dist/bundle/document-worker-thread.js), not on the event loop",
+    async () => {
+      const started = await startCli([], children, { ...process.env, STANDIN_COMPILE_CACHE: "off" });
+      const threads = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${started.child.pid}/status`, "utf8"))?.[1]);
+      const before = threads();
+      const unknownKeys = `{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":0`).join(",")}}`;
+      const refused = await fetch(`${started.urls.control}/fixtures`, { method: "POST", body: unknownKeys, headers: { "Content-Type": "application/json" } });
+      expect({ status: refused.status, body: await refused.text() }).toEqual({
+        status: 400,
+        body: JSON.stringify({ error: "fixture[0]: k0: unknown key", problems: ["k0: unknown key"] }),
+      });
+      expect(threads()).toBeGreaterThan(before);
+      started.child.kill("SIGTERM");
+      expect(await started.exited).toBe(0);
+    },
+  );
+});

@@ -33,6 +33,18 @@ function parseJob(urls, hcl) {
   };
 }
 
+/** A fixture of `count` KV entries under `big/` (100-byte values). */
+function kvFixture(count) {
+  const value = "v".repeat(100);
+  return { registry: { kv: Array.from({ length: count }, (_, i) => ({ Key: `big/${i}`, Value: value })) } };
+}
+
+/** How many keys are under `big/` now. */
+async function countKeys(urls) {
+  const res = await send(`${urls.registry}/v1/kv/big/?keys`);
+  return res.status === 200 ? JSON.parse(res.body).length : `status ${res.status}`;
+}
+
 export const HOSTILE_CASES = {
   "hcl-unknown-args": {
     label: "POST /v1/jobs/parse, 2 MB job file of 200,000 unknown arguments",
@@ -124,6 +136,32 @@ export const HOSTILE_CASES = {
       return async () => {
         const res = await send(`${urls.scheduler}/_standin/fixtures`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
         return { status: res.status, requestMB: MB(Buffer.byteLength(body)), answerMB: MB(res.body.length) };
+      };
+    },
+  },
+
+  "control-valid-fixture": {
+    label: "POST /_standin/fixtures, a valid fixture of 20,000 KV entries",
+    async prepare({ urls }) {
+      const body = JSON.stringify(kvFixture(20_000));
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/fixtures`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), keys: await countKeys(urls) };
+      };
+    },
+  },
+
+  "control-snapshot-restore": {
+    label: "PUT /_standin/snapshot of 20,000 KV entries",
+    async prepare({ urls }) {
+      // The snapshot is taken and the state emptied untimed: the timed part is the restore.
+      const applied = await send(`${urls.scheduler}/_standin/fixtures`, { method: "POST", ...json(kvFixture(20_000)) });
+      if (applied.status !== 200) throw new Error(`fixture answered ${applied.status}: ${applied.body}`);
+      const body = (await send(`${urls.scheduler}/_standin/snapshot`)).body.toString("utf8");
+      await send(`${urls.scheduler}/_standin/reset`, { method: "POST" });
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/snapshot`, { method: "PUT", body, headers: { "Content-Type": "application/json" } });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), keys: await countKeys(urls) };
       };
     },
   },

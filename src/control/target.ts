@@ -17,6 +17,15 @@ import type { Scenario } from "./scenario.js";
 
 export const CONTROL_PREFIX = "/_standin";
 
+/**
+ * How the control API has a document applied: `turn` is awaited between
+ * checking the document and applying it, so other requests are answered
+ * (from the state before) in between instead of waiting for both.
+ */
+export interface DocumentOptions {
+  readonly turn?: () => Promise<void>;
+}
+
 export interface ControlTarget {
   readonly clock: Clock;
   readonly requests: RequestJournal;
@@ -25,11 +34,15 @@ export interface ControlTarget {
   readonly seed: number;
   readonly index: number;
   stateHash(): string;
-  reset(fixture?: unknown): Promise<void>;
-  applyFixture(fixture: unknown): Promise<void>;
+  /** The same hash, of the state when called, computed with `turn()` awaited between slices. */
+  stateHashInTurns(turn: () => Promise<void>): Promise<string>;
+  reset(fixture?: unknown, options?: DocumentOptions): Promise<void>;
+  applyFixture(fixture: unknown, options?: DocumentOptions): Promise<void>;
   snapshot(): StateSnapshot;
   /** Validates, then restores; a bad document changes nothing. With `adopt`, the document is handed over (not copied). */
   restore(snapshot: unknown, options?: { adopt?: boolean }): void;
+  /** restore() of a document handed over, with `turn()` awaited between checking and restoring it. */
+  restoreDocument(snapshot: unknown, turn: () => Promise<void>): Promise<void>;
   /** Records a clock operation (advance, next, pause…) in the event journal. */
   noteClockOperation(operation: string, detail: unknown): void;
   /** Named actions, timelines and await. */

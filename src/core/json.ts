@@ -68,6 +68,89 @@ export function canonicalJSONChunks(value: unknown, emit: (chunk: string) => voi
   if (pending !== "") emit(pending);
 }
 
+/**
+ * The same chunks as {@link canonicalJSONChunks}, with a turn of the event
+ * loop after each `turnChars` characters: hashing a state of 100 000 rows
+ * takes a few hundred milliseconds, which other requests need not wait out.
+ * The value must not change meanwhile (a captured snapshot does not: its
+ * rows are frozen and its tables its own).
+ */
+export async function canonicalJSONChunksInTurns(
+  value: unknown,
+  emit: (chunk: string) => void,
+  turn: () => Promise<void>,
+  options: { streamDepth?: number; chunkChars?: number; turnChars?: number } = {},
+): Promise<void> {
+  const turnChars = options.turnChars ?? 1 << 20;
+  let sinceTurn = 0;
+  for (const chunk of canonicalChunks(value, options)) {
+    emit(chunk);
+    sinceTurn += chunk.length;
+    if (sinceTurn >= turnChars) {
+      sinceTurn = 0;
+      await turn();
+    }
+  }
+}
+
+/** canonicalJSONChunks' chunks, one at a time. */
+function* canonicalChunks(value: unknown, options: { streamDepth?: number; chunkChars?: number }): Generator<string> {
+  const streamDepth = options.streamDepth ?? 5;
+  const chunkChars = options.chunkChars ?? 1 << 16;
+  let pending = "";
+  const pieces = canonicalPieces(resolveToJSON(value), 0, streamDepth);
+  let next = pieces.next();
+  for (; !next.done; next = pieces.next()) {
+    pending += next.value;
+    if (pending.length >= chunkChars) {
+      yield pending;
+      pending = "";
+    }
+  }
+  if (!next.value) pending += "null";
+  if (pending !== "") yield pending;
+}
+
+/**
+ * streamCanonical as a generator, so the walk can stop for a turn between
+ * pieces. Kept apart from streamCanonical, which the synchronous hash uses:
+ * a generator's yields cost that one ~10% (test/core/json-chunks.test.ts
+ * holds the two to the same bytes).
+ */
+function* canonicalPieces(v: unknown, depth: number, streamDepth: number): Generator<string, boolean> {
+  if (depth >= streamDepth || v === null || typeof v !== "object") {
+    const text = writeCanonical(v);
+    if (text === undefined) return false;
+    yield text;
+    return true;
+  }
+  if (Array.isArray(v)) {
+    yield "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) yield ",";
+      if (!(yield* canonicalPieces(resolveToJSON(v[i]), depth + 1, streamDepth))) yield "null";
+    }
+    yield "]";
+    return true;
+  }
+  const record = v as Record<string, unknown>;
+  const own = Object.keys(record);
+  const keys = own.length > MAX_REMEMBERED_KEYS ? sortBytewise(own) : sortedKeys(own);
+  let first = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const child = resolveToJSON(record[key]);
+    // What writeCanonical leaves out of an object (its text would be undefined): known before writing the key.
+    const kind = typeof child;
+    if (kind === "undefined" || kind === "function" || kind === "symbol") continue;
+    yield (first ? "{" : ",") + quoteKey(key) + ":";
+    first = false;
+    yield* canonicalPieces(child, depth + 1, streamDepth);
+  }
+  yield first ? "{}" : "}";
+  return true;
+}
+
 /** Writes a value whose `toJSON` has been applied; false (and nothing written) where writeCanonical gives undefined. */
 function streamCanonical(v: unknown, depth: number, streamDepth: number, write: (piece: string) => void): boolean {
   if (depth >= streamDepth || v === null || typeof v !== "object") {

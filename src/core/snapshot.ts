@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Clock, ClockSnapshot } from "./clock.js";
 import type { Ids, RngState } from "./ids.js";
-import { canonicalJSONChunks } from "./json.js";
+import { canonicalJSONChunks, canonicalJSONChunksInTurns } from "./json.js";
 import { describeIssues } from "./validation.js";
 import type { Store, StoreSnapshot } from "./store.js";
 
@@ -46,13 +46,29 @@ export function restoreState(parts: StateParts, snapshot: StateSnapshot): void {
  * speed and pause flag are settings, not state, and are left out.
  */
 export function hashState(snapshot: StateSnapshot): string {
-  const { nowMs, nextTimerId, timers } = snapshot.clock;
-  const essence = { rng: snapshot.rng, clock: { nowMs, nextTimerId, timers }, store: snapshot.store };
   // Hashed piece by piece (the same bytes as canonicalJSON(essence)): the whole text at once is a rope of
   // millions of pieces, and building, flattening and collecting it took several times the hashing (10k jobs: 3 s).
   const hash = createHash("sha256");
-  canonicalJSONChunks(essence, (chunk) => hash.update(chunk));
+  canonicalJSONChunks(hashedEssence(snapshot), (chunk) => hash.update(chunk));
   return hash.digest("hex");
+}
+
+/**
+ * {@link hashState}, with `turn()` awaited between slices of the text: the
+ * answers of the document routes carry the hash of a state of any size. The
+ * snapshot is a capture (frozen rows, its own tables), so writes made
+ * meanwhile do not change what is hashed.
+ */
+export async function hashStateInTurns(snapshot: StateSnapshot, turn: () => Promise<void>): Promise<string> {
+  const hash = createHash("sha256");
+  await canonicalJSONChunksInTurns(hashedEssence(snapshot), (chunk) => hash.update(chunk), turn);
+  return hash.digest("hex");
+}
+
+/** What makes two states equal (see hashState). */
+function hashedEssence(snapshot: StateSnapshot): unknown {
+  const { nowMs, nextTimerId, timers } = snapshot.clock;
+  return { rng: snapshot.rng, clock: { nowMs, nextTimerId, timers }, store: snapshot.store };
 }
 
 const uint = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -16,6 +16,7 @@ import { Hono, type Context, type Env } from "hono";
 import * as v from "valibot";
 import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
+import { nextTurn } from "../core/json-stream.js";
 
 /** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -41,6 +42,13 @@ export interface OperationSpec<B, Q> {
    * tapes, actions carrying jobs).
    */
   readonly maxBodyBytes?: number | "control-limit";
+  /**
+   * Checks the body's text before the route parses it, elsewhere (the
+   * control API's document routes check large documents in a worker thread):
+   * `undefined` to parse it here as usual, or a promise of the verdict, whose
+   * error answer is sent as it is.
+   */
+  readonly precheck?: (text: string) => Promise<Precheck> | undefined;
   /** The query string (an object of strings), validated before the handler runs. */
   readonly query?: Schema<Q>;
   /** Path parameters' descriptions, by name (`:id` → `id`). */
@@ -64,6 +72,9 @@ export interface DocumentedOperation {
   readonly params: ReadonlyArray<{ name: string; description?: string }>;
   readonly responses: Readonly<Record<number, string>>;
 }
+
+/** A precheck's verdict: go on, or the error answer (a JSON body) to send instead. */
+export type Precheck = { ok: true } | { ok: false; status: 400; body: Record<string, unknown> };
 
 export interface RouteInput<B, Q> {
   readonly body: B;
@@ -139,10 +150,17 @@ export class DocumentedRoutes {
       // The connection closes rather than read the rest (as the control body limit's 413 does).
       const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413, { Connection: "close" });
       if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
-      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then((text) => {
+      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then(async (text) => {
         if (text === undefined) return tooLarge();
+        const verdict = spec.precheck?.(text);
+        if (verdict !== undefined) {
+          const answer = await verdict;
+          if (!answer.ok) return c.json(answer.body, answer.status);
+        }
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
+        // A document checked ahead is large: parsing it and handling it are two holds of the event loop, not one.
+        if (verdict !== undefined) await nextTurn();
         const checked = check(bodySchema, parsed.value, "body");
         if (!checked.ok) return c.json({ error: checked.error }, 400);
         return handler(c, { body: checked.value, query });
@@ -186,6 +204,11 @@ export function parseJSONText(text: string): Checked<unknown> {
   }
   if (excessiveNesting(text) >= 0) return { ok: false, error: `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
   return { ok: true, value };
+}
+
+/** A parsed request body checked as the routes check theirs (the same errors). */
+export function checkBody<T>(schema: Schema<T>, value: unknown): Checked<T> {
+  return check(schema, value, "body");
 }
 
 function check<T>(schema: Schema<T>, value: unknown, where: "body" | "query"): Checked<T> {

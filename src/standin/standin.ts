@@ -15,9 +15,9 @@ import { Ids } from "../core/ids.js";
 import { parseInstant } from "../core/instant.js";
 import { CappedLog, type EmulatorEvent } from "../core/journal.js";
 import { RequestJournal } from "../core/request-journal.js";
-import { captureState, hashState, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
+import { captureState, hashState, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { Store } from "../core/store.js";
-import { CONTROL_PREFIX } from "../control/target.js";
+import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
 import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "../control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "../control/scenario.js";
@@ -231,6 +231,11 @@ export class Standin {
     return hashState(this.snapshot());
   }
 
+  /** stateHash() of the state now, hashed a slice at a time with `turn()` awaited between slices (the control API's answers). */
+  stateHashInTurns(turn: () => Promise<void>): Promise<string> {
+    return hashStateInTurns(this.snapshot(), turn);
+  }
+
   snapshot(): StateSnapshot {
     return captureState(this, this.currentSeed);
   }
@@ -244,7 +249,23 @@ export class Standin {
    */
   restore(snapshot: unknown, options: { adopt?: boolean } = {}): void {
     const parsed = parseSnapshot(snapshot);
-    const state = options.adopt ? parsed : structuredClone(parsed);
+    this.restoreChecked(options.adopt ? parsed : structuredClone(parsed));
+  }
+
+  /**
+   * restore() of a document handed over (adopted), with `turn()` awaited
+   * between checking it and restoring it: the control API's `PUT
+   * /_standin/snapshot`, which lets other requests be answered (from the
+   * state before) in between instead of holding them for both.
+   */
+  async restoreDocument(snapshot: unknown, turn: () => Promise<void>): Promise<void> {
+    const parsed = parseSnapshot(snapshot);
+    await turn();
+    this.restoreChecked(parsed);
+  }
+
+  /** Restores a checked snapshot the state may keep (a copy, or a document handed over). */
+  private restoreChecked(state: StateSnapshot): void {
     const before = this.snapshot();
     try {
       restoreState(this, state);
@@ -259,9 +280,10 @@ export class Standin {
   }
 
   /** Back to the start state; with `fixture`, that fixture becomes the start fixture first. */
-  async reset(fixture?: unknown): Promise<void> {
+  async reset(fixture?: unknown, options: DocumentOptions = {}): Promise<void> {
     if (fixture !== undefined) {
       const replacement = await resolveFixtures([fixture as FixtureSource]);
+      await options.turn?.();
       const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
       this.startFixtures = replacement;
       // Before the start state is built: its tape begins under the new fixture's budgets.
@@ -288,11 +310,12 @@ export class Standin {
   }
 
   /** Adds a fixture to the current state. Seed and clock settings belong to start fixtures only. */
-  async applyFixture(fixture: unknown): Promise<void> {
+  async applyFixture(fixture: unknown, options: DocumentOptions = {}): Promise<void> {
     const [doc] = await resolveFixtures([fixture as FixtureSource]);
     if (doc!.seed !== undefined || doc!.clock !== undefined || doc!.recording !== undefined) {
       throw new FixtureError("fixture", ["seed, clock and recording can only be set by a start fixture (use reset with a fixture)"]);
     }
+    await options.turn?.();
     // The store rolls a failed write back; the generator's draws must go back with it.
     const rng = this.ids.state();
     try {

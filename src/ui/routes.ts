@@ -12,6 +12,8 @@
  */
 import * as v from "valibot";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
+import { DOCUMENT_CHECKS } from "../control/document-checks.js";
+import { offLoopCheck } from "../control/document-worker.js";
 import { clockStatus } from "../control/routes/clock-answers.js";
 import type { MountedRoutes } from "../control/target.js";
 import { uiAssetResponse } from "./assets.js";
@@ -52,7 +54,7 @@ const instantQuery = v.object({
     ),
   ),
 });
-const tapeDocument = v.pipe(v.unknown(), v.description("a tape (GET /_standin/tape, the file standin replay reads)"));
+const tapeDocument = DOCUMENT_CHECKS.tape.body;
 const tapeQuery = v.object({ name: v.optional(v.pipe(v.string(), v.maxLength(200), v.description("the file's name, shown on the page"))) });
 
 /** The dashboard as the control API mounts it: at `/ui`, its page and files public, its sessions closed with the emulator. */
@@ -119,6 +121,7 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
       summary: "opens a tape (a dropped file) in the tape viewer, read-only: replayed into a scratch emulator",
       body: tapeDocument,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("tape"),
       query: tapeQuery,
       responses: { 200: "the timeline, as GET /ui/api/timeline?source=tape", 400: "not a tape standin can replay" },
     },

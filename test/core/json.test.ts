@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, it, expect } from "vitest";
-import { canonicalJSON, canonicalJSONChunks, compareBytewise, encodeJSON, excessiveNesting, sortKeysDeep } from "../../src/core/json.js";
+import { canonicalJSON, canonicalJSONChunks, canonicalJSONChunksInTurns, compareBytewise, encodeJSON, excessiveNesting, sortKeysDeep } from "../../src/core/json.js";
 
 const plainValues: Array<[string, unknown]> = [
   ["object", { b: 1, a: "x", c: [1, 2, { d: null }] }],
@@ -271,6 +271,36 @@ describe("canonicalJSON: the dedicated writer and its chunked form", () => {
     expect(canonicalJSON(value)).toBe(canonicalJSON(value)); // the remembered layouts give the same text again
     for (const streamDepth of [0, 1, 2, 3, 5, 50]) {
       for (const chunkChars of [1, 7, 1 << 16]) expect(chunked(value, { streamDepth, chunkChars })).toBe(expected);
+    }
+  });
+
+  it.each([...plainValues, ...awkward])("%s: the chunks written in turns are the same chunks, with a turn after each slice", async (_name, value) => {
+    for (const streamDepth of [0, 1, 3, 5]) {
+      for (const chunkChars of [1, 7, 1 << 16]) {
+        const chunks: string[] = [];
+        canonicalJSONChunks(value, (chunk) => chunks.push(chunk), { streamDepth, chunkChars });
+        const inTurns: string[] = [];
+        let turns = 0;
+        const turnChars = 5;
+        await canonicalJSONChunksInTurns(
+          value,
+          (chunk) => inTurns.push(chunk),
+          async () => void turns++,
+          { streamDepth, chunkChars, turnChars },
+        );
+        expect(inTurns).toEqual(chunks);
+        // A turn each time `turnChars` characters have been handed out since the last one.
+        let expectedTurns = 0;
+        let since = 0;
+        for (const chunk of chunks) {
+          since += chunk.length;
+          if (since >= turnChars) {
+            expectedTurns++;
+            since = 0;
+          }
+        }
+        expect(turns).toBe(expectedTurns);
+      }
     }
   });
 

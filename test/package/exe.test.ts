@@ -67,6 +67,29 @@ describe("the single executable, alone in an empty directory with no node on PAT
     }
   });
 
+  it("a large control document is checked in the executable's own worker thread: refused with the route's answer, or applied", async () => {
+    const readyFile = join(dir, "documents-ready.json");
+    const started = await startInBackground(exe, ["start", ...FREE_PORTS, "--ready-file", readyFile], readyFile, { cwd: dir, env: bare() });
+    try {
+      const threads = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${started.ready.pid}/status`, "utf8"))?.[1]);
+      const before = process.platform === "linux" ? threads() : 0;
+      const unknownKeys = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":0`).join(",")}}`;
+      const json = { "Content-Type": "application/json" };
+      const refused = await call(`${started.ready.control}/fixtures`, { method: "POST", body: unknownKeys, headers: json });
+      expect(refused).toEqual({ status: 400, body: JSON.stringify({ error: "fixture[0]: k0: unknown key", problems: ["k0: unknown key"] }) });
+      // The checker's thread started (the executable has no script file: it runs the bundled source).
+      if (process.platform === "linux") expect(threads()).toBeGreaterThan(before);
+      const kv = Array.from({ length: 2_000 }, (_, i) => ({ Key: `big/${i}`, Value: "v".repeat(100) }));
+      const applied = await call(`${started.ready.control}/fixtures`, { method: "POST", body: JSON.stringify({ registry: { kv } }), headers: json });
+      expect(applied.status, applied.body).toBe(200);
+      expect(JSON.parse((await call(`${started.ready.registry}/v1/kv/big/?keys`)).body)).toHaveLength(2_000);
+      started.child.kill("SIGTERM");
+      expect(await started.exited).toBe(0);
+    } finally {
+      started.child.kill("SIGKILL");
+    }
+  });
+
   it("--tls and a shipped fixture by name: HTTPS with its CA, tokens signed with the embedded keys; SIGTERM exits 0", async () => {
     const readyFile = join(dir, "tls-ready.json");
     const args = ["start", ...FREE_PORTS, "--ready-file", readyFile, "--tls-dir", join(dir, "tls"), "--fixture", "token-expiry"];

@@ -6,6 +6,8 @@
 import * as v from "valibot";
 import { formatGoDuration, msToNanos } from "../../core/durations.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
+import { DOCUMENT_CHECKS } from "../document-checks.js";
+import { offLoopCheck } from "../document-worker.js";
 import { DEFAULT_AWAIT_WITHIN } from "../scenario.js";
 import type { ControlTarget } from "../target.js";
 import { advanceResult } from "./clock-answers.js";
@@ -14,7 +16,7 @@ import { advanceResult } from "./clock-answers.js";
 const MAX_GO_DURATION_MS = 9_223_372_036_854;
 
 // The request schemas: the routes validate with these and the OpenAPI document is generated from them.
-const actionBody = v.looseObject({ do: v.pipe(v.string(), v.minLength(1), v.description("the action's name; its arguments sit beside it")) });
+const actionBody = DOCUMENT_CHECKS.action.body;
 const awaitBody = v.strictObject({
   until: v.pipe(v.record(v.string(), v.unknown()), v.description("condition name → its arguments; every one must hold")),
   within: v.optional(v.pipe(v.string(), v.description(`a Go duration of virtual time (default ${DEFAULT_AWAIT_WITHIN})`))),
@@ -34,6 +36,7 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       description: "The action's arguments sit beside `do`; `GET /_standin/actions` lists the actions.",
       body: actionBody,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("action"),
       responses: { 200: "`{do, service, result, index}`", 400: "bad arguments", 404: "unknown action or name", 409: "nothing matches" },
     },
     (c, { body: { do: name, ...args } }) => c.json(target.act(name, args) as object),

@@ -3,30 +3,37 @@
  * `GET`/`PUT /snapshot` (the whole state, out and back in) and
  * `GET /state/hash`.
  */
-import * as v from "valibot";
-import { jsonStreamResponse } from "../../core/json-stream.js";
+import { jsonStreamResponse, nextTurn } from "../../core/json-stream.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { documentOrShippedFixture } from "../../scenario-files/load.js";
-import { fixtureDocument } from "../openapi.js";
+import { DOCUMENT_CHECKS } from "../document-checks.js";
+import { offLoopCheck } from "../document-worker.js";
 import type { ControlTarget } from "../target.js";
 
-// The request schemas: the routes validate with these and the OpenAPI document is generated from them.
-const resetBody = v.strictObject({ fixture: v.optional(fixtureDocument) });
-const snapshotDocument = v.pipe(v.unknown(), v.description("a document from GET /_standin/snapshot; checked by the emulator, which answers 400 with `problems`"));
+// The request schemas (../document-checks.ts): the routes validate with these, large bodies are checked
+// with them off the event loop first, and the OpenAPI document is generated from them.
+const { fixture, reset, snapshot } = DOCUMENT_CHECKS;
+/**
+ * A document is checked, then applied, then hashed for the answer, with turns
+ * of the event loop in between (the hash a slice at a time), so a large one
+ * holds other requests for the longest of these steps, not for all of them.
+ */
+const DOCUMENT_TURNS = { turn: nextTurn };
 
 export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
   routes.post(
     "/reset",
     {
       summary: "back to the start state; with a fixture, that fixture becomes the start fixture",
-      body: resetBody,
+      body: reset.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("reset"),
       bodyOptional: true,
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
     async (c, { body: { fixture } }) => {
-      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture));
-      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture), DOCUMENT_TURNS);
+      return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
@@ -34,13 +41,14 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     "/fixtures",
     {
       summary: "applies a fixture to the current state (adds to it; seed and clock are refused)",
-      body: fixtureDocument,
+      body: fixture.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("fixture"),
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
-      await target.applyFixture(documentOrShippedFixture(body));
-      return c.json({ applied: true, index: target.index, stateHash: target.stateHash() });
+      await target.applyFixture(documentOrShippedFixture(body), DOCUMENT_TURNS);
+      return c.json({ applied: true, index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
@@ -53,16 +61,17 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
     "/snapshot",
     {
       summary: "restores a snapshot exactly (validated; a bad one changes nothing)",
-      body: snapshotDocument,
+      body: snapshot.body,
       maxBodyBytes: "control-limit",
+      precheck: offLoopCheck("snapshot"),
       responses: { 200: "`{restored: true, now, index, stateHash}`", 400: "bad snapshot (`problems` lists each)" },
     },
-    (c, { body }) => {
+    async (c, { body }) => {
       // The body was parsed for this request alone: the state can keep its objects instead of copying them.
-      target.restore(body, { adopt: true });
-      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: target.stateHash() });
+      await target.restoreDocument(body, nextTurn);
+      return c.json({ restored: true, now: target.clock.nowText(), index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
 
-  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, (c) => c.json({ hash: target.stateHash() }));
+  routes.get("/state/hash", { summary: "SHA-256 of the canonical state", responses: { 200: "`{hash}`" } }, async (c) => c.json({ hash: await target.stateHashInTurns(nextTurn) }));
 }
