@@ -14,13 +14,13 @@ import { parseGoDuration } from "../core/durations.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { hclFixtureJob, isHclJobDocument } from "./jobspec/hcl/fixture-job.js";
 import { formatMultierror } from "../core/go/multierror.js";
-import type { AllocRow, NodeRow, SchedulerState } from "./model.js";
+import type { AllocRow, NodeRow, SchedulerState } from "./state/model.js";
 import { variableActions, variableConditions } from "./variable-actions.js";
 import { serviceConditions } from "./service-registrations.js";
 import { serviceChecksOf } from "./service-checks.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
 import { LOG_TYPES, scriptRow, TASK_LOG_ACTION_MAX_BYTES, type TaskLogs } from "./task-logs.js";
-import type { TaskStatesRow } from "./task-states.js";
+import type { TaskStatesRow } from "./state/task-states.js";
 import { clientAlloc, restartAllocation } from "./alloc-lifecycle.js";
 
 const NODE_STATUSES = ["ready", "down", "initializing", "disconnected"] as const;

@@ -1,6 +1,6 @@
 /**
  * One scheduler region: Nomad's HTTP API over a simulated cluster on the
- * virtual clock (model.ts: state and views; engine/: evaluations,
+ * virtual clock (state/: the tables and their views; engine/: evaluations,
  * placement, allocations, deployments; routes/: the endpoints, by resource). The
  * service (index.ts) runs one per region, each on its own scope of the state.
  */
@@ -18,10 +18,10 @@ import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index
 import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events.js";
 import { NomadRouter } from "./http.js";
-import { SchedulerState, type NodeRow } from "./model.js";
+import { SchedulerState, type NodeRow } from "./state/model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
 import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
-import { schedulerConfig } from "./scheduler-config.js";
+import { schedulerConfig } from "./state/scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";

@@ -12,7 +12,7 @@ import { formatMultierror } from "../core/go/multierror.js";
 import { goQuote } from "../core/go/strconv.js";
 import type { Table } from "../core/store.js";
 import { CodedError } from "./engine/index.js";
-import type { SchedulerState } from "./model.js";
+import type { SchedulerState } from "./state/model.js";
 
 export const NODE_POOLS_TABLE = "scheduler.node-pools";
 

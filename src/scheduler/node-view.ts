@@ -4,7 +4,7 @@
  * Apart from model.ts because the networks come from network.ts, which
  * reads the model's rows.
  */
-import { legacyResources, type Json, type NodeRow } from "./model.js";
+import { legacyResources, type Json, type NodeRow } from "./state/model.js";
 import { networksOf } from "./network.js";
 
 export function nodeView(n: NodeRow): Json {

@@ -15,7 +15,7 @@ import { formatGoDuration } from "../core/durations.js";
 import { keepKeyOrder } from "../core/json.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import { ActionError } from "../http/actions.js";
-import { nanos, type SchedulerState } from "./model.js";
+import { nanos, type SchedulerState } from "./state/model.js";
 
 export const VARIABLES_TABLE = "scheduler.variables";
 export const LOCK_TTL_TIMER = "scheduler.variable-lock-ttl";

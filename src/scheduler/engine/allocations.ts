@@ -10,9 +10,9 @@
  * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
-import { jobKey, type AllocRow, type TaskGroupSummary } from "../model.js";
-import type { RestartPolicy } from "../restart-tracker.js";
-import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { jobKey, type AllocRow, type TaskGroupSummary } from "../state/model.js";
+import type { RestartPolicy } from "../state/restart-tracker.js";
+import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../state/task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment } from "./deployment-health.js";

@@ -4,7 +4,7 @@
  * launch registers a `<id>/periodic-<unix seconds>` child, unless
  * prohibit_overlap and a child still runs; periodic force launches one now.
  */
-import type { JobRow } from "../model.js";
+import type { JobRow } from "../state/model.js";
 import type { PeriodicConfig } from "../periodic.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";

@@ -3,7 +3,7 @@
  * (when: ../periodic.ts's cron evaluation). Registering the parent arms it;
  * each launch (periodic-launches.ts) arms the one after.
  */
-import { jobKey, type JobRow } from "../model.js";
+import { jobKey, type JobRow } from "../state/model.js";
 import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";

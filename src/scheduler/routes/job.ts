@@ -8,7 +8,7 @@ import { annotateTaskDiffs, jobDiff } from "../diff/index.js";
 import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
-import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../model.js";
+import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../state/model.js";
 import { nextLaunch, type PeriodicConfig } from "../periodic.js";
 import { notYet, only, rpc, str } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";

@@ -7,7 +7,7 @@
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { permissionDenied } from "../acl-routes.js";
 import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../model.js";
+import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../state/model.js";
 import { NODE_POOL_ALL, NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../node-pools.js";
 import { nodeView } from "../node-view.js";
 import { idTokenizer, namespaceIdTokenizer, type Tokenizer } from "../paging.js";

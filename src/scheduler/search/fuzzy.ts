@@ -15,7 +15,7 @@
 import type { Authorizer } from "../acl.js";
 import { permissionDenied } from "../acl-routes.js";
 import { serverError } from "../http.js";
-import type { Json } from "../model.js";
+import type { Json } from "../state/model.js";
 import {
   expandContext,
   filteredSearchContexts,

@@ -11,7 +11,7 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { Authorizer } from "../acl.js";
-import { TABLES, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../model.js";
+import { TABLES, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../state/model.js";
 import { NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../node-pools.js";
 import type { Table } from "../../core/store.js";
 import { VARIABLES_TABLE, type VariableRow } from "../variables.js";
