@@ -26,7 +26,7 @@ import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
 import { seedVariables, variablesOf } from "./variables.js";
-import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
+import { createSchedulerAcl, guardEventStream } from "./acl/acl-routes.js";
 import { extractToken } from "../http/tokens.js";
 import { logLimitsIn, scriptRow, TaskLogs } from "./task-logs.js";
 import { registerFsRoutes } from "./routes/fs.js";

@@ -31,7 +31,7 @@ import { encodeJSON } from "../core/json.js";
 import type { Commit } from "../core/store.js";
 import { textResponse } from "../http/respond.js";
 import { NomadError, parseQueryOptions } from "./http.js";
-import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl.js";
+import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl/acl.js";
 import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type NodeRow, type SchedulerState } from "./state/model.js";
 import { nodeView } from "./node-view.js";
 import { goQuote } from "../core/go/strconv.js";

@@ -10,7 +10,7 @@
  * client's alloc update) and answer `{"Index":0}` as Nomad's
  * GenericResponse does; stats is a plain read of the virtual clock's instant.
  */
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../alloc-lifecycle.js";
 import { allocResourceUsage } from "../alloc-stats.js";
 import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
