@@ -15,7 +15,7 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "./jobspec/index.js";
 import { hclFixtureJob, isHclJobDocument } from "./jobspec/hcl/fixture-job.js";
 import { formatMultierror } from "../core/go/multierror.js";
 import type { AllocRow, NodeRow, SchedulerState } from "./state/model.js";
-import { variableActions, variableConditions } from "./variable-actions.js";
+import { variableActions, variableConditions } from "./variables/variable-actions.js";
 import { serviceConditions } from "./service-registrations.js";
 import { serviceChecksOf } from "./service-checks.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";

@@ -25,7 +25,7 @@ import { schedulerConfig } from "./state/scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
-import { seedVariables, variablesOf } from "./variables.js";
+import { seedVariables, variablesOf } from "./variables/variables.js";
 import { createSchedulerAcl, guardEventStream } from "./acl/acl-routes.js";
 import { extractToken } from "../http/tokens.js";
 import { logLimitsIn, scriptRow, TaskLogs } from "./task-logs.js";

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/state/filter-datum.js";
-import { filterDatum } from "../../src/scheduler/variables.js";
+import { filterDatum } from "../../src/scheduler/variables/variables.js";
 import { buildGoProgram, type GoProgram, PROJECT_ROOT, runGoProgramJson, SHARED, SKIP_GO } from "./support/go-build.js";
 
 const PROGRAM: GoProgram = {
