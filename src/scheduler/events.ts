@@ -36,7 +36,7 @@ import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type N
 import { nodeView } from "./node-view.js";
 import { goQuote } from "../core/go/strconv.js";
 import { NODE_POOLS_TABLE, type NodePoolRow } from "./node-pools.js";
-import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "./service-registrations.js";
+import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "./services/service-registrations.js";
 import { StreamBudget } from "./stream-budget.js";
 
 export { EVENT_STREAMS_BUDGET_BYTES, STREAM_BACKLOG_BYTES } from "./stream-budget.js";

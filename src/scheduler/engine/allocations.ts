@@ -19,8 +19,8 @@ import { advanceDeployment } from "./deployment-health.js";
 import { armProgressDeadline, progressAfterHealthy, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
-import { syncAllocServices } from "../service-registrations.js";
-import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
+import { syncAllocServices } from "../services/service-registrations.js";
+import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../services/service-checks.js";
 
 /** What the client simulation needs of each task (task-states.ts). */
 export function taskSpecs(group: Record<string, unknown> | undefined): TaskSpec[] {

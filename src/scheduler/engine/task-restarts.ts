@@ -11,7 +11,7 @@
 import type { AllocRow } from "../state/model.js";
 import { decideRestart, restartsOnSuccess } from "../state/restart-tracker.js";
 import { clientStatusOf, siblingFailed, taskExited, taskStartedAgain, tasksFinished, type TaskStatesRow } from "../state/task-states.js";
-import { allocGroup } from "../service-checks.js";
+import { allocGroup } from "../services/service-checks.js";
 import { armRunTimers, restartPolicy, taskSpecs, transitionAlloc } from "./allocations.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";

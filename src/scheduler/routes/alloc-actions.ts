@@ -16,7 +16,7 @@ import { allocResourceUsage } from "../alloc-stats.js";
 import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
 import { versionKey } from "../state/model.js";
 import type { TaskStatesRow } from "../state/task-states.js";
-import { serviceChecksOf } from "../service-checks.js";
+import { serviceChecksOf } from "../services/service-checks.js";
 import { only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 
