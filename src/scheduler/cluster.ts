@@ -16,7 +16,7 @@ import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index.js";
 import { NodeOperations } from "./node-ops.js";
-import { EventBroker, eventStreamHandler } from "./events.js";
+import { EventBroker, eventStreamHandler } from "./events/events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./state/model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";

@@ -411,7 +411,7 @@ describe("followed logs cost what the client reads", () => {
   });
 
   it("a stuck follower's heartbeats stop piling up while the clock moves days, and resume once it reads", async () => {
-    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events/events.js");
     const { emu, alloc } = await started();
     const controller = new AbortController();
     const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stderr&follow=true`, { signal: controller.signal });

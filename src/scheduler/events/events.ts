@@ -24,19 +24,19 @@
  * and ends every open stream (the indexes they followed may mean something else
  * now). Heartbeats (`{}`) are ephemeral timers on the virtual clock.
  */
-import { requestUrl } from "../http/routing.js";
+import { requestUrl } from "../../http/routing.js";
 import type { Context } from "hono";
-import type { EventRecorder, ServiceContext } from "../core/context.js";
-import { encodeJSON } from "../core/json.js";
-import type { Commit } from "../core/store.js";
-import { textResponse } from "../http/respond.js";
-import { NomadError, parseQueryOptions } from "./http.js";
-import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "./acl/acl.js";
-import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type NodeRow, type SchedulerState } from "./state/model.js";
-import { nodeView } from "./node-view.js";
-import { goQuote } from "../core/go/strconv.js";
-import { NODE_POOLS_TABLE, type NodePoolRow } from "./node-pools.js";
-import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "./services/service-registrations.js";
+import type { EventRecorder, ServiceContext } from "../../core/context.js";
+import { encodeJSON } from "../../core/json.js";
+import type { Commit } from "../../core/store.js";
+import { textResponse } from "../../http/respond.js";
+import { NomadError, parseQueryOptions } from "../http.js";
+import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "../acl/acl.js";
+import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type NodeRow, type SchedulerState } from "../state/model.js";
+import { nodeView } from "../node-view.js";
+import { goQuote } from "../../core/go/strconv.js";
+import { NODE_POOLS_TABLE, type NodePoolRow } from "../node-pools.js";
+import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "../services/service-registrations.js";
 import { StreamBudget } from "./stream-budget.js";
 
 export { EVENT_STREAMS_BUDGET_BYTES, STREAM_BACKLOG_BYTES } from "./stream-budget.js";
