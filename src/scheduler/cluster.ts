@@ -19,7 +19,7 @@ import { NodeOperations } from "./node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events/events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./state/model.js";
-import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
+import { nodeNetworkFields, type NodeNetworkFixture } from "./state/network.js";
 import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
 import { schedulerConfig } from "./state/scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";

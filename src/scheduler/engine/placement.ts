@@ -5,7 +5,7 @@
  * itself with its timers. What fits nowhere is described by an AllocMetric.
  */
 import { goGlob } from "../../core/go/glob.js";
-import { assignGroupPorts, portDimension } from "../network.js";
+import { assignGroupPorts, portDimension } from "../state/network.js";
 import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../state/model.js";
 import { syncAllocServices } from "../services/service-registrations.js";
 import { TIMERS } from "./constants.js";

@@ -15,9 +15,9 @@
  * never draws from the seeded generator and the same requests give the same
  * ports whatever else happened before.
  */
-import { omitEmpty } from "./state/encode.js";
-import { type NodePorts, type ReservedPorts, reservedPortsOf } from "./state/held-ports.js";
-import type { Json, NodeRow } from "./state/model.js";
+import { omitEmpty } from "./encode.js";
+import { type NodePorts, type ReservedPorts, reservedPortsOf } from "./held-ports.js";
+import type { Json, NodeRow } from "./model.js";
 
 export const DEFAULT_MIN_DYNAMIC_PORT = 20000;
 export const DEFAULT_MAX_DYNAMIC_PORT = 32000;
