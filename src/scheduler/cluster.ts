@@ -15,12 +15,12 @@ import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index.js";
-import { NodeOperations } from "./node-ops.js";
+import { NodeOperations } from "./nodes/node-ops.js";
 import { EventBroker, eventStreamHandler } from "./events/events.js";
 import { NomadRouter } from "./http.js";
 import { SchedulerState, type NodeRow } from "./state/model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./state/network.js";
-import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
+import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./nodes/node-pools.js";
 import { schedulerConfig } from "./state/scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";

@@ -33,9 +33,9 @@ import { textResponse } from "../../http/respond.js";
 import { NomadError, parseQueryOptions } from "../http.js";
 import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from "../acl/acl.js";
 import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type NodeRow, type SchedulerState } from "../state/model.js";
-import { nodeView } from "../node-view.js";
+import { nodeView } from "../nodes/node-view.js";
 import { goQuote } from "../../core/go/strconv.js";
-import { NODE_POOLS_TABLE, type NodePoolRow } from "../node-pools.js";
+import { NODE_POOLS_TABLE, type NodePoolRow } from "../nodes/node-pools.js";
 import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "../services/service-registrations.js";
 import { StreamBudget } from "./stream-budget.js";
 

@@ -6,7 +6,7 @@
 import type { ServiceContext } from "../../core/context.js";
 import type { SchedulerEngine } from "../engine/index.js";
 import type { SchedulerState } from "../state/model.js";
-import type { NodeOperations } from "../node-ops.js";
+import type { NodeOperations } from "../nodes/node-ops.js";
 import { blockingReads, type BlockingReads } from "./reads.js";
 
 export interface SchedulerSettings {
