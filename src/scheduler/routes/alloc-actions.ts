@@ -11,8 +11,8 @@
  * GenericResponse does; stats is a plain read of the virtual clock's instant.
  */
 import { permissionDenied } from "../acl/acl-routes.js";
-import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../alloc-lifecycle.js";
-import { allocResourceUsage } from "../alloc-stats.js";
+import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../allocations/alloc-lifecycle.js";
+import { allocResourceUsage } from "../allocations/alloc-stats.js";
 import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
 import { versionKey } from "../state/model.js";
 import type { TaskStatesRow } from "../state/task-states.js";
