@@ -5,7 +5,7 @@
  */
 import { badRequest, field, parseGoBool, type NomadRouter, type RequestContext } from "../http.js";
 import { nanos, TABLES, type DeploymentRow, type Json, type JobRow } from "../state/model.js";
-import type { Tokenizer } from "../paging.js";
+import type { Tokenizer } from "./paging.js";
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

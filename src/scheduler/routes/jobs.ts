@@ -7,7 +7,7 @@ import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../ht
 import { canonicalizeApiJob, HclJobError, MAX_JOB_SOURCE_BYTES, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jobStub, jobView, TABLES, type JobRow } from "../state/model.js";
-import { namespaceIdTokenizer } from "../paging.js";
+import { namespaceIdTokenizer } from "./paging.js";
 import { cmp, inNamespace, only } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";
 import type { RouteKit } from "./kit.js";

@@ -10,7 +10,7 @@ import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, typed
 import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../state/model.js";
 import { NODE_POOL_ALL, NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../nodes/node-pools.js";
 import { nodeView } from "../nodes/node-view.js";
-import { idTokenizer, namespaceIdTokenizer, type Tokenizer } from "../paging.js";
+import { idTokenizer, namespaceIdTokenizer, type Tokenizer } from "./paging.js";
 import { cmp, only, pick, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -3,7 +3,7 @@ import { nodeFilterDatum } from "../state/filter-datum.js";
 import { badRequest, boolParam, field, jsonBody, ReadError, typedField, Write, type NomadRouter } from "../http.js";
 import { allocWire, nodeStub, TABLES, type NodeRow } from "../state/model.js";
 import { nodeView } from "../nodes/node-view.js";
-import { idTokenizer } from "../paging.js";
+import { idTokenizer } from "./paging.js";
 import { notYet, only, pick, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";

@@ -11,7 +11,7 @@ import { bufferedResponse, emptyResponse, TEXT_PLAIN } from "../../http/respond.
 import { wantsPretty } from "../../http/pretty.js";
 import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, field, invalidMethod, jsonBody, NomadError, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import type { Tokenizer } from "../paging.js";
+import type { Tokenizer } from "./paging.js";
 import {
   filterDatum,
   metadataView,
