@@ -9,7 +9,7 @@ import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serve
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../state/model.js";
-import { nextLaunch, type PeriodicConfig } from "../periodic.js";
+import { nextLaunch, type PeriodicConfig } from "../jobspec/periodic.js";
 import { notYet, only, rpc, str } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";
 import type { RouteKit } from "./kit.js";
