@@ -618,7 +618,7 @@ describe("Service and NodePool topics", () => {
 
 describe("the broker's work per write", () => {
   it("reads the rows a write changed, not every row of the tables it touched (an advance stays linear)", async () => {
-    const { brokerWork } = await import("../../src/scheduler/events/events.js");
+    const { brokerWork } = await import("../../src/scheduler/events/stream-event.js");
     const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } }] } } as never });
     for (let i = 0; i < 30; i++) await register(emu, job(`many-${i}`, { count: 10 }));
     emu.clock.advance("1m"); // 300 allocations running, each with its service registration
@@ -634,7 +634,7 @@ describe("the broker's work per write", () => {
   });
 
   it("names a write's event type once per table, not once per row (a drain's one write of N migrations stays linear)", async () => {
-    const { brokerWork } = await import("../../src/scheduler/events/events.js");
+    const { brokerWork } = await import("../../src/scheduler/events/stream-event.js");
     const big = { Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } };
     const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", ...big }] } } as never });
     const drainedJob = job("drained", { count: 300 });
