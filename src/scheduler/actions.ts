@@ -19,7 +19,7 @@ import { variableActions, variableConditions } from "./variables/variable-action
 import { serviceConditions } from "./services/service-registrations.js";
 import { serviceChecksOf } from "./services/service-checks.js";
 import { taskOutputEntry } from "../scenario-files/schema.js";
-import { LOG_TYPES, scriptRow, TASK_LOG_ACTION_MAX_BYTES, type TaskLogs } from "./allocations/task-logs.js";
+import { LOG_TYPES, scriptRow, TASK_LOG_ACTION_MAX_BYTES, type TaskLogs } from "./state/task-logs.js";
 import type { TaskStatesRow } from "./state/task-states.js";
 import { clientAlloc, restartAllocation } from "./allocations/alloc-lifecycle.js";
 

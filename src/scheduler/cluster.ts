@@ -29,7 +29,7 @@ import { schedulerActions } from "./actions.js";
 import { seedVariables, variablesOf } from "./variables/variables.js";
 import { createSchedulerAcl, guardEventStream } from "./acl/acl-routes.js";
 import { extractToken } from "../http/tokens.js";
-import { logLimitsIn, scriptRow, TaskLogs } from "./allocations/task-logs.js";
+import { logLimitsIn, scriptRow, TaskLogs } from "./state/task-logs.js";
 import { registerFsRoutes } from "./routes/fs.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";

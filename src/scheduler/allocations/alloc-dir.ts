@@ -18,7 +18,7 @@
  */
 import type { Json } from "../state/model.js";
 import type { AllocRow, JobRow } from "../state/model.js";
-import { LOG_TYPES, type TaskLogs } from "./task-logs.js";
+import { LOG_TYPES, type TaskLogs } from "../state/task-logs.js";
 import type { TaskStatesRow } from "../state/task-states.js";
 
 /** Where the client keeps allocation directories (error texts name the host path, as Nomad's do). */

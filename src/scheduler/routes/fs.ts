@@ -24,7 +24,7 @@ import { HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES as FOLLOW_SLACK_BYTES } from 
 import { StreamBudget } from "../events/stream-budget.js";
 import { badRequest, NomadError, notFound, parseGoBool, serverError, type NomadRouter, type RequestContext } from "../http.js";
 import { TABLES, versionKey, type AllocRow, type SchedulerState } from "../state/model.js";
-import type { LogType, TaskLogs } from "../allocations/task-logs.js";
+import type { LogType, TaskLogs } from "../state/task-logs.js";
 import type { TaskStatesRow } from "../state/task-states.js";
 
 /** Nomad's streamHeartbeatRate. */

@@ -27,8 +27,8 @@ import type { ServiceContext } from "../../core/context.js";
 import { nanosToMs, parseGoDuration } from "../../core/durations.js";
 import type { TaskOutputEntry } from "../../scenario-files/schema.js";
 import type { Table } from "../../core/store.js";
-import { versionKey, type AllocRow, type Json, type SchedulerState } from "../state/model.js";
-import type { TaskStateRow, TaskStatesRow } from "../state/task-states.js";
+import { versionKey, type AllocRow, type Json, type SchedulerState } from "./model.js";
+import type { TaskStateRow, TaskStatesRow } from "./task-states.js";
 
 export const TASK_OUTPUT_TABLE = "scheduler.task-output";
 export const TASK_LOG_LINES_TABLE = "scheduler.task-log-lines";
