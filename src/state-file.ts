@@ -12,7 +12,7 @@ import { FixtureError } from "./scenario-files/load.js";
 import { SnapshotError, type StateSnapshot } from "./core/snapshot.js";
 import { jsonStream } from "./core/json-stream.js";
 import { TABLES as REGISTRY_TABLES } from "./registry/state.js";
-import { TABLES as SCHEDULER_TABLES } from "./scheduler/model.js";
+import { TABLES as SCHEDULER_TABLES } from "./scheduler/state/model.js";
 
 /** Default for `stateFileIntervalMs` / `--state-file-interval`. */
 export const DEFAULT_STATE_FILE_INTERVAL_MS = 1000;

@@ -1,6 +1,6 @@
 /**
  * One scheduler region: Nomad's HTTP API over a simulated cluster on the
- * virtual clock (model.ts: state and views; engine/: evaluations,
+ * virtual clock (state/: the tables and their views; engine/: evaluations,
  * placement, allocations, deployments; routes/: the endpoints, by resource). The
  * service (index.ts) runs one per region, each on its own scope of the state.
  */
@@ -15,20 +15,21 @@ import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
 import { settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index.js";
-import { NodeOperations } from "./node-ops.js";
-import { EventBroker, eventStreamHandler } from "./events.js";
+import { NodeOperations } from "./nodes/node-ops.js";
+import { EventBroker } from "./events/events.js";
+import { eventStreamHandler } from "./events/stream-endpoint.js";
 import { NomadRouter } from "./http.js";
-import { SchedulerState, type NodeRow } from "./model.js";
-import { nodeNetworkFields, type NodeNetworkFixture } from "./network.js";
-import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./node-pools.js";
-import { schedulerConfig } from "./scheduler-config.js";
+import { SchedulerState, type NodeRow } from "./state/model.js";
+import { nodeNetworkFields, type NodeNetworkFixture } from "./state/network.js";
+import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./nodes/node-pools.js";
+import { schedulerConfig } from "./state/scheduler-config.js";
 import { registerRoutes } from "./routes/index.js";
 import { SCHEDULER_ROUTES, unemulatedSchedulerRoute } from "./route-catalog.js";
 import { schedulerActions } from "./actions.js";
-import { seedVariables, variablesOf } from "./variables.js";
-import { createSchedulerAcl, guardEventStream } from "./acl-routes.js";
+import { seedVariables, variablesOf } from "./variables/variables.js";
+import { createSchedulerAcl, guardEventStream } from "./acl/acl-routes.js";
 import { extractToken } from "../http/tokens.js";
-import { logLimitsIn, scriptRow, TaskLogs } from "./task-logs.js";
+import { logLimitsIn, scriptRow, TaskLogs } from "./state/task-logs.js";
 import { registerFsRoutes } from "./routes/fs.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.config";

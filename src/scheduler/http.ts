@@ -18,7 +18,7 @@ import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/rou
 import { parseBlockingParams } from "../http/blocking-params.js";
 import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
 import { extractToken } from "../http/tokens.js";
-import { ALLOW_ALL, type Authorizer } from "./acl.js";
+import { ALLOW_ALL, type Authorizer } from "./acl/acl.js";
 import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
 import { HttpError } from "../http/errors.js";
 import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../core/go/json-errors.js";

@@ -17,7 +17,7 @@ import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
-import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl.js";
+import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl/acl.js";
 import type { ServiceInstance } from "../http/service.js";
 import { SCHEDULER_ROUTES } from "./route-catalog.js";
 import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";

@@ -1,6 +1,6 @@
 /**
  * Nomad's HTTP routes: the ones the scheduler emulates (routes/,
- * acl-routes.ts, the event stream in index.ts) and the rest of the agent's
+ * acl/acl-routes.ts, the event stream in events/) and the rest of the agent's
  * API, which answers 501 naming the route (see http/coverage.ts).
  *
  * Source: `command/agent/http.go` `registerHandlers` (every mux pattern

@@ -14,8 +14,8 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../src/core/filter/index.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/filter-datum.js";
-import { filterDatum } from "../../src/scheduler/variables.js";
+import { allocationFilterDatum, evaluationFilterDatum, jobFilterDatum, nodeFilterDatum } from "../../src/scheduler/state/filter-datum.js";
+import { filterDatum } from "../../src/scheduler/variables/variables.js";
 import { buildGoProgram, type GoProgram, PROJECT_ROOT, runGoProgramJson, SHARED, SKIP_GO } from "./support/go-build.js";
 
 const PROGRAM: GoProgram = {
@@ -49,7 +49,7 @@ const LIST_ROUTE: Record<Kind, string> = {
 
 /**
  * What standin's filter reads of an object, for the direct comparison: the object as served, with the
- * zero-valued fields Nomad's JSON leaves out put back (src/scheduler/filter-datum.ts) as the list
+ * zero-valued fields Nomad's JSON leaves out put back (src/scheduler/state/filter-datum.ts) as the list
  * routes do; a variable, served as flat metadata, is filtered as Nomad's VariableEncrypted (its row
  * rebuilt from the listed metadata; times are listed in nanoseconds and stored in milliseconds).
  */

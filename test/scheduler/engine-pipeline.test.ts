@@ -115,7 +115,7 @@ describe("the scheduler engine as a pipeline", () => {
 
   it("keeps the engine core free of the steps, and the held-ports index free of the model", () => {
     expect(graph.get("core.ts")!.filter((t) => STEP[t] !== SHARED)).toEqual([]);
-    expect(importsOf(join(SCHEDULER, "held-ports.ts"))).not.toContain("model.ts");
-    expect(importsOf(join(SCHEDULER, "model.ts"))).toContain("held-ports.ts");
+    expect(importsOf(join(SCHEDULER, "state/held-ports.ts"))).not.toContain("model.ts");
+    expect(importsOf(join(SCHEDULER, "state/model.ts"))).toContain("held-ports.ts");
   });
 });

@@ -463,7 +463,7 @@ describe("GET /v1/event/stream over a real socket", () => {
   });
 
   it("drops a client that stops reading once more than 100 of its batches wait: Nomad's 'event dropped from buffer' ends the body", async () => {
-    const { STREAM_SLACK_BYTES, EVENT_BUFFER_SIZE, EVENT_DROPPED } = await import("../../src/scheduler/events.js");
+    const { STREAM_SLACK_BYTES, EVENT_BUFFER_SIZE, EVENT_DROPPED } = await import("../../src/scheduler/events/events.js");
     const emu = await createStandin();
     const { frames } = await open(emu, "?topic=Job");
     expect(await frames.next()).toEqual({});
@@ -491,7 +491,7 @@ describe("GET /v1/event/stream over a real socket", () => {
   });
 
   it("holds at most the budget across all subscribers: past it the one holding the most is dropped, the others keep everything", async () => {
-    const { EVENT_STREAMS_BUDGET_BYTES, STREAM_SLACK_BYTES, EVENT_DROPPED } = await import("../../src/scheduler/events.js");
+    const { EVENT_STREAMS_BUDGET_BYTES, STREAM_SLACK_BYTES, EVENT_DROPPED } = await import("../../src/scheduler/events/events.js");
     const emu = await createStandin();
     // 80 clients that stop reading each hold about STREAM_SLACK_BYTES (1 MiB): 80 MiB wanted, 64 MiB allowed.
     const count = Math.ceil((EVENT_STREAMS_BUDGET_BYTES / STREAM_SLACK_BYTES) * 1.25);
@@ -522,7 +522,7 @@ describe("GET /v1/event/stream over a real socket", () => {
   });
 
   it("a stuck stream's heartbeats stop piling up and resume on the 10 s grid once the client has read", async () => {
-    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events/events.js");
     const emu = await createStandin();
     const { frames, abort } = await open(emu, "?topic=Job");
     expect(await frames.next()).toEqual({});
@@ -618,7 +618,7 @@ describe("Service and NodePool topics", () => {
 
 describe("the broker's work per write", () => {
   it("reads the rows a write changed, not every row of the tables it touched (an advance stays linear)", async () => {
-    const { brokerWork } = await import("../../src/scheduler/events.js");
+    const { brokerWork } = await import("../../src/scheduler/events/stream-event.js");
     const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } }] } } as never });
     for (let i = 0; i < 30; i++) await register(emu, job(`many-${i}`, { count: 10 }));
     emu.clock.advance("1m"); // 300 allocations running, each with its service registration
@@ -634,7 +634,7 @@ describe("the broker's work per write", () => {
   });
 
   it("names a write's event type once per table, not once per row (a drain's one write of N migrations stays linear)", async () => {
-    const { brokerWork } = await import("../../src/scheduler/events.js");
+    const { brokerWork } = await import("../../src/scheduler/events/stream-event.js");
     const big = { Resources: { CPU: 1_000_000, MemoryMB: 1_000_000 } };
     const emu = await createStandin({ fixture: { scheduler: { nodes: [{ Name: "big", ...big }] } } as never });
     const drainedJob = job("drained", { count: 300 });

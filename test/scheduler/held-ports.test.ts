@@ -1,6 +1,6 @@
 /**
  * The ports live allocations hold, kept per node and IP as allocations are
- * placed and stop (src/scheduler/held-ports.ts). Placing each port-asking
+ * placed and stop (src/scheduler/state/held-ports.ts). Placing each port-asking
  * allocation used to rebuild the node's used ports from its port-holding
  * allocations and walk up from the bottom of the dynamic range past every
  * held port: O(N²) for N placed on a node. The work test counts table rows
@@ -11,8 +11,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { NodePorts, reservedPortsOf } from "../../src/scheduler/held-ports.js";
-import type { AllocRow } from "../../src/scheduler/model.js";
+import { NodePorts, reservedPortsOf } from "../../src/scheduler/state/held-ports.js";
+import type { AllocRow } from "../../src/scheduler/state/model.js";
 import { call } from "../support/call.js";
 import { countRowReads, rowsReadDuring } from "../support/row-reads.js";
 import { webJob } from "../support/jobs.js";

@@ -411,7 +411,7 @@ describe("followed logs cost what the client reads", () => {
   });
 
   it("a stuck follower's heartbeats stop piling up while the clock moves days, and resume once it reads", async () => {
-    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events.js");
+    const { HEARTBEAT_SLACK_BYTES } = await import("../../src/scheduler/events/events.js");
     const { emu, alloc } = await started();
     const controller = new AbortController();
     const res = await emu.scheduler.request(`/v1/client/fs/logs/${alloc}?task=server&type=stderr&follow=true`, { signal: controller.signal });
@@ -429,7 +429,7 @@ describe("followed logs cost what the client reads", () => {
 
 describe("rotate (logmon's FileRotator over the lines a task wrote)", () => {
   it("starts the next file rather than split a line, splits one longer than the 32 KiB scan limit, keeps the newest max_files", async () => {
-    const { rotate } = await import("../../src/scheduler/task-logs.js");
+    const { rotate } = await import("../../src/scheduler/state/task-logs.js");
     const size = 64 * 1024;
     const line = (n: number, c = "a") => ({ at: n, text: `${c.repeat(n - 1)}\n` });
     // 40 KiB + 30 KiB: the second does not fit in the first file's remaining 24 KiB, so it opens file 1 whole.

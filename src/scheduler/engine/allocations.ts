@@ -10,17 +10,17 @@
  * does nothing while one of them fails (healthy_deadline then decides).
  */
 import { parseDurationMs } from "../../core/durations.js";
-import { jobKey, type AllocRow, type TaskGroupSummary } from "../model.js";
-import type { RestartPolicy } from "../restart-tracker.js";
-import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../task-states.js";
+import { jobKey, type AllocRow, type TaskGroupSummary } from "../state/model.js";
+import type { RestartPolicy } from "../state/restart-tracker.js";
+import { tasksFinished, tasksStarted, unhealthyByDeadline, type TaskSpec, type TaskStatesRow } from "../state/task-states.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, BATCH_RUN_META, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";
 import { advanceDeployment } from "./deployment-health.js";
 import { armProgressDeadline, progressAfterHealthy, updateDeploymentGroup } from "./deployments.js";
 import { allocReportedUnhealthy } from "./deployment-watcher.js";
 import { bumpSummary, refreshJobStatus } from "./summaries.js";
-import { syncAllocServices } from "../service-registrations.js";
-import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../service-checks.js";
+import { syncAllocServices } from "../services/service-registrations.js";
+import { allocGroup, checksHealthDelayMs, serviceChecksOf } from "../services/service-checks.js";
 
 /** What the client simulation needs of each task (task-states.ts). */
 export function taskSpecs(group: Record<string, unknown> | undefined): TaskSpec[] {

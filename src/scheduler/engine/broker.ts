@@ -18,8 +18,8 @@
  * allocations of one job failing together run about two evaluations, not N
  * each reconciling all N allocations.
  */
-import type { EvalRow } from "../model.js";
-import { schedulerConfig, writeSchedulerConfig, type SchedulerConfigInput } from "../scheduler-config.js";
+import type { EvalRow } from "../state/model.js";
+import { schedulerConfig, writeSchedulerConfig, type SchedulerConfigInput } from "../state/scheduler-config.js";
 import { TIMERS } from "./constants.js";
 import { duration, type EngineCore } from "./core.js";
 import { refreshJobStatus } from "./summaries.js";

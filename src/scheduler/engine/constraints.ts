@@ -4,7 +4,7 @@
  * fields (the operators clients use most; the rest do not restrict).
  */
 import { compileGoRegexp } from "../../core/go/regexp.js";
-import type { NodeRow, JobRow } from "../model.js";
+import type { NodeRow, JobRow } from "../state/model.js";
 import type { Group, Json } from "./core.js";
 
 /** The constraint operators clients use most (`=`, `!=`, `regexp`, `set_contains`, `is_set`) on `${attr.*}`, `${meta.*}`, `${node.*}`. */

@@ -7,7 +7,7 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import { parseDurationMs } from "../../core/durations.js";
-import type { EvalRow, JobRow, SchedulerState } from "../model.js";
+import type { EvalRow, JobRow, SchedulerState } from "../state/model.js";
 import { DEFAULT_TIMING } from "./constants.js";
 import type { GcSettings } from "./gc-settings.js";
 

@@ -6,7 +6,7 @@
  * batch's evaluation, asked for through the core's follow-ups).
  */
 import { formatMultierror } from "../../core/go/multierror.js";
-import type { AllocRow, EvalRow } from "../model.js";
+import type { AllocRow, EvalRow } from "../state/model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { nanosToMs, type EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";

@@ -19,7 +19,7 @@
  * Nomad's SetAllocHealth RPC, which fails the deployment at once: see
  * deployment-health.ts.
  */
-import { versionKey, type AllocRow, type DeploymentRow } from "../model.js";
+import { versionKey, type AllocRow, type DeploymentRow } from "../state/model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { failDeployment } from "./deployments.js";

@@ -7,7 +7,7 @@
  * stable version, a follow-up the engine core's revert runs) or cancelled.
  */
 import { specChanged } from "../jobspec/index.js";
-import { jobKey, versionKey, type DeploymentRow, type JobRow } from "../model.js";
+import { jobKey, versionKey, type DeploymentRow, type JobRow } from "../state/model.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import { nanosToMs, type EngineCore, type Group } from "./core.js";
 import { sameGroupSpec } from "./group-spec.js";

@@ -6,9 +6,9 @@
  * Evaluation (the safe ones that match, in ID order). The allocations stay;
  * the jobs' statuses are worked out again, as DeleteEval's setJobStatuses does.
  */
-import { evaluationFilterDatum } from "../filter-datum.js";
+import { evaluationFilterDatum } from "../state/filter-datum.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
-import { evalView, type EvalRow } from "../model.js";
+import { evalView, type EvalRow } from "../state/model.js";
 import { brokerPaused } from "./broker.js";
 import type { EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";

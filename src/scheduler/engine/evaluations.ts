@@ -8,7 +8,7 @@
  * blocked ones are not re-run (Nomad disables the broker and the blocked-evals
  * tracker together); broker.ts hands them over again when it is unpaused.
  */
-import type { EvalRow, JobRow, NodeRow } from "../model.js";
+import type { EvalRow, JobRow, NodeRow } from "../state/model.js";
 import { TIMERS } from "./constants.js";
 import { duration, type EngineCore, type RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";

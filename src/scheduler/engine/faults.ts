@@ -3,8 +3,8 @@
  * fails or completes (the control API's faults), a node goes down and its
  * allocations are lost and replaced elsewhere.
  */
-import { jobKey, type AllocRow, type NodeRow } from "../model.js";
-import type { TaskStatesRow } from "../task-states.js";
+import { jobKey, type AllocRow, type NodeRow } from "../state/model.js";
+import type { TaskStatesRow } from "../state/task-states.js";
 import { finishedTasks, transitionAlloc } from "./allocations.js";
 import { ACTIVE_DEPLOYMENT, ALLOC_TIMERS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";

@@ -10,7 +10,7 @@
  * so an object is old when that instant is at or before the `cutoff`
  * (now − threshold). A forced GC passes a cutoff of +∞.
  */
-import type { AllocRow, DeploymentRow, EvalRow, JobRow, SchedulerState } from "../model.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow, SchedulerState } from "../state/model.js";
 import { groupPolicy, trackerOf } from "./rescheduling.js";
 
 const TERMINAL_EVAL = new Set(["complete", "failed", "canceled"]);

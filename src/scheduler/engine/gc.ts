@@ -26,9 +26,9 @@
  */
 import { MinHeap } from "../../core/heap.js";
 import { parseDurationMs } from "../../core/durations.js";
-import { jobKey, versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../model.js";
-import { CHECK_OVERRIDES_TABLE } from "../service-checks.js";
-import { TASK_LOG_LINES_TABLE } from "../task-logs.js";
+import { jobKey, versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow, type NodeRow } from "../state/model.js";
+import { CHECK_OVERRIDES_TABLE } from "../services/service-checks.js";
+import { TASK_LOG_LINES_TABLE } from "../state/task-logs.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { allocTerminal, deploymentActive, evalTerminal, gcEval, jobGCable } from "./gc-rules.js";

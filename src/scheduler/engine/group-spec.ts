@@ -4,7 +4,7 @@
  * dry run and a new deployment's canaries all ask it.
  */
 import { canonicalJSON } from "../../core/json.js";
-import { versionKey, type AllocRow } from "../model.js";
+import { versionKey, type AllocRow } from "../state/model.js";
 import type { EngineCore, Group } from "./core.js";
 
 /** Whether an allocation's group, at its version, differs from `group` in nothing but Count. */

@@ -52,8 +52,8 @@
  * its step.
  */
 import type { ServiceContext } from "../../core/context.js";
-import type { AllocRow, EvalRow, JobRow, NodeRow, SchedulerState } from "../model.js";
-import type { SchedulerConfigInput } from "../scheduler-config.js";
+import type { AllocRow, EvalRow, JobRow, NodeRow, SchedulerState } from "../state/model.js";
+import type { SchedulerConfigInput } from "../state/scheduler-config.js";
 import * as allocations from "./allocations.js";
 import * as broker from "./broker.js";
 import * as evalDelete from "./eval-delete.js";

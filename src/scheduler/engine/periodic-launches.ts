@@ -1,11 +1,11 @@
 /**
  * Periodic jobs' launches on the virtual clock: the parent's next launch is
- * armed as a timer (when, from ../periodic.ts's cron evaluation), and each
+ * armed as a timer (when, from ../jobspec/periodic.ts's cron evaluation), and each
  * launch registers a `<id>/periodic-<unix seconds>` child, unless
  * prohibit_overlap and a child still runs; periodic force launches one now.
  */
-import type { JobRow } from "../model.js";
-import type { PeriodicConfig } from "../periodic.js";
+import type { JobRow } from "../state/model.js";
+import type { PeriodicConfig } from "../jobspec/periodic.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";
 import { isPeriodic } from "./job-kinds.js";

@@ -1,10 +1,10 @@
 /**
  * A periodic parent's next launch, armed as a timer on the virtual clock
- * (when: ../periodic.ts's cron evaluation). Registering the parent arms it;
+ * (when: ../jobspec/periodic.ts's cron evaluation). Registering the parent arms it;
  * each launch (periodic-launches.ts) arms the one after.
  */
-import { jobKey, type JobRow } from "../model.js";
-import { nextLaunch, type PeriodicConfig } from "../periodic.js";
+import { jobKey, type JobRow } from "../state/model.js";
+import { nextLaunch, type PeriodicConfig } from "../jobspec/periodic.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { isPeriodic } from "./job-kinds.js";

@@ -5,9 +5,9 @@
  * itself with its timers. What fits nowhere is described by an AllocMetric.
  */
 import { goGlob } from "../../core/go/glob.js";
-import { assignGroupPorts, portDimension } from "../network.js";
-import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../model.js";
-import { syncAllocServices } from "../service-registrations.js";
+import { assignGroupPorts, portDimension } from "../state/network.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow, NodeRow } from "../state/model.js";
+import { syncAllocServices } from "../services/service-registrations.js";
 import { TIMERS } from "./constants.js";
 import { constraintsMet } from "./constraints.js";
 import { duration, healthSetByOperator, nanosToMs, type EngineCore, type Group } from "./core.js";

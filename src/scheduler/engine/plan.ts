@@ -3,7 +3,7 @@
  * that writes nothing.
  */
 import { specChanged } from "../jobspec/index.js";
-import type { DeploymentRow, JobRow } from "../model.js";
+import type { DeploymentRow, JobRow } from "../state/model.js";
 import { NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { sameGroupSpec } from "./group-spec.js";

@@ -8,8 +8,8 @@
  * deployment, a canary's as a canary); system and sysbatch groups run one
  * allocation per feasible node.
  */
-import type { AllocRow, DeploymentRow, EvalRow, JobRow } from "../model.js";
-import { syncAllocServices } from "../service-registrations.js";
+import type { AllocRow, DeploymentRow, EvalRow, JobRow } from "../state/model.js";
+import { syncAllocServices } from "../services/service-registrations.js";
 import { stopAlloc, stopAllocByPlan } from "./allocations.js";
 import { DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";

@@ -4,7 +4,7 @@
  * parameterized parent only arms its launches, any other job gets an eval.
  */
 import { specChanged } from "../jobspec/index.js";
-import { jobKey, versionKey, type JobRow } from "../model.js";
+import { jobKey, versionKey, type JobRow } from "../state/model.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { createEval } from "./evaluations.js";

@@ -20,7 +20,7 @@
  * `DesiredTransition.Reschedule`; one of a failed deployment is not replaced
  * (computeReplacements' partOfFailedDeployment).
  */
-import { versionKey, type AllocRow, type DeploymentRow, type JobRow } from "../model.js";
+import { versionKey, type AllocRow, type DeploymentRow, type JobRow } from "../state/model.js";
 import type { EngineCore } from "./core.js";
 import { ALLOC_RESCHEDULED, allocPolicy, batchFollowUps, disposition, FOLLOWUP_EVAL_DESCRIPTION, trackerFor, trackerOf, type ReschedulePolicy } from "./rescheduling.js";
 

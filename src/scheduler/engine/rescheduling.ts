@@ -22,11 +22,11 @@
  * - The replacement carries the tracker: the events still within Interval
  *   (or, unlimited, the last five), then one for this reschedule.
  *
- * The tracker rows and their view are in ../reschedule-tracker.ts.
+ * The tracker rows and their view are in ../state/reschedule-tracker.ts.
  */
-import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../model.js";
+import { versionKey, type AllocRow, type DeploymentRow, type EvalRow, type JobRow } from "../state/model.js";
 import { ACTIVE_DEPLOYMENT } from "./constants.js";
-import { NS_PER_MS, type RescheduleEventRow, type RescheduleTrackerRow } from "../reschedule-tracker.js";
+import { NS_PER_MS, type RescheduleEventRow, type RescheduleTrackerRow } from "../state/reschedule-tracker.js";
 import type { EngineCore } from "./core.js";
 
 /** Nomad's ReschedulePolicy as canonicalized onto the group (durations in nanoseconds). */

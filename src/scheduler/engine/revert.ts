@@ -3,7 +3,7 @@
  * Also what a failed deployment's auto_revert asks for (deployments.ts,
  * through the engine core's follow-ups).
  */
-import { versionKey } from "../model.js";
+import { versionKey } from "../state/model.js";
 import type { EngineCore, RegisterResult } from "./core.js";
 import { CodedError } from "./errors.js";
 import { register } from "./register.js";

@@ -2,7 +2,7 @@
  * Job.Scale and scale status: a group's count set (a new version and a
  * `job-scaling` eval), with the scaling events kept per group.
  */
-import { jobKey, nanos, TRACKED_SCALING_EVENTS, type ScalingEvent } from "../model.js";
+import { jobKey, nanos, TRACKED_SCALING_EVENTS, type ScalingEvent } from "../state/model.js";
 import { ACTIVE_DEPLOYMENT, NON_TERMINAL_CLIENT } from "./constants.js";
 import type { EngineCore, Group } from "./core.js";
 import { CodedError } from "./errors.js";

@@ -3,7 +3,7 @@
  * lost; a parent's children by status) and the job status derived from its
  * allocations and evals (Nomad's getJobStatus).
  */
-import { jobKey, type JobRow, type TaskGroupSummary } from "../model.js";
+import { jobKey, type JobRow, type TaskGroupSummary } from "../state/model.js";
 import type { EngineCore, Group } from "./core.js";
 import { isParentJob } from "./job-kinds.js";
 

@@ -8,10 +8,10 @@
  * batch task that exits 0 ends, and the allocation completes with its last
  * task.
  */
-import type { AllocRow } from "../model.js";
-import { decideRestart, restartsOnSuccess } from "../restart-tracker.js";
-import { clientStatusOf, siblingFailed, taskExited, taskStartedAgain, tasksFinished, type TaskStatesRow } from "../task-states.js";
-import { allocGroup } from "../service-checks.js";
+import type { AllocRow } from "../state/model.js";
+import { decideRestart, restartsOnSuccess } from "../state/restart-tracker.js";
+import { clientStatusOf, siblingFailed, taskExited, taskStartedAgain, tasksFinished, type TaskStatesRow } from "../state/task-states.js";
+import { allocGroup } from "../services/service-checks.js";
 import { armRunTimers, restartPolicy, taskSpecs, transitionAlloc } from "./allocations.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";

@@ -3,7 +3,7 @@
  * and Job.Stable. Job.Revert, which registers an earlier spec again, is
  * revert.ts.
  */
-import { jobKey, TRACKED_VERSIONS, versionKey, type JobRow } from "../model.js";
+import { jobKey, TRACKED_VERSIONS, versionKey, type JobRow } from "../state/model.js";
 import type { EngineCore } from "./core.js";
 import { CodedError } from "./errors.js";
 

@@ -9,7 +9,7 @@
  * multierror; validate: a 200 with `ValidationErrors`; fixtures and actions:
  * a 400 naming where the job was).
  */
-import { nextLaunch, type PeriodicConfig } from "../periodic.js";
+import { nextLaunch, type PeriodicConfig } from "./periodic.js";
 import { canonicalizeJob } from "./canonicalize/job.js";
 import { validateJob } from "./validate/job.js";
 

@@ -10,13 +10,13 @@
  * client's alloc update) and answer `{"Index":0}` as Nomad's
  * GenericResponse does; stats is a plain read of the virtual clock's instant.
  */
-import { permissionDenied } from "../acl-routes.js";
-import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../alloc-lifecycle.js";
-import { allocResourceUsage } from "../alloc-stats.js";
+import { permissionDenied } from "../acl/acl-routes.js";
+import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../allocations/alloc-lifecycle.js";
+import { allocResourceUsage } from "../allocations/alloc-stats.js";
 import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
-import { versionKey } from "../model.js";
-import type { TaskStatesRow } from "../task-states.js";
-import { serviceChecksOf } from "../service-checks.js";
+import { versionKey } from "../state/model.js";
+import type { TaskStatesRow } from "../state/task-states.js";
+import { serviceChecksOf } from "../services/service-checks.js";
 import { only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -1,9 +1,9 @@
 /** Allocations: the list (`/v1/allocations`), one allocation, and stopping one (with node operations). */
-import { allocationFilterDatum } from "../filter-datum.js";
-import { permissionDenied } from "../acl-routes.js";
+import { allocationFilterDatum } from "../state/filter-datum.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { NomadError, parseGoBool, ReadError, serverError, Write, type NomadRouter } from "../http.js";
-import { allocStub, allocView, allocWire, TABLES, versionKey } from "../model.js";
+import { allocStub, allocView, allocWire, TABLES, versionKey } from "../state/model.js";
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";

@@ -3,9 +3,9 @@
  * allocations, and its writes (fail, pause/resume, promote, allocation health).
  */
 import { textResponse } from "../../http/respond.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, field, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import { allocStub, byCreateIndex, deploymentView, TABLES } from "../model.js";
+import { allocStub, byCreateIndex, deploymentView, TABLES } from "../state/model.js";
 import { inNamespace, notYet, only, readableAllocs, rpc, str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { byPrefixOrCreate, createListTokenizer } from "./reads.js";

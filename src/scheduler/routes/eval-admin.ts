@@ -6,12 +6,12 @@
  * (`PauseEvalBroker` in the scheduler configuration, routes/operator.ts);
  * the deletion itself is the engine's (engine/eval-delete.ts).
  */
-import { evaluationFilterDatum } from "../filter-datum.js";
+import { evaluationFilterDatum } from "../state/filter-datum.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, jsonBody, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import { evalView, TABLES } from "../model.js";
+import { evalView, TABLES } from "../state/model.js";
 import { inNamespace, only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

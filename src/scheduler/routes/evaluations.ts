@@ -1,8 +1,8 @@
 /** Evaluations: the list (`/v1/evaluations`), one evaluation and its allocations. */
-import { evaluationFilterDatum } from "../filter-datum.js";
-import { permissionDenied } from "../acl-routes.js";
+import { evaluationFilterDatum } from "../state/filter-datum.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, ReadError, type NomadRouter } from "../http.js";
-import { allocStub, byCreateIndex, evalView, evalWire, TABLES } from "../model.js";
+import { allocStub, byCreateIndex, evalView, evalWire, TABLES } from "../state/model.js";
 import { inNamespace, only, readableAllocs } from "./helpers.js";
 import { deleteEvaluations } from "./eval-admin.js";
 import type { RouteKit } from "./kit.js";

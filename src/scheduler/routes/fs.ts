@@ -19,13 +19,13 @@ import { encodeJSON } from "../../core/json.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { formatInstant } from "../../core/instant.js";
 import { bufferedResponse, TEXT_PLAIN, textResponse } from "../../http/respond.js";
-import { AllocDirectory, sizeOf, type VirtualFile } from "../alloc-dir.js";
-import { HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES as FOLLOW_SLACK_BYTES } from "../events.js";
-import { StreamBudget } from "../stream-budget.js";
+import { AllocDirectory, sizeOf, type VirtualFile } from "../allocations/alloc-dir.js";
+import { HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES as FOLLOW_SLACK_BYTES } from "../events/events.js";
+import { StreamBudget } from "../events/stream-budget.js";
 import { badRequest, NomadError, notFound, parseGoBool, serverError, type NomadRouter, type RequestContext } from "../http.js";
-import { TABLES, versionKey, type AllocRow, type SchedulerState } from "../model.js";
-import type { LogType, TaskLogs } from "../task-logs.js";
-import type { TaskStatesRow } from "../task-states.js";
+import { TABLES, versionKey, type AllocRow, type SchedulerState } from "../state/model.js";
+import type { LogType, TaskLogs } from "../state/task-logs.js";
+import type { TaskStatesRow } from "../state/task-states.js";
 
 /** Nomad's streamHeartbeatRate. */
 export const FS_HEARTBEAT_MS = 1_000;

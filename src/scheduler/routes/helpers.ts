@@ -3,7 +3,7 @@
  * scoping, the not-emulated answer, the RPC error mapping.
  */
 import { textResponse } from "../../http/respond.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { CodedError } from "../engine/index.js";
 import { invalidMethod, NomadError, serverError, type RequestContext } from "../http.js";
 

@@ -10,8 +10,8 @@
 import type { ServiceContext } from "../../core/context.js";
 import type { SchedulerEngine } from "../engine/index.js";
 import type { NomadRouter } from "../http.js";
-import type { SchedulerState } from "../model.js";
-import type { NodeOperations } from "../node-ops.js";
+import type { SchedulerState } from "../state/model.js";
+import type { NodeOperations } from "../nodes/node-ops.js";
 import { registerAgentRoutes } from "./agent.js";
 import { registerAllocActionRoutes } from "./alloc-actions.js";
 import { registerAllocationRoutes } from "./allocations.js";

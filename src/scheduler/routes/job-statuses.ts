@@ -4,8 +4,8 @@
  * counts. The token is the job's ModifyIndex. A POST body names the jobs.
  */
 import { badRequest, field, parseGoBool, type NomadRouter, type RequestContext } from "../http.js";
-import { nanos, TABLES, type DeploymentRow, type Json, type JobRow } from "../model.js";
-import type { Tokenizer } from "../paging.js";
+import { nanos, TABLES, type DeploymentRow, type Json, type JobRow } from "../state/model.js";
+import type { Tokenizer } from "./paging.js";
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -8,7 +8,7 @@ import { admitJob, JobDecodeError, type AdmittedJob } from "../jobspec/index.js"
 import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
-import { isBuiltInPool, NODE_POOLS_TABLE } from "../node-pools.js";
+import { isBuiltInPool, NODE_POOLS_TABLE } from "../nodes/node-pools.js";
 import { assertRegistrationsAllowed } from "./operator.js";
 
 export function jobWrites(kit: RouteKit) {

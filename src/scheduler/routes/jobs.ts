@@ -2,12 +2,12 @@
  * The job collection: list and register (`/v1/jobs`), HCL2 job-file parsing
  * (`/v1/jobs/parse`), validation (`/v1/validate/job`).
  */
-import { jobFilterDatum } from "../filter-datum.js";
+import { jobFilterDatum } from "../state/filter-datum.js";
 import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http.js";
 import { canonicalizeApiJob, HclJobError, MAX_JOB_SOURCE_BYTES, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
-import { jobStub, jobView, TABLES, type JobRow } from "../model.js";
-import { namespaceIdTokenizer } from "../paging.js";
+import { jobStub, jobView, TABLES, type JobRow } from "../state/model.js";
+import { namespaceIdTokenizer } from "./paging.js";
 import { cmp, inNamespace, only } from "./helpers.js";
 import { admit, jobWrites } from "./job-writes.js";
 import type { RouteKit } from "./kit.js";

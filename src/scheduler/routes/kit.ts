@@ -5,8 +5,8 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { SchedulerEngine } from "../engine/index.js";
-import type { SchedulerState } from "../model.js";
-import type { NodeOperations } from "../node-ops.js";
+import type { SchedulerState } from "../state/model.js";
+import type { NodeOperations } from "../nodes/node-ops.js";
 import { blockingReads, type BlockingReads } from "./reads.js";
 
 export interface SchedulerSettings {

@@ -1,6 +1,6 @@
 /** Namespaces: the list (`/v1/namespaces`), one namespace, create/update and delete. */
 import { badRequest, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
-import { namespaceView, TABLES, type JobRow } from "../model.js";
+import { namespaceView, TABLES, type JobRow } from "../state/model.js";
 import { only, str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -5,12 +5,12 @@
  * policy blocks (read, write, delete), checked per pool as Nomad's RPCs do.
  */
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../model.js";
-import { NODE_POOL_ALL, NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../node-pools.js";
-import { nodeView } from "../node-view.js";
-import { idTokenizer, namespaceIdTokenizer, type Tokenizer } from "../paging.js";
+import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../state/model.js";
+import { NODE_POOL_ALL, NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../nodes/node-pools.js";
+import { nodeView } from "../nodes/node-view.js";
+import { idTokenizer, namespaceIdTokenizer, type Tokenizer } from "./paging.js";
 import { cmp, only, pick, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

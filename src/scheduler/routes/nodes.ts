@@ -1,9 +1,9 @@
 /** Nodes: the list (`/v1/nodes`), one node and its allocations, and its writes (eligibility, drain, purge; with node operations). */
-import { nodeFilterDatum } from "../filter-datum.js";
+import { nodeFilterDatum } from "../state/filter-datum.js";
 import { badRequest, boolParam, field, jsonBody, ReadError, typedField, Write, type NomadRouter } from "../http.js";
-import { allocWire, nodeStub, TABLES, type NodeRow } from "../model.js";
-import { nodeView } from "../node-view.js";
-import { idTokenizer } from "../paging.js";
+import { allocWire, nodeStub, TABLES, type NodeRow } from "../state/model.js";
+import { nodeView } from "../nodes/node-view.js";
+import { idTokenizer } from "./paging.js";
 import { notYet, only, pick, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";

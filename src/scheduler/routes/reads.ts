@@ -7,8 +7,8 @@ import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../..
 import type { ServiceContext } from "../../core/context.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "../../core/filter/index.js";
 import { badRequest, NomadError, Read, ReadError, type RequestContext } from "../http.js";
-import { byCreateIndex, type SchedulerState } from "../model.js";
-import { createIndexIdTokenizer, idTokenizer, pageRequest, paginate, type Tokenizer } from "../paging.js";
+import { byCreateIndex, type SchedulerState } from "../state/model.js";
+import { createIndexIdTokenizer, idTokenizer, pageRequest, paginate, type Tokenizer } from "./paging.js";
 import { cmp } from "./helpers.js";
 
 /** One page of a list read: its items and the token of the next page ("" when none). */

@@ -7,10 +7,10 @@
  * carries, and blocks on, the service registrations table's index.
  */
 import { createHash } from "node:crypto";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, invalidMethod, NomadError, Read, ReadError, Write, type NomadRouter, type RequestContext } from "../http.js";
-import type { Tokenizer } from "../paging.js";
-import { SERVICE_REGISTRATIONS_TABLE, serviceRegistrationsOf, type ServiceRegistrationRow } from "../service-registrations.js";
+import type { Tokenizer } from "./paging.js";
+import { SERVICE_REGISTRATIONS_TABLE, serviceRegistrationsOf, type ServiceRegistrationRow } from "../services/service-registrations.js";
 import { cmp } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -9,7 +9,7 @@
  * once, inside the request (engine/gc.ts `force`).
  */
 import { emptyResponse } from "../../http/respond.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import type { NomadRouter, RequestContext } from "../http.js";
 import { only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

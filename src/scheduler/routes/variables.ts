@@ -2,16 +2,16 @@
  * Variables (`/v1/vars`, `/v1/var/:path`; command/agent/variable_endpoint.go
  * and the Variables RPC): list, read, set, check-and-set, delete, and the lock
  * operations `?lock-acquire`, `?lock-renew`, `?lock-release` (reference §1).
- * The state rules live in ../variables.ts.
+ * The state rules live in ../variables/variables.ts.
  */
 import { DurationError, parseGoDuration } from "../../core/durations.js";
 import { encodeJSON } from "../../core/json.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { bufferedResponse, emptyResponse, TEXT_PLAIN } from "../../http/respond.js";
 import { wantsPretty } from "../../http/pretty.js";
-import { permissionDenied } from "../acl-routes.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { badRequest, field, invalidMethod, jsonBody, NomadError, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
-import type { Tokenizer } from "../paging.js";
+import type { Tokenizer } from "./paging.js";
 import {
   filterDatum,
   metadataView,
@@ -25,7 +25,7 @@ import {
   type VariableLockRow,
   type VariableRequest,
   type VariableRow,
-} from "../variables.js";
+} from "../variables/variables.js";
 import type { RouteKit } from "./kit.js";
 
 const LOCK_OPERATIONS = ["lock-acquire", "lock-renew", "lock-release"] as const;

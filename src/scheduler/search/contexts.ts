@@ -5,7 +5,7 @@
  * answer (or refuse the request), and the limits Nomad's agent defaults to.
  */
 import { goQuote } from "../../core/go/strconv.js";
-import type { Authorizer } from "../acl.js";
+import type { Authorizer } from "../acl/acl.js";
 import { serverError } from "../http.js";
 
 /** `ossContexts`, in Nomad's order: what `all` searches. */

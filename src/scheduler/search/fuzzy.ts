@@ -12,10 +12,10 @@
  * answers one fixed order: a job's parts in the order above, equal scores in
  * scan order.
  */
-import type { Authorizer } from "../acl.js";
-import { permissionDenied } from "../acl-routes.js";
+import type { Authorizer } from "../acl/acl.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { serverError } from "../http.js";
-import type { Json } from "../model.js";
+import type { Json } from "../state/model.js";
 import {
   expandContext,
   filteredSearchContexts,

@@ -11,8 +11,8 @@
  * (`web` is not hex) is left out of `Matches` and `Truncations` altogether.
  * A context with no match answers `null` (Go's nil slice).
  */
-import type { Authorizer } from "../acl.js";
-import { permissionDenied } from "../acl-routes.js";
+import type { Authorizer } from "../acl/acl.js";
+import { permissionDenied } from "../acl/acl-routes.js";
 import { filteredSearchContexts, isKnownContext, roundUUIDDownIfOdd, startsWithBytes, sufficientSearchPerms, TRUNCATE_LIMIT, unknownContext } from "./contexts.js";
 import { prefixIdOf, type Scanned, type SearchScan } from "./scan.js";
 

@@ -10,11 +10,11 @@
  * policies) scan nothing.
  */
 import type { ServiceContext } from "../../core/context.js";
-import type { Authorizer } from "../acl.js";
-import { TABLES, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../model.js";
-import { NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../node-pools.js";
+import type { Authorizer } from "../acl/acl.js";
+import { TABLES, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../state/model.js";
+import { NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../nodes/node-pools.js";
 import type { Table } from "../../core/store.js";
-import { VARIABLES_TABLE, type VariableRow } from "../variables.js";
+import { VARIABLES_TABLE, type VariableRow } from "../variables/variables.js";
 import { allowNamespaceAny, allowNsOp, startsWithBytes, uuidPrefix } from "./contexts.js";
 
 /** One object a search iterator yields. */

@@ -6,9 +6,9 @@
  * the views below render them as Nomad does (Unix nanoseconds as exact
  * integers, RFC 3339 strings) and build the list stubs from the full rows.
  */
-import type { ServiceContext } from "../core/context.js";
-import { formatInstant } from "../core/instant.js";
-import type { GroupLookup, Table } from "../core/store.js";
+import type { ServiceContext } from "../../core/context.js";
+import { formatInstant } from "../../core/instant.js";
+import type { GroupLookup, Table } from "../../core/store.js";
 import { omitEmpty } from "./encode.js";
 import { HeldPortIndex, type NodePorts } from "./held-ports.js";
 import { taskStatesView, type TaskStatesRow } from "./task-states.js";

@@ -11,7 +11,7 @@
  * table (its watcher sees every write and rollback; a restore drops it and
  * the next use rebuilds it), so snapshot, restore and reset keep it right.
  */
-import type { Row, StoreView, Table } from "../core/store.js";
+import type { Row, StoreView, Table } from "../../core/store.js";
 
 /**
  * The part of an allocation row (model.ts) the index reads: its node, its

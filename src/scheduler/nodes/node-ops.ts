@@ -14,10 +14,10 @@
  * stopped at the deadline; system allocations go last, unless
  * `IgnoreSystemJobs`. A finished drain leaves the node ineligible.
  */
-import type { ServiceContext } from "../core/context.js";
-import { formatInstant } from "../core/instant.js";
-import { CodedError, NON_TERMINAL_CLIENT, type SchedulerEngine } from "./engine/index.js";
-import { jobKey, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "./model.js";
+import type { ServiceContext } from "../../core/context.js";
+import { formatInstant } from "../../core/instant.js";
+import { CodedError, NON_TERMINAL_CLIENT, type SchedulerEngine } from "../engine/index.js";
+import { jobKey, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../state/model.js";
 
 export const DRAIN_TIMER = "scheduler.node-drain";
 export const DRAIN_DEADLINE_TIMER = "scheduler.node-drain-deadline";

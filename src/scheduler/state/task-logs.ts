@@ -23,10 +23,10 @@
  * file: past `max_files × max_file_size` the oldest go, so a task that
  * writes for days holds what Nomad's disk would.
  */
-import type { ServiceContext } from "../core/context.js";
-import { nanosToMs, parseGoDuration } from "../core/durations.js";
-import type { TaskOutputEntry } from "../scenario-files/schema.js";
-import type { Table } from "../core/store.js";
+import type { ServiceContext } from "../../core/context.js";
+import { nanosToMs, parseGoDuration } from "../../core/durations.js";
+import type { TaskOutputEntry } from "../../scenario-files/schema.js";
+import type { Table } from "../../core/store.js";
 import { versionKey, type AllocRow, type Json, type SchedulerState } from "./model.js";
 import type { TaskStateRow, TaskStatesRow } from "./task-states.js";
 

@@ -7,11 +7,11 @@
  * `deny` anywhere for a namespace wins; namespace rules may be globs, and
  * the closest glob (fewest characters left to the wildcard) applies.
  */
-import { formatInstant } from "../core/instant.js";
-import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
-import type { Table } from "../core/store.js";
-import { goQuote } from "../core/go/strconv.js";
-import { goGlob } from "../core/go/glob.js";
+import { formatInstant } from "../../core/instant.js";
+import { excessiveNesting, MAX_JSON_DEPTH } from "../../core/json.js";
+import type { Table } from "../../core/store.js";
+import { goQuote } from "../../core/go/strconv.js";
+import { goGlob } from "../../core/go/glob.js";
 
 export const ACL_TABLES = { policies: "scheduler.acl-policies", tokens: "scheduler.acl-tokens", bootstrap: "scheduler.acl-bootstrap" } as const;
 

@@ -20,8 +20,8 @@
  * Rows keep times in virtual milliseconds; the view renders Nomad's shape
  * (event Time in unix nanoseconds, task times RFC 3339, zero times null).
  */
-import { formatGoDuration } from "../core/durations.js";
-import { formatInstant } from "../core/instant.js";
+import { formatGoDuration } from "../../core/durations.js";
+import { formatInstant } from "../../core/instant.js";
 import { REASON_WITHIN_POLICY, type RestartDecision, type RestartPolicy, type RestartWindow } from "./restart-tracker.js";
 
 /** One task event as stored: only what differs from Nomad's zero values. */

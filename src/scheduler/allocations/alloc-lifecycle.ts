@@ -9,12 +9,12 @@
  * are not sequenced), so restarting "all tasks" touches the same tasks as
  * restarting the running ones; both refuse an allocation that should not run.
  */
-import { formatMultierror } from "../core/go/multierror.js";
-import { CodedError } from "./engine/index.js";
-import { goQuote } from "../core/go/strconv.js";
-import type { ServiceContext } from "../core/context.js";
-import type { AllocRow, SchedulerState } from "./model.js";
-import { taskRestarted, taskSignaled, type TaskStateRow, type TaskStatesRow } from "./task-states.js";
+import { formatMultierror } from "../../core/go/multierror.js";
+import { CodedError } from "../engine/index.js";
+import { goQuote } from "../../core/go/strconv.js";
+import type { ServiceContext } from "../../core/context.js";
+import type { AllocRow, SchedulerState } from "../state/model.js";
+import { taskRestarted, taskSignaled, type TaskStateRow, type TaskStatesRow } from "../state/task-states.js";
 
 /** taskrunner.ErrTaskNotRunning. */
 const TASK_NOT_RUNNING = "Task not running";

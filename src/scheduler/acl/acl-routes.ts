@@ -3,8 +3,8 @@
  * every other route passes: which capability a request needs, from its route,
  * method and namespace (Nomad checks these in each RPC endpoint).
  */
-import type { ServiceContext } from "../core/context.js";
-import { exceedsValueCount, parseBodyOnce } from "../core/json.js";
+import type { ServiceContext } from "../../core/context.js";
+import { exceedsValueCount, parseBodyOnce } from "../../core/json.js";
 import {
   ACL_TABLES,
   ALLOW_ALL,
@@ -19,9 +19,9 @@ import {
   type PolicyRow,
   type TokenRow,
 } from "./acl.js";
-import { formatMultierror } from "../core/go/multierror.js";
-import { jsonKind, unmarshalTypeError } from "../core/go/json-errors.js";
-import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "./http.js";
+import { formatMultierror } from "../../core/go/multierror.js";
+import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
+import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 /** helper.IsUUID: 36 characters of hex in the 8-4-4-4-12 form, any case. */

@@ -4,9 +4,9 @@
  * and a variable that exists, is gone, or is (un)locked.
  */
 import * as v from "valibot";
-import type { ServiceContext } from "../core/context.js";
-import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../http/actions.js";
-import type { SchedulerState } from "./model.js";
+import type { ServiceContext } from "../../core/context.js";
+import { ActionError, action, condition, type ActionTable, type ConditionTable } from "../../http/actions.js";
+import type { SchedulerState } from "../state/model.js";
 import { metadataView, variablesOf } from "./variables.js";
 
 const variableArgs = { path: v.pipe(v.string(), v.nonEmpty()), namespace: v.optional(v.string()) };

@@ -4,8 +4,8 @@
  * Apart from model.ts because the networks come from network.ts, which
  * reads the model's rows.
  */
-import { legacyResources, type Json, type NodeRow } from "./model.js";
-import { networksOf } from "./network.js";
+import { legacyResources, type Json, type NodeRow } from "../state/model.js";
+import { networksOf } from "../state/network.js";
 
 export function nodeView(n: NodeRow): Json {
   const { CpuShares, MemoryMB, StatusUpdatedAt, NodeNetworks: _nn, TaskNetworks: _tn, MinDynamicPort: _min, MaxDynamicPort: _max, ReservedHostPorts: _rhp, ...rest } = n;

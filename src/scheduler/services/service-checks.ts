@@ -22,10 +22,10 @@
  * the group): see `checksHealthDelayMs` and `checksPassing`.
  */
 import { createHash } from "node:crypto";
-import type { ServiceContext } from "../core/context.js";
-import type { Table } from "../core/store.js";
-import { versionKey, type AllocRow, type Json, type SchedulerState } from "./model.js";
-import type { TaskStatesRow } from "./task-states.js";
+import type { ServiceContext } from "../../core/context.js";
+import type { Table } from "../../core/store.js";
+import { versionKey, type AllocRow, type Json, type SchedulerState } from "../state/model.js";
+import type { TaskStatesRow } from "../state/task-states.js";
 
 export const CHECK_OVERRIDES_TABLE = "scheduler.check-overrides";
 

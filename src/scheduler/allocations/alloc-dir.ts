@@ -16,10 +16,10 @@
  * contents. Logs rotate (`.0`, `.1`, …; the newest `max_files` kept) as
  * task-logs.ts computes them.
  */
-import type { Json } from "./model.js";
-import type { AllocRow, JobRow } from "./model.js";
-import { LOG_TYPES, type TaskLogs } from "./task-logs.js";
-import type { TaskStatesRow } from "./task-states.js";
+import type { Json } from "../state/model.js";
+import type { AllocRow, JobRow } from "../state/model.js";
+import { LOG_TYPES, type TaskLogs } from "../state/task-logs.js";
+import type { TaskStatesRow } from "../state/task-states.js";
 
 /** Where the client keeps allocation directories (error texts name the host path, as Nomad's do). */
 export const ALLOC_DIR_ROOT = "/opt/nomad/data/alloc";

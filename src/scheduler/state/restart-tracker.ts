@@ -19,7 +19,7 @@
  *   attempts 2 in interval 30m0s and mode is "fail"`); mode `delay` restarts
  *   it when the window ends ("Exceeded allowed attempts, applying a delay").
  */
-import { formatGoDuration } from "../core/durations.js";
+import { formatGoDuration } from "../../core/durations.js";
 
 export interface RestartPolicy {
   readonly Attempts: number;

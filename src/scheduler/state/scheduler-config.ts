@@ -11,7 +11,7 @@
  * byte-identical to one from before it was emulated (snapshots, state hash,
  * tapes). The first write creates the row, at that write's index.
  */
-import type { StoreView } from "../core/store.js";
+import type { StoreView } from "../../core/store.js";
 
 export const SCHEDULER_CONFIG_TABLE = "scheduler.scheduler-config";
 

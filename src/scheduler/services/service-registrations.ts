@@ -13,9 +13,9 @@
  * update) and makes the allocation's registrations what its state implies.
  */
 import * as v from "valibot";
-import type { ServiceContext } from "../core/context.js";
-import { condition, type ConditionTable } from "../http/actions.js";
-import { versionKey, type AllocRow, type Json, type SchedulerState } from "./model.js";
+import type { ServiceContext } from "../../core/context.js";
+import { condition, type ConditionTable } from "../../http/actions.js";
+import { versionKey, type AllocRow, type Json, type SchedulerState } from "../state/model.js";
 
 export const SERVICE_REGISTRATIONS_TABLE = "scheduler.service-registrations";
 

@@ -7,12 +7,12 @@
  * by the API, by a fixture, or on the fly when a node names one; and the
  * rules for writing and deleting them, with Nomad CE's texts.
  */
-import { blake2b } from "../core/blake2b.js";
-import { formatMultierror } from "../core/go/multierror.js";
-import { goQuote } from "../core/go/strconv.js";
-import type { Table } from "../core/store.js";
-import { CodedError } from "./engine/index.js";
-import type { SchedulerState } from "./model.js";
+import { blake2b } from "../../core/blake2b.js";
+import { formatMultierror } from "../../core/go/multierror.js";
+import { goQuote } from "../../core/go/strconv.js";
+import type { Table } from "../../core/store.js";
+import { CodedError } from "../engine/index.js";
+import type { SchedulerState } from "../state/model.js";
 
 export const NODE_POOLS_TABLE = "scheduler.node-pools";
 

@@ -8,8 +8,8 @@
  * virtual instant always reports the same numbers; the timestamps are the
  * virtual clock's.
  */
-import type { AllocRow, JobRow } from "./model.js";
-import type { TaskStatesRow } from "./task-states.js";
+import type { AllocRow, JobRow } from "../state/model.js";
+import type { TaskStatesRow } from "../state/task-states.js";
 
 const MIB = 1024 * 1024;
 /** The core the CPU percentage is relative to (the emulated nodes do not fingerprint one). */

@@ -9,13 +9,13 @@
  * LockDelay, then a release without an ID clears it (Items kept). Both timers
  * are clock timers, so they are in snapshots and the state hash.
  */
-import type { TimerRecord } from "../core/clock.js";
-import type { ServiceContext } from "../core/context.js";
-import { formatGoDuration } from "../core/durations.js";
-import { keepKeyOrder } from "../core/json.js";
-import { formatMultierror } from "../core/go/multierror.js";
-import { ActionError } from "../http/actions.js";
-import { nanos, type SchedulerState } from "./model.js";
+import type { TimerRecord } from "../../core/clock.js";
+import type { ServiceContext } from "../../core/context.js";
+import { formatGoDuration } from "../../core/durations.js";
+import { keepKeyOrder } from "../../core/json.js";
+import { formatMultierror } from "../../core/go/multierror.js";
+import { ActionError } from "../../http/actions.js";
+import { nanos, type SchedulerState } from "../state/model.js";
 
 export const VARIABLES_TABLE = "scheduler.variables";
 export const LOCK_TTL_TIMER = "scheduler.variable-lock-ttl";
