@@ -78,33 +78,41 @@ class RecordingReplayer {
 
   async run(): Promise<ComparedExchange[]> {
     const exchanges = [...this.recording.exchanges].sort((a, b) => a.sentMs - b.sentMs || a.seq - b.seq);
-    for (const [i, exchange] of exchanges.entries()) {
-      await this.answerOpenUntil(exchange.sentMs);
+    for (const exchange of exchanges) {
+      await this.compareAnsweredBy(exchange.sentMs);
       this.moveClockTo(exchange.sentMs);
-      const next = exchanges[i + 1];
       const skipped = unsendable(exchange);
-      if (skipped) {
-        this.results.set(exchange.seq, this.result(exchange, [], undefined, skipped));
-        continue;
-      }
-      const pending = this.send(exchange);
-      const answeredMs = exchange.answeredMs;
-      const stillOpen = exchange.response === undefined || answeredMs === undefined || (next !== undefined && answeredMs > next.sentMs);
-      if (stillOpen) this.open.push(pending);
-      else await this.compare(pending);
+      if (skipped) this.results.set(exchange.seq, this.result(exchange, [], undefined, skipped));
+      else this.open.push(this.send(exchange));
     }
-    await this.answerOpenUntil(Number.POSITIVE_INFINITY);
+    await this.compareAnsweredBy(Number.POSITIVE_INFINITY);
     return [...this.results.values()].sort((a, b) => a.seq - b.seq);
   }
 
-  /** Compares the open requests the upstream had answered by `ms`, in the order it answered them. */
-  private async answerOpenUntil(ms: number): Promise<void> {
-    const due = this.open.filter((p) => (p.exchange.answeredMs ?? Number.POSITIVE_INFINITY) <= ms).sort((a, b) => a.exchange.answeredMs! - b.exchange.answeredMs!);
+  /**
+   * Before the request sent at `nextSentMs`: compares every open request the
+   * upstream had answered by then, in the order it answered them. One still
+   * waiting in standin gets the clock moved to the instant the upstream
+   * answered (a blocking query's wait ran out); one the upstream answered in
+   * the very millisecond the next request was sent may be answered by that
+   * request (a write waking a blocking query), so it waits for it.
+   */
+  private async compareAnsweredBy(nextSentMs: number): Promise<void> {
+    const due = this.open
+      .filter(({ exchange }) => exchange.response !== undefined && exchange.answeredMs !== undefined && exchange.answeredMs <= nextSentMs)
+      .sort((a, b) => a.exchange.answeredMs! - b.exchange.answeredMs! || a.exchange.seq - b.exchange.seq);
     for (const pending of due) {
+      const answeredMs = pending.exchange.answeredMs!;
+      let response = await within(pending.answer);
+      if (!response && answeredMs === nextSentMs) continue;
+      if (!response) {
+        this.moveClockTo(answeredMs);
+        response = await within(pending.answer);
+      }
       this.open.splice(this.open.indexOf(pending), 1);
-      await this.compare(pending);
+      await this.compare(pending, response);
     }
-    if (ms === Number.POSITIVE_INFINITY) {
+    if (nextSentMs === Number.POSITIVE_INFINITY) {
       // Never answered upstream (the client went away first): standin's answer is not compared either.
       for (const { exchange, controller } of this.open.splice(0)) {
         controller.abort();
@@ -130,13 +138,7 @@ class RecordingReplayer {
     return { exchange, answer, controller };
   }
 
-  private async compare({ exchange, answer, controller }: Pending): Promise<void> {
-    let response = await within(answer);
-    if (!response && exchange.answeredMs !== undefined) {
-      // Still waiting (a blocking query): the upstream answered at answeredMs; so must standin, by then.
-      this.moveClockTo(exchange.answeredMs);
-      response = await within(answer);
-    }
+  private async compare({ exchange, controller }: Pending, response: Response | undefined): Promise<void> {
     const recorded = exchange.response!;
     if (!response) {
       controller.abort();
@@ -144,24 +146,28 @@ class RecordingReplayer {
       this.results.set(exchange.seq, this.result(exchange, [unanswered], undefined));
       return;
     }
-    const local = await this.localAnswer(response, recorded.streamed === true);
+    const { compared, reported } = await this.localAnswer(response, recorded.streamed === true);
     controller.abort();
     const route = routeOf(exchange.service, exchange.method, exchange.path);
-    const differences = routeDifference(route, recorded, local) ?? diffExchange(this.world, exchange.service, recorded, local);
-    this.results.set(exchange.seq, this.result(exchange, differences, local));
+    const differences = routeDifference(route, recorded, compared) ?? diffExchange(this.world, exchange.service, recorded, compared);
+    this.results.set(exchange.seq, this.result(exchange, differences, reported));
   }
 
-  /** standin's answer as the report keeps it; a stream is read only as far as it has come. */
-  private async localAnswer(response: Response, streamedUpstream: boolean): Promise<Answer> {
+  /**
+   * standin's answer as compared (its secrets as they are: the world map
+   * pairs them with the recording's references) and as the report keeps it;
+   * a stream is read only as far as it has come.
+   */
+  private async localAnswer(response: Response, streamedUpstream: boolean): Promise<{ compared: Answer; reported: Answer }> {
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;
     });
     const { bytes, complete } = streamedUpstream ? { bytes: new Uint8Array(), complete: false } : await readAvailable(response);
     if (!complete) await response.body?.cancel().catch(() => undefined);
+    const answer = { status: response.status, headers, ...(!complete && { streamed: true }) };
     // The report is shared: standin's own secrets are written as references, as the recording writes the upstream's.
-    const body = keptBody(this.emu.redactedBody(bytes));
-    return { status: response.status, headers, body, ...(!complete && { streamed: true }) };
+    return { compared: { ...answer, body: keptBody(bytes) }, reported: { ...answer, body: keptBody(this.emu.redactedBody(bytes)) } };
   }
 
   private moveClockTo(offsetMs: number): void {

@@ -1,0 +1,100 @@
+/**
+ * standin compared with itself: a recording of standin's own answers (seed
+ * 1) replayed against a fresh standin with another seed (2), so every ID
+ * and secret differs between the two runs, must give 0 differences — which
+ * proves the world map sound (IDs by first appearance, the bootstrap's
+ * secret, indexes, times, a blocking query's wait on the virtual clock).
+ */
+import { describe, expect, it } from "vitest";
+import { createStandin } from "../../src/emulator.js";
+import { parity } from "../../src/parity/compare/index.js";
+import { replayRecording } from "../../src/parity/compare/replay-recording.js";
+import type { Recording } from "../../src/parity/recording.js";
+import { smallJob } from "../support/jobs.js";
+import { TestRecorder } from "./parity-recorder.js";
+
+const WORLD = { scheduler: { acl: { enabled: true } } };
+
+/** A suite's worth of traffic: jobs, an ACL bootstrap and its token, a session, KV, two blocking queries. */
+async function recordSuite(): Promise<Recording> {
+  const emu = await createStandin({ fixture: WORLD, seed: 1 });
+  try {
+    const r = new TestRecorder(emu);
+    const boot = await r.send("scheduler", "POST", "/v1/acl/bootstrap");
+    const token = { "X-Nomad-Token": boot.body.SecretID as string };
+    r.advance(1000);
+    const registered = await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("example") }, headers: token });
+    await r.send("scheduler", "GET", "/v1/jobs", { headers: token });
+    const job = await r.send("scheduler", "GET", "/v1/job/example", { headers: token });
+    await r.send("scheduler", "GET", `/v1/evaluation/${registered.body.EvalID}`, { headers: token });
+    await r.send("scheduler", "GET", "/v1/job/example/allocations", { headers: token });
+    await r.send("scheduler", "GET", "/v1/acl/token/self", { headers: token });
+    await r.send("scheduler", "GET", "/v1/jobs"); // no token: 403
+    // A blocking query on the job that nothing wakes: its wait runs out on the clock.
+    const waiting = r.start("scheduler", "GET", `/v1/job/example?index=${job.headers["x-nomad-index"]}&wait=5s`, { headers: token });
+    r.advance(5000);
+    await waiting.answered();
+
+    const session = await r.send("registry", "PUT", "/v1/session/create", { body: { TTL: "15s", Name: "lock" } });
+    await r.send("registry", "PUT", `/v1/kv/config/a?acquire=${session.body.ID}`, { body: "hello" });
+    const read = await r.send("registry", "GET", "/v1/kv/config/a");
+    // A blocking query a write wakes.
+    const watch = r.start("registry", "GET", `/v1/kv/config/a?index=${read.headers["x-consul-index"]}`);
+    r.advance(2000);
+    await r.send("registry", "PUT", "/v1/kv/config/a", { body: "world" });
+    await watch.answered();
+    await r.send("registry", "GET", `/v1/session/info/${session.body.ID}`);
+    await r.send("registry", "GET", "/v1/session/list");
+    // Past the TTL (and Consul's grace): the session is gone, its lock released.
+    r.advance(31_000);
+    await r.send("registry", "GET", `/v1/session/info/${session.body.ID}`);
+    await r.send("registry", "GET", "/v1/kv/config/a");
+    return r.recording();
+  } finally {
+    emu.close();
+  }
+}
+
+describe("standin parity against standin's own answers", () => {
+  it("finds no difference although every ID and secret differs", async () => {
+    const recording = await recordSuite();
+    const report = await parity(recording, { fixture: [{ ...WORLD, seed: 2 }] });
+    expect(report.differences).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.summary).toMatchObject({ exchanges: recording.exchanges.length, differences: 0, notEmulated: 0, skipped: 0 });
+    expect(report.routes.map((r) => `${r.service} ${r.route} ×${r.exchanges}`)).toEqual([
+      "registry GET /v1/kv/:key* ×3",
+      "registry GET /v1/session/info/:session_id* ×2",
+      "registry GET /v1/session/list ×1",
+      "registry PUT /v1/kv/:key* ×2",
+      "registry PUT /v1/session/create ×1",
+      "scheduler GET /v1/acl/token/self ×1",
+      "scheduler GET /v1/evaluation/:eval_id ×1",
+      "scheduler GET /v1/job/:job_id+ ×2",
+      "scheduler GET /v1/job/:job_id+/allocations ×1",
+      "scheduler GET /v1/jobs ×2",
+      "scheduler POST /v1/acl/bootstrap ×1",
+      "scheduler PUT /v1/jobs ×1",
+    ]);
+  });
+
+  it("maps the two worlds: the IDs and the secret did differ, and the replay used standin's", async () => {
+    const recording = await recordSuite();
+    const compared = await replayRecording(recording, { fixture: [{ ...WORLD, seed: 2 }] });
+    const text = (seq: number, side: "recorded" | "standin") => compared.find((e) => e.seq === seq)![side]!.body!.text!;
+    // The job's evaluation: a different ID, found (200) by the ID standin gave.
+    const recordedEval = JSON.parse(text(2, "recorded")).EvalID;
+    const standinEval = JSON.parse(text(2, "standin")).EvalID;
+    expect(recordedEval).not.toBe(standinEval);
+    expect(compared.find((e) => e.seq === 5)!.standin!.status).toBe(200);
+    expect(JSON.parse(text(5, "standin")).ID).toBe(standinEval);
+    // The bootstrap's secret: another one, and the token it is sent as is standin's (token/self answers 200).
+    expect(text(1, "recorded")).not.toBe(text(1, "standin"));
+    expect(compared.find((e) => e.seq === 7)!.standin!.status).toBe(200);
+    // The blocking queries answered in the replay, the one at its wait's end, the one by the write.
+    expect(compared.find((e) => e.seq === 9)!.standin!.status).toBe(200);
+    expect(JSON.parse(text(13, "standin"))[0].Value).toBe(Buffer.from("world").toString("base64"));
+    // The session's TTL ran out in the replay too.
+    expect(JSON.parse(text(17, "standin"))).toEqual(JSON.parse(text(17, "recorded")));
+  });
+});
