@@ -184,6 +184,7 @@ export function formatReport(report: ParityReport): string {
 
 export function describeDifference(d: Pick<ReportedDifference, "kind" | "at" | "recorded" | "standin" | "note">): string {
   const show = (value: unknown) => clip(JSON.stringify(value) ?? "undefined");
+  const note = d.note ? ` (${d.note})` : "";
   switch (d.kind) {
     case "missing":
       return `${d.at} missing in standin (upstream ${show(d.recorded)})`;
@@ -191,11 +192,15 @@ export function describeDifference(d: Pick<ReportedDifference, "kind" | "at" | "
       return `${d.at} extra in standin (${show(d.standin)})`;
     case "order":
       return `${d.at} order: ${d.note}`;
+    case "type":
+      return `${d.at} type: upstream ${show(d.recorded)}, standin ${show(d.standin)}${note}`;
     case "not-emulated":
     case "unknown-path":
-      return `${d.kind}: upstream ${d.recorded}, standin ${d.standin} (${d.note})`;
+      return `${d.kind}: upstream ${d.recorded}, standin ${d.standin}${note}`;
+    case "unanswered":
+      return `unanswered: upstream ${d.recorded}${note}`;
     default:
-      return `${d.at} ${d.kind}: upstream ${show(d.recorded)}, standin ${show(d.standin)}${d.note ? ` (${d.note})` : ""}`;
+      return `${d.at}: upstream ${show(d.recorded)}, standin ${show(d.standin)}${note}`;
   }
 }
 
