@@ -4,61 +4,10 @@
  * each reported once, at the right exchange and path; waivers remove
  * exactly the ones they cover.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStandin } from "../../src/emulator.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { formatReport, parity } from "../../src/parity/compare/index.js";
 import type { Recording } from "../../src/parity/recording.js";
-import { smallJob } from "../support/jobs.js";
-import { type Alteration, differingUpstream, editJson } from "./differing-upstream.js";
-import { TestRecorder } from "./parity-recorder.js";
-
-/** The chosen changes, by exchange. */
-const alter: Alteration = (request, answer) => {
-  const { service, method, path, n } = request;
-  if (service === "scheduler" && method === "GET" && path === "/v1/jobs") return editJson(answer, (list) => list.reverse());
-  if (service === "scheduler" && method === "GET" && path === "/v1/job/a")
-    return editJson(answer, (job) => {
-      job.Priority = 70; // a value
-      delete job.NodePool; // standin has it, the upstream not: extra
-      job.Extra = { Added: true }; // the upstream has it, standin not: missing
-      job.Version = "0"; // a type
-      job.TaskGroups[0].Tasks[0].Driver = "exec"; // a value deep down
-    });
-  if (service === "registry" && method === "GET" && path === "/v1/kv/x" && n === 1)
-    return { ...answer, headers: { ...answer.headers, "content-type": "text/plain", "x-consul-knownleader": "false" } };
-  // The index rises upstream where standin's stays (nothing was written in between).
-  if (service === "registry" && method === "GET" && path === "/v1/kv/x" && n === 2)
-    return { ...answer, headers: { ...answer.headers, "x-consul-index": String(Number(answer.headers["x-consul-index"]) + 5) } };
-  if (service === "registry" && method === "PUT" && path === "/v1/kv/y") return { ...answer, status: 201 };
-  // What the real products answer where standin has no route.
-  if (service === "registry" && path === "/v1/acl/bootstrap") return { status: 200, headers: { "content-type": "application/json" }, body: "{}" };
-  if (service === "scheduler" && path === "/v1/not-a-route") return { status: 200, headers: { "content-type": "application/json" }, body: "[]" };
-  return answer;
-};
-
-async function recordDifferingRun(): Promise<Recording> {
-  const emu = await createStandin({ fixture: "default", seed: 3 });
-  const upstream = await differingUpstream(emu, alter);
-  try {
-    const r = new TestRecorder(emu, upstream.upstream);
-    await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("a") } }); // #1
-    await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("b") } }); // #2
-    await r.send("scheduler", "GET", "/v1/jobs"); // #3 order
-    await r.send("scheduler", "GET", "/v1/job/a"); // #4 fields
-    await r.send("scheduler", "GET", "/v1/job/b"); // #5 as standin answers
-    await r.send("registry", "PUT", "/v1/kv/x", { body: "1" }); // #6
-    await r.send("registry", "GET", "/v1/kv/x"); // #7 headers
-    await r.send("registry", "GET", "/v1/kv/x"); // #8 index movement
-    await r.send("registry", "PUT", "/v1/kv/y", { body: "2" }); // #9 status
-    await r.send("registry", "PUT", "/v1/acl/bootstrap"); // #10 not emulated
-    await r.send("scheduler", "GET", "/v1/not-a-route"); // #11 unknown path
-    await r.send("registry", "GET", "/v1/kv/y"); // #12 as standin answers
-    return r.recording();
-  } finally {
-    await upstream.close();
-    emu.close();
-  }
-}
+import { recordDifferingRun } from "./recorded-runs.js";
 
 let recording: Recording;
 beforeAll(async () => {

@@ -6,54 +6,9 @@
  * secret, indexes, times, a blocking query's wait on the virtual clock).
  */
 import { describe, expect, it } from "vitest";
-import { createStandin } from "../../src/emulator.js";
 import { parity } from "../../src/parity/compare/index.js";
 import { replayRecording } from "../../src/parity/compare/replay-recording.js";
-import type { Recording } from "../../src/parity/recording.js";
-import { smallJob } from "../support/jobs.js";
-import { TestRecorder } from "./parity-recorder.js";
-
-const WORLD = { scheduler: { acl: { enabled: true } } };
-
-/** A suite's worth of traffic: jobs, an ACL bootstrap and its token, a session, KV, two blocking queries. */
-async function recordSuite(): Promise<Recording> {
-  const emu = await createStandin({ fixture: WORLD, seed: 1 });
-  try {
-    const r = new TestRecorder(emu);
-    const boot = await r.send("scheduler", "POST", "/v1/acl/bootstrap");
-    const token = { "X-Nomad-Token": boot.body.SecretID as string };
-    r.advance(1000);
-    const registered = await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("example") }, headers: token });
-    await r.send("scheduler", "GET", "/v1/jobs", { headers: token });
-    const job = await r.send("scheduler", "GET", "/v1/job/example", { headers: token });
-    await r.send("scheduler", "GET", `/v1/evaluation/${registered.body.EvalID}`, { headers: token });
-    await r.send("scheduler", "GET", "/v1/job/example/allocations", { headers: token });
-    await r.send("scheduler", "GET", "/v1/acl/token/self", { headers: token });
-    await r.send("scheduler", "GET", "/v1/jobs"); // no token: 403
-    // A blocking query on the job that nothing wakes: its wait runs out on the clock.
-    const waiting = r.start("scheduler", "GET", `/v1/job/example?index=${job.headers["x-nomad-index"]}&wait=5s`, { headers: token });
-    r.advance(5000);
-    await waiting.answered();
-
-    const session = await r.send("registry", "PUT", "/v1/session/create", { body: { TTL: "15s", Name: "lock" } });
-    await r.send("registry", "PUT", `/v1/kv/config/a?acquire=${session.body.ID}`, { body: "hello" });
-    const read = await r.send("registry", "GET", "/v1/kv/config/a");
-    // A blocking query a write wakes.
-    const watch = r.start("registry", "GET", `/v1/kv/config/a?index=${read.headers["x-consul-index"]}`);
-    r.advance(2000);
-    await r.send("registry", "PUT", "/v1/kv/config/a", { body: "world" });
-    await watch.answered();
-    await r.send("registry", "GET", `/v1/session/info/${session.body.ID}`);
-    await r.send("registry", "GET", "/v1/session/list");
-    // Past the TTL (and Consul's grace): the session is gone, its lock released.
-    r.advance(31_000);
-    await r.send("registry", "GET", `/v1/session/info/${session.body.ID}`);
-    await r.send("registry", "GET", "/v1/kv/config/a");
-    return r.recording();
-  } finally {
-    emu.close();
-  }
-}
+import { recordSuite, WORLD } from "./recorded-runs.js";
 
 describe("standin parity against standin's own answers", () => {
   it("finds no difference although every ID and secret differs", async () => {

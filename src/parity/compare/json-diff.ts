@@ -45,8 +45,14 @@ class JsonComparer {
       this.out.push({ kind: "type", at, recorded, standin: local, note: `${rType} upstream, ${lType} in standin` });
       return;
     }
-    if (rType === "array") return this.compareLists(recorded as unknown[], local as unknown[], at, key);
-    if (rType === "object") return this.compareObjects(recorded as Record<string, unknown>, local as Record<string, unknown>, at);
+    if (rType === "array") {
+      this.compareLists(recorded as unknown[], local as unknown[], at, key);
+      return;
+    }
+    if (rType === "object") {
+      this.compareObjects(recorded as Record<string, unknown>, local as Record<string, unknown>, at);
+      return;
+    }
     const nature = natureOf(key, recorded, holder);
     if (this.world.same(nature, recorded, local, this.service)) return;
     const note = nature === "index" ? "the index moves differently (it rises, or stays, where the upstream's does not)" : undefined;

@@ -164,7 +164,8 @@ export function summaryLine(summary: ParitySummary): string {
 export function formatReport(report: ParityReport): string {
   const lines = [summaryLine(report.summary)];
   const against = Object.entries(report.recording.upstreams).map(
-    ([service, url]) => `${service} ${url}${report.recording.products?.[service as keyof typeof report.recording.products] ? ` (${report.recording.products[service as keyof typeof report.recording.products]})` : ""}`,
+    ([service, url]) =>
+      `${service} ${url}${report.recording.products?.[service as keyof typeof report.recording.products] ? ` (${report.recording.products[service as keyof typeof report.recording.products]})` : ""}`,
   );
   if (against.length > 0) lines.push(`recorded against ${against.join(", ")}`);
   if (report.recording.truncated) lines.push("the recording was truncated (its budget reached): only the exchanges before it were compared");
