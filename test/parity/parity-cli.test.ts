@@ -31,7 +31,7 @@ describe("standin parity", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("exits 0 when nothing differs", async () => {
     const res = await runCli(["parity", same, "--fixture", world]);
     expect(res.stderr).toBe("");
-    expect(res.stdout).toMatch(/^parity: 18 exchanges, 12 routes, 0 differences in 0 routes, 0 not emulated\n/);
+    expect(res.stdout).toMatch(/^parity: 19 exchanges, 13 routes, 0 differences in 0 routes, 0 not emulated\n/);
     expect(res.code).toBe(0);
   });
 

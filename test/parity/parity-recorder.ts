@@ -115,7 +115,7 @@ function redactHeader(name: string, value: string): string {
 }
 
 function redactQuery(path: string): string {
-  return path.replace(/([?&]token=)([^&]*)/g, (_, head: string, secret: string) => `${head}${encodeURIComponent(reference(decodeURIComponent(secret)))}`);
+  return path.replace(/([?&](?:token|key)=)([^&]*)/g, (_, head: string, secret: string) => `${head}${encodeURIComponent(reference(decodeURIComponent(secret)))}`);
 }
 
 function redactBody(text: string): string {

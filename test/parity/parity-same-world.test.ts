@@ -18,6 +18,7 @@ describe("standin parity against standin's own answers", () => {
     expect(report.ok).toBe(true);
     expect(report.summary).toMatchObject({ exchanges: recording.exchanges.length, differences: 0, notEmulated: 0, skipped: 0 });
     expect(report.routes.map((r) => `${r.service} ${r.route} ×${r.exchanges}`)).toEqual([
+      "echo POST /echo ×1",
       "registry GET /v1/kv/:key* ×3",
       "registry GET /v1/session/info/:session_id* ×2",
       "registry GET /v1/session/list ×1",
@@ -51,5 +52,8 @@ describe("standin parity against standin's own answers", () => {
     expect(JSON.parse(text(13, "standin"))[0].Value).toBe(Buffer.from("world").toString("base64"));
     // The session's TTL ran out in the replay too.
     expect(JSON.parse(text(17, "standin"))).toEqual(JSON.parse(text(17, "recorded")));
+    // The API key, recorded as a reference, was sent as the key the starting world holds.
+    expect(compared.find((e) => e.seq === 19)!.path).toMatch(/^\/echo\?key=standin-redacted%3Asha256%3A[0-9a-f]{16}$/);
+    expect(compared.find((e) => e.seq === 19)!.standin!.status).toBe(200);
   });
 });

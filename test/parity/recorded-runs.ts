@@ -44,6 +44,8 @@ export async function recordSuite(): Promise<Recording> {
     r.advance(31_000);
     await r.send("registry", "GET", `/v1/session/info/${session.body.ID}`);
     await r.send("registry", "GET", "/v1/kv/config/a");
+    // The starting world's API key, sent as the recording keeps it (a reference): the replay finds the key it stands for.
+    await r.send("echo", "POST", "/echo?key=test-api-key", { body: { message: "hi" } });
     return r.recording();
   } finally {
     emu.close();

@@ -74,6 +74,7 @@ class RecordingReplayer {
   ) {
     this.startMs = emu.clock.status().nowMs;
     this.world = new WorldMap(Date.parse(recording.startedAt), this.startMs);
+    this.world.learnStartingSecrets(stringsIn(emu.snapshot()));
   }
 
   async run(): Promise<ComparedExchange[]> {
@@ -233,4 +234,11 @@ async function readAvailable(response: Response): Promise<{ bytes: Uint8Array; c
     if (read.done) return { bytes: Buffer.concat(chunks), complete: true };
     chunks.push(read.value);
   }
+}
+
+/** Every string of a document (the starting state: few rows), where any secret it holds is. */
+function* stringsIn(value: unknown): Generator<string> {
+  if (typeof value === "string") yield value;
+  else if (Array.isArray(value)) for (const item of value) yield* stringsIn(item);
+  else if (value !== null && typeof value === "object") for (const item of Object.values(value)) yield* stringsIn(item);
 }

@@ -5,6 +5,7 @@
  * what does a recorded request become in standin's world (its IDs, secrets,
  * node names and the indexes it sends back replaced by standin's).
  */
+import { createHash } from "node:crypto";
 import { Bijection, OrderMap, UndoLog } from "./correspondence.js";
 import { instantMs, type Nature, redactedIn, replaceReferences, skeleton, uuidsIn } from "./nature.js";
 
@@ -98,10 +99,21 @@ export class WorldMap {
     return `${localPath}?${query}`;
   }
 
+  /**
+   * Secrets standin's starting world holds (a fixture's ACL tokens, echo's
+   * API keys): a recorded reference that is the hash of one of them stands
+   * for the same secret here (the user gave the real product the same one).
+   */
+  learnStartingSecrets(secrets: Iterable<string>): void {
+    for (const secret of secrets) this.startingSecrets.set(secretReference(secret), secret);
+  }
+
+  private readonly startingSecrets = new Map<string, string>();
+
   /** A recorded request header's value in standin's world (its secrets and IDs). */
   localText(text: string): string {
     const decodedSecret = text.includes("standin-redacted%3A") ? text.replaceAll("%3A", ":") : text;
-    return replaceReferences(decodedSecret, (kind, value) => (kind === "secret" ? this.secrets : this.ids).localOf(value));
+    return replaceReferences(decodedSecret, (kind, value) => (kind === "secret" ? (this.secrets.localOf(value) ?? this.startingSecrets.get(value)) : this.ids.localOf(value)));
   }
 
   /** A recorded request body in standin's world: JSON walked (names, indexes, IDs), other text by its IDs and secrets. */
@@ -161,4 +173,9 @@ function references(text: string): Array<{ kind: "id" | "secret"; value: string 
     found.push({ at, kind: "id", value });
   }
   return found.sort((a, b) => a.at - b.at);
+}
+
+/** The reference a recording writes for a secret (src/parity/recording.ts). */
+export function secretReference(secret: string): string {
+  return `standin-redacted:sha256:${createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 16)}`;
 }
