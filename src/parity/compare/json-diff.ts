@@ -118,8 +118,14 @@ class JsonComparer {
     const mark = this.world.log.mark();
     const used = new Set<number>();
     const pairing: number[] = [];
+    const byId = idIndex(local);
     for (const element of recorded) {
-      const found = local.findIndex((candidate, i) => !used.has(i) && this.matches(element, candidate, key));
+      // The element whose ID is this one's counterpart first: a list of n known things is paired in n tries, not n².
+      const likely = idsOf(element)
+        .map(({ field, id }) => byId.get(`${field}\u0000${this.world.localIdOf(id) ?? ""}`))
+        .find((i) => i !== undefined && !used.has(i));
+      const found =
+        likely !== undefined && this.matches(element, local[likely], key) ? likely : local.findIndex((candidate, i) => !used.has(i) && this.matches(element, candidate, key));
       if (found < 0) {
         this.world.log.rollback(mark);
         return undefined;
@@ -157,6 +163,28 @@ function bothSortedByAnId(recorded: unknown[], local: unknown[]): boolean {
     const [r, l] = [field(recorded, name), field(local, name)];
     return r.every(isId) && l.every(isId) && ascending(r) && ascending(l);
   });
+}
+
+/** The IDs an element carries at its top level (`ID`, `Session`…), or the element itself when it is one. */
+function idsOf(element: unknown): Array<{ field: string; id: string }> {
+  if (isId(element)) return [{ field: "", id: element }];
+  if (typeOf(element) !== "object") return [];
+  return Object.entries(element as Record<string, unknown>)
+    .filter((entry): entry is [string, string] => isId(entry[1]))
+    .map(([field, id]) => ({ field, id }));
+}
+
+/** Where each ID of a list's elements is: `<field>\0<id>` → the element's position. */
+function idIndex(list: unknown[]): Map<string, number> {
+  const index = new Map<string, number>();
+  list.forEach((element, i) => {
+    for (const { field, id } of idsOf(element)) if (!index.has(`${field}\u0000${id}`)) index.set(`${field}\u0000${id}`, i);
+  });
+  return index;
+}
+
+function isId(value: unknown): value is string {
+  return typeof value === "string" && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 }
 
 function typeOf(value: unknown): string {

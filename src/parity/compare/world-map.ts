@@ -76,6 +76,11 @@ export class WorldMap {
     return recordedRefs.every(({ kind, value }, i) => (kind === "secret" ? this.secrets : this.ids).pair(value, localRefs[i]!.value));
   }
 
+  /** standin's counterpart of a recorded ID, once learned. */
+  localIdOf(recorded: string): string | undefined {
+    return this.ids.localOf(recorded);
+  }
+
   /** A recorded request's path and query in standin's world. */
   localPath(pathAndQuery: string, service: string): string {
     const mark = pathAndQuery.indexOf("?");
