@@ -24,7 +24,10 @@ export interface DifferingUpstream {
   close(): Promise<void>;
 }
 
-export async function differingUpstream(emu: Standin, alter: Alteration): Promise<DifferingUpstream> {
+/** An answer the upstream gives without asking standin (one standin would not give, or not yet), or undefined to forward. */
+export type Invention = (request: { service: RecordedService; method: string; path: string }) => UpstreamAnswer | undefined;
+
+export async function differingUpstream(emu: Standin, alter: Alteration, invent: Invention = () => undefined): Promise<DifferingUpstream> {
   const servers = new Map<RecordedService, { server: Server; url: string }>();
   const seen = new Map<string, number>();
   for (const service of ["scheduler", "registry", "echo"] as const) {
@@ -37,6 +40,12 @@ export async function differingUpstream(emu: Standin, alter: Alteration): Promis
         // Answers are edited as text: none compressed.
         const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string" && e[0] !== "accept-encoding"));
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        const invented = invent({ service, method, path });
+        if (invented) {
+          res.writeHead(invented.status, invented.headers);
+          res.end(invented.body);
+          return;
+        }
         const response = await emu.app(service).request(path, { method, headers, body });
         const answer: UpstreamAnswer = { status: response.status, headers: {}, body: await response.text() };
         response.headers.forEach((value, name) => {
