@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import { ControlError } from "../control/errors.js";
 import { describeIssues } from "../core/validation.js";
-import { PARITY_REPORT_FORMAT, PARITY_REPORT_VERSION } from "../parity/compare/report.js";
+import { PARITY_REPORT_FORMAT, PARITY_REPORT_VERSION } from "../parity/compare/report-format.js";
 
 const reportShape = v.looseObject({
   format: v.literal(PARITY_REPORT_FORMAT),

@@ -8,8 +8,9 @@ import type { Answer, DifferenceKind } from "./exchange-diff.js";
 import type { ComparedExchange } from "./replay-recording.js";
 import type { Waiver, WaiverMatcher } from "./waivers.js";
 
-export const PARITY_REPORT_FORMAT = "standin-parity-report";
-export const PARITY_REPORT_VERSION = 1;
+import { PARITY_REPORT_FORMAT, PARITY_REPORT_VERSION } from "./report-format.js";
+
+export { PARITY_REPORT_FORMAT, PARITY_REPORT_VERSION };
 
 export interface ReportedDifference {
   readonly seq: number;
