@@ -124,8 +124,10 @@ class JsonComparer {
       const likely = idsOf(element)
         .map(({ field, id }) => byId.get(`${field}\u0000${this.world.localIdOf(id) ?? ""}`))
         .find((i) => i !== undefined && !used.has(i));
-      const found =
-        likely !== undefined && this.matches(element, local[likely], key) ? likely : local.findIndex((candidate, i) => !used.has(i) && this.matches(element, candidate, key));
+      // With its ID's counterpart there, no other element can be its match (the ID is paired already): no search.
+      let found: number;
+      if (likely !== undefined) found = this.matches(element, local[likely], key) ? likely : -1;
+      else found = local.findIndex((candidate, i) => !used.has(i) && this.matches(element, candidate, key));
       if (found < 0) {
         this.world.log.rollback(mark);
         return undefined;
