@@ -76,4 +76,42 @@ describe("standin parity at the edges", () => {
     ).toEqual([]);
     expect(diffJson(new WorldMap(0, 0), "registry", ["a", "b", "c"], ["c", "a", "b"])).toEqual([{ kind: "order", at: "$", note: "the same elements in another order" }]);
   });
+
+  it("refuses a recording that holds an exchange twice", async () => {
+    const exchange = { seq: 1, service: "registry", method: "GET", path: "/v1/kv/a", headers: {}, sentMs: 0 };
+    const recording = {
+      format: "standin-recording",
+      version: 1,
+      recordedBy: "test",
+      upstreams: {},
+      startedAt: "2026-01-01T00:00:00Z",
+      exchanges: [exchange, exchange],
+      truncated: false,
+    };
+    await expect(parity(recording)).rejects.toThrow("not a standin recording: exchange #1 appears twice");
+  });
+
+  it("reports a request standin cannot even take (a header value it refuses) as unanswered, not a crash", async () => {
+    const exchange = {
+      seq: 1,
+      service: "registry" as const,
+      method: "GET",
+      path: "/v1/kv/a",
+      headers: { "x-bad": "line\nbreak" },
+      sentMs: 0,
+      answeredMs: 1,
+      response: { status: 404, headers: {} },
+    };
+    const recording: Recording = {
+      format: "standin-recording",
+      version: 1,
+      recordedBy: "test",
+      upstreams: {},
+      startedAt: "2026-01-01T00:00:00Z",
+      exchanges: [exchange],
+      truncated: false,
+    };
+    const report = await parity(recording);
+    expect(report.differences.map((d) => d.kind)).toEqual(["unanswered"]);
+  });
 });

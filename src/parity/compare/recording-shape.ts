@@ -42,5 +42,11 @@ export function parseRecording(document: unknown): Recording {
     throw new RecordingError("this is a tape (standin replay replays it), not a recording (standin record writes one)");
   const parsed = v.safeParse(recordingShape, document);
   if (!parsed.success) throw new RecordingError(`not a standin recording: ${describeIssues(parsed.issues).slice(0, 3).join("; ")}`);
-  return document as Recording;
+  const recording = document as Recording;
+  const seen = new Set<number>();
+  for (const exchange of recording.exchanges) {
+    if (seen.has(exchange.seq)) throw new RecordingError(`not a standin recording: exchange #${exchange.seq} appears twice`);
+    seen.add(exchange.seq);
+  }
+  return recording;
 }
