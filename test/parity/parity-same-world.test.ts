@@ -11,9 +11,10 @@ import { replayRecording } from "../../src/parity/compare/replay-recording.js";
 import { recordSuite, WORLD } from "./recorded-runs.js";
 
 describe("standin parity against standin's own answers", () => {
-  it("finds no difference although every ID and secret differs", async () => {
+  it("finds no difference although every ID, secret and time differs", async () => {
     const recording = await recordSuite();
-    const report = await parity(recording, { fixture: [{ ...WORLD, seed: 2 }] });
+    // Another seed (every ID and secret differs) and another start (every time does): still the same answers.
+    const report = await parity(recording, { fixture: [{ ...WORLD, seed: 2, clock: { start: "2026-06-01T12:00:00Z" } }] });
     expect(report.differences).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.summary).toMatchObject({ exchanges: recording.exchanges.length, differences: 0, notEmulated: 0, skipped: 0 });

@@ -36,6 +36,17 @@ const ADDRESS = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\])(:\d+)?$/;
 /** Keys whose value is a hash of content. */
 const HASH_KEYS = new Set(["ContentHash", "Hash", "SecretsHash", "Checksum"]);
 
+/** Keys ending like a time that hold a duration (Nomad's update block, in ns). */
+const DURATION_KEYS = new Set(["MinHealthyTime"]);
+/** Instants between 2000 and 2100, the only ones a run can write: a duration under a time-like key is none. */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const LATEST_MS = Date.UTC(2100, 0, 1);
+
+function plausibleInstant(value: number): boolean {
+  const ms = instantMs(value);
+  return ms !== undefined && ms >= EARLIEST_MS && ms < LATEST_MS;
+}
+
 /** Keys only a node (Nomad's, or a Consul member) has: its `Name` is then a node name. */
 const NODE_KEYS = ["NodeClass", "NodePool", "Addr"];
 
@@ -50,7 +61,7 @@ export function natureOf(key: string | undefined, value: unknown, holder?: Recor
   if (typeof value === "number" && Number.isInteger(value)) {
     if (key.endsWith("Index")) return "index";
     if (key === "Port" || key.endsWith("Port")) return "port";
-    if (key === "Time" || key.endsWith("Time") || key.endsWith("At")) return "time";
+    if ((key === "Time" || key.endsWith("Time") || key.endsWith("At")) && !DURATION_KEYS.has(key) && plausibleInstant(value)) return "time";
   }
   if (typeof value === "string") {
     if (RFC3339.test(value)) return "time";
