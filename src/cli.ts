@@ -18,6 +18,7 @@ import { actCommand } from "./cli/commands/act.js";
 import { awaitCommand } from "./cli/commands/await.js";
 import { firedLines, type FiredTimer } from "./cli/commands/fired.js";
 import { jobCommand } from "./cli/commands/job.js";
+import { parityCommand } from "./cli/commands/parity.js";
 import { journalCommand } from "./cli/commands/journal.js";
 import { snapshotCommand } from "./cli/commands/snapshot.js";
 import { uiCommand } from "./cli/commands/ui.js";
@@ -149,6 +150,7 @@ export function buildProgram(): Command {
   awaitCommand(program);
   jobCommand(program);
   journalCommand(program);
+  parityCommand(program);
   snapshotCommand(program);
   uiCommand(program);
   recordCommand(program);

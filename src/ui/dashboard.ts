@@ -9,6 +9,7 @@ import type { Clock } from "../core/clock.js";
 import type { Tape } from "../control/tape.js";
 import { ControlError } from "../control/errors.js";
 import { TapeError } from "../replay.js";
+import { checkParityReport } from "./parity-file.js";
 import { type InstantAnswer, type TimelineAnswer, TapeSession } from "./tape-session.js";
 
 /** What the dashboard reads of a live emulator (a Standin). */
@@ -29,6 +30,8 @@ export class Dashboard {
   private liveSession: { generation: number; session: Promise<TapeSession> } | undefined;
   private fileSession: { name: string; session: TapeSession } | undefined;
   private liveUpdate: Promise<unknown> = Promise.resolve();
+  /** A parity report (`standin ui --parity`): a document shown as it is, nothing replayed. */
+  private parity: { name: string; report: unknown } | undefined;
 
   constructor(readonly live: LiveTarget | undefined) {}
 
@@ -36,8 +39,22 @@ export class Dashboard {
     return this.live ? "live" : "tape";
   }
 
-  info(): { mode: "live" | "tape"; tape: { name: string; entries: number } | null } {
-    return { mode: this.mode, tape: this.fileSession ? { name: this.fileSession.name, entries: this.fileSession.session.length } : null };
+  info(): { mode: "live" | "tape"; tape: { name: string; entries: number } | null; parity?: { name: string } } {
+    return {
+      mode: this.mode,
+      tape: this.fileSession ? { name: this.fileSession.name, entries: this.fileSession.session.length } : null,
+      ...(this.parity && { parity: { name: this.parity.name } }),
+    };
+  }
+
+  /** Opens a parity report (`standin parity --json`); a ControlError 400 when it is not one. */
+  openParity(document: unknown, name: string): void {
+    this.parity = { name, report: checkParityReport(document) };
+  }
+
+  parityReport(): unknown {
+    if (!this.parity) throw new ControlError(404, "no parity report is open: start standin ui --parity <report.json>, or drop one on the page");
+    return this.parity.report;
   }
 
   /** Opens a tape document (TapeError, answered 400, when it is not one); it replaces the tape opened before. */

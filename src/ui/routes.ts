@@ -115,6 +115,15 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
     async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
   );
 
+  ui.get(
+    "/ui/api/parity",
+    {
+      summary: "the parity report opened with standin ui --parity (standin parity --json), as it was written",
+      responses: { 200: "the report: `{format, version, recording, summary, ok, routes, differences, exchanges, waivers}`", 404: "no parity report is open" },
+    },
+    (c) => c.json(dashboard.parityReport() as object),
+  );
+
   ui.post(
     "/ui/api/tape",
     {

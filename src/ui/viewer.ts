@@ -26,10 +26,21 @@ export interface TapeViewer {
   close(): Promise<void>;
 }
 
-/** Opens the tape (a ControlError 400 when it is not one standin can replay), then listens. */
-export async function startTapeViewer(options: { tape: unknown; name: string; host?: string; port?: number; allowedHosts?: readonly string[] }): Promise<TapeViewer> {
+/**
+ * Opens the tape (a ControlError 400 when it is not one standin can replay)
+ * and, or, a parity report (`standin parity --json`), then listens.
+ */
+export async function startTapeViewer(options: {
+  tape?: unknown;
+  name?: string;
+  parity?: { report: unknown; name: string };
+  host?: string;
+  port?: number;
+  allowedHosts?: readonly string[];
+}): Promise<TapeViewer> {
   const dashboard = new Dashboard(undefined);
-  await dashboard.openTape(options.tape, options.name);
+  if (options.parity) dashboard.openParity(options.parity.report, options.parity.name);
+  if (options.tape !== undefined) await dashboard.openTape(options.tape, options.name ?? "tape.json");
   const app = new Hono().basePath(CONTROL_PREFIX);
   app.onError((error, c) => controlErrorResponse(c, error));
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path} (this is standin ui: the dashboard of a tape)` }, 404));

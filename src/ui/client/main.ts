@@ -8,11 +8,12 @@
 import { call, follow, get, post, setToken, takeTokenFromAddress, Unauthorized } from "./api.js";
 import { h } from "./dom.js";
 import { instant } from "./format.js";
+import { isParityReport, type ParityReportDocument, parityView } from "./parity-view.js";
 import { type Authentication, stateView } from "./state-view.js";
 import { TimelineView } from "./timeline.js";
 import type { ClockStatus, Instant, Snapshot, Timeline } from "./types.js";
 
-type Tab = "live" | "timeline" | "tape";
+type Tab = "live" | "timeline" | "tape" | "parity";
 
 const app = document.getElementById("app")!;
 let mode: "live" | "tape" = "live";
@@ -31,7 +32,7 @@ tapeTimeline.element.hidden = true;
 
 async function boot(): Promise<void> {
   takeTokenFromAddress();
-  let info: { mode: "live" | "tape"; tape: { name: string } | null };
+  let info: { mode: "live" | "tape"; tape: { name: string } | null; parity?: { name: string } };
   try {
     info = await get("/ui/api/info");
   } catch (error) {
@@ -51,8 +52,18 @@ async function boot(): Promise<void> {
     );
   } else {
     select("tape");
-    await refreshTape();
+    if (info.tape) await refreshTape();
   }
+  if (info.parity) {
+    showParity(await get<ParityReportDocument>("/ui/api/parity"));
+    if (!info.tape) select("parity");
+  }
+}
+
+/** A parity report on its tab (shown once one is open). */
+function showParity(report: ParityReportDocument): void {
+  panels.parity.replaceChildren(parityView(report));
+  tabs.parity.hidden = false;
 }
 
 function askForToken(): void {
@@ -76,8 +87,8 @@ function askForToken(): void {
 }
 
 function layout(): void {
-  const names: Tab[] = mode === "live" ? ["live", "timeline", "tape"] : ["tape"];
-  const titles: Record<Tab, string> = { live: "Live", timeline: "Timeline", tape: "Tape viewer" };
+  const names: Tab[] = mode === "live" ? ["live", "timeline", "tape", "parity"] : ["tape", "parity"];
+  const titles: Record<Tab, string> = { live: "Live", timeline: "Timeline", tape: "Tape viewer", parity: "Parity report" };
   const bar = h("div", { class: "tabs", role: "tablist", "aria-label": "views" });
   for (const name of names) {
     tabs[name] = h("button", { type: "button", role: "tab", id: `tab-${name}`, "aria-controls": `panel-${name}`, onclick: () => select(name) }, titles[name]);
@@ -88,7 +99,8 @@ function layout(): void {
   bar.addEventListener("keydown", (event) => {
     const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
     if (!step) return;
-    const next = names[(names.indexOf(tab) + step + names.length) % names.length]!;
+    const shown = names.filter((name) => !tabs[name].hidden);
+    const next = shown[(shown.indexOf(tab) + step + shown.length) % shown.length]!;
     select(next);
     tabs[next].focus();
   });
@@ -97,6 +109,8 @@ function layout(): void {
     panels.timeline.append(runTimeline.element);
   }
   panels.tape.append(dropZone(), tapeTimeline.element);
+  // No report until one is opened (standin ui --parity, or a report dropped on the tape viewer).
+  tabs.parity.hidden = true;
   app.replaceChildren(
     h("header", {}, h("h1", {}, "standin"), h("span", { class: "mode" }, mode === "live" ? "live emulator" : "tape viewer (read-only)"), status, clockLine),
     bar,
@@ -226,7 +240,15 @@ function dropZone(): HTMLElement {
   const open = async (file: File) => {
     message.textContent = `opening ${file.name}…`;
     try {
-      const timeline = await call<Timeline>("POST", `/ui/api/tape?name=${encodeURIComponent(file.name)}`, await file.text(), true);
+      const text = await file.text();
+      const report = parityReportIn(text);
+      if (report) {
+        showParity(report);
+        select("parity");
+        message.textContent = `${file.name}: a parity report of ${report.summary.exchanges} exchanges`;
+        return;
+      }
+      const timeline = await call<Timeline>("POST", `/ui/api/tape?name=${encodeURIComponent(file.name)}`, text, true);
       tapeTimeline.set(timeline);
       message.textContent = `${file.name}: ${timeline.entries} entries`;
     } catch (error) {
@@ -234,7 +256,12 @@ function dropZone(): HTMLElement {
     }
   };
   input.addEventListener("change", () => input.files?.[0] && void open(input.files[0]));
-  const zone = h("div", { class: "drop" }, h("label", { for: "tape-file" }, "Open a tape (GET /_standin/tape, the CI artifact) or drop it here: "), input);
+  const zone = h(
+    "div",
+    { class: "drop" },
+    h("label", { for: "tape-file" }, "Open a tape (GET /_standin/tape, the CI artifact) or a parity report (standin parity --json), or drop it here: "),
+    input,
+  );
   zone.addEventListener("dragover", (event) => {
     event.preventDefault();
     zone.classList.add("over");
@@ -247,6 +274,16 @@ function dropZone(): HTMLElement {
     if (file) void open(file);
   });
   return zone;
+}
+
+/** A dropped file that is a parity report (shown in the page; nothing to replay), else undefined (a tape, sent to standin). */
+function parityReportIn(text: string): ParityReportDocument | undefined {
+  try {
+    const document: unknown = JSON.parse(text);
+    return isParityReport(document) ? document : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
