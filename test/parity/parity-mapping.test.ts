@@ -189,6 +189,18 @@ describe("the world map", () => {
       ModifyIndex: 7,
     });
   });
+
+  it("pairs indexes past 2^53 (Consul's event list: its last event's ID folded to 64 bits) one to one, as text, not by order", () => {
+    const world = new WorldMap(START, START);
+    // Both would round to the same JavaScript number; the text keeps them apart.
+    expect(world.sameIndex("registry", "6128355740540400217", "15250895163657509970")).toBe(true);
+    expect(world.sameIndex("registry", "11166222852126116147", "1525089516365750997")).toBe(true);
+    expect(world.sameIndex("registry", "6128355740540400217", "15250895163657509971")).toBe(false);
+    expect(world.localPath("/v1/event/list?index=6128355740540400217&name=deploy", "registry")).toBe("/v1/event/list?index=15250895163657509970&name=deploy");
+    // A counter beside them is still mapped by order.
+    world.sameIndex("registry", 40, 7);
+    expect(world.localPath("/v1/kv/a?index=45", "registry")).toBe("/v1/kv/a?index=7");
+  });
 });
 
 describe("waiver globs", () => {

@@ -49,7 +49,7 @@ export function diffExchange(world: WorldMap, service: string, recorded: Answer,
     if (!isIndexHeader(name)) continue;
     const [r, l] = [recorded.headers[name], local.headers[name]];
     if (r === undefined || l === undefined) out.push(headerDifference(name, r, l));
-    else if (!/^\d+$/.test(r) || !/^\d+$/.test(l) || !world.sameIndex(service, Number(r), Number(l)))
+    else if (!/^\d+$/.test(r) || !/^\d+$/.test(l) || !world.sameIndex(service, r, l))
       out.push({ ...headerDifference(name, r, l), note: "the index moves differently (it rises, or stays, where the upstream's does not)" });
   }
   for (const name of COMPARED_HEADERS) {

@@ -23,6 +23,13 @@ export class WorldMap {
   private readonly hashes = new Bijection<string>(this.log);
   /** Each product counts its own indexes. */
   private readonly indexes = new Map<string, OrderMap>();
+  /**
+   * Indexes past 2^53 are not counters but values derived from an ID
+   * (Consul's `/v1/event/list` index is its last event's ID folded to 64
+   * bits): paired one to one, as their decimal text, which a JavaScript
+   * number would round.
+   */
+  private readonly derivedIndexes = new Bijection<string>(this.log);
 
   constructor(
     /** The recording's start (its wall clock) and standin's (its virtual clock), in ms. */
@@ -34,7 +41,7 @@ export class WorldMap {
   same(nature: Nature, recorded: unknown, local: unknown, service: string): boolean {
     switch (nature) {
       case "index":
-        return this.sameIndex(service, recorded as number, local as number);
+        return this.sameIndex(service, recorded as number | string, local as number | string);
       case "time":
         return this.sameInstant(recorded, local);
       case "name":
@@ -49,10 +56,13 @@ export class WorldMap {
     }
   }
 
-  sameIndex(service: string, recorded: number, local: number): boolean {
+  /** Indexes as numbers, or as the decimal text of a header or query (which may not fit a number). */
+  sameIndex(service: string, recorded: number | string, local: number | string): boolean {
+    if (isDerivedIndex(recorded) || isDerivedIndex(local)) return this.derivedIndexes.pair(String(recorded), String(local));
+    const [r, l] = [Number(recorded), Number(local)];
     // 0 means "none yet" in both products, never a position in the order.
-    if (recorded === 0 || local === 0) return recorded === local;
-    return this.indexesOf(service).pair(recorded, local);
+    if (r === 0 || l === 0) return r === l;
+    return this.indexesOf(service).pair(r, l);
   }
 
   private sameInstant(recorded: unknown, local: unknown): boolean {
@@ -97,7 +107,9 @@ export class WorldMap {
         const equals = pair.indexOf("=");
         if (equals < 0) return pair;
         const [name, value] = [pair.slice(0, equals), pair.slice(equals + 1)];
-        if (INDEX_PARAMETERS.has(name) && /^\d+$/.test(value)) return `${name}=${this.localIndex(service, Number(value))}`;
+        if (INDEX_PARAMETERS.has(name) && /^\d+$/.test(value)) {
+          return `${name}=${isDerivedIndex(value) ? (this.derivedIndexes.localOf(value) ?? value) : this.localIndex(service, Number(value))}`;
+        }
         return `${name}=${this.localSegment(value)}`;
       })
       .join("&");
@@ -183,4 +195,9 @@ function references(text: string): Array<{ kind: "id" | "secret"; value: string 
 /** The reference a recording writes for a secret (src/parity/recording.ts). */
 export function secretReference(secret: string): string {
   return `standin-redacted:sha256:${createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 16)}`;
+}
+
+/** An index no counter reaches: one derived from an ID (see `derivedIndexes`). */
+function isDerivedIndex(value: number | string): boolean {
+  return !Number.isSafeInteger(Number(value));
 }
