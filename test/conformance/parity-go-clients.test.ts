@@ -96,4 +96,3 @@ describe.skipIf(SKIP_GO)("standin record → standin parity on the official Go c
     });
   }
 });
-
