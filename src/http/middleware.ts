@@ -162,7 +162,7 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   const res = c.res;
   // A final record that already varies on the encoding (the scheduler's reads): nothing to add, and no Headers to build.
   const known = knownResponseHeaders(res);
-  if (known && known.vary !== undefined && (known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
+  if (known && known.vary !== undefined && (known.vary === "Accept-Encoding" || known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
   // A final record with a body in hand too small to compress: nothing to add either (the record stays final).
   const body = knownResponseBody(res);
   if (known && body !== undefined && (body === null || byteLength(body) < threshold)) return;
