@@ -30,7 +30,7 @@ const roots = rootArgs.length > 0 ? rootArgs.map((root) => resolve(root)) : [HER
 const WARM_REQUESTS = 15_000;
 const COUNTED_REQUESTS = 10_000;
 const WOKEN_QUERIES = 10_000;
-const CALLGRIND = ["--tool=callgrind", "--instr-atstart=no", "--smc-check=all-non-file"];
+const CALLGRIND = ["-q", "--tool=callgrind", "--instr-atstart=no", "--smc-check=all-non-file"];
 // Functions of V8's optimising compiler and of its garbage collector, by name.
 const BACKGROUND = /compiler::|Marking|Sweep|Scaveng|heap::base|MemoryChunk|BodyDescriptor|SizeFromMap|IterateObjectCache|Evacuat|Zone::/;
 
