@@ -225,24 +225,26 @@ export class NomadRouter {
   }
 
   private encode(c: Context, result: unknown, cacheKey: string | undefined): Response {
-    const pretty = wantsPretty(c.req.url, "scheduler");
     if (result instanceof Response) return result;
+    // Asked only when something is encoded: an answer reused below never reads the URL again (for an
+    // in-process Request, each read of `url` serialises it anew; ten thousand woken queries reuse one answer).
+    const pretty = () => wantsPretty(c.req.url, "scheduler");
     if (result instanceof Read) {
-      if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty }), result.index, result.nextToken);
+      if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty: pretty() }), result.index, result.nextToken);
       // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
       const cached = this.answers!.get(cacheKey);
       if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken)
         return markReplayable(this.readAnswer(cached.body, result.index, result.nextToken, true));
-      const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty }), "utf8");
+      const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty: pretty() }), "utf8");
       this.answers!.set(cacheKey, { body, meta: { index: result.index, nextToken: result.nextToken } });
       return markReplayable(this.readAnswer(body, result.index, result.nextToken, true));
     }
     if (result instanceof Write) {
-      const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
+      const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty: pretty() });
       this.names.set(response.headers, "Index", String(result.index));
       return response;
     }
-    return jsonResponse(result, { sortKeys: true, pretty });
+    return jsonResponse(result, { sortKeys: true, pretty: pretty() });
   }
 
   /** A read's answer: its encoded body with the index, leader and next-page headers. */

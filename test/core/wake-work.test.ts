@@ -146,3 +146,39 @@ describe("GET /v1/jobs?index= woken by one write (through the HTTP surface)", ()
     expect(emu.watchers.parked).toBe(0);
   });
 });
+
+describe("a parked query's wake reads its request's URL no more", () => {
+  it("the URL is read on arrival; answering (from the answer another woken query encoded) and journaling read it 0 times", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [{ ID: "a", Type: "batch", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }] }] } } });
+    const first = await emu.scheduler.request("/v1/jobs");
+    const index = Number(first.headers.get("x-nomad-index"));
+    // An in-process Request serialises its URL on every read: count them.
+    const request = new Request(`http://localhost/v1/jobs?index=${index}&wait=5m`);
+    const url = request.url;
+    let reads = 0;
+    Object.defineProperty(request, "url", {
+      get() {
+        reads++;
+        return url;
+      },
+    });
+    // Parked first, so woken first: it encodes the answer (asking the URL whether to pretty-print it).
+    const encoding = emu.scheduler.request(`/v1/jobs?index=${index}&wait=5m`) as Promise<Response>;
+    await untilParked(emu, 1);
+    const answering = emu.scheduler.fetch(request) as Promise<Response>;
+    await untilParked(emu, 2);
+    const onArrival = reads;
+    expect(onArrival).toBeGreaterThan(0);
+    await emu.scheduler.request("/v1/jobs", {
+      method: "PUT",
+      body: JSON.stringify({ Job: { ID: "b", Type: "batch", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }] } }),
+    });
+    const [encoded, answer] = await Promise.all([encoding, answering]);
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe(await encoded.text());
+    expect(reads - onArrival).toBe(0);
+    // The journal still says which request it was.
+    const entries = emu.requests.query();
+    expect(entries.some((entry) => entry.path === "/v1/jobs" && entry.query === `?index=${index}&wait=5m` && entry.status === 200)).toBe(true);
+  });
+});
