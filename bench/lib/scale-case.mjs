@@ -13,10 +13,14 @@
  * body; for 10k woken queries that alone is ~0.2 s to build the answers and
  * ~1 s to read them.
  */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 
 getRequestListener(() => new Response(null));
-const { createStandin } = await import("../../dist/index.js");
+// BENCH_DIST: another build's dist/ (bench/instructions.mjs compares builds with this checkout's cases).
+const { createStandin } = await import(process.env.BENCH_DIST ? pathToFileURL(join(process.env.BENCH_DIST, "index.js")).href : "../../dist/index.js");
 const { FANOUT_KINDS } = await import("./fanout-cases.mjs");
 
 const [caseName, countText, extraText] = process.argv.slice(2);
@@ -41,6 +45,14 @@ const FILTER = 'Meta.tier == "gold"';
 const LIST_PATH = `/v1/jobs?filter=${encodeURIComponent(FILTER)}&per_page=20`;
 
 const since = (t0) => performance.now() - t0;
+
+/** Turns callgrind's counting on or off for this process (it runs under valgrind); the event loop runs meanwhile. */
+const countInstructions = (on) =>
+  new Promise((resolve, reject) => {
+    spawn("callgrind_control", ["-i", on ? "on" : "off", String(process.pid)], { stdio: "ignore" })
+      .on("exit", resolve)
+      .on("error", reject);
+  });
 
 /** Applies N jobs as fixtures of JOB_CHUNK jobs each (the engine registers each one: job, version, summary, eval). */
 async function seedJobs(emu, count) {
@@ -138,6 +150,8 @@ const cases = {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const parkMs = since(t0);
+    // Under callgrind (bench/instructions.mjs wake): count the instructions from the write to the last answer only.
+    if (process.env.BENCH_COUNT_WAKE) await countInstructions(true);
     const write = performance.now();
     const response = await emu.scheduler.request("/v1/jobs", {
       method: "PUT",
@@ -148,6 +162,7 @@ const cases = {
     if (response.status !== 200) throw new Error(`PUT /v1/jobs answered ${response.status}`);
     const responses = await Promise.all(pending);
     const wakeMs = lastAnswer - write;
+    if (process.env.BENCH_COUNT_WAKE) await countInstructions(false);
     for (const response of responses) if (Number(response.headers.get("x-nomad-index")) <= index) wrongIndex++;
     if (wrongIndex) throw new Error(`${wrongIndex} blocking queries answered without the new index`);
     const read = performance.now();

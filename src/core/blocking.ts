@@ -9,6 +9,7 @@
  * since any index they were waiting on may now mean something else.
  */
 import type { Clock, WallTime } from "./clock.js";
+import { MinHeap } from "./heap.js";
 import type { Ids } from "./ids.js";
 import { commitIndexFor, type Commit, type Store } from "./store.js";
 
@@ -37,10 +38,36 @@ interface Waiter {
   settle(reason: WakeReason): void;
 }
 
+/** A parked waiter's real deadline (wall milliseconds), in the one queue of them all. */
+interface RealDeadline {
+  readonly at: number;
+  /** Parking order: waiters with the same deadline time out in the order they parked, as their own timers did. */
+  readonly seq: number;
+  readonly waiter: Waiter;
+  /** Settled another way: skipped when it comes due, dropped in bulk (see dropStaleDeadlines). */
+  stale: boolean;
+}
+
+/** The waiters parked with one abort signal, on the signal itself (one listener per signal, however many waits). */
+const SIGNAL_WAITERS = Symbol("standin.signal-waiters");
+type SignalWithWaiters = AbortSignal & { [SIGNAL_WAITERS]?: Set<Waiter> };
+
 export class Watchers {
   private readonly byTable = new Map<string, Set<Waiter>>();
   private count = 0;
   private readonly parkListeners = new Set<() => void>();
+  /**
+   * Every parked waiter's real deadline, under ONE wall timer armed for the
+   * earliest. A timer of its own per waiter cost a setTimeout to park and a
+   * clearTimeout to settle: with ten thousand queries woken by one write,
+   * the clearTimeouts alone were a tenth of the wake. A settled waiter's
+   * deadline is only marked stale here.
+   */
+  private readonly deadlines = new MinHeap<RealDeadline>((a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq));
+  private nextDeadlineSeq = 0;
+  private liveDeadlines = 0;
+  private staleDeadlines = 0;
+  private armed: { at: number; handle: unknown } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -76,8 +103,8 @@ export class Watchers {
     return new Promise<WakeReason>((resolve) => {
       let settled = false;
       let cancelVirtual: (() => void) | undefined;
-      let realHandle: unknown;
-      const onAbort = () => waiter.settle("aborted");
+      let deadline: RealDeadline | undefined;
+      const signal = options.signal as SignalWithWaiters | undefined;
       const waiter: Waiter = {
         tables: options.tables,
         afterIndex: options.afterIndex,
@@ -87,8 +114,8 @@ export class Watchers {
           this.count--;
           for (const table of options.tables) this.byTable.get(table)?.delete(waiter);
           cancelVirtual?.();
-          if (realHandle !== undefined) this.wall.clearTimer(realHandle);
-          options.signal?.removeEventListener("abort", onAbort);
+          if (deadline) this.forgetDeadline(deadline);
+          signal?.[SIGNAL_WAITERS]?.delete(waiter);
           resolve(reason);
         },
       };
@@ -101,10 +128,8 @@ export class Watchers {
       if (options.virtualDeadline !== undefined) {
         cancelVirtual = this.clock.scheduleEphemeral(options.virtualDeadline, () => waiter.settle("timeout"));
       }
-      if (options.realTimeoutMs !== undefined) {
-        realHandle = this.wall.setTimer(() => waiter.settle("timeout"), Math.max(0, options.realTimeoutMs));
-      }
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.realTimeoutMs !== undefined) deadline = this.addDeadline(waiter, Math.max(0, options.realTimeoutMs));
+      if (signal) watchSignal(signal, waiter);
       for (const listener of this.parkListeners) listener();
     });
   }
@@ -121,6 +146,90 @@ export class Watchers {
   private wakeAll(): void {
     for (const set of [...this.byTable.values()]) for (const waiter of [...set]) waiter.settle("replaced");
   }
+
+  // ---- real deadlines --------------------------------------------------------
+
+  private addDeadline(waiter: Waiter, timeoutMs: number): RealDeadline {
+    const deadline: RealDeadline = { at: this.wall.now() + timeoutMs, seq: this.nextDeadlineSeq++, waiter, stale: false };
+    this.deadlines.push(deadline);
+    this.liveDeadlines++;
+    if (this.armed === undefined || deadline.at < this.armed.at) this.arm(deadline.at);
+    return deadline;
+  }
+
+  private forgetDeadline(deadline: RealDeadline): void {
+    if (deadline.stale) return;
+    deadline.stale = true;
+    this.liveDeadlines--;
+    this.staleDeadlines++;
+    if (this.liveDeadlines === 0) {
+      // Nothing left to time out: no timer pending, no queue kept.
+      this.disarm();
+      this.deadlines.clear();
+      this.staleDeadlines = 0;
+    } else if (this.staleDeadlines > 1024 && this.staleDeadlines > this.deadlines.size / 2) {
+      this.deadlines.retain((d) => !d.stale);
+      this.staleDeadlines = 0;
+    }
+  }
+
+  private arm(at: number): void {
+    this.disarm();
+    const armed = { at, handle: undefined as unknown };
+    armed.handle = this.wall.setTimer(() => this.deadlineReached(armed.at), Math.max(0, at - this.wall.now()));
+    this.armed = armed;
+  }
+
+  private disarm(): void {
+    if (this.armed !== undefined) this.wall.clearTimer(this.armed.handle);
+    this.armed = undefined;
+  }
+
+  /** The timer armed for `at` fired: every deadline up to `at` has come (the wall clock may read a little less). */
+  private deadlineReached(at: number): void {
+    this.armed = undefined;
+    for (let next = this.deadlines.peek(); next !== undefined && next.at <= at; next = this.deadlines.peek()) {
+      this.deadlines.pop();
+      if (next.stale) {
+        this.staleDeadlines--;
+        continue;
+      }
+      // Out of the queue already: marked so that settling does not count it as a stale entry still in it.
+      next.stale = true;
+      this.liveDeadlines--;
+      next.waiter.settle("timeout");
+    }
+    const next = this.firstLiveDeadline();
+    if (next !== undefined && this.armed === undefined) this.arm(next.at);
+  }
+
+  private firstLiveDeadline(): RealDeadline | undefined {
+    for (let next = this.deadlines.peek(); next !== undefined; next = this.deadlines.peek()) {
+      if (!next.stale) return next;
+      this.deadlines.pop();
+      this.staleDeadlines--;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Settles `waiter` "aborted" when `signal` aborts. One listener per signal,
+ * added the first time a waiter parks with it and never removed: a waiter
+ * that settles another way only leaves the signal's set. (Removing a
+ * listener from an AbortSignal costs several microseconds, a good part of
+ * waking a parked query; a request's signal goes with its request.)
+ */
+function watchSignal(signal: SignalWithWaiters, waiter: Waiter): void {
+  let waiters = signal[SIGNAL_WAITERS];
+  if (!waiters) {
+    const parked = new Set<Waiter>();
+    signal[SIGNAL_WAITERS] = waiters = parked;
+    signal.addEventListener("abort", () => {
+      for (const parkedWaiter of [...parked]) parkedWaiter.settle("aborted");
+    });
+  }
+  waiters.add(waiter);
 }
 
 export interface BlockingLimits {

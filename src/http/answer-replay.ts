@@ -22,6 +22,8 @@ interface Remembered {
 }
 
 const BLOCKING = /(?:^|&)index(?:=|&|$)/;
+/** A request's replay key once worked out (null: it has none). */
+const REPLAY_KEY = Symbol("standin.replay-key");
 
 export class AnswerReplay {
   private readonly answers: AnswerCache<Remembered>;
@@ -68,7 +70,21 @@ export class AnswerReplay {
     this.answers.set(key, { body: typeof body === "string" ? Buffer.from(body, "utf8") : body, meta: { status: sent.status, headers } });
   }
 
+  /**
+   * The request's replay key, worked out once per request: `replay` asks
+   * before routing and `remember` after answering, and reading an
+   * in-process Request's `url` serialises it again each time.
+   */
   private keyOf(request: Request): string | undefined {
+    const held = request as Request & { [REPLAY_KEY]?: string | null };
+    const known = held[REPLAY_KEY];
+    if (known !== undefined) return known ?? undefined;
+    const key = this.keyOfRequest(request);
+    held[REPLAY_KEY] = key ?? null;
+    return key;
+  }
+
+  private keyOfRequest(request: Request): string | undefined {
     if (request.method !== "GET") return undefined;
     const url = request.url;
     const query = url.indexOf("?");

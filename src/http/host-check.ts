@@ -12,10 +12,23 @@
  * (`/v1/…`) are not guarded: their clients reach them by service names.
  */
 import { isIP } from "node:net";
+import { LastMade } from "../core/repeats.js";
+import { requestHeader } from "./known-bodies.js";
 import { noSniff } from "./no-sniff.js";
 
 export class HostGuard {
   private readonly allowed: ReadonlySet<string>;
+  /**
+   * The verdict on the last `Host` judged: a client polling the control API
+   * sends the same one every time, and judging it (parsing, lower-casing,
+   * an address check) costs a fair part of answering `GET /_standin/clock`.
+   */
+  private readonly verdicts = new LastMade(
+    (a: string, b: string) => a === b,
+    (host: string) => this.judge(host),
+  );
+  /** How many `Host` values have been judged (not read from the last verdict); tests count it. */
+  judged = 0;
 
   /** `names`: the listen address and the `--allowed-host` names (case and a trailing dot do not matter). */
   constructor(names: readonly string[] = []) {
@@ -28,7 +41,12 @@ export class HostGuard {
    * `app.request("/_standin/…")`) stands for it.
    */
   refusal(request: Request): string | undefined {
-    const host = request.headers.get("host") ?? authority(request.url);
+    // Read from the request's header record (http/known-bodies): over HTTP, the web Request's headers would be built for it.
+    return this.verdicts.get(requestHeader(request, "host") ?? authority(request.url));
+  }
+
+  private judge(host: string): string | undefined {
+    this.judged++;
     const name = hostName(host);
     if (name !== undefined && (isLoopbackName(name) || isIP(name) !== 0 || this.allowed.has(name))) return undefined;
     return `the control API and the dashboard answer only requests whose Host names this machine (localhost, an IP address, the address standin listens on) or a name given with --allowed-host; Host ${JSON.stringify(host)} is none of these (a guard against DNS rebinding)`;

@@ -93,6 +93,23 @@ export function isReplayed(response: Response): boolean {
   return noted(response)[REPLAYED] === true;
 }
 
+const URL_TEXT = Symbol("standin.url");
+
+/**
+ * A request's URL as the port first read it. An in-process Request (the
+ * undici class) serialises its URL again on every read of `url`; the port
+ * reads it once on arrival and the journal, long after (a parked query is
+ * journaled when it answers), reads this.
+ */
+export function noteRequestUrl(request: Request, url: string): void {
+  (request as unknown as { [URL_TEXT]?: string })[URL_TEXT] = url;
+}
+
+/** The URL noted on arrival, else read from the request. */
+export function requestUrlText(request: Request): string {
+  return (request as unknown as { [URL_TEXT]?: string })[URL_TEXT] ?? request.url;
+}
+
 const INCOMING = Symbol("standin.incoming");
 
 /** The Node request a request came in on (over HTTP): its raw headers are read instead of building a web Headers object. */

@@ -13,7 +13,7 @@ import { gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { parseAccept } from "hono/utils/accept";
-import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders, requestHeader, requestHeaderRecord } from "./known-bodies.js";
+import { knownResponseBody, knownResponseHeaders, noteRequestBody, noteResponseHeaders, requestHeader, requestHeaderRecord, requestUrlText } from "./known-bodies.js";
 import { bufferedResponse, textResponse } from "./respond.js";
 import { pathAndQuery } from "./routing.js";
 import type { Redactor } from "./redact.js";
@@ -162,7 +162,7 @@ function varyAcceptEncoding(c: Context, threshold: number): void {
   const res = c.res;
   // A final record that already varies on the encoding (the scheduler's reads): nothing to add, and no Headers to build.
   const known = knownResponseHeaders(res);
-  if (known && known.vary !== undefined && (known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
+  if (known && known.vary !== undefined && (known.vary === "Accept-Encoding" || known.vary === "*" || VARY_ACCEPT_ENCODING.test(known.vary))) return;
   // A final record with a body in hand too small to compress: nothing to add either (the record stays final).
   const body = knownResponseBody(res);
   if (known && body !== undefined && (body === null || byteLength(body) < threshold)) return;
@@ -387,7 +387,7 @@ export function serviceRequestWork(options: ServiceRequestOptions): (c: Context,
  */
 export function journalEntry(service: string, at: number, request: Request, body: Uint8Array | null, status: number, index: number, redact: Redactor): RecordedRequest {
   const headers = redact.headers(requestHeaderRecord(request));
-  const { path, query } = pathsAndSearches.get(request.url);
+  const { path, query } = pathsAndSearches.get(requestUrlText(request));
   const method = request.method;
   // One object literal per shape (this runs on every request): no spreads.
   // `seq: 0` first: the journal numbers the entry in place (core/journal).

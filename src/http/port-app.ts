@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import { capBody, DEFAULT_CONTROL_BODY_LIMIT } from "./body-cap.js";
 import { HostGuard, refusedHost } from "./host-check.js";
 import { noSniff } from "./no-sniff.js";
-import { noteIncoming } from "./known-bodies.js";
+import { noteIncoming, noteRequestUrl } from "./known-bodies.js";
 
 export class PortApp extends Hono {
   constructor(
@@ -40,7 +40,9 @@ export class PortApp extends Hono {
       // Over HTTP, @hono/node-server passes the Node request: headers are read from it (http/known-bodies).
       noteIncoming(request, (rest[0] as { incoming?: { rawHeaders: string[] } } | undefined)?.incoming);
       this.beforeEach();
-      const control = isUnder(pathOf(request.url), this.controlPrefix);
+      const url = request.url;
+      noteRequestUrl(request, url);
+      const control = isUnder(pathOf(url), this.controlPrefix);
       if (control) {
         // Refused before it is read (it changes nothing, so nothing observes it).
         const refused = refusedHost(this.hostGuard, request);

@@ -22,6 +22,7 @@ import { ALLOW_ALL, type Authorizer } from "./acl/acl.js";
 import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
 import { HttpError } from "../http/errors.js";
 import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../core/go/json-errors.js";
+import { LastMade } from "../core/repeats.js";
 
 const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
 
@@ -120,6 +121,13 @@ function lowerCaseSorted(headers: Record<string, string>): Record<string, string
 
 const HEADER_LAYOUTS = new Map<string, Array<[string, string]>>();
 
+/** What a GET answer's headers are made from. */
+interface ReadHeadersKey {
+  readonly index: number;
+  readonly nextToken: string;
+  readonly leader: LeaderView;
+}
+
 /** What a read's answer sends besides its body. */
 interface ReadMeta {
   readonly index: number;
@@ -217,24 +225,26 @@ export class NomadRouter {
   }
 
   private encode(c: Context, result: unknown, cacheKey: string | undefined): Response {
-    const pretty = wantsPretty(c.req.url, "scheduler");
     if (result instanceof Response) return result;
+    // Asked only when something is encoded: an answer reused below never reads the URL again (for an
+    // in-process Request, each read of `url` serialises it anew; ten thousand woken queries reuse one answer).
+    const pretty = () => wantsPretty(c.req.url, "scheduler");
     if (result instanceof Read) {
-      if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty }), result.index, result.nextToken);
+      if (cacheKey === undefined) return this.readAnswer(encodeJSON(result.value, { sortKeys: true, pretty: pretty() }), result.index, result.nextToken);
       // Parked queries woken by one write all ask again at once: the first encodes, the rest reuse it.
       const cached = this.answers!.get(cacheKey);
       if (cached && cached.meta.index === result.index && cached.meta.nextToken === result.nextToken)
         return markReplayable(this.readAnswer(cached.body, result.index, result.nextToken, true));
-      const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty }), "utf8");
+      const body = Buffer.from(encodeJSON(result.value, { sortKeys: true, pretty: pretty() }), "utf8");
       this.answers!.set(cacheKey, { body, meta: { index: result.index, nextToken: result.nextToken } });
       return markReplayable(this.readAnswer(body, result.index, result.nextToken, true));
     }
     if (result instanceof Write) {
-      const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty });
+      const response = result.value === undefined ? bufferedResponse(null, { status: 200 }) : jsonResponse(result.value, { sortKeys: true, pretty: pretty() });
       this.names.set(response.headers, "Index", String(result.index));
       return response;
     }
-    return jsonResponse(result, { sortKeys: true, pretty });
+    return jsonResponse(result, { sortKeys: true, pretty: pretty() });
   }
 
   /** A read's answer: its encoded body with the index, leader and next-page headers. */
@@ -247,15 +257,29 @@ export class NomadRouter {
     // The headers as one record (setting them one by one on a Headers object costs more than the rest of a
     // cached answer), in the lower case and order a Headers object would give them; a GET's is noted as final
     // (nothing changes it afterwards), so observers read the record and the server sends it as it is.
+    if (!get) return bufferedResponse(body, { status: 200, headers: { ...this.readHeaders(index, nextToken, false) } });
+    // A GET's record is frozen and shared by every answer with the same headers (neither the Response, which
+    // copies or only reads it, nor an observer changes it): parked queries woken by one write all answer with
+    // the same index, and made one record each, ten thousand times over.
+    const record = this.readHeaderRecords.get({ index, nextToken, leader: this.leader() });
+    return noteResponseHeaders(bufferedResponse(body, { status: 200, headers: record }), record);
+  }
+
+  /** A read's header record; `get` adds the Vary a GET's answer always carries. */
+  private readHeaders(index: number, nextToken: string, get: boolean, leader = this.leader()): Record<string, string> {
     const headers: Record<string, string> = { "Content-Type": APPLICATION_JSON };
     if (get) headers.Vary = "Accept-Encoding";
-    this.readMeta(headers, index);
+    this.readMeta(headers, index, leader);
     if (nextToken !== "") this.names.put(headers, "NextToken", nextToken);
-    const record = lowerCaseSorted(headers);
-    const response = bufferedResponse(body, { status: 200, headers: { ...record } });
-    // Only a GET's answer is final here: on any other method the gzip middleware may still add Vary.
-    return get ? noteResponseHeaders(response, record) : response;
+    return lowerCaseSorted(headers);
   }
+
+  /** The last GET answer's header record, made again only when its index, next token or leader view differs. */
+  private readonly readHeaderRecords = new LastMade(
+    (a: ReadHeadersKey, b: ReadHeadersKey) =>
+      a.index === b.index && a.nextToken === b.nextToken && a.leader.known === b.leader.known && a.leader.lastContactMs === b.leader.lastContactMs,
+    (key: ReadHeadersKey) => Object.freeze(this.readHeaders(key.index, key.nextToken, true, key.leader)),
+  );
 
   private withReadMeta(response: Response, index: number): Response {
     const meta: Record<string, string> = {};
@@ -264,8 +288,7 @@ export class NomadRouter {
     return response;
   }
 
-  private readMeta(headers: Record<string, string>, index: number): void {
-    const leader = this.leader();
+  private readMeta(headers: Record<string, string>, index: number, leader = this.leader()): void {
     this.names.put(headers, "Index", String(Math.max(1, index)));
     this.names.put(headers, "KnownLeader", leader.known ? "true" : "false");
     this.names.put(headers, "LastContact", String(leader.lastContactMs));

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
+import { controlJson } from "../../http/no-sniff.js";
 import type { ControlTarget } from "../target.js";
 import { advanceResult, clockStatus } from "./clock-answers.js";
 
@@ -18,8 +19,9 @@ const noArguments = v.pipe(v.object({}), v.description("no arguments: leave the 
 export function clockRoutes(routes: DocumentedRoutes, target: ControlTarget): void {
   const clock = routes.withTag("clock");
 
-  clock.get("/clock", { summary: "the virtual clock's status", responses: { 200: "`{now, nowMs, mode, speed, paused, pendingTimers, nextTimerAt, locks, skips}`" } }, (c) =>
-    c.json(clockStatus(target.clock, target.idle.status())),
+  // The route clients poll: answered saying nosniff from the start (http/no-sniff's controlJson), the same bytes as c.json plus the header.
+  clock.get("/clock", { summary: "the virtual clock's status", responses: { 200: "`{now, nowMs, mode, speed, paused, pendingTimers, nextTimerAt, locks, skips}`" } }, () =>
+    controlJson(clockStatus(target.clock, target.idle.status())),
   );
 
   // Idle skipping: on with the auto clock; a lock counter holds it off around a section of a test.
