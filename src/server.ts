@@ -9,6 +9,7 @@ import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { createStandin, type CreateStandinOptions, type Standin } from "./emulator.js";
 import type { GeneratedCa, PreparedTls, TlsFiles } from "./tls.js";
+import { closeServer, listenOn } from "./http/listen.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, type ServiceName } from "./http/service-names.js";
 import { checkStateFileWritable, DEFAULT_STATE_FILE_INTERVAL_MS, loadStateFile, removeStaleTemporaries, type ResumedState, StateFileWriter, writeStateFile } from "./state-file.js";
 
@@ -116,7 +117,7 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
           : createAdaptorServer({ fetch, hostname: host })
       ) as Server;
       const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
-      await listen(server, service, host, port);
+      await listenOn(server, host, port, () => new PortInUseError(service, host, port));
       servers[service] = server;
       ports[service] = (server.address() as AddressInfo).port;
     }
@@ -154,28 +155,4 @@ export async function startStandin(options: StartStandinOptions = {}): Promise<R
         if (options.stateFile) await writeStateFile(emulator.snapshot(), options.stateFile);
       })()),
   };
-}
-
-function listen(server: Server, service: ServiceName, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off("listening", onListening);
-      reject(error.code === "EADDRINUSE" ? new PortInUseError(service, host, port) : error);
-    };
-    const onListening = () => {
-      server.off("error", onError);
-      resolve();
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // Parked long-polls and idle keep-alive sockets must not hold the shutdown.
-    server.closeAllConnections?.();
-  });
 }

@@ -14,6 +14,7 @@ import { Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { wallNow } from "../../core/clock.js";
+import { closeServer, listenOn } from "../../http/listen.js";
 import { DEFAULT_PORTS } from "../../http/service-names.js";
 import { packageVersion } from "../../package-files.js";
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedExchange, type RecordedService, type Recording } from "../recording.js";
@@ -132,7 +133,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       const agent = url.protocol === "https:" ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
       agents.push(agent);
       const server = createServer({ requestTimeout: 0 }, serve(service, { url, agent }));
-      await listen(server, service, host, options.ports?.[service] ?? DEFAULT_PORTS[service]);
+      const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
+      // Said as start says it (server.ts), with the option that picks another port.
+      await listenOn(server, host, port, () => new RecorderError(`port ${port} on ${host} (${service}) is already in use (--${service}-port 0 picks a free one)`));
       servers.set(service, server);
     }
   } catch (error) {
@@ -196,29 +199,4 @@ async function writeAtomically(path: string, text: string): Promise<void> {
     await unlink(temporary).catch(() => {});
     throw error;
   }
-}
-
-function listen(server: Server, service: RecordedService, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off("listening", onListening);
-      // Said as start says it (server.ts), with the option that picks another port.
-      reject(error.code === "EADDRINUSE" ? new RecorderError(`port ${port} on ${host} (${service}) is already in use (--${service}-port 0 picks a free one)`) : error);
-    };
-    const onListening = () => {
-      server.off("error", onError);
-      resolve();
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
-  });
-}
-
-/** Stops listening and cuts every connection still open: a recorder stopping does not wait for a stream to end. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
