@@ -5,7 +5,8 @@
  * crash (SIGKILL, out of memory) leaves the last whole file, never half of one.
  */
 import { existsSync } from "node:fs";
-import { open, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { replaceFile } from "./core/atomic-file.js";
 import { basename, dirname, join } from "node:path";
 import type { Standin } from "./standin/standin.js";
 import { FixtureError } from "./scenario-files/load.js";
@@ -82,26 +83,14 @@ export async function checkStateFileWritable(path: string): Promise<void> {
   }
 }
 
-let writes = 0;
-
-/** Writes to a temporary file beside the target (a new name each write), then renames: a crash mid-write never leaves half a state file. */
+/** Writes to a temporary file beside the target, then renames (core/atomic-file): a crash mid-write never leaves half a state file. */
 export async function writeStateFile(snapshot: StateSnapshot, path: string): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}-${++writes}`;
-  try {
-    // Written in slices (core/json-stream): a large state written whole would hold every port while it is serialised.
-    const file = await open(temporary, "w");
-    try {
-      const reader = jsonStream(snapshot).getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) await file.write(next.value);
-      await file.write("\n");
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  // Written in slices (core/json-stream): a large state written whole would hold every port while it is serialised.
+  await replaceFile(path, async (file) => {
+    const reader = jsonStream(snapshot).getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) await file.write(next.value);
+    await file.write("\n");
+  });
 }
 
 /**

@@ -5,7 +5,8 @@
  * reader that finds the file finds it whole.
  */
 import { readFileSync, unlinkSync } from "node:fs";
-import { readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { replaceFile } from "../core/atomic-file.js";
 import { CliFailure } from "./failure.js";
 import { fileErrorReason } from "./files.js";
 
@@ -47,12 +48,9 @@ export class BackgroundFiles {
   }
 
   private async writeOne(flag: string, path: string, text: string): Promise<void> {
-    const temporary = `${path}.tmp-${process.pid}`;
     try {
-      await writeFile(temporary, text);
-      await rename(temporary, path);
+      await replaceFile(path, text);
     } catch (error) {
-      await unlink(temporary).catch(() => {});
       throw new CliFailure(`standin: cannot write ${flag} ${path}: ${fileErrorReason(error)}`);
     }
     this.written.set(path, text);

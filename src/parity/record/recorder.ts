@@ -12,8 +12,8 @@
 import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
-import { rename, unlink, writeFile } from "node:fs/promises";
 import { wallNow } from "../../core/clock.js";
+import { replaceFile } from "../../core/atomic-file.js";
 import { closeServer, listenOn } from "../../http/listen.js";
 import { DEFAULT_PORTS } from "../../http/service-names.js";
 import { packageVersion } from "../../package-files.js";
@@ -92,7 +92,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const flush = (): Promise<number> => {
     const next = writing.then(async () => {
       const written = await recording();
-      if (options.out) await writeAtomically(options.out, `${JSON.stringify(written, null, 1)}\n`);
+      if (options.out) await replaceFile(options.out, `${JSON.stringify(written, null, 1)}\n`);
       return written.exchanges.length;
     });
     writing = next.catch(() => undefined);
@@ -188,15 +188,4 @@ function upstreamUrls(given: Partial<Record<RecordedService, string>>): Partial<
 function answerJson(outgoing: ServerResponse, status: number, body: unknown): void {
   const text = `${JSON.stringify(body)}\n`;
   outgoing.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) }).end(text);
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}`;
-  try {
-    await writeFile(temporary, text);
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
 }
