@@ -6,19 +6,14 @@
  * STANDIN_SKIP_GO=1 skips the suite on a machine without it.
  */
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../../src/server.js";
-import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
+import { conformanceProgram } from "./support/conformance-program.js";
+import { buildGoProgram, SKIP_GO } from "./support/go-build.js";
 
 const run = promisify(execFile);
-const PROGRAM: GoProgram = {
-  what: "the conformance suite",
-  source: resolve(PROJECT_ROOT, "test/conformance/go"),
-  gopath: [resolve(SHARED, "go-clients/gopath")],
-  binary: resolve(PROJECT_ROOT, "node_modules/.cache/standin-conformance/conformance"),
-};
+const PROGRAM = conformanceProgram("the conformance suite", "conformance");
 const BINARY = PROGRAM.binary;
 const SKIP = SKIP_GO;
 

@@ -12,23 +12,17 @@
  * clock by the recorded wall time between requests.
  */
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parity, type ParityReport } from "../../src/parity/compare/index.js";
 import { startRecorder } from "../../src/parity/record/recorder.js";
 import type { Recording } from "../../src/parity/recording.js";
 import { startStandin } from "../../src/server.js";
-import { buildGoProgram, type GoProgram, PROJECT_ROOT, SHARED, SKIP_GO } from "./support/go-build.js";
+import { conformanceProgram } from "./support/conformance-program.js";
+import { buildGoProgram, SKIP_GO } from "./support/go-build.js";
 
 const run = promisify(execFile);
-/** The conformance program, built to a binary of its own (the Go clients test builds the same sources side by side). */
-const PROGRAM: GoProgram = {
-  what: "the parity check of the conformance suite",
-  source: resolve(PROJECT_ROOT, "test/conformance/go"),
-  gopath: [resolve(SHARED, "go-clients/gopath")],
-  binary: resolve(PROJECT_ROOT, "node_modules/.cache/standin-conformance/conformance-parity"),
-};
+const PROGRAM = conformanceProgram("the parity check of the conformance suite", "conformance-parity");
 
 const MANAGEMENT_SECRET = "6a1f6a6e-3d0e-4c55-9d0b-2f9c1c9e0002";
 const ACL_FIXTURE = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MANAGEMENT_SECRET, Name: "root", Type: "management" }] } } };
