@@ -81,7 +81,7 @@ describe("the import graph of src/", () => {
     expect(circles()).toEqual([]);
   });
 
-  it("has nothing below importing what stands above it: emulator, control API, replay, dashboard, composition", () => {
+  it("has nothing below importing what stands above it: emulator, control API, replay and parity, dashboard, composition", () => {
     const composition = ["src/emulator.ts", "src/server.ts", "src/cli", "src/index.ts", "src/testing/"];
     expect(importsUp("src/standin/", ["src/ui/", "src/replay.ts", ...composition])).toEqual([]);
     // The emulator builds on the recorder, the scenario engine and idle skipping, never on the API's routes (with-control.ts attaches them).
@@ -89,6 +89,8 @@ describe("the import graph of src/", () => {
     expect(importsUp("src/control/", ["src/standin/", "src/ui/", "src/replay", ...composition])).toEqual([]);
     expect(importsUp("src/replay", ["src/ui/", ...composition])).toEqual([]);
     expect(importsUp("src/ui/", composition)).toEqual([]);
+    // Parity replays on a scratch emulator as replay.ts does; the dashboard reads its reports, so it stands below the dashboard.
+    expect(importsUp("src/parity/", ["src/ui/", ...composition])).toEqual([]);
     expect(importsUp("src/scenario-files/", ["src/scheduler/", "src/registry/", "src/echo/", "src/standin/", "src/control/", ...composition])).toEqual([]);
   });
 

@@ -18,7 +18,7 @@ import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index
 import { NodeOperations } from "./nodes/node-ops.js";
 import { EventBroker } from "./events/events.js";
 import { eventStreamHandler } from "./events/stream-endpoint.js";
-import { NomadRouter } from "./http.js";
+import { NomadRouter } from "./http/nomad-http.js";
 import { SchedulerState, type NodeRow } from "./state/model.js";
 import { nodeNetworkFields, type NodeNetworkFixture } from "./state/network.js";
 import { isBuiltInPool, NODE_POOLS_TABLE, NodePools } from "./nodes/node-pools.js";

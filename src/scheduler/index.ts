@@ -21,7 +21,7 @@ import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl/acl.js";
 import type { ServiceInstance } from "../http/service.js";
 import { SCHEDULER_ROUTES } from "./route-catalog.js";
 import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";
-import { field } from "./http.js";
+import { field } from "./http/nomad-http.js";
 
 export { SCHEDULER_CONFIG_TABLE, type SchedulerAgentConfig } from "./cluster.js";
 

@@ -9,7 +9,8 @@
  * once the replay reaches the instant the upstream answered it.
  */
 import { keptBody } from "../../control/tape.js";
-import { createStandin, type Standin } from "../../emulator.js";
+import type { Standin } from "../../standin/standin.js";
+import { createStandinWithControl } from "../../standin/with-control.js";
 import type { RecordedExchange, Recording } from "../recording.js";
 import { type Answer, diffExchange, type ExchangeDifference } from "./exchange-diff.js";
 import { routeOf, type RouteOfExchange } from "./routes.js";
@@ -47,13 +48,13 @@ interface Pending {
 }
 
 export async function replayRecording(recording: Recording, options: ParityOptions = {}): Promise<ComparedExchange[]> {
-  const emu = await createStandin({
+  // A scratch emulator with the control API and no dashboard, as a tape's replay makes one (the parity report is read by the dashboard, which stands above).
+  const emu = await createStandinWithControl({
     fixture: (options.fixture ?? ["default"]) as never,
     // The recording's times drive the clock, nothing else.
     clock: { mode: "manual" },
     tape: false,
     idleSkipping: false,
-    ui: false,
   });
   try {
     return await new RecordingReplayer(recording, emu).run();

@@ -5,23 +5,22 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import { exceedsValueCount, parseBodyOnce } from "../../core/json.js";
+import { ALLOW_ALL, type Authorizer } from "../http/authorizer.js";
 import {
   ACL_TABLES,
-  ALLOW_ALL,
   authorizerFromPolicies,
   parsePolicy,
   PolicyParseError,
   policyView,
   tokenBySecret,
   tokenView,
-  type Authorizer,
   type ParsedPolicy,
   type PolicyRow,
   type TokenRow,
 } from "./acl.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
-import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, jsonBody, NomadError, notFound, Read, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 /** helper.IsUUID: 36 characters of hex in the 8-4-4-4-12 form, any case. */

@@ -12,6 +12,7 @@ import { excessiveNesting, MAX_JSON_DEPTH } from "../../core/json.js";
 import type { Table } from "../../core/store.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { goGlob } from "../../core/go/glob.js";
+import type { Authorizer } from "../http/authorizer.js";
 
 export const ACL_TABLES = { policies: "scheduler.acl-policies", tokens: "scheduler.acl-tokens", bootstrap: "scheduler.acl-bootstrap" } as const;
 
@@ -188,44 +189,6 @@ function namespaceDump(name: string, shorthand: unknown, caps: unknown[] | undef
   const capsText = caps === undefined ? "[]string(nil)" : `[]string{${caps.map((c) => goQuote(String(c))).join(", ")}}`;
   return `&acl.NamespacePolicy{Name:${goQuote(name)}, Policy:${goQuote(String(shorthand ?? ""))}, Capabilities:${capsText}, Variables:(*acl.VariablesPolicy)(nil)}`;
 }
-
-/** What a request may do. */
-export interface Authorizer {
-  readonly management: boolean;
-  allowNamespace(namespace: string, capability: string): boolean;
-  /** Any capability at all in the namespace (what the namespace list and read ask). */
-  anyInNamespace(namespace: string): boolean;
-  allow(kind: "node" | "agent" | "operator", level: "read" | "write"): boolean;
-  /** A variables capability (list, read, write, destroy) on a path in a namespace (AllowVariableOperation). */
-  allowVariable(namespace: string, path: string, capability: string): boolean;
-  /** AllowNodePoolOperation: `op` (read, write, delete) in the pool, by its name or closest glob. */
-  allowNodePool(pool: string, op: string): boolean;
-  /**
-   * What `namespace=*` asks of a namespace check (acl.go anyNamespaceAllowsOp /
-   * anyNamespaceAllowsAnyOp): some namespace rule, exact or glob, not denied,
-   * granting `capability` (any capability at all when none is named).
-   */
-  anyNamespaceAllows(capability?: string): boolean;
-  /** AllowVariableSearch: any variables rule in a namespace whose name starts with `namespace` (any rule at all for `*`). */
-  allowVariableSearch(namespace: string): boolean;
-  /** AllowNodePoolSearch: some node pool rule that is not a deny. */
-  allowNodePoolSearch(): boolean;
-  /** AllowPluginRead (`read`) and AllowPluginList (`list` or `read`). */
-  allowPlugin(op: "read" | "list"): boolean;
-}
-
-export const ALLOW_ALL: Authorizer = {
-  management: true,
-  allowNamespace: () => true,
-  anyInNamespace: () => true,
-  allow: () => true,
-  allowVariable: () => true,
-  allowNodePool: () => true,
-  anyNamespaceAllows: () => true,
-  allowVariableSearch: () => true,
-  allowNodePoolSearch: () => true,
-  allowPlugin: () => true,
-};
 
 export function authorizerFromPolicies(policies: ParsedPolicy[]): Authorizer {
   const namespaces = new Map<string, Set<string>>();

@@ -9,7 +9,7 @@ import type { ServiceContext } from "../../core/context.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { textResponse } from "../../http/respond.js";
 import { requestUrl } from "../../http/routing.js";
-import { NomadError, parseQueryOptions } from "../http.js";
+import { NomadError, parseQueryOptions } from "../http/nomad-http.js";
 import { EVENT_DROPPED, HEARTBEAT_MS, HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES, type EventBroker, type Subscription } from "./events.js";
 import type { SubscribeRequest } from "./stream-event.js";
 

@@ -1,7 +1,7 @@
 /** The agent's own endpoints: health, members (one server per region), self. */
 import { NOMAD_VERSION } from "../../core/versions.js";
 import { agentStats } from "./agent-stats.js";
-import type { NomadRouter } from "../http.js";
+import type { NomadRouter } from "../http/nomad-http.js";
 import { only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

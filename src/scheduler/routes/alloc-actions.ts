@@ -13,7 +13,7 @@
 import { permissionDenied } from "../acl/acl-routes.js";
 import { clientAlloc, putTaskStates, restartAllocation, signalTasks, SignalFailures, type RestartRequest } from "../allocations/alloc-lifecycle.js";
 import { allocResourceUsage } from "../allocations/alloc-stats.js";
-import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http.js";
+import { jsonBody, NomadError, typedField, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { versionKey } from "../state/model.js";
 import type { TaskStatesRow } from "../state/task-states.js";
 import { serviceChecksOf } from "../services/service-checks.js";

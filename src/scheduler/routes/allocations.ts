@@ -2,7 +2,7 @@
 import { allocationFilterDatum } from "../state/filter-datum.js";
 import { permissionDenied } from "../acl/acl-routes.js";
 import { goQuote } from "../../core/go/strconv.js";
-import { NomadError, parseGoBool, ReadError, serverError, Write, type NomadRouter } from "../http.js";
+import { NomadError, parseGoBool, ReadError, serverError, Write, type NomadRouter } from "../http/nomad-http.js";
 import { allocStub, allocView, allocWire, TABLES, versionKey } from "../state/model.js";
 import { inNamespace, only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

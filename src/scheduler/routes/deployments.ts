@@ -4,7 +4,7 @@
  */
 import { textResponse } from "../../http/respond.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, field, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { allocStub, byCreateIndex, deploymentView, TABLES } from "../state/model.js";
 import { inNamespace, notYet, only, readableAllocs, rpc, str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

@@ -10,7 +10,7 @@ import { evaluationFilterDatum } from "../state/filter-datum.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { compileFilter, FilterEvaluationError, FilterParseError } from "../../core/filter/index.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, jsonBody, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, jsonBody, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { evalView, TABLES } from "../state/model.js";
 import { inNamespace, only, rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

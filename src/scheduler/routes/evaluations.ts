@@ -1,7 +1,7 @@
 /** Evaluations: the list (`/v1/evaluations`), one evaluation and its allocations. */
 import { evaluationFilterDatum } from "../state/filter-datum.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, ReadError, type NomadRouter } from "../http.js";
+import { badRequest, ReadError, type NomadRouter } from "../http/nomad-http.js";
 import { allocStub, byCreateIndex, evalView, evalWire, TABLES } from "../state/model.js";
 import { inNamespace, only, readableAllocs } from "./helpers.js";
 import { deleteEvaluations } from "./eval-admin.js";

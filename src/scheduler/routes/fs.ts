@@ -22,7 +22,7 @@ import { bufferedResponse, TEXT_PLAIN, textResponse } from "../../http/respond.j
 import { AllocDirectory, sizeOf, type VirtualFile } from "../allocations/alloc-dir.js";
 import { HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES as FOLLOW_SLACK_BYTES } from "../events/events.js";
 import { StreamBudget } from "../events/stream-budget.js";
-import { badRequest, NomadError, notFound, parseGoBool, serverError, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, NomadError, notFound, parseGoBool, serverError, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { TABLES, versionKey, type AllocRow, type SchedulerState } from "../state/model.js";
 import type { LogType, TaskLogs } from "../state/task-logs.js";
 import type { TaskStatesRow } from "../state/task-states.js";

@@ -5,7 +5,7 @@
 import { textResponse } from "../../http/respond.js";
 import { permissionDenied } from "../acl/acl-routes.js";
 import { CodedError } from "../engine/index.js";
-import { invalidMethod, NomadError, serverError, type RequestContext } from "../http.js";
+import { invalidMethod, NomadError, serverError, type RequestContext } from "../http/nomad-http.js";
 
 export const only = (rc: RequestContext, ...methods: string[]) => {
   if (!methods.includes(rc.method)) throw invalidMethod();

@@ -9,7 +9,7 @@
  */
 import type { ServiceContext } from "../../core/context.js";
 import type { SchedulerEngine } from "../engine/index.js";
-import type { NomadRouter } from "../http.js";
+import type { NomadRouter } from "../http/nomad-http.js";
 import type { SchedulerState } from "../state/model.js";
 import type { NodeOperations } from "../nodes/node-ops.js";
 import { registerAgentRoutes } from "./agent.js";

@@ -3,7 +3,7 @@
  * newest-modified first with their allocations, latest deployment and group
  * counts. The token is the job's ModifyIndex. A POST body names the jobs.
  */
-import { badRequest, field, parseGoBool, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, parseGoBool, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { nanos, TABLES, type DeploymentRow, type Json, type JobRow } from "../state/model.js";
 import type { Tokenizer } from "./paging.js";
 import { inNamespace, only } from "./helpers.js";

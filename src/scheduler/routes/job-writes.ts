@@ -3,7 +3,7 @@
  * `/v1/job/:id`, and the one admission path (jobspec/admit.ts) every job
  * specification goes through.
  */
-import { badRequest, boolParam, field, jsonBody, serverError, typedField, Write, type RequestContext } from "../http.js";
+import { badRequest, boolParam, field, jsonBody, serverError, typedField, Write, type RequestContext } from "../http/nomad-http.js";
 import { admitJob, JobDecodeError, type AdmittedJob } from "../jobspec/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { str } from "./helpers.js";

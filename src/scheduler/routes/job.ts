@@ -5,7 +5,7 @@
  */
 import { formatInstant } from "../../core/instant.js";
 import { annotateTaskDiffs, jobDiff } from "../diff/index.js";
-import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
+import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http/nomad-http.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { allocStub, deploymentView, evalWire, jobView, TABLES } from "../state/model.js";

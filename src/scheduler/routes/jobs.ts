@@ -3,7 +3,7 @@
  * (`/v1/jobs/parse`), validation (`/v1/validate/job`).
  */
 import { jobFilterDatum } from "../state/filter-datum.js";
-import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http.js";
+import { badRequest, field, jsonBody, type NomadRouter, typedField } from "../http/nomad-http.js";
 import { canonicalizeApiJob, HclJobError, MAX_JOB_SOURCE_BYTES, parseJobHcl } from "../jobspec/hcl/index.js";
 import { formatMultierror } from "../../core/go/multierror.js";
 import { jobStub, jobView, TABLES, type JobRow } from "../state/model.js";

@@ -1,5 +1,5 @@
 /** Namespaces: the list (`/v1/namespaces`), one namespace, create/update and delete. */
-import { badRequest, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http.js";
+import { badRequest, field, invalidMethod, jsonBody, ReadError, serverError, typedField, Write, type NomadRouter } from "../http/nomad-http.js";
 import { namespaceView, TABLES, type JobRow } from "../state/model.js";
 import { only, str } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

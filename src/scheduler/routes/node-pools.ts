@@ -6,7 +6,7 @@
  */
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, boolParam, field, invalidMethod, jsonBody, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { jobStub, jobView, nodeStub, TABLES, type JobRow, type NodeRow } from "../state/model.js";
 import { NODE_POOL_ALL, NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../nodes/node-pools.js";
 import { nodeView } from "../nodes/node-view.js";

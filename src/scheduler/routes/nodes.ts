@@ -1,6 +1,6 @@
 /** Nodes: the list (`/v1/nodes`), one node and its allocations, and its writes (eligibility, drain, purge; with node operations). */
 import { nodeFilterDatum } from "../state/filter-datum.js";
-import { badRequest, boolParam, field, jsonBody, ReadError, typedField, Write, type NomadRouter } from "../http.js";
+import { badRequest, boolParam, field, jsonBody, ReadError, typedField, Write, type NomadRouter } from "../http/nomad-http.js";
 import { allocWire, nodeStub, TABLES, type NodeRow } from "../state/model.js";
 import { nodeView } from "../nodes/node-view.js";
 import { idTokenizer } from "./paging.js";

@@ -11,7 +11,7 @@
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { goQuote } from "../../core/go/strconv.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, field, invalidMethod, jsonBody, NomadError, Read, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, invalidMethod, jsonBody, NomadError, Read, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { schedulerConfig, validateSchedulerConfig, type SchedulerConfigInput } from "../state/scheduler-config.js";
 import { rpc } from "./helpers.js";
 import type { RouteKit } from "./kit.js";

@@ -6,7 +6,7 @@
 import { blockingTimeoutMs, runBlockingQuery, SPEC_BLOCKING_LIMITS } from "../../core/blocking.js";
 import type { ServiceContext } from "../../core/context.js";
 import { compileFilter, FilterEvaluationError, FilterParseError, type Filter } from "../../core/filter/index.js";
-import { badRequest, NomadError, Read, ReadError, type RequestContext } from "../http.js";
+import { badRequest, NomadError, Read, ReadError, type RequestContext } from "../http/nomad-http.js";
 import { byCreateIndex, type SchedulerState } from "../state/model.js";
 import { createIndexIdTokenizer, idTokenizer, pageRequest, paginate, type Tokenizer } from "./paging.js";
 import { cmp } from "./helpers.js";

@@ -12,7 +12,7 @@
  * query options, so `?index=` is ignored).
  */
 import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
-import { badRequest, field, jsonBody, Read, serverError, typedField, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, jsonBody, Read, serverError, typedField, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import { fuzzySearch } from "../search/fuzzy.js";
 import { prefixSearch } from "../search/prefix.js";
 import { SearchScan } from "../search/scan.js";

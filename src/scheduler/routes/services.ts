@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, invalidMethod, NomadError, Read, ReadError, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, invalidMethod, NomadError, Read, ReadError, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import type { Tokenizer } from "./paging.js";
 import { SERVICE_REGISTRATIONS_TABLE, serviceRegistrationsOf, type ServiceRegistrationRow } from "../services/service-registrations.js";
 import { cmp } from "./helpers.js";

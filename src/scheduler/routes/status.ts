@@ -1,5 +1,5 @@
 /** Status and regions: the leader, the peers, the federation's regions. */
-import type { NomadRouter } from "../http.js";
+import type { NomadRouter } from "../http/nomad-http.js";
 import { only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

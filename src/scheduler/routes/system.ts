@@ -10,7 +10,7 @@
  */
 import { emptyResponse } from "../../http/respond.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import type { NomadRouter, RequestContext } from "../http.js";
+import type { NomadRouter, RequestContext } from "../http/nomad-http.js";
 import { only } from "./helpers.js";
 import type { RouteKit } from "./kit.js";
 

@@ -10,7 +10,7 @@ import { jsonKind, unmarshalTypeError } from "../../core/go/json-errors.js";
 import { bufferedResponse, emptyResponse, TEXT_PLAIN } from "../../http/respond.js";
 import { wantsPretty } from "../../http/pretty.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { badRequest, field, invalidMethod, jsonBody, NomadError, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http.js";
+import { badRequest, field, invalidMethod, jsonBody, NomadError, ReadError, typedField, Write, type NomadRouter, type RequestContext } from "../http/nomad-http.js";
 import type { Tokenizer } from "./paging.js";
 import {
   filterDatum,

@@ -5,8 +5,8 @@
  * answer (or refuse the request), and the limits Nomad's agent defaults to.
  */
 import { goQuote } from "../../core/go/strconv.js";
-import type { Authorizer } from "../acl/acl.js";
-import { serverError } from "../http.js";
+import type { Authorizer } from "../http/authorizer.js";
+import { serverError } from "../http/nomad-http.js";
 
 /** `ossContexts`, in Nomad's order: what `all` searches. */
 export const CONTEXTS = ["allocs", "jobs", "nodes", "node_pools", "evals", "deployment", "plugins", "volumes", "scaling_policy", "vars", "namespaces"] as const;

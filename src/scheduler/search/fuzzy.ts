@@ -12,9 +12,9 @@
  * answers one fixed order: a job's parts in the order above, equal scores in
  * scan order.
  */
-import type { Authorizer } from "../acl/acl.js";
+import type { Authorizer } from "../http/authorizer.js";
 import { permissionDenied } from "../acl/acl-routes.js";
-import { serverError } from "../http.js";
+import { serverError } from "../http/nomad-http.js";
 import type { Json } from "../state/model.js";
 import {
   expandContext,

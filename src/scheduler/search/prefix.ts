@@ -11,7 +11,7 @@
  * (`web` is not hex) is left out of `Matches` and `Truncations` altogether.
  * A context with no match answers `null` (Go's nil slice).
  */
-import type { Authorizer } from "../acl/acl.js";
+import type { Authorizer } from "../http/authorizer.js";
 import { permissionDenied } from "../acl/acl-routes.js";
 import { filteredSearchContexts, isKnownContext, roundUUIDDownIfOdd, startsWithBytes, sufficientSearchPerms, TRUNCATE_LIMIT, unknownContext } from "./contexts.js";
 import { prefixIdOf, type Scanned, type SearchScan } from "./scan.js";

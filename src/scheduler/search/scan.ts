@@ -10,7 +10,7 @@
  * policies) scan nothing.
  */
 import type { ServiceContext } from "../../core/context.js";
-import type { Authorizer } from "../acl/acl.js";
+import type { Authorizer } from "../http/authorizer.js";
 import { TABLES, type AllocRow, type JobRow, type NodeRow, type SchedulerState } from "../state/model.js";
 import { NODE_POOLS_TABLE, NodePools, type NodePoolRow } from "../nodes/node-pools.js";
 import type { Table } from "../../core/store.js";

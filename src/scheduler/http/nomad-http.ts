@@ -9,20 +9,20 @@
  *   `-KnownLeader`, `-LastContact` even on their 404s; writes carry the index.
  */
 import type { Context } from "hono";
-import { HeaderNames, SCHEDULER_HEADERS } from "../http/headers.js";
-import { wantsPretty } from "../http/pretty.js";
-import { answerKey, type AnswerCache, type StampedMemo } from "../http/answer-cache.js";
-import { markReplayable, noteResponseHeaders } from "../http/known-bodies.js";
-import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../http/respond.js";
-import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../http/routing.js";
-import { parseBlockingParams } from "../http/blocking-params.js";
-import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../core/json.js";
-import { extractToken } from "../http/tokens.js";
-import { ALLOW_ALL, type Authorizer } from "./acl/acl.js";
-import { NO_CLUSTER_LEADER, type LeaderView } from "../http/leader.js";
-import { HttpError } from "../http/errors.js";
-import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../core/go/json-errors.js";
-import { LastMade } from "../core/repeats.js";
+import { HeaderNames, SCHEDULER_HEADERS } from "../../http/headers.js";
+import { wantsPretty } from "../../http/pretty.js";
+import { answerKey, type AnswerCache, type StampedMemo } from "../../http/answer-cache.js";
+import { markReplayable, noteResponseHeaders } from "../../http/known-bodies.js";
+import { APPLICATION_JSON, bufferedResponse, emptyResponse, jsonResponse, textResponse } from "../../http/respond.js";
+import { decodedPath, longestMatch, pathAndQuery, requestUrl } from "../../http/routing.js";
+import { parseBlockingParams } from "../../http/blocking-params.js";
+import { encodeJSON, exceedsValueCount, excessiveNesting, parseBodyOnce, TOO_MANY_VALUES } from "../../core/json.js";
+import { extractToken } from "../../http/tokens.js";
+import { ALLOW_ALL, type Authorizer } from "./authorizer.js";
+import { NO_CLUSTER_LEADER, type LeaderView } from "../../http/leader.js";
+import { HttpError } from "../../http/errors.js";
+import { jsonKind, maxDepthError, syntaxError, unmarshalTypeError } from "../../core/go/json-errors.js";
+import { LastMade } from "../../core/repeats.js";
 
 const LEADER_KNOWN: LeaderView = { known: true, lastContactMs: 0 };
 
