@@ -12,6 +12,7 @@
 import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { wallNow } from "../../core/clock.js";
 import { replaceFile } from "../../core/atomic-file.js";
 import { closeServer, listenOn } from "../../http/listen.js";
@@ -22,6 +23,7 @@ import { RecordingBudget } from "./budget.js";
 import { ExchangeRecord, type ExchangeContext } from "./exchange.js";
 import { productVersions } from "./products.js";
 import { forward, type Upstream } from "./proxy.js";
+import { forwardUpgrade } from "./upgrade.js";
 import { recordingRedactor } from "./redaction.js";
 
 export const RECORDED_SERVICES: readonly RecordedService[] = ["scheduler", "registry", "echo"];
@@ -100,6 +102,8 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   };
 
   const servers = new Map<RecordedService, Server>();
+  /** Connections switched to another protocol: no longer HTTP, so closing the server does not cut them; closing the recorder does. */
+  const switched = new Set<Duplex>();
   const agents: Array<HttpAgent | HttpsAgent> = [];
   const serve = (service: RecordedService, upstream: Upstream) => (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const path = incoming.url ?? "/";
@@ -112,17 +116,17 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       );
       return;
     }
+    forward(incoming, outgoing, upstream, recordOf(service, incoming));
+  };
+  /** The record of a request about to be forwarded; none once the recording is full (it describes nothing more). */
+  const recordOf = (service: RecordedService, incoming: IncomingMessage): ExchangeRecord | undefined => {
     const seq = nextSeq++;
-    let record: ExchangeRecord | undefined;
-    // A full recording describes nothing more: the request is only forwarded.
-    if (budget.truncation === undefined) {
-      const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", path, incoming.headers);
-      if (budget.admit(seq, ExchangeRecord.cost(head))) {
-        record = new ExchangeRecord(context, head);
-        exchanges.push(record);
-      }
-    }
-    forward(incoming, outgoing, upstream, record);
+    if (budget.truncation !== undefined) return undefined;
+    const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", incoming.url ?? "/", incoming.headers);
+    if (!budget.admit(seq, ExchangeRecord.cost(head))) return undefined;
+    const record = new ExchangeRecord(context, head);
+    exchanges.push(record);
+    return record;
   };
 
   try {
@@ -133,6 +137,12 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       const agent = url.protocol === "https:" ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
       agents.push(agent);
       const server = createServer({ requestTimeout: 0 }, serve(service, { url, agent }));
+      // A request to switch protocols (a WebSocket: `nomad alloc exec`) is forwarded too, and its connection then passed through.
+      server.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
+        switched.add(socket);
+        socket.on("close", () => switched.delete(socket));
+        forwardUpgrade(incoming, socket, head, { url, agent }, recordOf(service, incoming));
+      });
       const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
       // Said as start says it (server.ts), with the option that picks another port.
       await listenOn(server, host, port, () => new RecorderError(`port ${port} on ${host} (${service}) is already in use (--${service}-port 0 picks a free one)`));
@@ -153,6 +163,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     flush,
     close: () =>
       (closing ??= (async () => {
+        for (const socket of switched) socket.destroy();
         await Promise.all([...servers.values()].map(closeServer));
         for (const agent of agents) agent.destroy();
         // Cutting the connections ends every exchange still open (a stream, a parked query) as cut now.
