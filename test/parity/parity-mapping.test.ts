@@ -190,6 +190,21 @@ describe("the world map", () => {
     });
   });
 
+  it("puts an ID's prefix sent alone (Nomad's short IDs) into standin's world when it starts exactly one learned ID", () => {
+    const world = new WorldMap(START, START);
+    world.same("plain", ID_A, ID_X, "scheduler");
+    world.same("plain", ID_B, ID_Y, "scheduler");
+    // Unique prefixes: the same length of the counterpart.
+    expect(world.localPath("/v1/allocation/0b8e2c1a-1111", "scheduler")).toBe("/v1/allocation/f00dfeed-3333");
+    expect(world.localPath("/v1/allocations?prefix=0b8e2c1a-2", "scheduler")).toBe("/v1/allocations?prefix=f00dfeed-4");
+    // A prefix of both, a prefix of none, and a count that looks like hex: as sent.
+    expect(world.localPath("/v1/allocation/0b8e2c1a", "scheduler")).toBe("/v1/allocation/0b8e2c1a");
+    expect(world.localPath("/v1/allocation/deadbeef", "scheduler")).toBe("/v1/allocation/deadbeef");
+    world.same("plain", "1000aaaa-1111-4a4a-8b8b-000000000009", "2000bbbb-1111-4a4a-8b8b-000000000009", "scheduler");
+    expect(world.localPath("/v1/jobs?per_page=1000", "scheduler")).toBe("/v1/jobs?per_page=1000");
+    expect(world.localPath("/v1/allocation/1000aaaa", "scheduler")).toBe("/v1/allocation/2000bbbb");
+  });
+
   it("pairs indexes past 2^53 (Consul's event list: its last event's ID folded to 64 bits) one to one, as text, not by order", () => {
     const world = new WorldMap(START, START);
     // Both would round to the same JavaScript number; the text keeps them apart.

@@ -47,6 +47,11 @@ export class Bijection<T> {
     return true;
   }
 
+  /** Every pair learned, recorded value first. */
+  pairs(): IterableIterator<[T, T]> {
+    return this.forward.entries();
+  }
+
   /** standin's counterpart of a recorded value, when learned. */
   localOf(recorded: T): T | undefined {
     return this.forward.get(recorded);

@@ -162,8 +162,27 @@ export class WorldMap {
     }
     const name = this.names.localOf(decoded);
     if (name !== undefined) return encodeURIComponent(name);
+    const prefix = this.localIdPrefix(decoded);
+    if (prefix !== undefined) return prefix;
     const local = this.localText(decoded);
     return local === decoded ? segment : encodeURIComponent(local);
+  }
+
+  /**
+   * An ID's prefix sent as a whole path segment or query value (Nomad's
+   * short IDs: `nomad alloc status 5a0f1c2e`, `?prefix=5a0f`): when it
+   * starts exactly one ID learned so far, the same length of that ID's
+   * counterpart; otherwise undefined.
+   */
+  private localIdPrefix(value: string): string | undefined {
+    if (!isIdPrefix(value)) return undefined;
+    let found: string | undefined;
+    for (const [recorded, local] of this.ids.pairs()) {
+      if (!recorded.startsWith(value)) continue;
+      if (found !== undefined) return undefined;
+      found = local.slice(0, value.length);
+    }
+    return found;
   }
 
   private localIndex(service: string, recorded: number): number {
@@ -195,6 +214,15 @@ function references(text: string): Array<{ kind: "id" | "secret"; value: string 
 /** The reference a recording writes for a secret (src/parity/recording.ts). */
 export function secretReference(secret: string): string {
   return `standin-redacted:sha256:${createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * The start of a UUID, 4 to 35 characters, with a letter in it or at least
+ * 8 long: a shorter all-digit value is a count or a size (`?per_page=1000`),
+ * not an ID.
+ */
+function isIdPrefix(value: string): boolean {
+  return /^[0-9a-f]{4}[0-9a-f-]{0,31}$/.test(value) && (value.length >= 8 || /[a-f]/.test(value));
 }
 
 /** An index no counter reaches: one derived from an ID (see `derivedIndexes`). */
