@@ -6,7 +6,7 @@
  * the client stops reading, and a large body passes with the pace of the
  * slower side (backpressure both ways).
  */
-import { request as httpRequest, type Agent, type IncomingMessage, type ServerResponse } from "node:http";
+import { type Agent, type ClientRequest, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { ExchangeRecord } from "./exchange.js";
 import { forwardedRawHeaders } from "./hop-by-hop.js";
@@ -19,20 +19,28 @@ export interface Upstream {
 /** Not forwarded besides hop-by-hop ones: the upstream's own Host is sent, and this server has answered any `Expect: 100-continue` itself. */
 const NOT_FORWARDED = new Set(["host", "expect"]);
 
-export function forward(incoming: IncomingMessage, outgoing: ServerResponse, upstream: Upstream, record: ExchangeRecord | undefined): void {
+/**
+ * The request to the upstream that `incoming` becomes: the same method, path (under the
+ * upstream's own path prefix) and headers but the connection's own, with the upstream's Host and
+ * `extraHeaders`; through `agent` (false: a connection of its own, never pooled).
+ */
+export function upstreamRequest(incoming: IncomingMessage, upstream: Upstream, extraHeaders: readonly string[] = [], agent: Agent | false = upstream.agent): ClientRequest {
   const base = upstream.url;
-  const headers = forwardedRawHeaders(incoming.rawHeaders, NOT_FORWARDED);
-  headers.push("Host", base.host);
-  const request = (base.protocol === "https:" ? httpsRequest : httpRequest)({
+  return (base.protocol === "https:" ? httpsRequest : httpRequest)({
     protocol: base.protocol,
     hostname: base.hostname.replace(/^\[|\]$/g, ""),
     port: base.port,
     method: incoming.method,
     // An upstream mounted under a path prefix (https://host/consul) keeps it.
     path: base.pathname.replace(/\/$/, "") + incoming.url,
-    headers,
-    agent: upstream.agent,
+    headers: [...forwardedRawHeaders(incoming.rawHeaders, NOT_FORWARDED), "Host", base.host, ...extraHeaders],
+    agent,
   });
+}
+
+export function forward(incoming: IncomingMessage, outgoing: ServerResponse, upstream: Upstream, record: ExchangeRecord | undefined): void {
+  const base = upstream.url;
+  const request = upstreamRequest(incoming, upstream);
 
   incoming.on("data", (chunk: Buffer) => record?.requestBody.add(chunk));
   incoming.on("error", () => request.destroy());

@@ -7,29 +7,16 @@
  * exchange's record gets the request and the answer's head; the bytes of the
  * switched protocol are not recorded (they are no HTTP exchange to compare).
  */
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ExchangeRecord } from "./exchange.js";
 import { forwardedRawHeaders } from "./hop-by-hop.js";
-import type { Upstream } from "./proxy.js";
-
-const NOT_FORWARDED = new Set(["host", "expect"]);
+import { type Upstream, upstreamRequest } from "./proxy.js";
 
 export function forwardUpgrade(incoming: IncomingMessage, client: Duplex, head: Buffer, upstream: Upstream, record: ExchangeRecord | undefined): void {
   const base = upstream.url;
-  // The upgrade's own connection headers travel on: they are what asks the upstream to switch.
-  const headers = [...forwardedRawHeaders(incoming.rawHeaders, NOT_FORWARDED), "Host", base.host, "Connection", "Upgrade", "Upgrade", String(incoming.headers.upgrade)];
-  const request = (base.protocol === "https:" ? httpsRequest : httpRequest)({
-    protocol: base.protocol,
-    hostname: base.hostname.replace(/^\[|\]$/g, ""),
-    port: base.port,
-    method: incoming.method,
-    path: base.pathname.replace(/\/$/, "") + incoming.url,
-    headers,
-    // A switched connection is never handed back to a pool.
-    agent: false,
-  });
+  // The upgrade's own connection headers travel on: they are what asks the upstream to switch. A switched connection is never handed back to a pool.
+  const request = upstreamRequest(incoming, upstream, ["Connection", "Upgrade", "Upgrade", String(incoming.headers.upgrade)], false);
   client.on("error", () => request.destroy());
   client.on("close", () => {
     request.destroy();
