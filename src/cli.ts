@@ -2,7 +2,6 @@
  * The `standin` command line: `start` runs the emulator; the other commands
  * talk to a running one over its control API.
  */
-import { readFile } from "node:fs/promises";
 import { Argument, Command, Option } from "commander";
 import { FixtureError } from "./scenario-files/load.js";
 import { checkStartFixtures, withFixtureBlame } from "./standin/fixtures-check.js";
@@ -11,7 +10,6 @@ import { PortInUseError, startStandin, type RunningStandin } from "./server.js";
 import { SERVICE_NAMES } from "./http/service-names.js";
 import { packageVersion } from "./package-files.js";
 import { formatReport, replayTape, TapeError } from "./replay.js";
-import type { TlsFiles } from "./tls.js";
 import { ECHO_SCHEMES } from "./scenario-files/schema.js";
 import { BackgroundFiles } from "./cli/background-files.js";
 import { actCommand } from "./cli/commands/act.js";
@@ -24,9 +22,10 @@ import { snapshotCommand } from "./cli/commands/snapshot.js";
 import { uiCommand } from "./cli/commands/ui.js";
 import { recordCommand } from "./cli/commands/record.js";
 import { hostOption, pidFileOption, portOption, readyFileOption } from "./cli/listen-options.js";
+import { type TlsOptionValues, tlsCertOption, tlsDirOption, tlsKeyOption, tlsOption, tlsSetting } from "./cli/tls-options.js";
 import { addClientOptions, type ClientOptions, control, DEFAULT_URL, printJson } from "./cli/control-client.js";
 import { CliFailure, oneLine } from "./cli/failure.js";
-import { fileErrorReason, readJsonFile } from "./cli/files.js";
+import { readJsonFile } from "./cli/files.js";
 import { ENVIRONMENT_HELP, oneUsageLineOnError } from "./cli/help.js";
 import { parseKeyValue } from "./cli/key-values.js";
 import { byteSize, collect, integer, positiveInteger, positiveNumber, startTime } from "./cli/option-values.js";
@@ -84,10 +83,10 @@ export function buildProgram(): Command {
       1000,
     )
     .option("--control-token <secret>", "require the header Authorization: Bearer <secret> on the control API, but for GET /_standin/ready (default: none, open)")
-    .option("--tls", "serve every port over HTTPS with a certificate made at start, signed by a CA written to <tls-dir>/ca.pem (default: plain HTTP)")
-    .option("--tls-dir <dir>", "where --tls writes ca.pem (created if needed; default: a new directory under the OS temp dir, removed on exit); implies --tls")
-    .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM, chain allowed) instead of a generated one; needs --tls-key")
-    .option("--tls-key <file>", "the private key (PEM) of --tls-cert")
+    .addOption(tlsOption())
+    .addOption(tlsDirOption())
+    .addOption(tlsCertOption())
+    .addOption(tlsKeyOption())
     .option("--no-tape", "do not record the tape (GET /_standin/tape answers 409; default: recorded)")
     .option("--tape-bytes <size>", "the tape's budget in bytes (k/m/g suffixes: KiB/MiB/GiB); past it the tape stops and says where (default: 24m)", byteSize)
     .option("--journal-entries <n>", "request and event journal cap in entries; the oldest go first (default: 10000)", positiveInteger)
@@ -192,7 +191,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-interface StartOptions {
+interface StartOptions extends TlsOptionValues {
   fixture: string[];
   seed?: number;
   clock?: "manual" | "auto" | "realtime";
@@ -207,10 +206,6 @@ interface StartOptions {
   stateFile?: string;
   stateFileInterval: number;
   controlToken?: string;
-  tls?: boolean;
-  tlsDir?: string;
-  tlsCert?: string;
-  tlsKey?: string;
   tape?: boolean;
   tapeBytes?: number;
   journalEntries?: number;
@@ -227,7 +222,7 @@ async function startCommand(opts: StartOptions): Promise<void> {
   // Before anything listens: the second service would find its port taken and blame something else.
   const clash = duplicatePort({ scheduler: opts.schedulerPort, registry: opts.registryPort, echo: opts.echoPort });
   if (clash) throw new CliFailure(`standin: ${clash}`);
-  const tls = await tlsSetting(opts);
+  const tls = await tlsSetting(opts, "standin");
   let running: RunningStandin;
   const fixtures = opts.fixture.length ? opts.fixture : [DEFAULT_FIXTURE];
   const startState = { seed: opts.seed, clock: { mode: opts.clock, speed: opts.speed, start: opts.startTime } };
@@ -308,21 +303,6 @@ async function startCommand(opts: StartOptions): Promise<void> {
   if (running.ca) log("info", `  ${"tls ca".padEnd(width)}  ${running.ca.path}`);
   for (const service of SERVICE_NAMES) log("info", `  ${service.padEnd(width)}  ${running.urls[service]}`);
   log("info", `  ${"control".padEnd(width)}  ${running.urls.control}`);
-}
-
-/** `--tls`, `--tls-dir` → a generated certificate; `--tls-cert` + `--tls-key` → the user's, read here. */
-async function tlsSetting(opts: StartOptions): Promise<TlsFiles | boolean> {
-  if (opts.tlsCert === undefined && opts.tlsKey === undefined) return Boolean(opts.tls || opts.tlsDir !== undefined);
-  if (opts.tlsCert === undefined || opts.tlsKey === undefined) throw new CliFailure("standin: --tls-cert and --tls-key go together");
-  if (opts.tlsDir !== undefined) throw new CliFailure("standin: --tls-dir is for a generated certificate, not with --tls-cert");
-  const read = async (flag: string, file: string) => {
-    try {
-      return await readFile(file);
-    } catch (error) {
-      throw new CliFailure(`standin: cannot read ${flag} ${file}: ${fileErrorReason(error)}`);
-    }
-  };
-  return { cert: await read("--tls-cert", opts.tlsCert), key: await read("--tls-key", opts.tlsKey) };
 }
 
 function logger(level: LogLevel) {

@@ -55,6 +55,8 @@ export interface RecordedExchange {
   /** The request headers that describe the request (lower-case names; no hop-by-hop or connection headers), redacted. */
   readonly headers: Record<string, string>;
   readonly body?: TapeBody;
+  /** The request's trailers (a chunked body's fields after its last chunk), written as `headers` are; absent when it had none. */
+  readonly trailers?: Record<string, string>;
   /** Wall milliseconds since `startedAt` at which the request arrived. */
   readonly sentMs: number;
   /** … at which the upstream's status and headers arrived (absent when it never answered). */
@@ -72,6 +74,8 @@ export interface RecordedResponse {
   readonly headers: Record<string, string>;
   /** The body as the client read it after any `Content-Encoding` was removed; secrets redacted. */
   readonly body?: TapeBody;
+  /** The answer's trailers, written as `headers` are; absent when it had none. */
+  readonly trailers?: Record<string, string>;
   /** True for answers that stream until the client stops reading (event stream, followed logs): the body is what arrived before `endedMs`. */
   readonly streamed?: boolean;
 }

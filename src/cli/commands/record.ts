@@ -5,6 +5,7 @@
  * (parity/recording.ts) is written when it stops: SIGTERM (`standin stop`),
  * SIGINT (Ctrl-C), or on `POST /_standin/recording/flush` while it runs.
  */
+import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { startRecorder, RecorderError, RECORDED_SERVICES, type RunningRecorder } from "../../parity/record/recorder.js";
 import type { RecordedService } from "../../parity/recording.js";
@@ -14,8 +15,9 @@ import { fileErrorReason } from "../files.js";
 import { hostOption, pidFileOption, portOption, readyFileOption } from "../listen-options.js";
 import { byteSize } from "../option-values.js";
 import { duplicatePort } from "../ports.js";
+import { type TlsOptionValues, tlsCertOption, tlsDirOption, tlsKeyOption, tlsOption, tlsSetting } from "../tls-options.js";
 
-interface RecordOptions {
+interface RecordOptions extends TlsOptionValues {
   schedulerUpstream?: string;
   registryUpstream?: string;
   echoUpstream?: string;
@@ -27,6 +29,8 @@ interface RecordOptions {
   recordingBytes?: number;
   readyFile?: string;
   pidFile?: string;
+  upstreamCa?: string;
+  upstreamTlsSkipVerify?: boolean;
 }
 
 export function recordCommand(program: Command): void {
@@ -46,6 +50,12 @@ export function recordCommand(program: Command): void {
         "the recording's budget in bytes (k/m/g suffixes); past it the recording stops and says where, forwarding goes on (default: 24m)",
         byteSize,
       )
+      .addOption(tlsOption())
+      .addOption(tlsDirOption())
+      .addOption(tlsCertOption())
+      .addOption(tlsKeyOption())
+      .option("--upstream-ca <file>", "trust the CA certificates in this PEM file for https upstreams, besides the system's")
+      .option("--upstream-tls-skip-verify", "accept any certificate from an https upstream (as nomad -tls-skip-verify; default: checked)")
       .addOption(readyFileOption())
       .addOption(pidFileOption())
       .action(recordAction),
@@ -63,11 +73,26 @@ async function recordAction(opts: RecordOptions): Promise<void> {
   const clash = duplicatePort(ports);
   if (clash) throw new CliFailure(`standin record: ${clash}`);
 
+  const tls = await tlsSetting(opts, "standin record");
+  const upstreamCa = opts.upstreamCa === undefined ? undefined : await readUpstreamCa(opts.upstreamCa);
+
   let recorder: RunningRecorder;
   try {
-    recorder = await startRecorder({ upstreams, out: opts.out, host: opts.host, ports, budgetBytes: opts.recordingBytes });
+    recorder = await startRecorder({
+      upstreams,
+      out: opts.out,
+      host: opts.host,
+      ports,
+      budgetBytes: opts.recordingBytes,
+      tls,
+      tlsDir: opts.tlsDir,
+      upstreamCa,
+      upstreamTlsSkipVerify: opts.upstreamTlsSkipVerify,
+    });
   } catch (error) {
     if (error instanceof RecorderError) throw new CliFailure(`standin record: ${error.message}`);
+    // By name, as start does: tls.ts is loaded only when TLS is asked for.
+    if (error instanceof Error && error.name === "TlsError") throw new CliFailure(`standin record: ${error.message}`);
     throw new CliFailure(`standin record: cannot start: ${(error as Error).message}`);
   }
 
@@ -104,15 +129,25 @@ async function recordAction(opts: RecordOptions): Promise<void> {
   process.on("SIGTERM", onSignal);
 
   try {
-    await files.write({ pid: process.pid, ...recorder.urls });
+    await files.write({ pid: process.pid, ...recorder.urls, ...(recorder.ca && { ca: recorder.ca.path }) });
   } catch (error) {
     await recorder.close();
     throw error;
   }
   process.stdout.write(`standin record: recording to ${opts.out}\n`);
   const width = Math.max(...RECORDED_SERVICES.map((s) => s.length));
+  if (recorder.ca) process.stdout.write(`  ${"tls ca".padEnd(width)}  ${recorder.ca.path}\n`);
   for (const service of RECORDED_SERVICES) {
     const url = recorder.urls[service];
     if (url) process.stdout.write(`  ${service.padEnd(width)}  ${url} -> ${upstreams[service]}\n`);
+  }
+}
+
+/** `--upstream-ca`, read now (the recorder checks what it holds). */
+async function readUpstreamCa(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new CliFailure(`standin record: cannot read --upstream-ca ${file}: ${fileErrorReason(error)}`);
   }
 }

@@ -42,6 +42,8 @@ export class ExchangeRecord {
   private responseBody: BodyCapture | undefined;
   private response: { status: number; headers: Record<string, string>; hasLength: boolean } | undefined;
   private answeredMs: number | undefined;
+  private sentTrailers: Record<string, string> | undefined;
+  private answerTrailers: Record<string, string> | undefined;
   private finishing: Promise<RecordedExchange> | undefined;
 
   constructor(
@@ -90,6 +92,26 @@ export class ExchangeRecord {
     this.responseBody?.add(chunk);
   }
 
+  /** The request's trailers (`[name, value, …]` as node reads them) arrived after its last chunk. */
+  requestTrailers(rawTrailers: readonly string[]): void {
+    this.sentTrailers = this.trailers(rawTrailers);
+  }
+
+  /** The answer's trailers arrived after its last chunk. */
+  responseTrailers(rawTrailers: readonly string[]): void {
+    this.answerTrailers = this.trailers(rawTrailers);
+  }
+
+  /** Trailers are written as headers are: lower-case names, a repeated one joined with ", ", secrets redacted. */
+  private trailers(rawTrailers: readonly string[]): Record<string, string> {
+    const kept: Record<string, string> = {};
+    for (let i = 0; i < rawTrailers.length; i += 2) {
+      const name = rawTrailers[i]!.toLowerCase();
+      kept[name] = kept[name] === undefined ? rawTrailers[i + 1]! : `${kept[name]}, ${rawTrailers[i + 1]!}`;
+    }
+    return this.context.redact.headers(kept);
+  }
+
   /** Ends the exchange (the first call counts): the recorded form once its bodies are read. */
   finish(end: ExchangeEnd = {}): Promise<RecordedExchange> {
     this.finishing ??= this.finished(end, this.context.elapsedMs());
@@ -111,6 +133,7 @@ export class ExchangeRecord {
         status: this.response.status,
         headers: this.response.headers,
         ...(responseBody && { body: responseBody }),
+        ...(this.answerTrailers && { trailers: this.answerTrailers }),
         ...(streamed && { streamed: true }),
       };
     }
@@ -118,6 +141,7 @@ export class ExchangeRecord {
     return {
       ...this.head,
       ...(body && { body }),
+      ...(this.sentTrailers && { trailers: this.sentTrailers }),
       ...(this.answeredMs !== undefined && { answeredMs: this.answeredMs }),
       endedMs,
       ...(response && { response }),

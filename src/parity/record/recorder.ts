@@ -7,10 +7,16 @@
  *
  * Two paths are the recorder's own and never forwarded: `GET
  * /_standin/ready` (so `standin wait-ready` works as with `start`) and
- * `POST /_standin/recording/flush`.
+ * `POST /_standin/recording/flush`. A request in proxy form (a client with
+ * `HTTP_PROXY` set to the recorder) goes to the upstream it names, when it
+ * names one (request-target.ts); `CONNECT` is refused: a tunnel would carry
+ * TLS the recorder cannot read. The ports serve HTTPS as `start --tls`
+ * does (tls.ts), and https upstreams are checked against `upstreamCa` too.
  */
 import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
+import { Agent as HttpsAgent, createServer as createHttpsServer } from "node:https";
+import { rootCertificates } from "node:tls";
+import { X509Certificate } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { wallNow } from "../../core/clock.js";
@@ -22,7 +28,9 @@ import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedExchange, type Record
 import { RecordingBudget } from "./budget.js";
 import { ExchangeRecord, type ExchangeContext } from "./exchange.js";
 import { productVersions } from "./products.js";
-import { forward, type Upstream } from "./proxy.js";
+import type { GeneratedCa, PreparedTls, TlsOption } from "../../tls.js";
+import { forward, type Upstream, type UpstreamTrust } from "./proxy.js";
+import { requestTarget } from "./request-target.js";
 import { forwardUpgrade } from "./upgrade.js";
 import { recordingRedactor } from "./redaction.js";
 
@@ -42,11 +50,20 @@ export interface RecorderOptions {
   readonly capacity?: number;
   /** Read the upstreams' versions at start (default true). */
   readonly readProducts?: boolean;
+  /** Serve the ports over HTTPS, as `startStandin`'s `tls` (true: a certificate made at start, its CA written to `tlsDir`). */
+  readonly tls?: TlsOption;
+  readonly tlsDir?: string;
+  /** CA certificates (PEM, one or more) trusted for https upstreams besides the system's. */
+  readonly upstreamCa?: string | Buffer;
+  /** Accept any certificate from an https upstream (Nomad's `-tls-skip-verify`). */
+  readonly upstreamTlsSkipVerify?: boolean;
 }
 
 export interface RunningRecorder {
   /** The URL of each port, one per upstream. */
   readonly urls: Partial<Record<RecordedService, string>>;
+  /** With `tls: true`: the CA that signed the ports' certificate, for clients to trust. */
+  readonly ca?: GeneratedCa;
   /** The recording so far (waits for the exchanges that have ended to be written down; open ones are left out). */
   recording(): Promise<Recording>;
   /** Writes the recording so far to `out`, atomically; resolves with how many exchanges it holds. */
@@ -71,7 +88,8 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     elapsedMs: () => wallNow() - startMs,
     take: (bytes) => budget.take(nextSeq, bytes),
   };
-  const products = options.readProducts === false ? {} : await productVersions(upstreams);
+  const trust = upstreamTrust(options);
+  const products = options.readProducts === false ? {} : await productVersions(upstreams, trust);
 
   const recording = async (): Promise<Recording> => {
     const ended = exchanges.filter((exchange) => exchange.done !== undefined);
@@ -104,11 +122,19 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const servers = new Map<RecordedService, Server>();
   /** Connections switched to another protocol: no longer HTTP, so closing the server does not cut them; closing the recorder does. */
   const switched = new Set<Duplex>();
-  const agents: Array<HttpAgent | HttpsAgent> = [];
-  const serve = (service: RecordedService, upstream: Upstream) => (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const path = incoming.url ?? "/";
-    if (path === "/_standin/ready" && incoming.method === "GET") return answerJson(outgoing, 200, { ready: true, recording: true });
-    if (path === "/_standin/recording/flush" && incoming.method === "POST") {
+  const forwarding: Partial<Record<RecordedService, Upstream>> = {};
+  for (const service of RECORDED_SERVICES) {
+    const url = upstreams[service];
+    // Blocking queries and streams each hold a connection for as long as they last: no cap on sockets.
+    if (url) forwarding[service] = { url, agent: url.protocol === "https:" ? new HttpsAgent({ keepAlive: true, ...trust }) : new HttpAgent({ keepAlive: true }), trust };
+  }
+  const destroyAgents = () => {
+    for (const upstream of Object.values(forwarding)) upstream.agent.destroy();
+  };
+  const serve = (service: RecordedService) => (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const rawTarget = incoming.url ?? "/";
+    if (rawTarget === "/_standin/ready" && incoming.method === "GET") return answerJson(outgoing, 200, { ready: true, recording: true });
+    if (rawTarget === "/_standin/recording/flush" && incoming.method === "POST") {
       incoming.resume();
       flush().then(
         (count) => answerJson(outgoing, 200, { exchanges: count, ...(options.out && { out: options.out }) }),
@@ -116,32 +142,43 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       );
       return;
     }
-    forward(incoming, outgoing, upstream, recordOf(service, incoming));
+    const target = requestTarget(rawTarget, service, upstreams);
+    if ("refused" in target) {
+      incoming.resume();
+      return answerText(outgoing, 403, `standin record: ${target.refused}\n`);
+    }
+    forward(incoming, outgoing, forwarding[target.service]!, target.path, recordOf(target.service, incoming, target.path));
   };
   /** The record of a request about to be forwarded; none once the recording is full (it describes nothing more). */
-  const recordOf = (service: RecordedService, incoming: IncomingMessage): ExchangeRecord | undefined => {
+  const recordOf = (service: RecordedService, incoming: IncomingMessage, path: string): ExchangeRecord | undefined => {
     const seq = nextSeq++;
     if (budget.truncation !== undefined) return undefined;
-    const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", incoming.url ?? "/", incoming.headers);
+    const head = ExchangeRecord.describe(context, seq, service, incoming.method ?? "GET", path, incoming.headers);
     if (!budget.admit(seq, ExchangeRecord.cost(head))) return undefined;
     const record = new ExchangeRecord(context, head);
     exchanges.push(record);
     return record;
   };
 
+  let tls: PreparedTls | undefined;
   try {
+    // Loaded only when asked for, as start does: the certificate code stays off a plain recorder's start-up.
+    if (options.tls) tls = await (await import("../../tls.js")).prepareTls(options.tls, host, options.tlsDir);
     for (const service of RECORDED_SERVICES) {
-      const url = upstreams[service];
-      if (!url) continue;
-      // Blocking queries and streams each hold a connection for as long as they last: no cap on sockets.
-      const agent = url.protocol === "https:" ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-      agents.push(agent);
-      const server = createServer({ requestTimeout: 0 }, serve(service, { url, agent }));
+      if (!forwarding[service]) continue;
+      const server = tls ? createHttpsServer({ requestTimeout: 0, key: tls.key, cert: tls.cert }, serve(service)) : createServer({ requestTimeout: 0 }, serve(service));
       // A request to switch protocols (a WebSocket: `nomad alloc exec`) is forwarded too, and its connection then passed through.
       server.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
         switched.add(socket);
         socket.on("close", () => switched.delete(socket));
-        forwardUpgrade(incoming, socket, head, { url, agent }, recordOf(service, incoming));
+        const target = requestTarget(incoming.url ?? "/", service, upstreams);
+        if ("refused" in target) return socket.end(rawAnswer(403, "Forbidden", `standin record: ${target.refused}\n`));
+        forwardUpgrade(incoming, socket, head, forwarding[target.service]!, target.path, recordOf(target.service, incoming, target.path));
+      });
+      // HTTPS through the recorder as a proxy would be a tunnel of bytes it cannot read, so nothing to record: said so instead of a silent close.
+      server.on("connect", (_incoming: IncomingMessage, socket: Duplex) => {
+        socket.on("error", () => undefined);
+        socket.end(rawAnswer(501, "Not Implemented", CONNECT_REFUSED));
       });
       const port = options.ports?.[service] ?? DEFAULT_PORTS[service];
       // Said as start says it (server.ts), with the option that picks another port.
@@ -150,22 +187,26 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     }
   } catch (error) {
     await Promise.all([...servers.values()].map(closeServer));
-    for (const agent of agents) agent.destroy();
+    destroyAgents();
+    await tls?.cleanup();
     throw error;
   }
 
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  const urls = Object.fromEntries([...servers].map(([service, server]) => [service, `http://${urlHost}:${(server.address() as AddressInfo).port}`]));
+  const scheme = tls ? "https" : "http";
+  const urls = Object.fromEntries([...servers].map(([service, server]) => [service, `${scheme}://${urlHost}:${(server.address() as AddressInfo).port}`]));
   let closing: Promise<Recording> | undefined;
   return {
     urls,
+    ...(tls?.ca && { ca: tls.ca }),
     recording,
     flush,
     close: () =>
       (closing ??= (async () => {
         for (const socket of switched) socket.destroy();
         await Promise.all([...servers.values()].map(closeServer));
-        for (const agent of agents) agent.destroy();
+        destroyAgents();
+        await tls?.cleanup();
         // Cutting the connections ends every exchange still open (a stream, a parked query) as cut now.
         await Promise.all(exchanges.map((exchange) => exchange.done ?? exchange.finish({ cut: true })));
         await flush();
@@ -194,6 +235,44 @@ function upstreamUrls(given: Partial<Record<RecordedService, string>>): Partial<
   }
   if (Object.keys(urls).length === 0) throw new RecorderError("give at least one upstream (--scheduler-upstream, --registry-upstream or --echo-upstream)");
   return urls;
+}
+
+/** What a CONNECT gets: the recorder records HTTP it can read, and a tunnel's would be the client's TLS. */
+export const CONNECT_REFUSED =
+  "standin record does not tunnel CONNECT (HTTPS through a proxy): its bytes could not be recorded. Send the requests to the recorder's own URL instead (over HTTPS with --tls), not through HTTPS_PROXY.\n";
+
+/** The trust for https upstreams: the system's CAs plus `upstreamCa`; none given, node's defaults. */
+function upstreamTrust(options: RecorderOptions): UpstreamTrust | undefined {
+  if (options.upstreamCa === undefined && !options.upstreamTlsSkipVerify) return undefined;
+  return {
+    ...(options.upstreamCa !== undefined && { ca: [...rootCertificates, ...upstreamCertificates(options.upstreamCa.toString())] }),
+    rejectUnauthorized: !options.upstreamTlsSkipVerify,
+  };
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** Each certificate of a PEM bundle, checked now: node would only find a bad one at the first request, and say so to every request. */
+function upstreamCertificates(pem: string): string[] {
+  const certificates = pem.match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) throw new RecorderError("--upstream-ca holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  certificates.forEach((certificate, index) => {
+    try {
+      new X509Certificate(certificate);
+    } catch (error) {
+      throw new RecorderError(`--upstream-ca: certificate ${index + 1} cannot be read (${(error as Error).message})`);
+    }
+  });
+  return certificates;
+}
+
+function answerText(outgoing: ServerResponse, status: number, text: string): void {
+  outgoing.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text) }).end(text);
+}
+
+/** An answer written straight to a connection that is no longer node's HTTP (an upgrade, a CONNECT); the connection ends with it. */
+function rawAnswer(status: number, reason: string, text: string): string {
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
 }
 
 function answerJson(outgoing: ServerResponse, status: number, body: unknown): void {

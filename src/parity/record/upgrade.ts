@@ -13,10 +13,10 @@ import type { ExchangeRecord } from "./exchange.js";
 import { forwardedRawHeaders } from "./hop-by-hop.js";
 import { type Upstream, upstreamRequest } from "./proxy.js";
 
-export function forwardUpgrade(incoming: IncomingMessage, client: Duplex, head: Buffer, upstream: Upstream, record: ExchangeRecord | undefined): void {
+export function forwardUpgrade(incoming: IncomingMessage, client: Duplex, head: Buffer, upstream: Upstream, path: string, record: ExchangeRecord | undefined): void {
   const base = upstream.url;
   // The upgrade's own connection headers travel on: they are what asks the upstream to switch. A switched connection is never handed back to a pool.
-  const request = upstreamRequest(incoming, upstream, ["Connection", "Upgrade", "Upgrade", String(incoming.headers.upgrade)], false);
+  const request = upstreamRequest(incoming, upstream, path, ["Connection", "Upgrade", "Upgrade", String(incoming.headers.upgrade)], false);
   client.on("error", () => request.destroy());
   client.on("close", () => {
     request.destroy();
