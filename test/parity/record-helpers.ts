@@ -3,7 +3,8 @@
  * answer arrives as the bytes on the wire, not decoded as fetch would), and
  * the headers two answers must agree on.
  */
-import { request } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 
 export interface RawAnswer {
   status: number;
@@ -79,4 +80,57 @@ export function headersThatMatter(headers: RawAnswer["headers"]): Record<string,
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = String(value);
   return kept;
+}
+
+/** What a raw socket read until the other side closed it (an answer written to a connection that then ends). */
+export function rawExchange(port: number, text: string, host = "127.0.0.1"): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host, () => socket.write(text));
+    let received = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (received += chunk));
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
+
+/** What a test upstream saw of one request. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+  rawTrailers: string[];
+}
+
+/**
+ * A small upstream that answers every request with what it saw of it, as
+ * JSON, and keeps what it saw; `answer` may answer instead (then its
+ * `seen` is pushed all the same).
+ */
+export async function echoingUpstream(answer?: (seen: SeenRequest, res: ServerResponse) => void): Promise<{ url: string; port: number; seen: SeenRequest[]; close(): Promise<void> }> {
+  const seen: SeenRequest[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      const request: SeenRequest = { method: req.method!, url: req.url!, headers: req.headers, body, rawTrailers: req.rawTrailers };
+      seen.push(request);
+      if (answer) return answer(request, res);
+      const text = JSON.stringify({ method: request.method, url: request.url, body });
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) }).end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    seen,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
