@@ -108,7 +108,9 @@ export interface SeenRequest {
  * JSON, and keeps what it saw; `answer` may answer instead (then its
  * `seen` is pushed all the same).
  */
-export async function echoingUpstream(answer?: (seen: SeenRequest, res: ServerResponse) => void): Promise<{ url: string; port: number; seen: SeenRequest[]; close(): Promise<void> }> {
+export async function echoingUpstream(
+  answer?: (seen: SeenRequest, res: ServerResponse) => void,
+): Promise<{ url: string; port: number; seen: SeenRequest[]; close(): Promise<void> }> {
   const seen: SeenRequest[] = [];
   const server = createServer((req, res) => {
     let body = "";

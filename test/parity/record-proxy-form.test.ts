@@ -101,7 +101,12 @@ describe("standin record as an HTTP proxy", () => {
     running.push(elsewhere);
     const recorder = await recorderFor({ scheduler: upstream.url });
     const proxy = recorder.urls.scheduler!;
-    for (const target of [`${elsewhere.url}/v1/jobs`, "http://nomad.example:4646/v1/jobs", `https://127.0.0.1:${upstream.port}/v1/jobs`, `http://localhost:${upstream.port}/v1/jobs`]) {
+    for (const target of [
+      `${elsewhere.url}/v1/jobs`,
+      "http://nomad.example:4646/v1/jobs",
+      `https://127.0.0.1:${upstream.port}/v1/jobs`,
+      `http://localhost:${upstream.port}/v1/jobs`,
+    ]) {
       const refused = await viaProxy(proxy, target, { method: "POST", body: "{}" });
       expect({ target, status: refused.status, type: refused.headers["content-type"] }).toEqual({ target, status: 403, type: "text/plain; charset=utf-8" });
       expect(refused.bytes.toString()).toBe(`standin record: ${new URL(target).origin} is not an upstream of this recorder (it forwards only to ${upstream.url})\n`);

@@ -47,16 +47,27 @@ interface TrailedAnswer {
 }
 
 /** Sends a chunked request with `trailers` after its body; resolves with the whole answer and its trailers. */
-function sendWithTrailers(base: string, path: string, method: string, chunks: string[], trailers: Array<[string, string]>, headers: Record<string, string> = {}): Promise<TrailedAnswer> {
+function sendWithTrailers(
+  base: string,
+  path: string,
+  method: string,
+  chunks: string[],
+  trailers: Array<[string, string]>,
+  headers: Record<string, string> = {},
+): Promise<TrailedAnswer> {
   return new Promise((resolve, reject) => {
     const announced = trailers.map(([name]) => name).join(", ");
-    const sent = request(new URL(path, base), { method, agent: false, headers: { "Transfer-Encoding": "chunked", ...(announced && { Trailer: announced }), ...headers } }, (answer) => {
-      let text = "";
-      answer.setEncoding("utf8");
-      answer.on("data", (chunk: string) => (text += chunk));
-      answer.on("end", () => resolve({ status: answer.statusCode!, headers: answer.headers, text, rawTrailers: answer.rawTrailers }));
-      answer.on("error", reject);
-    });
+    const sent = request(
+      new URL(path, base),
+      { method, agent: false, headers: { "Transfer-Encoding": "chunked", ...(announced && { Trailer: announced }), ...headers } },
+      (answer) => {
+        let text = "";
+        answer.setEncoding("utf8");
+        answer.on("data", (chunk: string) => (text += chunk));
+        answer.on("end", () => resolve({ status: answer.statusCode!, headers: answer.headers, text, rawTrailers: answer.rawTrailers }));
+        answer.on("error", reject);
+      },
+    );
     sent.on("error", reject);
     for (const chunk of chunks) sent.write(chunk);
     if (trailers.length > 0) sent.addTrailers(trailers);

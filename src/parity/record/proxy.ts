@@ -33,7 +33,13 @@ const NOT_FORWARDED = new Set(["host", "expect"]);
  * under the upstream's own path prefix) and headers but the connection's own, with the upstream's
  * Host and `extraHeaders`; through `agent` (false: a connection of its own, never pooled).
  */
-export function upstreamRequest(incoming: IncomingMessage, upstream: Upstream, path: string, extraHeaders: readonly string[] = [], agent: Agent | false = upstream.agent): ClientRequest {
+export function upstreamRequest(
+  incoming: IncomingMessage,
+  upstream: Upstream,
+  path: string,
+  extraHeaders: readonly string[] = [],
+  agent: Agent | false = upstream.agent,
+): ClientRequest {
   const base = upstream.url;
   return (base.protocol === "https:" ? httpsRequest : httpRequest)({
     protocol: base.protocol,
