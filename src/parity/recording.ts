@@ -64,8 +64,24 @@ export interface RecordedExchange {
   /** … at which the answer's body ended (for a stream cut by the client, when it was cut). */
   readonly endedMs?: number;
   readonly response?: RecordedResponse;
+  /**
+   * After a `101 Switching Protocols` (a WebSocket): the bytes of the switched
+   * protocol each way, as they passed (nothing redacted in them). Absent for
+   * an exchange that did not switch.
+   */
+  readonly upgraded?: { readonly toUpstream: UpgradedBytes; readonly toClient: UpgradedBytes };
   /** Why there is no response: the upstream refused the connection, reset it, or the client went away first. */
   readonly error?: string;
+}
+
+/** One direction of a switched protocol's bytes. */
+export interface UpgradedBytes {
+  /** How many bytes passed this way in all. */
+  readonly bytes: number;
+  /** The first of them as a body is kept (`text` when they are UTF-8, else `base64`, and their count), up to 1 MiB. */
+  readonly kept?: TapeBody;
+  /** `kept` holds fewer than `bytes`: past the 1 MiB a direction keeps (`"limit"`), or the recording's budget had no room left (`"budget"`: nothing kept). */
+  readonly truncated?: "limit" | "budget";
 }
 
 export interface RecordedResponse {

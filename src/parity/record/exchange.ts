@@ -9,6 +9,7 @@ import type { Redactor } from "../../http/redact.js";
 import type { RecordedExchange, RecordedResponse, RecordedService } from "../recording.js";
 import { BodyCapture } from "./body-capture.js";
 import { isHopByHop } from "./hop-by-hop.js";
+import { SwitchedBytes } from "./switched-bytes.js";
 
 /** Request headers that say how the request was sent, not what it asks (the tape's, and the encodings the recorder decodes anyway). */
 const SKIPPED_REQUEST_HEADERS = new Set(["host", "content-length", "user-agent", "accept-encoding", "expect"]);
@@ -44,6 +45,7 @@ export class ExchangeRecord {
   private answeredMs: number | undefined;
   private sentTrailers: Record<string, string> | undefined;
   private answerTrailers: Record<string, string> | undefined;
+  private switched: { toUpstream: SwitchedBytes; toClient: SwitchedBytes } | undefined;
   private finishing: Promise<RecordedExchange> | undefined;
 
   constructor(
@@ -92,6 +94,16 @@ export class ExchangeRecord {
     this.responseBody?.add(chunk);
   }
 
+  /** The upstream switched protocols: from now on the bytes each way are the exchange's (`switchedChunk`). */
+  switchedProtocols(): void {
+    this.switched ??= { toUpstream: new SwitchedBytes(), toClient: new SwitchedBytes() };
+  }
+
+  /** Bytes of the switched protocol passed one way. */
+  switchedChunk(direction: "toUpstream" | "toClient", chunk: Buffer): void {
+    this.switched?.[direction].add(chunk);
+  }
+
   /** The request's trailers (`[name, value, …]` as node reads them) arrived after its last chunk. */
   requestTrailers(rawTrailers: readonly string[]): void {
     this.sentTrailers = this.trailers(rawTrailers);
@@ -137,6 +149,7 @@ export class ExchangeRecord {
         ...(streamed && { streamed: true }),
       };
     }
+    const upgraded = this.switched && { toUpstream: this.switched.toUpstream.recorded(take), toClient: this.switched.toClient.recorded(take) };
     const error = end.error ?? (end.cut && !this.response ? "the client went away before the upstream answered" : undefined);
     return {
       ...this.head,
@@ -145,6 +158,7 @@ export class ExchangeRecord {
       ...(this.answeredMs !== undefined && { answeredMs: this.answeredMs }),
       endedMs,
       ...(response && { response }),
+      ...(upgraded && { upgraded }),
       ...(error !== undefined && { error }),
     };
   }

@@ -34,9 +34,19 @@ export function forwardUpgrade(incoming: IncomingMessage, client: Duplex, head: 
 
   request.on("upgrade", (answer: IncomingMessage, server: Duplex, serverHead: Buffer) => {
     record?.answered(answer.statusCode!, answer.headers);
+    record?.switchedProtocols();
     client.write(statusHead(answer));
-    if (serverHead.length > 0) client.write(serverHead);
-    if (head.length > 0) server.write(head);
+    if (serverHead.length > 0) {
+      record?.switchedChunk("toClient", serverHead);
+      client.write(serverHead);
+    }
+    if (head.length > 0) {
+      record?.switchedChunk("toUpstream", head);
+      server.write(head);
+    }
+    // Listened to beside the pipes, which pace them: each chunk as it passes.
+    server.on("data", (chunk: Buffer) => record?.switchedChunk("toClient", chunk));
+    client.on("data", (chunk: Buffer) => record?.switchedChunk("toUpstream", chunk));
     server.pipe(client).pipe(server);
     // Either side gone, the other goes too: the switched connection is one conversation.
     server.on("error", () => client.destroy());
