@@ -82,10 +82,10 @@ export function headersThatMatter(headers: RawAnswer["headers"]): Record<string,
   return kept;
 }
 
-/** What a raw socket read until the other side closed it (an answer written to a connection that then ends). */
-export function rawExchange(port: number, text: string, host = "127.0.0.1"): Promise<string> {
+/** What a raw socket read until the other side closed it (an answer written to a connection that then ends); `endAfter`: the socket's own side ends after `text`. */
+export function rawExchange(port: number, text: string, { host = "127.0.0.1", endAfter = false } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, host, () => socket.write(text));
+    const socket = connect(port, host, () => (endAfter ? socket.end(text) : socket.write(text)));
     let received = "";
     socket.setEncoding("latin1");
     socket.on("data", (chunk: string) => (received += chunk));

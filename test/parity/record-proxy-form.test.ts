@@ -5,7 +5,9 @@
  * upstream's service; any other origin is refused with a 403 and never
  * forwarded (no open proxy), and `CONNECT` gets a 501 saying why.
  */
-import { request } from "node:http";
+import { createServer, type IncomingMessage, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONNECT_REFUSED, startRecorder, type RunningRecorder } from "../../src/parity/record/recorder.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
@@ -135,5 +137,43 @@ describe("standin record as an HTTP proxy", () => {
     expect(body).toBe(CONNECT_REFUSED);
     expect(upstream.seen).toEqual([]);
     expect((await recorder.close()).exchanges).toEqual([]);
+  });
+
+  it("a protocol switch in absolute form goes to the upstream it names, and one for another origin is refused", async () => {
+    const asked: string[] = [];
+    const sockets = new Set<Duplex>();
+    const server = createServer((_, res) => res.writeHead(404).end());
+    server.on("upgrade", (incoming: IncomingMessage, socket: Duplex) => {
+      asked.push(incoming.url!);
+      sockets.add(socket);
+      socket.on("end", () => socket.end());
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: shout\r\nConnection: Upgrade\r\n\r\n");
+      socket.on("data", (chunk: Buffer) => socket.write(chunk.toString("utf8").toUpperCase()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    running.push({
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    });
+    const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const recorder = await recorderFor({ scheduler: upstream });
+    const port = Number(new URL(recorder.urls.scheduler!).port);
+    const ask = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: shout\r\n\r\nhi`;
+
+    // The client's side ends after "hi", the switched protocol's first bytes; the upstream shouts them back and ends too.
+    const switched = await rawExchange(port, ask(`${upstream}/v1/client/allocation/a1/exec?task=web`), { endAfter: true });
+    expect(switched.split("\r\n")[0]).toBe("HTTP/1.1 101 Switching Protocols");
+    expect(switched.endsWith("\r\n\r\nHI")).toBe(true);
+    expect(asked).toEqual(["/v1/client/allocation/a1/exec?task=web"]);
+
+    const refused = await rawExchange(port, ask("http://elsewhere.example/v1/client/allocation/a1/exec"), { endAfter: true });
+    expect(refused.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+    expect(refused.split("\r\n\r\n")[1]).toBe(`standin record: http://elsewhere.example is not an upstream of this recorder (it forwards only to ${upstream})\n`);
+    expect(asked).toHaveLength(1);
+
+    const recording = await recorder.close();
+    expect(recording.exchanges.map((e) => [e.service, e.path, e.response?.status])).toEqual([["scheduler", "/v1/client/allocation/a1/exec?task=web", 101]]);
   });
 });
