@@ -46,9 +46,11 @@ export interface OperationSpec<B, Q> {
    * Checks the body's text before the route parses it, elsewhere (the
    * control API's document routes check large documents in a worker thread):
    * `undefined` to parse it here as usual, or a promise of the verdict, whose
-   * error answer is sent as it is.
+   * error answer is sent as it is. It checks with the route's own body
+   * schema (declared as its `schema`), so the body a verdict hands over is
+   * taken as it is.
    */
-  readonly precheck?: (text: string) => Promise<Precheck> | undefined;
+  readonly precheck?: PrecheckFn;
   /** The query string (an object of strings), validated before the handler runs. */
   readonly query?: Schema<Q>;
   /** Path parameters' descriptions, by name (`:id` → `id`). */
@@ -73,8 +75,19 @@ export interface DocumentedOperation {
   readonly responses: Readonly<Record<number, string>>;
 }
 
-/** A precheck's verdict: go on, or the error answer (a JSON body) to send instead. */
-export type Precheck = { ok: true } | { ok: false; status: 400; body: Record<string, unknown> };
+/**
+ * A precheck's verdict: go on, or the error answer (a JSON body) to send
+ * instead. Going on with a `value`: the body, parsed and checked with the
+ * route's schema (that check's output), which the route takes without
+ * parsing or checking the text again; without one, the route does both.
+ */
+export type Precheck = { ok: true; value?: unknown } | { ok: false; status: 400; body: Record<string, unknown> };
+
+/** A precheck of the body's text (`signal`: the client went away), and the body schema it checks with. */
+export interface PrecheckFn {
+  (text: string, signal?: AbortSignal): Promise<Precheck> | undefined;
+  readonly schema: Schema<unknown>;
+}
 
 export interface RouteInput<B, Q> {
   readonly body: B;
@@ -123,6 +136,8 @@ export class DocumentedRoutes {
   }
 
   private add<P extends string, B, Q>(method: HttpMethod, path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    // A body handed over by the precheck skips the route's own check: only sound if it is the same check.
+    if (spec.precheck && spec.precheck.schema !== spec.body) throw new Error(`${method.toUpperCase()} ${path}: its precheck checks with another schema than the route's body`);
     const params = [...path.matchAll(/:([A-Za-z_][\w]*)/g)].map((m) => m[1]!);
     this.operations.push({
       method,
@@ -152,10 +167,15 @@ export class DocumentedRoutes {
       if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
       return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then(async (text) => {
         if (text === undefined) return tooLarge();
-        const verdict = spec.precheck?.(text);
+        const verdict = spec.precheck?.(text, c.req.raw.signal);
         if (verdict !== undefined) {
           const answer = await verdict;
           if (!answer.ok) return c.json(answer.body, answer.status);
+          if ("value" in answer) {
+            // Parsed and checked with this very schema elsewhere, and handed over in slices: taken as it is, after a turn of its own.
+            await nextTurn();
+            return handler(c, { body: answer.value as B, query });
+          }
         }
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
