@@ -223,9 +223,16 @@ export class DocumentAssembler {
   private apply(op: PieceOp): void {
     switch (op.op) {
       case "value":
-        return this.place(op.value, op.key);
+        this.place(op.value, op.key);
+        return;
       case "open":
-        this.open.push(op.kind === "string" ? { kind: "string", key: op.key, parts: [] } : op.kind === "array" ? { kind: "array", key: op.key, value: [] } : { kind: "object", key: op.key, value: {} });
+        this.open.push(
+          op.kind === "string"
+            ? { kind: "string", key: op.key, parts: [] }
+            : op.kind === "array"
+              ? { kind: "array", key: op.key, value: [] }
+              : { kind: "object", key: op.key, value: {} },
+        );
         return;
       case "items": {
         const top = this.top("array");
@@ -243,7 +250,8 @@ export class DocumentAssembler {
       case "close": {
         const frame = this.open.pop();
         if (!frame) throw new Error("a document piece closes more than it opened");
-        return this.place(frame.kind === "string" ? frame.parts.join("") : frame.value, frame.key);
+        this.place(frame.kind === "string" ? frame.parts.join("") : frame.value, frame.key);
+        return;
       }
     }
   }

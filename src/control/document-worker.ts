@@ -20,13 +20,13 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Precheck, PrecheckFn } from "../http/documented-routes.js";
-import { DOCUMENT_CHECKS, type DocumentCheckName, runDocumentCheck } from "./document-checks.js";
+import type { BodyPrecheck, Precheck, PrecheckSink } from "../http/precheck.js";
+import { DOCUMENT_CHECKS, type DocumentCheckName } from "./document-checks.js";
 import { DocumentAssembler, type Piece } from "./document-pieces.js";
 import type { WorkerAnswer, WorkerRequest } from "./document-worker-thread.js";
 
-/** Bodies from this size on are checked in the worker; smaller ones are parsed and checked by the route (a few ms). */
-export const OFF_LOOP_BODY_CHARS = 64 * 1024;
+/** Bodies from this many bytes on are checked in the worker; smaller ones are parsed and checked by the route (a few ms). */
+export const OFF_LOOP_BODY_BYTES = 64 * 1024;
 
 /** The worker thread's code: its module's URL, or (in the single executable, which has no files) its bundled source. */
 export type WorkerScript = URL | { readonly source: string };
@@ -89,27 +89,49 @@ export class DocumentWorker {
   }
 
   /**
-   * The verdict on `text` as the route `name` would give it, with the body
-   * the route's schema check outputs when it passes. `signal`: the client
-   * went away, and the pieces are dropped (the promise fails).
+   * Starts checking a body as the route `name` would, its bytes to follow
+   * (undefined without a worker thread: the route checks it). The verdict
+   * hands over the body the route's schema check outputs when it passes.
+   * `signal`: the client went away, and the body is dropped on both sides.
    */
-  check(name: DocumentCheckName, text: string, signal?: AbortSignal): Promise<Precheck> {
-    if (!this.script) return Promise.resolve(runDocumentCheck(name, text));
-    if (signal?.aborted) return Promise.reject(clientGone());
+  begin(name: DocumentCheckName, signal?: AbortSignal): PrecheckSink | undefined {
+    if (!this.script) return undefined;
     const worker = (this.worker ??= this.start(this.script));
     const id = this.nextId++;
     // Held open while a check is pending: an in-process caller awaiting it has nothing else keeping the process alive.
     worker.ref();
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        if (!this.settle(id)) return;
-        worker.postMessage({ kind: "drop", id } satisfies WorkerRequest);
-        reject(clientGone());
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.pending.set(id, { worker, resolve, reject, release: () => signal?.removeEventListener("abort", onAbort) });
-      worker.postMessage({ kind: "check", id, name, text } satisfies WorkerRequest);
+    let resolve!: (verdict: Precheck) => void;
+    let reject!: (error: Error) => void;
+    const verdict = new Promise<Precheck>((ok, fail) => {
+      resolve = ok;
+      reject = fail;
     });
+    // A check may fail before its body is complete (the worker stopped): the route hears of it at end().
+    verdict.catch(() => {});
+    const drop = (error: Error) => {
+      if (!this.settle(id)) return;
+      worker.postMessage({ kind: "drop", id } satisfies WorkerRequest);
+      reject(error);
+    };
+    const onAbort = () => drop(clientGone());
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.pending.set(id, { worker, resolve, reject, release: () => signal?.removeEventListener("abort", onAbort) });
+    worker.postMessage({ kind: "begin", id, name } satisfies WorkerRequest);
+    if (signal?.aborted) onAbort();
+    return {
+      write: (bytes) => {
+        if (!this.pending.has(id)) return;
+        // A copy of its own, moved (not copied again) to the worker.
+        const copy = new Uint8Array(bytes.byteLength);
+        copy.set(bytes);
+        worker.postMessage({ kind: "bytes", id, bytes: copy } satisfies WorkerRequest, [copy.buffer]);
+      },
+      end: () => {
+        if (this.pending.has(id)) worker.postMessage({ kind: "end", id } satisfies WorkerRequest);
+        return verdict;
+      },
+      cancel: () => drop(new Error("the request body did not arrive whole")),
+    };
   }
 
   /** Stops the worker (its checks in flight fail); the next check starts another. */
@@ -214,13 +236,11 @@ function workerScript(): URL | undefined {
 export const documentWorker = new DocumentWorker(workerScript());
 
 /**
- * A route's precheck: large bodies are checked by the document checker,
- * which hands the route its body checked with the route's own schema
- * (`schema`, which the route is declared with); small ones are left to the route.
+ * A route's precheck: bodies of {@link OFF_LOOP_BODY_BYTES} or more are
+ * checked by the document checker, which hands the route its body checked
+ * with the route's own schema (`schema`, the one the route is declared
+ * with); smaller ones (and all, without a worker) are left to the route.
  */
-export function offLoopCheck(name: DocumentCheckName): PrecheckFn {
-  // Without a worker the route checks the body itself, once.
-  const precheck = (text: string, signal?: AbortSignal) =>
-    text.length < OFF_LOOP_BODY_CHARS || !documentWorker.offLoop ? undefined : documentWorker.check(name, text, signal);
-  return Object.assign(precheck, { schema: DOCUMENT_CHECKS[name].body });
+export function offLoopCheck(name: DocumentCheckName): BodyPrecheck {
+  return { schema: DOCUMENT_CHECKS[name].body, fromBytes: OFF_LOOP_BODY_BYTES, start: (signal) => documentWorker.begin(name, signal) };
 }
