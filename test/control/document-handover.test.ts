@@ -51,11 +51,15 @@ function pieceSize(piece: Piece): { chars: number; values: number } {
     if (value === null || typeof value !== "object") return 1;
     return 1 + (Array.isArray(value) ? value : Object.values(value)).reduce<number>((sum, member) => sum + count(member), 0);
   };
+  const add = (text: number, value: unknown) => {
+    chars += text;
+    values += count(value);
+  };
   for (const op of piece) {
-    if (op.op === "items") for (const item of op.items) (chars += JSON.stringify(item).length + 1), (values += count(item));
-    if (op.op === "entries") op.keys.forEach((key, i) => ((chars += JSON.stringify(key).length + 1 + JSON.stringify(op.values[i]).length + 1), (values += count(op.values[i]))));
-    if (op.op === "text") (chars += op.text.length), (values += 1);
-    if (op.op === "value") (chars += JSON.stringify(op.value).length), (values += count(op.value));
+    if (op.op === "items") for (const item of op.items) add(JSON.stringify(item).length + 1, item);
+    if (op.op === "entries") for (const [i, key] of op.keys.entries()) add(JSON.stringify(key).length + 1 + JSON.stringify(op.values[i]).length + 1, op.values[i]);
+    if (op.op === "text") add(op.text.length, op.text);
+    if (op.op === "value") add(JSON.stringify(op.value).length, op.value);
   }
   return { chars, values };
 }
