@@ -232,6 +232,39 @@ describe("the hand-over through the control API", () => {
     emu.close();
   });
 
+  it("documents the worker passes get the answers they got when the route parsed them: refused later, or applied", async () => {
+    const big = "x".repeat(OFF_LOOP_BODY_BYTES);
+    const kv = (prefix: string) => ({ registry: { kv: Array.from({ length: 3_000 }, (_, i) => ({ Key: `${prefix}/${i}`, Value: "v".repeat(30) })) } });
+    const cases: Array<{ name: string; path: string; method?: string; body: string }> = [
+      { name: "an unknown action", path: "/_standin/actions", body: JSON.stringify({ do: "no-such-action", pad: big }) },
+      { name: "an action with an argument it does not take", path: "/_standin/actions", body: JSON.stringify({ do: "node-down", node: "n1", pad: big }) },
+      { name: "an action on a node that does not exist", path: "/_standin/actions", body: JSON.stringify({ pad: big, node: "nowhere", do: "node-down" }) },
+      { name: "a dashboard tape that is JSON but no tape", path: "/_standin/ui/api/tape", body: JSON.stringify({ hello: big }) },
+      { name: "a fixture applied", path: "/_standin/fixtures", body: JSON.stringify(kv("fixture")) },
+      { name: "a reset to a fixture", path: "/_standin/reset", body: JSON.stringify({ fixture: kv("reset") }) },
+    ];
+    const answer = async (emu: Awaited<ReturnType<typeof createStandin>>, { path, method, body }: (typeof cases)[number]) => {
+      const res = await emu.scheduler.request(path, { method: method ?? "POST", body, headers: { "Content-Type": "application/json" } });
+      return { status: res.status, text: await res.text(), hash: emu.stateHash() };
+    };
+    const offLoop = await createStandin();
+    const onLoop = await createStandin();
+    const statuses: number[] = [];
+    for (const each of cases) {
+      const answered = documentWorker.answered;
+      const handedOver = await answer(offLoop, each);
+      expect(documentWorker.answered, `${each.name}: checked in the worker`).toBe(answered + 1);
+      await documentWorker.useScript(undefined);
+      const parsedHere = await answer(onLoop, each);
+      await documentWorker.useScript(BUILT_WORKER);
+      expect(handedOver, each.name).toEqual(parsedHere);
+      statuses.push(handedOver.status);
+    }
+    expect(statuses).toEqual([404, 400, 400, 400, 200, 200]);
+    offLoop.close();
+    onLoop.close();
+  });
+
   it("a worker that stops mid-transfer: the existing error answer, nothing applied, nothing held", async () => {
     const emu = await createStandin();
     const before = emu.stateHash();
