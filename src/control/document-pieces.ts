@@ -167,8 +167,9 @@ function* splitMember(writer: PieceWriter, value: unknown, key: string | undefin
   const size = sizeOf(value, budget);
   // A member's text in its container: the value, a separating comma, and in an object its key and colon.
   const member = { chars: size.chars + 1 + (key === undefined ? 0 : jsonStringChars(key) + 1), values: size.values };
-  // Only arrays, objects and strings can be split; anything else (a number under a mebibyte-long key) travels whole.
-  if (!over(member, budget) || !over(size, budget) || (typeof value !== "string" && (value === null || typeof value !== "object"))) {
+  // Only arrays, objects and strings can be split (a container's key goes with its opening, outside the budget);
+  // anything else (a number under a mebibyte-long key) travels whole.
+  if (!over(member, budget) || (typeof value !== "string" && (value === null || typeof value !== "object"))) {
     if (!writer.fits(member)) {
       const full = writer.take();
       if (full) yield full;
