@@ -166,6 +166,21 @@ export const HOSTILE_CASES = {
     },
   },
 
+  "control-large-handover": {
+    label: "POST /_standin/actions, a valid 50 MB document (an unknown action: the hand-over alone, no apply)",
+    async prepare({ urls }) {
+      // Checked off the event loop and handed to the route, which answers 404 at once: what the row
+      // measures is the parse and the hand-over of a valid document near the control body limit.
+      const value = "v".repeat(40);
+      const rows = Array.from({ length: 650_000 }, (_, i) => ({ Key: `big/${i}`, Value: value, Index: i }));
+      const body = JSON.stringify({ do: "no-such-action", rows });
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/actions`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), answer: res.body.subarray(0, 120).toString("utf8") };
+      };
+    },
+  },
+
   "reap-2000": {
     label: "2,000 critical services (DeregisterCriticalServiceAfter) reaped in one advance",
     async prepare({ urls }) {

@@ -6,7 +6,8 @@
  * thread (./document-worker.ts) before the route sees it. The check is pure
  * (text in, verdict out, no state), so its verdict is the one the route would
  * reach: a body it refuses is answered with the very error the route gives,
- * and one it passes is parsed and handled by the route as any other body.
+ * and one it passes is handed to the route as the route's own check of the
+ * same schema would output it (./document-pieces.ts carries it back).
  */
 import * as v from "valibot";
 import { SnapshotError, parseSnapshot } from "../core/snapshot.js";
@@ -47,10 +48,19 @@ export const DOCUMENT_CHECKS = {
 
 export type DocumentCheckName = keyof typeof DOCUMENT_CHECKS;
 
-/** What a check concluded: go on (the route parses and handles the body), or the error answer the route would give. */
-export type DocumentVerdict = { ok: true } | { ok: false; status: 400; body: { error: string; problems?: string[] } };
+/**
+ * What a check concluded: go on, with the body as the route's schema check
+ * outputs it (`value`; without it the route parses and checks the text
+ * itself), or the error answer the route would give.
+ */
+export type DocumentVerdict = { ok: true; value?: unknown } | { ok: false; status: 400; body: { error: string; problems?: string[] } };
 
-/** Parses and checks a body as the route named would. Never throws: what it cannot say for sure, it leaves to the route. */
+/**
+ * Parses and checks a body as the route named would. Never throws: what it
+ * cannot say for sure, it leaves to the route. The checks of the document
+ * itself (fixture, snapshot) read the value and change nothing in it
+ * (valibot builds its output apart), so `value` is the route schema's output.
+ */
 export function runDocumentCheck(name: DocumentCheckName, text: string): DocumentVerdict {
   const check: DocumentCheck = DOCUMENT_CHECKS[name];
   try {
@@ -59,7 +69,7 @@ export function runDocumentCheck(name: DocumentCheckName, text: string): Documen
     const checked = checkBody(check.body, parsed.value);
     if (!checked.ok) return { ok: false, status: 400, body: { error: checked.error } };
     check.document?.(checked.value as never);
-    return { ok: true };
+    return { ok: true, value: checked.value };
   } catch (error) {
     // The bodies the control API's error handler gives these two (src/control/error-response.ts).
     if (error instanceof FixtureError) return { ok: false, status: 400, body: { error: error.oneLine, problems: error.problems } };

@@ -17,6 +17,7 @@ import * as v from "valibot";
 import { boundProblems, describeIssues, formatPath } from "../core/validation.js";
 import { excessiveNesting, MAX_JSON_DEPTH } from "../core/json.js";
 import { nextTurn } from "../core/json-stream.js";
+import { type BodyPrecheck, readForPrecheck } from "./precheck.js";
 
 /** What a control route's body may be, unless the route says otherwise: its arguments, not a document. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -43,12 +44,13 @@ export interface OperationSpec<B, Q> {
    */
   readonly maxBodyBytes?: number | "control-limit";
   /**
-   * Checks the body's text before the route parses it, elsewhere (the
-   * control API's document routes check large documents in a worker thread):
-   * `undefined` to parse it here as usual, or a promise of the verdict, whose
-   * error answer is sent as it is.
+   * Checks large bodies elsewhere (the control API's document routes check
+   * them in a worker thread; ./precheck.ts): their bytes go there as they
+   * arrive, and the verdict's error answer is sent as it is. It checks with
+   * the route's own body schema (its `schema`), so the body a passing
+   * verdict hands over is taken as it is. Only with `maxBodyBytes: "control-limit"`.
    */
-  readonly precheck?: (text: string) => Promise<Precheck> | undefined;
+  readonly precheck?: BodyPrecheck;
   /** The query string (an object of strings), validated before the handler runs. */
   readonly query?: Schema<Q>;
   /** Path parameters' descriptions, by name (`:id` → `id`). */
@@ -72,9 +74,6 @@ export interface DocumentedOperation {
   readonly params: ReadonlyArray<{ name: string; description?: string }>;
   readonly responses: Readonly<Record<number, string>>;
 }
-
-/** A precheck's verdict: go on, or the error answer (a JSON body) to send instead. */
-export type Precheck = { ok: true } | { ok: false; status: 400; body: Record<string, unknown> };
 
 export interface RouteInput<B, Q> {
   readonly body: B;
@@ -123,6 +122,10 @@ export class DocumentedRoutes {
   }
 
   private add<P extends string, B, Q>(method: HttpMethod, path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
+    // A body handed over by the precheck skips the route's own check: only sound if it is the same check.
+    if (spec.precheck && (spec.precheck.schema !== spec.body || spec.maxBodyBytes !== "control-limit")) {
+      throw new Error(`${method.toUpperCase()} ${path}: a precheck is for "control-limit" routes, and checks with the route's own body schema`);
+    }
     const params = [...path.matchAll(/:([A-Za-z_][\w]*)/g)].map((m) => m[1]!);
     this.operations.push({
       method,
@@ -150,21 +153,28 @@ export class DocumentedRoutes {
       // The connection closes rather than read the rest (as the control body limit's 413 does).
       const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413, { Connection: "close" });
       if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
-      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then(async (text) => {
-        if (text === undefined) return tooLarge();
-        const verdict = spec.precheck?.(text);
-        if (verdict !== undefined) {
-          const answer = await verdict;
+      if (spec.precheck) {
+        return readForPrecheck(c.req.raw, spec.precheck).then(async (read) => {
+          if ("text" in read) return handleText(read.text, false);
+          const answer = await read.verdict;
           if (!answer.ok) return c.json(answer.body, answer.status);
-        }
+          // A document checked ahead is large: taking it in and handling it are two holds of the event loop, not one.
+          await nextTurn();
+          // Parsed and checked with this very schema elsewhere (declared so above), and handed over in slices: taken as it is.
+          if ("value" in answer) return handler(c, { body: answer.value as B, query });
+          return handleText(answer.text, true);
+        });
+      }
+      return (max === undefined ? c.req.text() : textUpTo(c.req.raw, max)).then((text) => (text === undefined ? tooLarge() : handleText(text, false)));
+
+      async function handleText(text: string, large: boolean): Promise<Response> {
         const parsed = spec.bodyOptional && text.trim() === "" ? ({ ok: true, value: {} } as const) : parseJSONText(text);
         if (!parsed.ok) return c.json({ error: parsed.error }, 400);
-        // A document checked ahead is large: parsing it and handling it are two holds of the event loop, not one.
-        if (verdict !== undefined) await nextTurn();
-        const checked = check(bodySchema, parsed.value, "body");
+        if (large) await nextTurn();
+        const checked = check(bodySchema!, parsed.value, "body");
         if (!checked.ok) return c.json({ error: checked.error }, 400);
         return handler(c, { body: checked.value, query });
-      });
+      }
     };
     this.app.on(method.toUpperCase(), path, run as (c: Context) => Response | Promise<Response>);
     return this;

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { documentWorker, OFF_LOOP_BODY_CHARS } from "../../src/control/document-worker.js";
+import { documentWorker, OFF_LOOP_BODY_BYTES } from "../../src/control/document-worker.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { replayTape } from "../../src/replay.js";
 import { CLI_TEST_TIMEOUT_MS, runCli, startCli } from "../support/cli.js";
@@ -47,7 +47,7 @@ function kvFixture(count: number): { registry: { kv: Array<{ Key: string; Value:
   return { registry: { kv: Array.from({ length: count }, (_, i) => ({ Key: `big/${i}`, Value: "v".repeat(100) })) } };
 }
 
-const padding = "x".repeat(OFF_LOOP_BODY_CHARS);
+const padding = "x".repeat(OFF_LOOP_BODY_BYTES);
 
 /** Refused documents, each over the size from which the worker checks them. */
 const REFUSED: Array<{ name: string; path: string; method?: string; body: string }> = [
@@ -73,7 +73,7 @@ describe("large control documents checked in a worker thread", () => {
     const emu = await createStandin({ fixture: { registry: { kv: [{ Key: "keep", Value: "me" }] } } });
     const before = { hash: emu.stateHash(), index: emu.index };
     for (const { name, path, method, body } of REFUSED) {
-      expect(body.length, name).toBeGreaterThanOrEqual(OFF_LOOP_BODY_CHARS);
+      expect(body.length, name).toBeGreaterThanOrEqual(OFF_LOOP_BODY_BYTES);
       const answered = documentWorker.answered;
       const offLoop = await send(emu, path, body, method);
       expect(documentWorker.answered, `${name}: checked in the worker`).toBe(answered + 1);
@@ -94,7 +94,7 @@ describe("large control documents checked in a worker thread", () => {
     const emu = await createStandin();
     const count = 5_000;
     const body = JSON.stringify(kvFixture(count));
-    expect(body.length).toBeGreaterThanOrEqual(OFF_LOOP_BODY_CHARS);
+    expect(body.length).toBeGreaterThanOrEqual(OFF_LOOP_BODY_BYTES);
     const answered = documentWorker.answered;
     let done = false;
     const applied = send(emu, "/_standin/fixtures", body).finally(() => (done = true));
