@@ -17,8 +17,6 @@
  * released at once.
  */
 
-import { handOver, type TurnPacer } from "./turn-pacer.js";
-
 /** Bytes one stream may hold for a client that does not read them. */
 export const STREAM_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** Bytes all the event streams of a scheduler may hold unread, together (and its followed file streams, apart). */
@@ -31,8 +29,6 @@ export class StreamBudget {
   constructor(
     readonly perStream: number = STREAM_BACKLOG_BYTES,
     readonly total: number = EVENT_STREAMS_BUDGET_BYTES,
-    /** What spreads the streams' hand-overs to their transports over turns of the event loop. */
-    readonly pacer: TurnPacer = handOver,
   ) {}
 
   /** Unread bytes held by every open stream of this budget. */
@@ -185,12 +181,6 @@ export class BacklogStream {
       if (this.finished) return;
       if (this.head < this.queue.length) {
         const chunk = this.queue[this.head]!;
-        // Past the turn's share the frame stays queued (and unread) until a later turn; then look again.
-        const later = chunk.byteLength > 0 ? this.budget.pacer.admit(chunk.byteLength) : undefined;
-        if (later) {
-          await later;
-          continue;
-        }
         this.queue[this.head++] = EMPTY;
         const emptied = this.head === this.queue.length;
         if (emptied) {
