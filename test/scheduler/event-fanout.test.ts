@@ -105,7 +105,12 @@ describe("GET /v1/event/stream fan-out", () => {
       const lines = eventLines(bodies[q]!);
       expect(lines.length, query).toBeGreaterThanOrEqual(3);
       const topic = query.split("=")[1];
-      if (topic) for (const line of lines) expect((JSON.parse(line) as Json).Events.every((e: Json) => e.Topic === topic), query).toBe(true);
+      if (topic)
+        for (const line of lines)
+          expect(
+            (JSON.parse(line) as Json).Events.every((e: Json) => e.Topic === topic),
+            query,
+          ).toBe(true);
       expect(await buffered(emu, query), query).toEqual(lines);
     }
   });
