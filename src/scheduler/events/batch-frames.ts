@@ -5,7 +5,10 @@
  * distinct set of events the subscribers' filters let through, not once per
  * subscriber: every stream queues the same bytes. With hundreds of
  * subscribers and a large write, encoding per subscriber was most of what
- * the write cost the event loop.
+ * the write cost the event loop. The streams' budgets still count each
+ * stream's unread bytes as its own (docs/limits.md), though the memory behind
+ * them is shared; nothing downstream writes into a chunk it was handed (the
+ * transports only read them), which is what makes sharing them safe.
  *
  * The lines are kept only while something holds them (a subscriber's waiting
  * batch, a replay in progress): the broker's buffer of EVENT_BUFFER_SIZE
