@@ -146,7 +146,7 @@ async function measureAgeingAndStalls(wanted, plan = { fanoutKinds: [], stallCas
   }
   if (wanted("stalls")) {
     progress("stalls: GET /_standin/clock latency while a heavy request is in progress (each case in a fresh standin)…");
-    out.stalls = await measureStalls(progress, { only: plan.stallCases.length > 0 ? plan.stallCases : undefined });
+    out.stalls = await measureStalls(progress, { only: plan.stallCases.length > 0 ? plan.stallCases : undefined, nodeArgs: NODE_ARGS });
   }
   return out;
 }

@@ -125,13 +125,13 @@ async function within(promise, seconds) {
  * standin is stopped and the case reported as stopped, with the probe's
  * longest wait so far as its max.
  */
-export async function measureStalls(progress = () => {}, { only } = {}) {
+export async function measureStalls(progress = () => {}, { only, nodeArgs = [] } = {}) {
   const out = {};
   for (const [name, stallCase] of Object.entries(allStallCases())) {
     if (only && !only.includes(name)) continue;
     const { prepare, label, args = [], limitSeconds = STALL_LIMIT_SECONDS } = stallCase;
     progress(`  stall: ${name}`);
-    const standin = spawnStandinCli(args);
+    const standin = spawnStandinCli(args, { nodeArgs });
     try {
       const urls = await standin.urls;
       // Preparing is bounded too: a server that freezes while the case's state is built must not hang the bench.

@@ -33,8 +33,9 @@ import { ACL_TABLES, policyView, tokenView, type PolicyRow, type TokenRow } from
 import { TABLES, type Json, type NodeRow, type SchedulerState } from "../state/model.js";
 import { NODE_POOLS_TABLE, type NodePoolRow } from "../nodes/node-pools.js";
 import { SERVICE_REGISTRATIONS_TABLE, type ServiceRegistrationRow } from "../services/service-registrations.js";
+import { SharedFrames, type BatchFrames } from "./batch-frames.js";
 import { StreamBudget } from "./stream-budget.js";
-import { brokerWork, encodeBatch, eventType, filterEvents, nodeEventType, toEvent, type EventBatch, type Row, type StreamEvent, type SubscribeRequest } from "./stream-event.js";
+import { brokerWork, eventType, filterEvents, nodeEventType, toEvent, type EventBatch, type Row, type StreamEvent, type SubscribeRequest } from "./stream-event.js";
 
 export { EVENT_STREAMS_BUDGET_BYTES, STREAM_BACKLOG_BYTES } from "./stream-budget.js";
 
@@ -92,8 +93,8 @@ const NOTE_TYPES = new Set([
 export interface FrameSink {
   /** Whether another frame may be queued now (what is queued is little enough for the client to be keeping up). */
   hasRoom(): boolean;
-  /** One encoded frame (`{"Events":…,"Index":…}`, no newline). */
-  write(frame: string): void;
+  /** One encoded line (`{"Events":…,"Index":…}` and its newline): the same bytes every stream taking it is given. */
+  write(line: Uint8Array): void;
   /** Ends the stream after what it was sent, then `lastWords` when given. */
   close(lastWords?: string): void;
   /** Ends the stream at once, what it holds unread discarded, with Nomad's "event dropped from buffer". */
@@ -102,9 +103,8 @@ export interface FrameSink {
 
 /** A batch a subscriber's filter let through and its stream has not taken yet. */
 interface Waiting {
-  readonly batch: EventBatch;
+  readonly frames: BatchFrames;
   readonly events: readonly StreamEvent[];
-  readonly whole: () => string;
 }
 
 interface Subscriber {
@@ -142,6 +142,8 @@ export class EventBroker {
   private writtenAt = new Map<string, (index: string) => Row[]>();
   /** What the open streams may hold unread (each, and together). */
   readonly streams = new StreamBudget();
+  /** Each batch's encoded lines while a subscriber still needs them. */
+  private readonly frames = new SharedFrames();
 
   constructor(private readonly ctx: ServiceContext) {
     ctx.store.onCommit((commit) => this.onCommit(commit));
@@ -196,15 +198,15 @@ export class EventBroker {
       start = at === -1 ? this.buffer.length - 1 : at;
     }
     this.subscribers.add(subscriber);
-    for (const batch of this.buffer.slice(start)) this.deliver(subscriber, batch, sharedFrame(batch));
+    for (const batch of this.buffer.slice(start)) this.deliver(subscriber, this.frames.of(batch));
     return { unsubscribe: () => this.subscribers.delete(subscriber), pump: () => pump(subscriber) };
   }
 
-  private deliver(subscriber: Subscriber, batch: EventBatch, whole: () => string): void {
+  private deliver(subscriber: Subscriber, frames: BatchFrames): void {
     if (!this.subscribers.has(subscriber)) return;
-    const events = filterEvents(subscriber.request, batch.events);
+    const events = filterEvents(subscriber.request, frames.batch.events);
     if (events.length === 0) return;
-    subscriber.waiting.push({ batch, events, whole });
+    subscriber.waiting.push({ frames, events });
     pump(subscriber);
     if (subscriber.waiting.length > EVENT_BUFFER_SIZE) this.close(subscriber, "drop");
   }
@@ -291,8 +293,8 @@ export class EventBroker {
     const batch: EventBatch = { index: commit.index, events };
     this.buffer.push(batch);
     while (this.buffer.length > EVENT_BUFFER_SIZE) this.buffer.shift();
-    const frame = sharedFrame(batch);
-    for (const subscriber of [...this.subscribers]) this.deliver(subscriber, batch, frame);
+    const frames = this.frames.of(batch);
+    for (const subscriber of [...this.subscribers]) this.deliver(subscriber, frames);
   }
 
   /** The rows of `table` the write at `index` left, in creation order (then ID). */
@@ -413,20 +415,13 @@ function rowsById<T extends Json>(ctx: ServiceContext, table: string): Map<strin
   return new Map([...rows.ids()].sort().map((id) => [id, rows.get(id)!]));
 }
 
-/** The whole batch's frame, encoded once however many subscribers take all of it. */
-function sharedFrame(batch: EventBatch): () => string {
-  let frame: string | undefined;
-  return () => (frame ??= encodeBatch(batch));
-}
-
-/** Hands waiting batches to the stream while it has room (a whole batch reuses the frame encoded once for all). */
+/** Hands waiting batches to the stream while it has room (each as the line encoded once for every subscriber taking it). */
 function pump(subscriber: Subscriber): void {
   const { waiting, sink } = subscriber;
   let taken = 0;
   while (taken < waiting.length && sink.hasRoom()) {
-    const { batch, events, whole } = waiting[taken++]!;
-    const all = events.length === batch.events.length && events.every((event, i) => event === batch.events[i]);
-    sink.write(all ? whole() : encodeBatch({ index: batch.index, events }));
+    const { frames, events } = waiting[taken++]!;
+    sink.write(frames.lineFor(events));
   }
   if (taken > 0) waiting.splice(0, taken);
 }

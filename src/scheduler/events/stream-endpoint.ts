@@ -13,6 +13,9 @@ import { NomadError, parseQueryOptions } from "../http/nomad-http.js";
 import { EVENT_DROPPED, HEARTBEAT_MS, HEARTBEAT_SLACK_BYTES, STREAM_SLACK_BYTES, type EventBroker, type Subscription } from "./events.js";
 import type { SubscribeRequest } from "./stream-event.js";
 
+/** A heartbeat's bytes, encoded once: every stream queues the same (read-only) chunk. */
+const HEARTBEAT_LINE = new TextEncoder().encode("{}\n");
+
 /** parseEventTopics: `Topic:Key` (a bare topic means every key); no topic at all = `*:*`. */
 export function parseTopics(query: URLSearchParams): Map<string, string[]> {
   const raw = query.getAll("topic");
@@ -112,7 +115,7 @@ function openStream(broker: EventBroker, ctx: ServiceContext, request: Subscribe
     let stalled = false;
     const beat = (at: number) => {
       cancelHeartbeat = ctx.clock.scheduleEphemeral(at, () => {
-        stream.write("{}\n");
+        stream.write(HEARTBEAT_LINE);
         if (stream.unreadBytes > HEARTBEAT_SLACK_BYTES) stalled = true;
         else beat(at + HEARTBEAT_MS);
       });
@@ -124,10 +127,10 @@ function openStream(broker: EventBroker, ctx: ServiceContext, request: Subscribe
       const now = ctx.clock.now();
       beat(first + (Math.floor((now - first) / HEARTBEAT_MS) + 1) * HEARTBEAT_MS);
     });
-    stream.write("{}\n"); // the first heartbeat tells the client the stream is open
+    stream.write(HEARTBEAT_LINE); // the first heartbeat tells the client the stream is open
     subscription = broker.subscribe(request, {
       hasRoom: () => stream.unreadBytes < STREAM_SLACK_BYTES,
-      write: (frame) => stream.write(frame + "\n"),
+      write: (line) => stream.write(line),
       close: (lastWords) => {
         stop();
         if (lastWords !== undefined) stream.write(lastWords);

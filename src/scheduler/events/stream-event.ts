@@ -10,11 +10,13 @@ import { allocWire, deploymentView, evalWire, jobView, TABLES, type Json, type N
 import { nodeView } from "../nodes/node-view.js";
 
 /**
- * Rows the broker has read to turn writes into events (all brokers of the
- * process together): a test's way to pin that a write costs what it changed,
- * not what the state holds, without timing anything.
+ * The broker's work (all brokers of the process together): rows read to turn
+ * writes into events, event types looked up, and lines (frames) encoded with
+ * their bytes — a test's way to pin that a write costs what it changed, not
+ * what the state holds, and is encoded once however many streams take it,
+ * without timing anything.
  */
-export const brokerWork = { rowsRead: 0, typeLookups: 0 };
+export const brokerWork = { rowsRead: 0, typeLookups: 0, linesEncoded: 0, bytesEncoded: 0 };
 
 export interface StreamEvent {
   readonly Topic: string;
