@@ -20,6 +20,8 @@ export type DeferredStep = () => boolean;
 
 export class DeferredWrites {
   private readonly queue: DeferredStep[] = [];
+  /** Told when the queue is empty again (`whenDone`). */
+  private waiters: Array<() => void> = [];
   private scheduled = false;
   private running = false;
   /** Slices run so far (tests count them). */
@@ -50,15 +52,34 @@ export class DeferredWrites {
     return this.slices;
   }
 
+  /**
+   * A promise of the moment nothing is left, while slices go on running on
+   * their turns (other ports are served between them); undefined when
+   * nothing is waiting. Those who wait are let go in the order they came.
+   */
+  whenDone(): Promise<void> | undefined {
+    if (this.queue.length === 0) return undefined;
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
   /** Runs every remaining slice now, in order. */
   settle(): void {
     if (this.running) return;
     while (this.queue.length > 0) this.runOne();
+    this.release();
   }
 
   /** Forgets the work (a restore replaced the state it was planned on). */
   clear(): void {
     this.queue.length = 0;
+    this.release();
+  }
+
+  private release(): void {
+    if (this.queue.length > 0 || this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private schedule(): void {
@@ -72,6 +93,7 @@ export class DeferredWrites {
       } catch {
         // No request is at hand on a turn of its own: the failed work is dropped (runOne) and the rest goes on.
       }
+      this.release();
       this.schedule();
     });
   }

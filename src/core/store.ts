@@ -77,6 +77,8 @@ export interface StoreView {
   defer(step: DeferredStep): void;
   /** Runs every deferred slice now: before reading what deferred work changes. */
   settle(): void;
+  /** When deferred work is waiting: the moment it is done, its slices running on their turns meanwhile (see `Store.settled`). */
+  settled(): Promise<void> | undefined;
   /** One scope of the state (see `Store.scope`); scopes do not nest. */
   scope(name: string): StoreView;
 }
@@ -519,6 +521,14 @@ export class Store implements StoreView {
     this.deferred.settle();
   }
 
+  /**
+   * A port's way to see deferred work done without holding the others: it awaits this before serving
+   * a request that reads or writes what the work changes (undefined: nothing is waiting).
+   */
+  settled(): Promise<void> | undefined {
+    return this.deferred.whenDone();
+  }
+
   /** Deferred slices run so far (tests count them). */
   get deferredSlices(): number {
     return this.deferred.slicesRun;
@@ -669,6 +679,10 @@ class ScopedStore implements StoreView {
 
   settle(): void {
     this.store.settle();
+  }
+
+  settled(): Promise<void> | undefined {
+    return this.store.settled();
   }
 
   scope(name: string): StoreView {

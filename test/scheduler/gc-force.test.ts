@@ -13,6 +13,7 @@ import { createStandin, type Standin } from "../../src/emulator.js";
 import { MAX_IDS_PER_REAP } from "../../src/scheduler/engine/gc-force.js";
 import { replayTape } from "../../src/replay.js";
 import { callScheduler as req, send } from "../support/call.js";
+import { turnsDuring } from "../support/turns.js";
 
 type Json = Record<string, any>;
 
@@ -118,6 +119,19 @@ describe("PUT /v1/system/gc", () => {
     expect([size(emu, ALLOCS), size(emu, JOBS)]).toEqual([0, 1]);
     expect((await req(emu, "GET", "/v1/jobs")).body).toEqual([]);
     expect(size(emu, JOBS)).toBe(0);
+  });
+
+  it("makes a scheduler request or a registry write wait for the rest without holding the event loop", async () => {
+    const emu = await stoppedJob(50);
+    expect((await req(emu, "PUT", "/v1/system/gc")).status).toBe(200);
+    const read = await turnsDuring(() => req(emu, "GET", "/v1/job/wide"));
+    expect(read.result.status).toBe(404);
+    // The slices ran on turns of their own while the read waited (a synchronous finish would give none).
+    expect(read.turns).toBeGreaterThanOrEqual(2);
+    expect((await req(emu, "PUT", "/v1/system/gc")).status).toBe(200);
+    const write = await turnsDuring(() => send(emu.registry, "/v1/kv/k", { method: "PUT", body: "v" }));
+    expect(write.result.text).toBe("true");
+    expect(write.turns).toBeGreaterThanOrEqual(1);
   });
 
   it("replays from its tape to the same answers and state", async () => {
