@@ -35,7 +35,7 @@ export interface ForcedCollector {
 /** A threshold of −∞ puts the cutoff at +∞: every object is old enough (the forced GC's threshold). */
 const ANY_AGE = Number.NEGATIVE_INFINITY;
 
-/** One slice: a write of at most MAX_IDS_PER_REAP deletions, or the decisions over one batch of candidates. */
+/** A reap: one write of at most MAX_IDS_PER_REAP deletions (a step of its own; the decisions over a batch of candidates are another). */
 type Slice = () => void;
 
 export class ForcedCollection {
@@ -59,27 +59,33 @@ export class ForcedCollection {
   /** forceGC's order: jobs, evaluations, deployments, then nodes (their allocations cleared first). */
   private *run(): Generator<void, void, undefined> {
     const { collector, state, now } = this;
-    for (const keys of batches([...state.jobs.ids()].sort())) {
+    const jobWeight = (key: string) => {
+      const job = state.jobs.get(key);
+      if (!job) return 1;
+      const counts = state.jobCounts(job.Namespace, job.ID);
+      return 1 + counts.evals + counts.allocs;
+    };
+    for (const keys of weighed([...state.jobs.ids()].sort(), jobWeight)) {
       const decided = collector.decideJobs(keys, now, ANY_AGE);
+      yield;
       yield* this.reapEvalsAndAllocs(decided.evalIds, decided.allocIds);
       for (const jobs of batches(decided.jobs)) yield* this.slice(() => collector.reapJobs(jobs));
-      yield;
     }
-    for (const ids of batches([...state.evals.ids()].sort())) {
+    for (const ids of weighed([...state.evals.ids()].sort(), (id) => 1 + state.allocsOfEval(id).length)) {
       // Only those still here: job GC may have reaped some since the list was taken.
       const decided = collector.decideEvals(ids, now, ANY_AGE);
-      yield* this.reapEvalsAndAllocs(decided.evalIds, decided.allocIds);
       yield;
+      yield* this.reapEvalsAndAllocs(decided.evalIds, decided.allocIds);
     }
     for (const ids of batches([...state.deployments.ids()].sort())) {
       const gone = collector.decideDeployments(ids, ANY_AGE, now);
+      yield;
       if (gone.length > 0) yield* this.slice(() => collector.reapDeployments(gone));
-      else yield;
     }
     for (const ids of batches([...state.nodes.ids()].sort())) {
       const gone = collector.decideNodes(ids, ANY_AGE, now);
+      yield;
       if (gone.length > 0) yield* this.slice(() => collector.reapNodes(gone));
-      else yield;
     }
   }
 
@@ -100,6 +106,27 @@ export class ForcedCollection {
     this.write(reap);
     yield;
   }
+}
+
+/**
+ * The candidates one step decides on: as many as look at MAX_IDS_PER_REAP rows together (a job its
+ * evaluations and allocations, an evaluation its allocations), weighed as the run reaches them; a
+ * candidate heavier than that alone is a step of its own.
+ */
+function* weighed(keys: readonly string[], weight: (key: string) => number): Generator<string[], void, undefined> {
+  let run: string[] = [];
+  let rows = 0;
+  for (const key of keys) {
+    const w = weight(key);
+    if (run.length > 0 && rows + w > MAX_IDS_PER_REAP) {
+      yield run;
+      run = [];
+      rows = 0;
+    }
+    run.push(key);
+    rows += w;
+  }
+  if (run.length > 0) yield run;
 }
 
 /** `items` in runs of at most MAX_IDS_PER_REAP (the candidates one slice decides on). */
