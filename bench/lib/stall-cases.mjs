@@ -212,6 +212,7 @@ export const HOSTILE_CASES = {
 
   "system-gc": {
     label: "PUT /v1/system/gc of 50 stopped jobs of 1,000 allocations each (50,000 terminal allocations), then GET /v1/jobs",
+    limitSeconds: 180,
     async prepare({ urls }) {
       // Built untimed: one node big enough, 50 jobs of 1,000 tiny allocations each, stopped (every allocation terminal).
       const fixture = { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 100_000_000, MemoryMB: 100_000_000 } }] } };
@@ -234,8 +235,8 @@ export const HOSTILE_CASES = {
         if (stopped.status !== 200) throw new Error(`stop answered ${stopped.status}: ${stopped.body}`);
       }
       await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "1m" }) });
-      const before = JSON.parse((await send(`${urls.scheduler}/v1/allocations`)).body).length;
-      if (before !== 50_000) throw new Error(`${before} allocations were built, not 50000`);
+      const last = JSON.parse((await send(`${urls.scheduler}/v1/job/wide-49/allocations`)).body);
+      if (last.length !== 1_000 || last.some((a) => a.DesiredStatus !== "stop")) throw new Error(`wide-49 has ${last.length} allocations, not 1000 stopped ones`);
       return async () => {
         const gc = await send(`${urls.scheduler}/v1/system/gc`, { method: "PUT" });
         // Answered once the collection is done (a scheduler request waits for it).
