@@ -258,8 +258,8 @@ export class GarbageCollector implements ForcedCollector {
     for (const id of ids) {
       const node = state.nodes.get(id);
       if (node?.Status !== "down") continue;
-      if (node.StatusUpdatedAt > cutoff) {
-        this.nodes.push(node.StatusUpdatedAt + threshold, id);
+      if (downSince(node) > cutoff) {
+        this.nodes.push(downSince(node) + threshold, id);
         continue;
       }
       if (state.allocsOnNode(id).some((a) => !allocTerminal(a))) continue;
@@ -325,7 +325,7 @@ export class GarbageCollector implements ForcedCollector {
     const deployment = row.DeploymentID ? state.deployments.get(row.DeploymentID) : undefined;
     if (deployment) this.queueDeployment(deployment);
     const node = state.nodes.get(row.NodeID);
-    if (node && node.Status === "down") this.nodes.push(Math.max(node.StatusUpdatedAt + this.setting("nodeGCThreshold"), row.ModifyTime), node.ID);
+    if (node && node.Status === "down") this.nodes.push(Math.max(downSince(node) + this.setting("nodeGCThreshold"), row.ModifyTime), node.ID);
   }
 
   private queueJob(key: string, row: JobRow | undefined): void {
@@ -350,7 +350,7 @@ export class GarbageCollector implements ForcedCollector {
 
   private queueNode(row: NodeRow): void {
     if (this.builtWith === null || row.Status !== "down") return;
-    this.nodes.push(row.StatusUpdatedAt + this.setting("nodeGCThreshold"), row.ID);
+    this.nodes.push(downSince(row) + this.setting("nodeGCThreshold"), row.ID);
   }
 
   /** Rebuilds the queues from the rows when they were built for other settings or before a restore. */
@@ -381,3 +381,10 @@ export class GarbageCollector implements ForcedCollector {
 }
 
 const isBatch = (job: JobRow) => job.Type === "batch";
+
+/**
+ * When nodeGC counts a node down from: Nomad keeps StatusUpdatedAt in whole
+ * seconds (`time.Unix(node.StatusUpdatedAt, 0)`), so a node that went down
+ * at 10:00:00.700 is as old, to a pass, as one that went down at 10:00:00.
+ */
+const downSince = (node: NodeRow) => Math.floor(node.StatusUpdatedAt / 1000) * 1000;
