@@ -38,6 +38,23 @@ describe("GC age at the threshold's edges", () => {
   });
 
   it.each([
+    ["1 ms before job_gc_threshold", -1, 200],
+    ["at job_gc_threshold", 0, 404],
+  ])("a dead batch job, %s after its last change", async (_what, offsetMs, expected) => {
+    const emu = await createStandin({ fixture: { scheduler: { gc: { jobGCInterval: "1ms" } } } as never });
+    expect((await req(emu, "PUT", "/v1/jobs", { Job: smallJob("once", { type: "batch" }) })).status).toBe(200);
+    emu.clock.advance("1m");
+    const job = (await req(emu, "GET", "/v1/job/once")).body as Json;
+    expect(job.Status).toBe("dead");
+    const evals = (await req(emu, "GET", "/v1/job/once/evaluations")).body as Json[];
+    const allocs = (await req(emu, "GET", "/v1/job/once/allocations")).body as Json[];
+    // Job GC needs the job submitted and every evaluation and allocation changed before the cutoff.
+    const changed = Math.max(job.SubmitTime, ...evals.map((e) => e.ModifyTime), ...allocs.map((a) => a.ModifyTime)) / 1e6;
+    emu.clock.advanceTo(changed + 4 * HOUR + offsetMs);
+    expect(await status(emu, "/v1/job/once")).toBe(expected);
+  });
+
+  it.each([
     // Down at 00:00:00.700: Nomad reads StatusUpdatedAt as 00:00:00, so the pass at 24:00:00.000 takes it.
     ["23:59:59.999 (the 23:55 pass)", "2026-01-01T23:59:59.999Z", 200],
     ["24:00:00.000, 0.7 s before 24 h after it went down", "2026-01-02T00:00:00.000Z", 404],
