@@ -136,6 +136,22 @@ describe("PUT /v1/system/gc", () => {
     expect(write.turns).toBeGreaterThanOrEqual(1);
   });
 
+  it("queues one collection for many requests that come together (a request waits for the one under way first)", async () => {
+    const slicesFor = async (requests: number) => {
+      const emu = await stoppedJob(50);
+      const before = emu.store.deferredSlices;
+      const answers = await Promise.all(Array.from({ length: requests }, () => req(emu, "PUT", "/v1/system/gc")));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      await emu.store.settled();
+      return emu.store.deferredSlices - before;
+    };
+    const one = await slicesFor(1);
+    expect(one).toBeGreaterThanOrEqual(3);
+    const empty = await slicesFor(2);
+    // The first request's collection, then one for all the others (they waited for it together).
+    expect(await slicesFor(50)).toBe(empty);
+  });
+
   it("replays from its tape to the same answers and state", async () => {
     const emu = await stoppedJob(50);
     expect((await req(emu, "PUT", "/v1/system/gc")).status).toBe(200);

@@ -84,6 +84,8 @@ export class GarbageCollector implements ForcedCollector {
   private readonly nodes = new CandidateQueue();
   /** The settings the queues were built with; other settings (or a restore) mean a rebuild. */
   private builtWith: GcSettings | undefined | null = null;
+  /** A forced collection is queued and has not started (forceLater). */
+  private forcedWaiting = false;
 
   constructor(private readonly core: EngineCore) {
     const { state, ctx } = core;
@@ -96,7 +98,11 @@ export class GarbageCollector implements ForcedCollector {
     state.jobs.watch((key, row) => this.queueJob(key, row));
     state.deployments.watch((_id, row) => row && this.queueDeployment(row));
     state.nodes.watch((_id, row) => row && this.queueNode(row));
-    ctx.store.onRestore(() => (this.builtWith = null));
+    ctx.store.onRestore(() => {
+      this.builtWith = null;
+      // A restore forgets deferred work (core/deferred-writes), a queued collection with it.
+      this.forcedWaiting = false;
+    });
     const every = (name: string, interval: GcSetting, queue: CandidateQueue, pass: (at: number) => void) =>
       ctx.clock.every(`scheduler.gc.${name}`, {
         intervalMs: () => this.setting(interval),
@@ -127,10 +133,16 @@ export class GarbageCollector implements ForcedCollector {
    * after the request is answered, in slices of at most Nomad's reap size (gc-force.ts).
    */
   forceLater(): void {
+    // A collection not yet started will find what this request would: many requests queue one, not many.
+    if (this.forcedWaiting) return;
     this.fresh();
     const { state, ctx } = this.core;
     const collection = new ForcedCollection(this, state, (fn) => ctx.store.write(fn), ctx.clock.now());
-    this.core.ctx.store.defer(() => collection.step());
+    this.forcedWaiting = true;
+    ctx.store.defer(() => {
+      this.forcedWaiting = false;
+      return collection.step();
+    });
   }
 
   // ---- the periodic passes ----
