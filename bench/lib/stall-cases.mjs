@@ -224,4 +224,41 @@ export const HOSTILE_CASES = {
       };
     },
   },
+
+  "system-gc": {
+    label: "PUT /v1/system/gc of 50 stopped jobs of 1,000 allocations each (50,000 terminal allocations), then GET /v1/jobs",
+    limitSeconds: 180,
+    async prepare({ urls }) {
+      // Built untimed: one node big enough, 50 jobs of 1,000 tiny allocations each, stopped (every allocation terminal).
+      const fixture = { scheduler: { nodes: [{ Name: "big", Resources: { CPU: 100_000_000, MemoryMB: 100_000_000 } }] } };
+      const applied = await send(`${urls.scheduler}/_standin/fixtures`, { method: "POST", ...json(fixture) });
+      if (applied.status !== 200) throw new Error(`fixture answered ${applied.status}: ${applied.body}`);
+      const jobs = Array.from({ length: 50 }, (_, i) => `wide-${i}`);
+      for (const id of jobs) {
+        const job = {
+          ID: id,
+          Type: "service",
+          Datacenters: ["dc1"],
+          TaskGroups: [{ Name: "g", Count: 1_000, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 1, MemoryMB: 10 } }] }],
+        };
+        const registered = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...json({ Job: job }) });
+        if (registered.status !== 200) throw new Error(`job answered ${registered.status}: ${registered.body}`);
+      }
+      await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "1m" }) });
+      for (const id of jobs) {
+        const stopped = await send(`${urls.scheduler}/v1/job/${id}`, { method: "DELETE" });
+        if (stopped.status !== 200) throw new Error(`stop answered ${stopped.status}: ${stopped.body}`);
+      }
+      await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "1m" }) });
+      const last = JSON.parse((await send(`${urls.scheduler}/v1/job/wide-49/allocations`)).body);
+      if (last.length !== 1_000 || last.some((a) => a.DesiredStatus !== "stop")) throw new Error(`wide-49 has ${last.length} allocations, not 1000 stopped ones`);
+      return async () => {
+        const gc = await send(`${urls.scheduler}/v1/system/gc`, { method: "PUT" });
+        // Answered once the collection is done (a scheduler request waits for it).
+        const left = JSON.parse((await send(`${urls.scheduler}/v1/jobs`)).body);
+        const allocs = JSON.parse((await send(`${urls.scheduler}/v1/allocations`)).body);
+        return { status: gc.status, jobsLeft: left.length, allocsLeft: allocs.length };
+      };
+    },
+  },
 };

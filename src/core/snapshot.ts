@@ -30,6 +30,8 @@ export interface StateParts {
 }
 
 export function captureState(parts: StateParts, seed: number): StateSnapshot {
+  // Deferred writes first (core/deferred-writes): they may cancel timers the clock's part holds.
+  parts.store.settle();
   return { format: SNAPSHOT_FORMAT, seed, rng: parts.ids.state(), clock: parts.clock.snapshot(), store: parts.store.snapshot() };
 }
 

@@ -15,6 +15,8 @@
  * state (the hash sorts by ID); sort explicitly where order matters.
  */
 
+import { DeferredWrites, type DeferredStep } from "./deferred-writes.js";
+
 export type Row = { readonly [key: string]: unknown };
 
 export interface TableSnapshot {
@@ -71,6 +73,12 @@ export interface StoreView {
   undoSink(): ((undo: () => void) => void) | undefined;
   onCommit(listener: (commit: Commit) => void): () => void;
   onRestore(listener: () => void): () => void;
+  /** Work answered for now and written later in slices (core/deferred-writes): see `Store.defer`. */
+  defer(step: DeferredStep): void;
+  /** Runs every deferred slice now: before reading what deferred work changes. */
+  settle(): void;
+  /** When deferred work is waiting: the moment it is done, its slices running on their turns meanwhile (see `Store.settled`). */
+  settled(): Promise<void> | undefined;
   /** One scope of the state (see `Store.scope`); scopes do not nest. */
   scope(name: string): StoreView;
 }
@@ -387,6 +395,7 @@ export class Store implements StoreView {
   private tx: Transaction | undefined;
   private readonly commitListeners = new Set<(commit: Commit) => void>();
   private readonly resetListeners = new Set<() => void>();
+  private readonly deferred = new DeferredWrites();
 
   /** The index of the last committed write (INITIAL_INDEX on a new state). */
   get index(): number {
@@ -446,6 +455,8 @@ export class Store implements StoreView {
    */
   write<R>(fn: () => R): R {
     if (this.tx) return fn();
+    // Deferred slices come first, so a write's index never depends on how many had run.
+    if (this.deferred.pending && !this.deferred.busy) this.deferred.settle();
     const tx = new Transaction();
     this.tx = tx;
     let result: R;
@@ -496,7 +507,35 @@ export class Store implements StoreView {
     return () => this.resetListeners.delete(listener);
   }
 
+  /**
+   * Work a request was answered for, written later: one `step` (a write of its own) a turn of the event
+   * loop until it says it is done. Settled before any other write, before a snapshot, and when a
+   * service calls `settle` before reading what it changes; forgotten by a restore.
+   */
+  defer(step: DeferredStep): void {
+    this.deferred.add(step);
+  }
+
+  settle(): void {
+    if (this.tx) return;
+    this.deferred.settle();
+  }
+
+  /**
+   * A port's way to see deferred work done without holding the others: it awaits this before serving
+   * a request that reads or writes what the work changes (undefined: nothing is waiting).
+   */
+  settled(): Promise<void> | undefined {
+    return this.deferred.whenDone();
+  }
+
+  /** Deferred slices run so far (tests count them). */
+  get deferredSlices(): number {
+    return this.deferred.slicesRun;
+  }
+
   snapshot(): StoreSnapshot {
+    this.settle();
     const tables: Record<string, TableSnapshot> = {};
     for (const name of [...this.tables.keys()].sort()) {
       const state = this.tables.get(name)!;
@@ -517,6 +556,7 @@ export class Store implements StoreView {
    */
   restore(snapshot: StoreSnapshot): void {
     if (this.tx) throw new StoreError("cannot restore inside a write");
+    this.deferred.clear();
     if (!Number.isSafeInteger(snapshot.index) || snapshot.index < INITIAL_INDEX) throw new StoreError("snapshot index must be a positive integer");
     for (const state of this.tables.values()) {
       state.rows.clear();
@@ -631,6 +671,18 @@ class ScopedStore implements StoreView {
 
   onRestore(listener: () => void): () => void {
     return this.store.onRestore(listener);
+  }
+
+  defer(step: DeferredStep): void {
+    this.store.defer(step);
+  }
+
+  settle(): void {
+    this.store.settle();
+  }
+
+  settled(): Promise<void> | undefined {
+    return this.store.settled();
   }
 
   scope(name: string): StoreView {

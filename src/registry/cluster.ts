@@ -126,8 +126,14 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
   registerTxnRoutes(router, api);
   registerEventRoutes(router, api);
 
+  // Deferred writes (a scheduler's forced GC) are done before a write here takes its index; a read sees none of them,
+  // so it is served between their slices. The wait lets the slices run on their turns: no port is held meanwhile.
+  const serveSettled = (c: Context) => {
+    const settled = c.req.method === "GET" || c.req.method === "HEAD" ? undefined : ctx.store.settled();
+    return settled ? settled.then(() => router.dispatch(c)) : router.dispatch(c);
+  };
   const app = new Hono();
-  app.all("*", (c) => router.dispatch(c));
+  app.all("*", (c) => serveSettled(c));
 
   /** A node with the agent's default check (passing), unless the node lists that check itself. */
   const ensureNode = (
@@ -189,7 +195,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     name: "registry",
     app,
     routeCatalog: REGISTRY_ROUTES,
-    serve: (c) => router.dispatch(c),
+    serve: (c) => serveSettled(c),
     settings: settings.current,
     setCheck: (body) => ctx.store.write(() => faults.setCheck({ node: body.Node || undefined, check: body.CheckID, status: body.Status, output: body.Output })),
     leader: () => leadership.view(),
@@ -201,7 +207,7 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
       "registry-leader": leadership.action("the registry's servers lose their leader (known: false) or elect one again (known: true, which restarts every session TTL)"),
     },
     conditions: faults.conditions,
-    notFound: (c) => router.dispatch(c),
+    notFound: (c) => serveSettled(c),
     initialize(sections) {
       settings.initialize(sections);
       const config = settings.current();

@@ -11,6 +11,7 @@ import type { Uint64 } from "../core/uint64.js";
 import type { Access, Authorizer, Resource } from "./acl.js";
 import { RegistryError } from "./http.js";
 import { toWire, type WireKVRow } from "./kv.js";
+import { metaError } from "./service-definition.js";
 import type { CheckRow, KVRow, NodeRow, RegistryState, ServiceRow } from "./state.js";
 
 export type KVOp = { kind: "KV"; verb: string; key: string; value: string | null; flags: Uint64; index: number; session: string };
@@ -74,6 +75,8 @@ function preCheckOne(state: RegistryState, authz: Authorizer, op: TxnOp): string
         const invalid = uuidError(op.node.ID);
         if (invalid) return `Invalid node ID: ${invalid}`;
       }
+      const metaProblem = storedMetaError("Node", op.verb, op.node.Meta);
+      if (metaProblem) return metaProblem;
       return denial(authz, "node", op.node.Node, "write");
     }
     case "Service": {
@@ -83,6 +86,8 @@ function preCheckOne(state: RegistryState, authz: Authorizer, op: TxnOp): string
       if (service.ID === "" && service.Service !== "") service.ID = service.Service;
       if (service.ID !== "" && service.Service === "") return "Must provide service name with ID";
       if (isAnyAddress(service.Address)) return "Invalid service address";
+      const metaProblem = storedMetaError("Service", op.verb, service.Meta);
+      if (metaProblem) return metaProblem;
       return service.Service === "consul" ? undefined : denial(authz, "service", service.Service, "write");
     }
     case "Check": {
@@ -94,6 +99,19 @@ function preCheckOne(state: RegistryState, authz: Authorizer, op: TxnOp): string
       return check.ServiceID === "" ? denial(authz, "node", check.Node, "write") : denial(authz, "service", check.ServiceName, "write");
     }
   }
+}
+
+/**
+ * The catalog's metadata bound (catalog.ts refuseOversizedMeta, with the one
+ * shared validator) on the ops that store what they carry: Consul's txn
+ * checks no metadata, so without it a transaction would be the one way
+ * around the catalog's limits. A delete stores nothing, so its meta is not
+ * looked at. The text is the catalog's 400 message, as a 409 entry.
+ */
+function storedMetaError(kind: "Node" | "Service", verb: string, meta: Record<string, string> | null): string | undefined {
+  if (!meta || verb === "delete" || verb === "delete-cas") return undefined;
+  const problem = metaError(meta, true);
+  return problem === undefined ? undefined : `Invalid ${kind} Meta: ${problem}`;
 }
 
 /** The denial's text (acl.PermissionDeniedError), or undefined when allowed. */

@@ -5,7 +5,8 @@
  *
  * The limits come first (body size, then decoding, then the number of ops,
  * then each KV value's size), each a plain-text 413 or 400. Then the ops
- * are pre-checked (validation, ACLs, the lock-delay) and, if none fails,
+ * are pre-checked (validation, the catalog's metadata limits on Node and
+ * Service ops, ACLs, the lock-delay) and, if none fails,
  * run in one store write against the live state; if any op fails the write
  * is thrown away (Store.write rolls back everything it did, its index
  * included), so a rejected transaction changes nothing. Failures come back

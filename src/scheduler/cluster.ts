@@ -138,9 +138,16 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     () => settings.current().region,
     (request, topics, namespace) => guardEventStream(acl.resolveForStream(extractToken(request, { names: router.names })), topics, namespace),
   );
+  // A forced GC collects in deferred slices (engine/gc-force.ts): every request here waits until it is done,
+  // while its slices run on their turns and the other ports are served between them.
+  const serveSettled = (c: Context, serve: (c: Context) => Response | Promise<Response>) => {
+    const settled = ctx.store.settled();
+    return settled ? settled.then(() => serve(c)) : serve(c);
+  };
+  const serve = (c: Context) => (requestUrl(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c));
+  const dispatch = (c: Context) => serveSettled(c, serve);
   const app = new Hono();
-  app.all(streamRoute, stream);
-  app.all("*", (c) => router.dispatch(c));
+  app.all("*", dispatch);
 
   const putNode = (node: FixtureNode) => {
     const config = settings.current();
@@ -231,7 +238,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     name: "scheduler",
     app,
     routeCatalog: SCHEDULER_ROUTES,
-    serve: (c) => (requestUrl(c.req.url).pathname === streamRoute ? stream(c) : router.dispatch(c)),
+    serve: dispatch,
     settings: settings.current,
     nodeFault: (idOrName, body) => ctx.store.write(() => faults.updateNode(faults.findNode(idOrName), body)),
     allocFault: (id, body) => {
@@ -249,7 +256,7 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       "scheduler-leader": leadership.action("the scheduler's servers lose their leader (known: false) or elect one again (known: true)"),
     },
     conditions: faults.conditions,
-    notFound: (c) => router.dispatch(c),
+    notFound: (c) => serveSettled(c, (c) => router.dispatch(c)),
     initialize(sections) {
       settings.initialize(sections);
       state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });

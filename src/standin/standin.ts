@@ -172,6 +172,8 @@ export class Standin {
     const recording = recordingSettings(fixtures, options);
     this.tape = new TapeRecorder(recording.tape, recording.tapeBytes);
     this.clock.onOperation((operation) => this.tape.clock(operation));
+    // A clock move sees the deferred writes done (core/deferred-writes), however many turns they had had.
+    this.clock.onOperation(() => this.store.settle());
     this.idle = new IdleSkipper(options.idleSkipping ?? true, this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
     this.requests = new RequestJournal(recording.journalEntries, recording.journalBytes, journalEntrySize);
     this.events = new CappedLog(recording.journalEntries);

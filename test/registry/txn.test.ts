@@ -337,6 +337,46 @@ describe("txn: catalog verbs", () => {
     ]);
   });
 
+  it("refuses Node and Service meta beyond the catalog's limits (one 409 entry per op), applies nothing, and deletes whatever meta they carry", async () => {
+    const emu = await standin();
+    const pairs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, "v"]));
+    const longKey = "k".repeat(129);
+    const hash = emu.stateHash();
+    const res = await txn(emu, [
+      { Node: { Verb: "set", Node: { Node: "n1", Address: "10.0.0.1", Meta: pairs(65) } } },
+      { Node: { Verb: "cas", Node: { Node: "n2", Address: "10.0.0.2", Meta: { [longKey]: "v" } } } },
+      { Service: { Verb: "set", Node: "standin", Service: { Service: "api", Meta: { k: "v".repeat(513) } } } },
+      { Service: { Verb: "cas", Node: "standin", Service: { Service: "web", Meta: { "a.b": "v" } } } },
+      { KV: { Verb: "set", Key: "untouched", Value: b64("x") } },
+    ]);
+    expect(res.status).toBe(409);
+    expect(json(res)).toEqual({
+      Results: null,
+      Errors: [
+        { OpIndex: 0, What: "Invalid Node Meta: Node metadata cannot contain more than 64 key/value pairs" },
+        { OpIndex: 1, What: `Invalid Node Meta: Couldn't load metadata pair ('${longKey}', 'v'): Key is too long (limit: 128 characters)` },
+        { OpIndex: 2, What: `Invalid Service Meta: Couldn't load metadata pair ('k', '${"v".repeat(513)}'): Value is too long (limit: 512 characters)` },
+        { OpIndex: 3, What: "Invalid Service Meta: Couldn't load metadata pair ('a.b', 'v'): Key contains invalid characters" },
+      ],
+    });
+    expect(emu.stateHash()).toBe(hash);
+    // At the limits, and with the catalog's `consul-` prefix, it applies.
+    const atLimit = { ...pairs(63), "consul-version": "1" };
+    const ok = await txn(emu, [
+      { Node: { Verb: "set", Node: { Node: "n1", Address: "10.0.0.1", Meta: atLimit } } },
+      { Service: { Verb: "set", Node: "n1", Service: { Service: "api", Meta: { ["k".repeat(128)]: "v".repeat(512) } } } },
+    ]);
+    expect(ok.status, ok.text).toBe(200);
+    expect(Object.keys(JSON.parse((await req(emu, "/v1/catalog/node/n1")).text).Node.Meta)).toHaveLength(64);
+    // A delete stores nothing: its meta is not looked at.
+    const deleted = await txn(emu, [
+      { Service: { Verb: "delete", Node: "n1", Service: { ID: "api", Service: "api", Meta: pairs(65) } } },
+      { Node: { Verb: "delete", Node: { Node: "n1", Meta: pairs(65) } } },
+    ]);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await req(emu, "/v1/catalog/node/n1")).text).toBe("null");
+  });
+
   it("deletes a service with its checks", async () => {
     const emu = await standin();
     await txn(emu, [

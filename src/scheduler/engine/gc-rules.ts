@@ -4,11 +4,13 @@
  * the batch-evaluation rule, an allocation's eligibility (reschedule
  * policy, lost allocations), which jobs job GC considers.
  *
- * Nomad measures age by raft index against its FSM time table (an object
- * is old when its ModifyIndex is at or below the index the table gives for
- * now − threshold); standin's rows carry the instant of their last change,
- * so an object is old when that instant is at or before the `cutoff`
- * (now − threshold). A forced GC passes a cutoff of +∞.
+ * Age, as Nomad 1.9.2 and later judge it (PR #24112 replaced the FSM time
+ * table with the objects' own times): an object is old when its time is not
+ * after the `cutoff` (now − threshold): an evaluation's, allocation's or
+ * deployment's ModifyTime, a job's SubmitTime (its latest version's), a
+ * node's StatusUpdatedAt in whole seconds (gc.ts downSince). Nomad keeps
+ * nanoseconds, standin's virtual instants are milliseconds: on the virtual
+ * clock the two agree. A forced GC passes a cutoff of +∞ (Nomad's: 1 ms).
  */
 import type { AllocRow, DeploymentRow, EvalRow, JobRow, SchedulerState } from "../state/model.js";
 import { groupPolicy, trackerOf } from "./rescheduling.js";
@@ -86,13 +88,12 @@ export function allocGCEligible(alloc: AllocRow, job: JobRow | undefined, now: n
   if (!allocTerminal(alloc)) return false;
   if (alloc.ModifyTime > cutoff) return alloc.ModifyTime + threshold;
   if (alloc.ClientStatus === "running") return false;
-  if (!job) return true;
-  const group = (job.TaskGroups as Array<Record<string, unknown>>).find((g) => g.Name === alloc.TaskGroup);
-  if (!group) return true;
-  if (job.Stop !== true && group.PreventRescheduleOnLost === true && alloc.ClientStatus === "lost") return false;
-  if (job.Stop === true || job.Status === "dead") return true;
+  // Nomad 1.9's order; it has no rule for lost allocations (prevent_reschedule_on_lost or not): they go as any other.
+  if (!job || job.Stop === true || job.Status === "dead") return true;
   if (alloc.DesiredStatus === "stop") return true;
   if (alloc.ClientStatus !== "failed") return true;
+  const group = (job.TaskGroups as Array<Record<string, unknown>>).find((g) => g.Name === alloc.TaskGroup);
+  if (!group) return true;
   const policy = groupPolicy(job, alloc.TaskGroup);
   if (!policy || (!policy.Unlimited && policy.Attempts === 0)) return true;
   if ((alloc.NextAllocation ?? "") !== "") return true;

@@ -32,16 +32,15 @@ import { TASK_LOG_LINES_TABLE } from "../state/task-logs.js";
 import { TIMERS } from "./constants.js";
 import type { EngineCore } from "./core.js";
 import { allocTerminal, deploymentActive, evalTerminal, gcEval, jobGCable } from "./gc-rules.js";
+import { ForcedCollection, type ForcedCollector } from "./gc-force.js";
 import { GC_DEFAULTS, type GcSetting, type GcSettings } from "./gc-settings.js";
 import { refreshChildren } from "./summaries.js";
 
-/** What one pass (or a forced GC) collected. */
-export interface GcResult {
-  jobs: number;
-  evals: number;
-  allocs: number;
-  deployments: number;
-  nodes: number;
+/** What jobGC decided: the jobs to reap, with their evaluations and allocations. */
+export interface JobDecision {
+  jobs: JobRow[];
+  evalIds: string[];
+  allocIds: string[];
 }
 
 type Entry = { readonly at: number; readonly id: string };
@@ -78,13 +77,15 @@ class CandidateQueue {
 const EVAL = "e:";
 const ALLOC = "a:";
 
-export class GarbageCollector {
+export class GarbageCollector implements ForcedCollector {
   private readonly evals = new CandidateQueue();
   private readonly jobs = new CandidateQueue();
   private readonly deployments = new CandidateQueue();
   private readonly nodes = new CandidateQueue();
   /** The settings the queues were built with; other settings (or a restore) mean a rebuild. */
   private builtWith: GcSettings | undefined | null = null;
+  /** A forced collection is queued and has not started (forceLater). */
+  private forcedWaiting = false;
 
   constructor(private readonly core: EngineCore) {
     const { state, ctx } = core;
@@ -97,7 +98,11 @@ export class GarbageCollector {
     state.jobs.watch((key, row) => this.queueJob(key, row));
     state.deployments.watch((_id, row) => row && this.queueDeployment(row));
     state.nodes.watch((_id, row) => row && this.queueNode(row));
-    ctx.store.onRestore(() => (this.builtWith = null));
+    ctx.store.onRestore(() => {
+      this.builtWith = null;
+      // A restore forgets deferred work (core/deferred-writes), a queued collection with it.
+      this.forcedWaiting = false;
+    });
     const every = (name: string, interval: GcSetting, queue: CandidateQueue, pass: (at: number) => void) =>
       ctx.clock.every(`scheduler.gc.${name}`, {
         intervalMs: () => this.setting(interval),
@@ -123,19 +128,20 @@ export class GarbageCollector {
     return this.evals.size + this.jobs.size + this.deployments.size + this.nodes.size;
   }
 
-  /** System.GarbageCollect: everything collectable whatever its age (thresholds ignored), in forceGC's order. */
-  force(): GcResult {
+  /**
+   * System.GarbageCollect: everything collectable whatever its age, in forceGC's order, collected
+   * after the request is answered, in slices of at most Nomad's reap size (gc-force.ts).
+   */
+  forceLater(): void {
+    // A collection not yet started will find what this request would: many requests queue one, not many.
+    if (this.forcedWaiting) return;
     this.fresh();
     const { state, ctx } = this.core;
-    const now = ctx.clock.now();
-    // A threshold of −∞ puts the cutoff at +∞: every object is old enough (getThreshold's MaxUint64).
-    const any = -Infinity;
-    return ctx.store.write(() => {
-      const jobs = this.jobGC([...state.jobs.ids()].sort(), now, any);
-      const evals = this.evalGC([...state.evals.ids()].sort(), now, any);
-      const deployments = this.deploymentGC([...state.deployments.ids()].sort(), any, now);
-      const nodes = this.nodeGC([...state.nodes.ids()].sort(), any, now);
-      return { jobs: jobs.jobs, evals: jobs.evals + evals.evals, allocs: jobs.allocs + evals.allocs, deployments, nodes };
+    const collection = new ForcedCollection(this, state, (fn) => ctx.store.write(fn), ctx.clock.now());
+    this.forcedWaiting = true;
+    ctx.store.defer(() => {
+      this.forcedWaiting = false;
+      return collection.step();
     });
   }
 
@@ -143,7 +149,7 @@ export class GarbageCollector {
 
   private jobPass(at: number): void {
     const keys = this.jobs.takeDue(at);
-    if (keys.length > 0) this.core.ctx.store.write(() => this.jobGC(keys, at, this.setting("jobGCThreshold")));
+    if (keys.length > 0) this.core.ctx.store.write(() => this.reapJobGC(this.decideJobs(keys, at, this.setting("jobGCThreshold"))));
   }
 
   private evalPass(at: number): void {
@@ -158,23 +164,26 @@ export class GarbageCollector {
         if (alloc) evalIds.add(alloc.EvalID);
       }
     }
-    this.core.ctx.store.write(() => this.evalGC([...evalIds].sort(), at, undefined));
+    this.core.ctx.store.write(() => {
+      const { evalIds: evals, allocIds } = this.decideEvals([...evalIds].sort(), at, undefined);
+      this.reapEvals(evals, allocIds);
+    });
   }
 
   private deploymentPass(at: number): void {
     const ids = this.deployments.takeDue(at);
-    if (ids.length > 0) this.core.ctx.store.write(() => this.deploymentGC(ids, this.setting("deploymentGCThreshold"), at));
+    if (ids.length > 0) this.core.ctx.store.write(() => this.reapDeployments(this.decideDeployments(ids, this.setting("deploymentGCThreshold"), at)));
   }
 
   private nodePass(at: number): void {
     const ids = this.nodes.takeDue(at);
-    if (ids.length > 0) this.core.ctx.store.write(() => this.nodeGC(ids, this.setting("nodeGCThreshold"), at));
+    if (ids.length > 0) this.core.ctx.store.write(() => this.reapNodes(this.decideNodes(ids, this.setting("nodeGCThreshold"), at)));
   }
 
-  // ---- the collections (inside a write; decided on the rows as the pass found them, then reaped) ----
+  // ---- the collections (decided on the rows as they are, then reaped inside a write) ----
 
   /** jobGC over `keys`: a GC-able job created before the cutoff whose evaluations all go (with allowBatch). */
-  private jobGC(keys: string[], now: number, threshold: number): { jobs: number; evals: number; allocs: number } {
+  decideJobs(keys: readonly string[], now: number, threshold: number): JobDecision {
     const { state } = this.core;
     const cutoff = now - threshold;
     const jobs: JobRow[] = [];
@@ -205,13 +214,16 @@ export class GarbageCollector {
       evalIds.push(...jobEvals);
       allocIds.push(...jobAllocs);
     }
-    this.reapEvals(evalIds, allocIds);
-    for (const job of jobs) this.reapJob(job);
-    return { jobs: jobs.length, evals: evalIds.length, allocs: allocIds.length };
+    return { jobs, evalIds, allocIds };
+  }
+
+  private reapJobGC(decision: JobDecision): void {
+    this.reapEvals(decision.evalIds, decision.allocIds);
+    this.reapJobs(decision.jobs);
   }
 
   /** evalGC over `ids` (`threshold` undefined: each evaluation's own, batch or not). */
-  private evalGC(ids: string[], now: number, threshold: number | undefined): { evals: number; allocs: number } {
+  decideEvals(ids: readonly string[], now: number, threshold: number | undefined): { evalIds: string[]; allocIds: string[] } {
     const { state } = this.core;
     const evalIds: string[] = [];
     const allocIds: string[] = [];
@@ -224,12 +236,11 @@ export class GarbageCollector {
       allocIds.push(...verdict.allocIds);
       if (!verdict.collect && verdict.retryAt !== null && Number.isFinite(verdict.retryAt)) this.evals.push(verdict.retryAt, EVAL + id);
     }
-    this.reapEvals(evalIds, allocIds);
-    return { evals: evalIds.length, allocs: allocIds.length };
+    return { evalIds, allocIds };
   }
 
   /** deploymentGC: a terminal deployment old enough that no live allocation references. */
-  private deploymentGC(ids: string[], threshold: number, now: number): number {
+  decideDeployments(ids: readonly string[], threshold: number, now: number): string[] {
     const { state } = this.core;
     const cutoff = now - threshold;
     const gone: string[] = [];
@@ -243,35 +254,44 @@ export class GarbageCollector {
       if (state.allocsOfDeployment(id).some((a) => !allocTerminal(a))) continue;
       gone.push(id);
     }
-    for (const id of gone) state.deployments.delete(id);
-    return gone.length;
+    return gone;
+  }
+
+  /** Deployment.Reap. */
+  reapDeployments(ids: readonly string[]): void {
+    for (const id of ids) this.core.state.deployments.delete(id);
   }
 
   /** nodeGC: a down node, down long enough, with no live allocation. */
-  private nodeGC(ids: string[], threshold: number, now: number): number {
-    const { state, ctx } = this.core;
+  decideNodes(ids: readonly string[], threshold: number, now: number): string[] {
+    const { state } = this.core;
     const cutoff = now - threshold;
     const gone: string[] = [];
     for (const id of ids) {
       const node = state.nodes.get(id);
       if (node?.Status !== "down") continue;
-      if (node.StatusUpdatedAt > cutoff) {
-        this.nodes.push(node.StatusUpdatedAt + threshold, id);
+      if (downSince(node) > cutoff) {
+        this.nodes.push(downSince(node) + threshold, id);
         continue;
       }
       if (state.allocsOnNode(id).some((a) => !allocTerminal(a))) continue;
       gone.push(id);
     }
-    if (gone.length === 0) return 0;
+    return gone;
+  }
+
+  /** Node.BatchDeregister. */
+  reapNodes(gone: readonly string[]): void {
+    if (gone.length === 0) return;
+    const { state, ctx } = this.core;
     // Node.BatchDeregister: a raft message Nomad's state store maps to no event type (nomad/state/events.go
     // MsgTypeEvents has Node.Deregister's, a purge's, only), so the stream says nothing of a collected node.
     ctx.events.record("node.collected", { service: "scheduler", subject: gone.join(","), detail: { gc: true, count: gone.length } });
     for (const id of gone) state.nodes.delete(id);
-    return gone.length;
   }
 
   /** Eval.Reap: the evaluations and allocations deleted, with what standin keeps per allocation (action-made log lines, check results). */
-  private reapEvals(evalIds: string[], allocIds: string[]): void {
+  reapEvals(evalIds: readonly string[], allocIds: readonly string[]): void {
     const { state, ctx } = this.core;
     for (const id of allocIds) state.allocs.delete(id);
     for (const id of evalIds) state.evals.delete(id);
@@ -285,7 +305,12 @@ export class GarbageCollector {
     }
   }
 
-  /** Job.BatchDeregister with purge: the job, its versions, summary and scaling events; its parent counts one child fewer. */
+  /** Job.BatchDeregister with purge. */
+  reapJobs(jobs: readonly JobRow[]): void {
+    for (const job of jobs) this.reapJob(job);
+  }
+
+  /** One job: its versions, summary and scaling events go; its parent counts one child fewer. */
   private reapJob(job: JobRow): void {
     const { state, ctx } = this.core;
     const key = jobKey(job.Namespace, job.ID);
@@ -312,7 +337,7 @@ export class GarbageCollector {
     const deployment = row.DeploymentID ? state.deployments.get(row.DeploymentID) : undefined;
     if (deployment) this.queueDeployment(deployment);
     const node = state.nodes.get(row.NodeID);
-    if (node && node.Status === "down") this.nodes.push(Math.max(node.StatusUpdatedAt + this.setting("nodeGCThreshold"), row.ModifyTime), node.ID);
+    if (node && node.Status === "down") this.nodes.push(Math.max(downSince(node) + this.setting("nodeGCThreshold"), row.ModifyTime), node.ID);
   }
 
   private queueJob(key: string, row: JobRow | undefined): void {
@@ -337,7 +362,7 @@ export class GarbageCollector {
 
   private queueNode(row: NodeRow): void {
     if (this.builtWith === null || row.Status !== "down") return;
-    this.nodes.push(row.StatusUpdatedAt + this.setting("nodeGCThreshold"), row.ID);
+    this.nodes.push(downSince(row) + this.setting("nodeGCThreshold"), row.ID);
   }
 
   /** Rebuilds the queues from the rows when they were built for other settings or before a restore. */
@@ -368,3 +393,10 @@ export class GarbageCollector {
 }
 
 const isBatch = (job: JobRow) => job.Type === "batch";
+
+/**
+ * When nodeGC counts a node down from: Nomad keeps StatusUpdatedAt in whole
+ * seconds (`time.Unix(node.StatusUpdatedAt, 0)`), so a node that went down
+ * at 10:00:00.700 is as old, to a pass, as one that went down at 10:00:00.
+ */
+const downSince = (node: NodeRow) => Math.floor(node.StatusUpdatedAt / 1000) * 1000;

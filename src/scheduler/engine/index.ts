@@ -65,7 +65,7 @@ import * as deployments from "./deployments.js";
 import * as dispatching from "./dispatch.js";
 import * as evaluations from "./evaluations.js";
 import * as faults from "./faults.js";
-import { GarbageCollector, type GcResult } from "./gc.js";
+import { GarbageCollector } from "./gc.js";
 import type { GcSettings } from "./gc-settings.js";
 import * as periodic from "./periodic-launches.js";
 import * as plan from "./plan.js";
@@ -78,7 +78,6 @@ import * as versions from "./versions.js";
 
 export { BATCH_RUN_META, DEFAULT_TIMING, DEPLOYMENT_DESCRIPTIONS, NON_TERMINAL_CLIENT, TIMERS } from "./constants.js";
 export type { RegisterResult } from "./core.js";
-export type { GcResult } from "./gc.js";
 export { GC_DEFAULTS, type GcSettings } from "./gc-settings.js";
 export { CodedError } from "./errors.js";
 export { isParameterized, isPeriodic } from "./job-kinds.js";
@@ -117,9 +116,9 @@ export class SchedulerEngine {
 
   // ---- garbage collection (gc.ts) ----
 
-  /** System.GarbageCollect: collects everything collectable now, whatever its age. */
-  forceGC(): GcResult {
-    return this.collector.force();
+  /** System.GarbageCollect: collects everything collectable, whatever its age, in slices after the request is answered (gc-force.ts). */
+  forceGC(): void {
+    this.collector.forceLater();
   }
 
   /** Objects queued for a later GC pass (derived state; tests check it stays bounded). */

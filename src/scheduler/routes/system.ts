@@ -5,8 +5,10 @@
  * body and no index header, as Nomad's handlers return nothing.
  *
  * Nomad's forced GC is an evaluation of the core scheduler's `force-gc` job
- * enqueued in the eval broker and run a moment later; standin collects at
- * once, inside the request (engine/gc.ts `force`).
+ * enqueued in the eval broker (never written to the state, so no API lists
+ * it) and run a moment later; standin answers at once too and collects in
+ * slices on the next turns of the event loop (engine/gc-force.ts), which
+ * the next scheduler request, write or clock move waits for.
  */
 import { emptyResponse } from "../../http/respond.js";
 import { permissionDenied } from "../acl/acl-routes.js";
