@@ -119,7 +119,14 @@ class JsonComparer {
     const pairs = this.pairByIdentity(recorded, local, key, identity);
     const paired = [...pairs.entries()].sort((a, b) => a[0] - b[0]);
     const inOrder = paired.every(([, j], n) => n === 0 || paired[n - 1]![1] < j);
-    if (!inOrder && !bothSortedByAnId(paired.map(([i]) => recorded[i]), paired.map(([, j]) => local[j]))) this.out.push(ORDER(at));
+    if (
+      !inOrder &&
+      !bothSortedByAnId(
+        paired.map(([i]) => recorded[i]),
+        paired.map(([, j]) => local[j]),
+      )
+    )
+      this.out.push(ORDER(at));
     for (let i = 0; i < recorded.length; i++) {
       const j = pairs.get(i);
       if (j === undefined) this.out.push({ kind: "missing", at: `${at}[${i}]`, recorded: recorded[i] });
@@ -155,9 +162,17 @@ class JsonComparer {
       used.add(j);
     };
     if (left().length <= REORDER_SEARCH_LIMIT) {
-      for (const i of left()) take(i, local.findIndex((candidate, j) => !used.has(j) && this.matches(recorded[i], candidate, key)));
+      for (const i of left())
+        take(
+          i,
+          local.findIndex((candidate, j) => !used.has(j) && this.matches(recorded[i], candidate, key)),
+        );
     }
-    for (const i of left()) take(i, local.findIndex((candidate, j) => !used.has(j) && this.sameIdentity(identity(recorded[i]), identity(candidate))));
+    for (const i of left())
+      take(
+        i,
+        local.findIndex((candidate, j) => !used.has(j) && this.sameIdentity(identity(recorded[i]), identity(candidate))),
+      );
     return pairs;
   }
 

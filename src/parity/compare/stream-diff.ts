@@ -43,7 +43,10 @@ function eventsOf(frames: unknown[]): Json[] {
 
 function diffEvents(world: WorldMap, service: string, recorded: Json[], local: Json[]): BodyDifference[] {
   const out: BodyDifference[] = [];
-  for (const [i, j] of align(recorded.map((e) => recordedHead(world, e)), local.map((e) => localHead(world, e)))) {
+  for (const [i, j] of align(
+    recorded.map((e) => recordedHead(world, e)),
+    local.map((e) => localHead(world, e)),
+  )) {
     if (j === undefined) out.push({ kind: "missing", at: `stream[${i}]`, recorded: recorded[i!] });
     else if (i === undefined) out.push({ kind: "extra", at: `stream[${j}]`, standin: local[j] });
     else out.push(...diffJson(world, service, recorded[i], local[j], `stream[${i}]`));
@@ -81,8 +84,7 @@ export function align(recorded: readonly string[], local: readonly string[]): Ar
   // lengths[i][j]: the longest common subsequence of recorded[i..] and local[j..].
   const lengths = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      lengths[i]![j] = recorded[i] === local[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--) lengths[i]![j] = recorded[i] === local[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
   const out: Array<[number | undefined, number | undefined]> = [];
   let [i, j] = [0, 0];
   while (i < n && j < m) {
