@@ -119,11 +119,13 @@ class JsonComparer {
     const pairs = this.pairByIdentity(recorded, local, key, identity);
     const paired = [...pairs.entries()].sort((a, b) => a[0] - b[0]);
     const inOrder = paired.every(([, j], n) => n === 0 || paired[n - 1]![1] < j);
+    // Each side's paired elements in its own order: both sorted by their own IDs is an order that differs by nature.
+    const localInItsOrder = paired.map(([, j]) => j).sort((a, b) => a - b);
     if (
       !inOrder &&
       !bothSortedByAnId(
         paired.map(([i]) => recorded[i]),
-        paired.map(([, j]) => local[j]),
+        localInItsOrder.map((j) => local[j]),
       )
     )
       this.out.push(ORDER(at));
