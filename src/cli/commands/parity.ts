@@ -31,9 +31,9 @@ export function parityCommand(program: Command): void {
       .option("--waive <file>", "a waiver file: [{route, path, reason}], the differences it covers are listed but do not fail")
       .option("--json <file>", "also write the JSON report here (the dashboard opens it: standin ui --parity <file>)")
       .addOption(
-        new Option("--time-tolerance <duration>", "how far apart two instants may be, offset from each run's start, and still be the same (a Go duration)")
-          .argParser(tolerance)
-          .default(undefined, "1s"),
+        new Option("--time-tolerance <duration>", "how far apart two instants may be, offset from each run's start, and still be the same (a Go duration; default 1s)").argParser(
+          tolerance,
+        ),
       )
       .option("--quiet", "print the summary line only")
       // A usage error is bad input too (status 2), never to be read as "differences found" (1).
