@@ -20,6 +20,8 @@ import { type Answer, diffExchange, type ExchangeDifference } from "./exchange-d
 import { routeOf, type RouteOfExchange } from "./routes.js";
 import { DEFAULT_TIME_TOLERANCE_MS, WorldMap } from "./world-map.js";
 
+/** standin's own control API: only a recording made with a standin as the upstream holds requests to it. */
+const CONTROL_PATH = /^\/_standin\//;
 /** Request headers that describe the transport, not the request (the body is sent again with its IDs mapped, so its length changes). */
 const TRANSPORT_HEADERS = new Set(["host", "content-length", "accept-encoding", "connection", "transfer-encoding"]);
 
@@ -87,6 +89,8 @@ class RecordingReplayer {
   private readonly world: WorldMap;
   private readonly open: Pending[] = [];
   private readonly streams: OpenStream[] = [];
+  /** How far requests to the control API moved the clock beyond the recorded time. */
+  private aheadMs = 0;
   private readonly results = new Map<number, ComparedExchange>();
 
   constructor(
@@ -106,7 +110,11 @@ class RecordingReplayer {
       this.moveClockTo(exchange.sentMs);
       const skipped = unsendable(exchange);
       if (skipped) this.results.set(exchange.seq, this.result(exchange, [], undefined, skipped));
-      else this.open.push(this.send(exchange));
+      else {
+        const pending = this.send(exchange);
+        this.open.push(pending);
+        if (CONTROL_PATH.test(exchange.path)) await this.followControl(pending);
+      }
     }
     await this.compareAnsweredBy(Number.POSITIVE_INFINITY);
     return [...this.results.values()].sort((a, b) => a.seq - b.seq);
@@ -198,6 +206,12 @@ class RecordingReplayer {
     }
     const { compared, reported } = this.localAnswer(local);
     controller.abort();
+    // Replayed for what it does (it moves the clock); what it answers (the timers that fired in the move, which in a
+    // realtime upstream depends on when its own timers ran) is standin's harness, not the product compared.
+    if (CONTROL_PATH.test(exchange.path)) {
+      this.results.set(exchange.seq, this.result(exchange, [], reported, "a request to standin's control API: replayed for its effect, not compared"));
+      return;
+    }
     const route = routeOf(exchange.service, exchange.method, exchange.path);
     const differences = routeDifference(route, recorded, compared) ?? diffExchange(this.world, exchange.service, exchange.path, recorded, compared);
     this.results.set(exchange.seq, this.result(exchange, differences, reported));
@@ -217,8 +231,20 @@ class RecordingReplayer {
     return { compared: { ...answer, body: keptBody(bytes) }, reported: { ...answer, body: keptBody(this.emu.redactedBody(bytes)) } };
   }
 
+  /**
+   * A request to standin's own control API (a recording made with a standin
+   * as the upstream: `POST /_standin/clock/advance`) moved the upstream's
+   * clock ahead of real time, and moves this one as far: from then on the
+   * replay's clock follows the recorded time that much ahead.
+   */
+  private async followControl(pending: Pending): Promise<void> {
+    const before = this.emu.clock.status().nowMs;
+    await within(pending.answer);
+    this.aheadMs += this.emu.clock.status().nowMs - before;
+  }
+
   private moveClockTo(offsetMs: number): void {
-    const target = this.startMs + Math.ceil(offsetMs);
+    const target = this.startMs + this.aheadMs + Math.ceil(offsetMs);
     if (target > this.emu.clock.status().nowMs) this.emu.clock.advanceTo(target);
   }
 

@@ -171,7 +171,8 @@ export class WorldMap {
       if (value !== null && typeof value === "object") {
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.localText(k), walk(v, k)]));
       }
-      if (typeof value === "string") return this.names.localOf(value) ?? this.localText(value);
+      // A whole string that is an ID's start (a search's `"Prefix": "8ab37"`) is mapped as a path segment's is.
+      if (typeof value === "string") return this.names.localOf(value) ?? this.localIdPrefix(value) ?? this.localText(value);
       if (typeof value === "number" && key?.endsWith("Index") && value > 0) return this.localIndex(service, value);
       return value;
     };
@@ -194,8 +195,9 @@ export class WorldMap {
   }
 
   /**
-   * An ID's prefix sent as a whole path segment or query value (Nomad's
-   * short IDs: `nomad alloc status 5a0f1c2e`, `?prefix=5a0f`): when it
+   * An ID's prefix sent as a whole path segment, query value or JSON string
+   * (Nomad's short IDs: `nomad alloc status 5a0f1c2e`, `?prefix=5a0f`, a
+   * search's `Prefix`): when it
    * starts exactly one ID learned so far, the same length of that ID's
    * counterpart; otherwise undefined.
    */
