@@ -11,6 +11,7 @@ import { diffJson } from "../../src/parity/compare/json-diff.js";
 import { WorldMap } from "../../src/parity/compare/world-map.js";
 import type { Recording } from "../../src/parity/recording.js";
 import { differingUpstream } from "./differing-upstream.js";
+import { smallJob } from "../support/jobs.js";
 import { TestRecorder } from "./parity-recorder.js";
 
 describe("standin parity at the edges", () => {
@@ -114,6 +115,33 @@ describe("standin parity at the edges", () => {
       expect(diff(["a", "b"], ["a", "c"])).toEqual(["value $[1]"]);
       expect(diff(["a", "b", "c"], ["a", "c"])).toEqual(["missing $[1]"]);
     });
+  });
+
+  it("replays a request to standin's own control API for its effect: a clock advance moves the replay's clock as far, not compared", async () => {
+    const emu = await createStandin({ fixture: "default", seed: 1 });
+    let recording: Recording;
+    try {
+      const r = new TestRecorder(emu);
+      await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("moved") } });
+      // The upstream's clock jumps 5 s ahead of the recording's time, as `control.Advance("5s")` does in a realtime upstream.
+      await r.send("scheduler", "POST", "/_standin/clock/advance", { body: { by: "5s" } });
+      r.advance(20);
+      const [alloc] = (await r.send("scheduler", "GET", "/v1/job/moved/allocations")).body;
+      expect(alloc.ClientStatus).toBe("running");
+      // 3 s of recorded time later, a job is submitted: its SubmitTime is 8.02 s after the start upstream, and must be in the replay.
+      r.advance(3000);
+      await r.send("scheduler", "PUT", "/v1/jobs", { body: { Job: smallJob("later") } });
+      await r.send("scheduler", "GET", "/v1/job/later");
+      recording = r.recording();
+    } finally {
+      emu.close();
+    }
+    // The recorded times: the advance took no recorded time, so without it the replay would still be at 20 ms.
+    expect(recording.exchanges.map((e) => e.sentMs)).toEqual([0, 0, 20, 3020, 3020]);
+    const report = await parity(recording, { fixture: ["default", { seed: 2 }] });
+    expect(report.differences).toEqual([]);
+    expect(report.exchanges.find((e) => e.seq === 2)).toMatchObject({ skipped: "a request to standin's control API: replayed for its effect, not compared" });
+    expect(report.summary).toMatchObject({ exchanges: 5, differences: 0, skipped: 1 });
   });
 
   it("refuses a recording that holds an exchange twice", async () => {

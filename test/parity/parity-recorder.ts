@@ -34,6 +34,7 @@ export interface RecordedStream {
 export class TestRecorder {
   private readonly exchanges: RecordedExchange[] = [];
   private readonly startMs: number;
+  private controlMovedMs = 0;
 
   constructor(
     private readonly emu: Standin,
@@ -59,6 +60,7 @@ export class TestRecorder {
     const text = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
     const headers = { ...(text !== undefined && { "content-type": "application/json" }), ...options.headers };
     const sentMs = this.offset();
+    const sentClockMs = this.emu.clock.status().nowMs;
     const answer = this.upstream(service, path, { method, headers, body: text });
     const slot = this.exchanges.length;
     this.exchanges.push(undefined as never);
@@ -69,6 +71,7 @@ export class TestRecorder {
       answered: async () => {
         const response = await answer;
         const bodyText = await response.text();
+        if (path.startsWith("/_standin/")) this.controlMovedMs += this.emu.clock.status().nowMs - sentClockMs;
         const answeredMs = this.offset();
         const responseHeaders: Record<string, string> = {};
         response.headers.forEach((value, name) => {
@@ -161,8 +164,13 @@ export class TestRecorder {
     };
   }
 
+  /**
+   * The recording's "real time": the upstream's clock, less what requests to
+   * its control API moved it (a clock advance moves a realtime upstream's
+   * virtual time, not the wall time a recorder reads).
+   */
   private offset(): number {
-    return this.emu.clock.status().nowMs - this.startMs;
+    return this.emu.clock.status().nowMs - this.startMs - this.controlMovedMs;
   }
 }
 
