@@ -5,6 +5,9 @@
  * (standin has it, the upstream not), `type`, `value` (an index that moves
  * differently is a `value` too, said so), and `order` for a list holding
  * the same elements in another order (once for the list, not per element).
+ * Lists of identified things (list-identity.ts) are matched element by
+ * element by identity, so one element more is one `missing` or `extra`;
+ * other lists place by place.
  */
 import { type Identity, type ListIdentity, listIdentity, rawKey } from "./list-identity.js";
 import { natureOf } from "./nature.js";
