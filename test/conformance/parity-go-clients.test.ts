@@ -7,9 +7,11 @@
  * secrets), since both sides are the same code.
  *
  * The upstream runs on the realtime clock, as a real product's time passes,
- * and the suites chosen are those that never move standin's clock through
- * the control API (a real product has none): the parity replay moves its
- * clock by the recorded wall time between requests.
+ * and the suites chosen use the products' own API, but nomad-search, which
+ * moves the upstream's clock once through standin's control API (a real
+ * product has none): the parity replay moves its clock by the recorded wall
+ * time between requests, and by as much as a recorded control request
+ * moved its own.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -27,19 +29,30 @@ const PROGRAM = conformanceProgram("the parity check of the conformance suite", 
 const MANAGEMENT_SECRET = "6a1f6a6e-3d0e-4c55-9d0b-2f9c1c9e0002";
 const ACL_FIXTURE = { scheduler: { acl: { enabled: true, tokens: [{ SecretID: MANAGEMENT_SECRET, Name: "root", Type: "management" }] } } };
 
-/** Suites of the Go program that use only the products' own API. */
-const SUITES = [
+/**
+ * A search read right after 21 batch jobs were registered reports the
+ * index of the last write, and on the realtime upstream the evaluations of
+ * the jobs registered about 100 ms before are processed by its own timers,
+ * which race the request by a millisecond or two: the replay, at the
+ * recorded instant exactly, may have processed one evaluation more or less
+ * (a real Nomad's evaluation broker races the same way).
+ */
+const SEARCH_INDEX_RACE = ["headers.x-nomad-index", "$.Index"].map((path) => ({ route: "PUT /v1/search*", path, reason: "timer-driven writes race the realtime upstream" }));
+
+/** Suites of the Go program, with the control API's paths each uses (none but the clock's). */
+const SUITES: ReadonlyArray<{ suite: string; fixture: object; control?: readonly string[]; waivers?: readonly object[] }> = [
   { suite: "consul-txn", fixture: {} },
   { suite: "nomad-pools", fixture: {} },
   { suite: "nomad-acl", fixture: ACL_FIXTURE },
-] as const;
+  { suite: "nomad-search", fixture: {}, control: ["/_standin/clock/advance"], waivers: SEARCH_INDEX_RACE },
+];
 
 type Result = { check: string; ok: boolean; error?: string };
 
 describe.skipIf(SKIP_GO)("standin record → standin parity on the official Go clients' traffic", () => {
   beforeAll(() => buildGoProgram(PROGRAM), 600_000);
 
-  for (const { suite, fixture } of SUITES) {
+  for (const { suite, fixture, control = [], waivers = [] } of SUITES) {
     describe(suite, () => {
       let results: Result[] = [];
       let recording: Recording;
@@ -71,11 +84,11 @@ describe.skipIf(SKIP_GO)("standin record → standin parity on the official Go c
         } finally {
           await upstream.close();
         }
-        report = await parity(recording, { fixture: [fixture] });
+        report = await parity(recording, { fixture: [fixture], waivers });
       }, 900_000);
 
-      it("the checks pass through the recorder, without the control API (a real product has none)", () => {
-        expect(recording.exchanges.filter((exchange) => exchange.path.startsWith("/_standin/")).map((exchange) => exchange.path)).toEqual([]);
+      it("the checks pass through the recorder, the control API used for the clock alone (a real product has none)", () => {
+        expect(recording.exchanges.filter((exchange) => exchange.path.startsWith("/_standin/")).map((exchange) => exchange.path)).toEqual(control);
         expect(results.length).toBeGreaterThan(0);
         expect(results.filter((result) => !result.ok)).toEqual([]);
       });
@@ -84,8 +97,10 @@ describe.skipIf(SKIP_GO)("standin record → standin parity on the official Go c
         expect(recording.exchanges.length).toBeGreaterThan(5);
         expect(recording.truncated).toBe(false);
         expect(report.summary.exchanges).toBe(recording.exchanges.length);
-        expect(report.differences).toEqual([]);
+        expect(report.differences.filter((difference) => difference.waived === undefined)).toEqual([]);
         expect(report.ok).toBe(true);
+        // The control API's requests are replayed for their effect (the clock moved as far) and listed as not compared.
+        expect(report.summary.skipped).toBe(control.length);
       });
     });
   }

@@ -39,16 +39,31 @@ describe("standin parity", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const json = join(dir, "report.json");
     const res = await runCli(["parity", differing, "--json", json]);
     expect(res.code).toBe(1);
-    expect(res.stdout.split("\n")[0]).toBe("parity: 12 exchanges, 7 routes, 10 differences in 4 routes, 2 not emulated");
+    expect(res.stdout.split("\n")[0]).toBe("parity: 16 exchanges, 8 routes, 17 differences in 5 routes, 2 not emulated");
     const report = JSON.parse(readFileSync(json, "utf8"));
-    expect(report).toMatchObject({ format: "standin-parity-report", version: 1, ok: false, summary: { differences: 10 } });
-    expect(report.differences).toHaveLength(12);
+    expect(report).toMatchObject({
+      format: "standin-parity-report",
+      version: 1,
+      ok: false,
+      summary: { differences: 17 },
+      settings: { timeTolerance: "1s", timeToleranceMs: 1000 },
+    });
+    expect(report.differences).toHaveLength(19);
+  });
+
+  it("takes --time-tolerance as a Go duration, into the comparison and the report's settings", async () => {
+    const json = join(dir, "tolerant.json");
+    const res = await runCli(["parity", differing, "--time-tolerance", "1.5s", "--json", json]);
+    expect(res.stdout.split("\n")[0]).toBe("parity: 16 exchanges, 8 routes, 16 differences in 5 routes, 2 not emulated");
+    const report = JSON.parse(readFileSync(json, "utf8"));
+    expect(report.settings).toEqual({ timeTolerance: "1.5s", timeToleranceMs: 1500 });
+    expect(report.differences.map((d: { at: string }) => d.at)).not.toContain("$.SubmitTime");
   });
 
   it("exits 0 when the waivers cover every difference, and --quiet prints the summary alone", async () => {
     const waivers = file("waivers.json", [{ route: "**", path: "**", reason: "known" }]);
     const res = await runCli(["parity", differing, "--waive", waivers, "--quiet"]);
-    expect(res.stdout).toBe("parity: 12 exchanges, 7 routes, 0 differences in 0 routes, 0 not emulated, 12 waived\n");
+    expect(res.stdout).toBe("parity: 16 exchanges, 8 routes, 0 differences in 0 routes, 0 not emulated, 19 waived\n");
     expect(res.code).toBe(0);
   });
 
@@ -60,6 +75,8 @@ describe("standin parity", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     ["a bad waiver file", () => ["parity", differing, "--waive", file("w.json", { route: "x" })], /not a waiver list/],
     ["an unknown fixture", () => ["parity", differing, "--fixture", "no-such-fixture"], /no-such-fixture/],
     ["an unknown option", () => ["parity", differing, "--bogus"], /unknown option/],
+    ["a time tolerance that is not a Go duration", () => ["parity", differing, "--time-tolerance", "2 seconds"], /--time-tolerance.*unknown unit/],
+    ["a negative time tolerance", () => ["parity", differing, "--time-tolerance", "-1s"], /expected a duration of 0 or more/],
     ["no recording", () => ["parity"], /missing required argument/],
   ])("exits 2 for %s, saying why in one line", async (_, args, message) => {
     const res = await runCli(args());

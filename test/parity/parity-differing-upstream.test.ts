@@ -33,12 +33,57 @@ describe("standin parity against an upstream that differs on purpose", () => {
       "#9 status status",
       "#10 not-emulated route",
       "#11 unknown-path route",
+      "#13 missing $[0]",
+      "#13 value $[2].Priority",
+      "#14 extra $[0]",
+      "#15 value $.SubmitTime",
+      "#16 missing stream[2]",
+      "#16 extra stream[2]",
+      "#16 value stream[3].Payload.Job.Status",
     ]);
     const priority = report.differences.find((d) => d.at === "$.Priority")!;
     expect(priority).toMatchObject({ route: "GET /v1/job/:job_id+", recorded: 70, standin: 50 });
     expect(report.differences.find((d) => d.at === "headers.x-consul-index")!.note).toMatch(/moves differently/);
-    expect(report.summary).toEqual({ exchanges: 12, routes: 7, differences: 10, differingRoutes: 4, notEmulated: 2, waived: 0, skipped: 0 });
+    expect(report.summary).toEqual({ exchanges: 16, routes: 8, differences: 17, differingRoutes: 5, notEmulated: 2, waived: 0, skipped: 0 });
+    expect(report.settings).toEqual({ timeTolerance: "1s", timeToleranceMs: 1000 });
     expect(report.ok).toBe(false);
+  });
+
+  it("matches list elements by identity: one insertion is one missing element, a change after it is at the element's own place", async () => {
+    const report = await parity(recording);
+    const at13 = report.differences.filter((d) => d.seq === 13);
+    expect(at13.map((d) => [d.kind, d.at, d.kind === "missing" ? (d.recorded as { ID: string }).ID : d.recorded, d.standin])).toEqual([
+      ["missing", "$[0]", "ghost", undefined],
+      ["value", "$[2].Priority", 60, 50],
+    ]);
+    expect(report.differences.find((d) => d.seq === 14)).toMatchObject({ kind: "extra", at: "$[0]", standin: { Key: "x" } });
+  });
+
+  it("compares the event stream by its events: batching and heartbeats aside, each changed event once at its place", async () => {
+    const report = await parity(recording);
+    const stream = report.differences.filter((d) => d.seq === 16);
+    expect(stream.map((d) => `${d.kind} ${d.at}`)).toEqual(["missing stream[2]", "extra stream[2]", "value stream[3].Payload.Job.Status"]);
+    expect(stream[0]).toMatchObject({ route: "GET /v1/event/stream", recorded: { Topic: "Job", Type: "JobDeregistered", Key: "ghost" } });
+    expect(stream[1]).toMatchObject({ standin: { Topic: "Evaluation", Type: "JobRegistered", FilterKeys: ["a", ""] } });
+    expect(stream[2]).toMatchObject({ recorded: "running", standin: "pending" });
+    // The upstream sent every event in a frame of its own and every heartbeat twice; standin batches by index.
+    const recorded = report.exchanges.find((e) => e.seq === 16)!.recorded as { body: { text: string } };
+    const standin = report.exchanges.find((e) => e.seq === 16)!.standin as { body: { text: string } };
+    const frames = (text: string) => text.split("\n").filter((line) => line.startsWith('{"Index"') || line.startsWith('{"Events"')).length;
+    expect(frames(recorded.body.text)).toBeGreaterThan(frames(standin.body.text));
+    // A stream's paths are waived as a body's are.
+    const waived = await parity(recording, { waivers: [{ route: "GET /v1/event/stream", path: "stream[*].Payload.**", reason: "payloads we do not read" }] });
+    expect(waived.differences.filter((d) => d.waived).map(named)).toEqual(["#16 value stream[3].Payload.Job.Status (waived)"]);
+  });
+
+  it("takes instants within --time-tolerance as the same", async () => {
+    const wider = await parity(recording, { timeToleranceMs: 2000 });
+    expect(wider.settings).toEqual({ timeTolerance: "2s", timeToleranceMs: 2000 });
+    expect(wider.differences.filter((d) => d.at === "$.SubmitTime")).toEqual([]);
+    expect(wider.summary.differences).toBe(16);
+    // Narrower: the times standin and the upstream agree on exactly (the same clock) still agree.
+    const exact = await parity(recording, { timeToleranceMs: 0 });
+    expect(exact.differences.map(named)).toEqual((await parity(recording)).differences.map(named));
   });
 
   it("keeps both answers of a differing exchange, the statuses alone of the others", async () => {
@@ -54,8 +99,9 @@ describe("standin parity against an upstream that differs on purpose", () => {
   it("prints a summary line and each difference under its route", async () => {
     const text = formatReport(await parity(recording));
     const lines = text.split("\n");
-    expect(lines[0]).toBe("parity: 12 exchanges, 7 routes, 10 differences in 4 routes, 2 not emulated");
-    expect(lines).toContain("scheduler GET /v1/job/:job_id+  (2 exchanges, 5 differences)");
+    expect(lines[0]).toBe("parity: 16 exchanges, 8 routes, 17 differences in 5 routes, 2 not emulated");
+    expect(lines).toContain("scheduler GET /v1/job/:job_id+  (3 exchanges, 6 differences)");
+    expect(lines).toContain('  #16 GET /v1/event/stream?index=1: stream[3].Payload.Job.Status: upstream "running", standin "pending"');
     expect(lines).toContain("  #4 GET /v1/job/a: $.Priority: upstream 70, standin 50");
     expect(lines).toContain('  #4 GET /v1/job/a: $.Version type: upstream "0", standin 0 (string upstream, number in standin)');
     expect(lines).toContain('  #7 GET /v1/kv/x: headers.content-type: upstream "text/plain", standin "application/json"');
@@ -74,12 +120,12 @@ describe("standin parity against an upstream that differs on purpose", () => {
       "#7 header headers.x-consul-knownleader (waived)",
       "#8 header headers.x-consul-index (waived)",
     ]);
-    expect(report.summary).toMatchObject({ differences: 6, waived: 4, differingRoutes: 3, notEmulated: 2 });
+    expect(report.summary).toMatchObject({ differences: 13, waived: 4, differingRoutes: 5, notEmulated: 2 });
     expect(report.ok).toBe(false);
 
     const all = [...some, { route: "**", path: "**", reason: "everything else" }];
     const passing = await parity(recording, { waivers: all });
-    expect(passing.summary).toMatchObject({ differences: 0, waived: 12, notEmulated: 0 });
+    expect(passing.summary).toMatchObject({ differences: 0, waived: 19, notEmulated: 0 });
     expect(passing.ok).toBe(true);
   });
 

@@ -203,6 +203,8 @@ describe("the world map", () => {
     world.same("plain", "1000aaaa-1111-4a4a-8b8b-000000000009", "2000bbbb-1111-4a4a-8b8b-000000000009", "scheduler");
     expect(world.localPath("/v1/jobs?per_page=1000", "scheduler")).toBe("/v1/jobs?per_page=1000");
     expect(world.localPath("/v1/allocation/1000aaaa", "scheduler")).toBe("/v1/allocation/2000bbbb");
+    // In a request body too (PUT /v1/search's Prefix), a whole string alone.
+    expect(JSON.parse(world.localBody(JSON.stringify({ Prefix: "0b8e2c1a-1", Context: "all" }), "scheduler"))).toEqual({ Prefix: "f00dfeed-3", Context: "all" });
   });
 
   it("pairs indexes past 2^53 (Consul's event list: its last event's ID folded to 64 bits) one to one, as text, not by order", () => {

@@ -22,9 +22,19 @@ export interface Sent {
   readonly headers: Record<string, string>;
 }
 
+export interface RecordedStream {
+  /** What has arrived so far. */
+  text(): string;
+  /** Resolves once what has arrived satisfies `satisfied`. */
+  until(satisfied: (text: string) => boolean): Promise<void>;
+  /** Stops reading; the exchange is recorded with what arrived (returned). */
+  cut(): Promise<string>;
+}
+
 export class TestRecorder {
   private readonly exchanges: RecordedExchange[] = [];
   private readonly startMs: number;
+  private controlMovedMs = 0;
 
   constructor(
     private readonly emu: Standin,
@@ -50,6 +60,7 @@ export class TestRecorder {
     const text = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
     const headers = { ...(text !== undefined && { "content-type": "application/json" }), ...options.headers };
     const sentMs = this.offset();
+    const sentClockMs = this.emu.clock.status().nowMs;
     const answer = this.upstream(service, path, { method, headers, body: text });
     const slot = this.exchanges.length;
     this.exchanges.push(undefined as never);
@@ -60,6 +71,7 @@ export class TestRecorder {
       answered: async () => {
         const response = await answer;
         const bodyText = await response.text();
+        if (path.startsWith("/_standin/")) this.controlMovedMs += this.emu.clock.status().nowMs - sentClockMs;
         const answeredMs = this.offset();
         const responseHeaders: Record<string, string> = {};
         response.headers.forEach((value, name) => {
@@ -82,6 +94,64 @@ export class TestRecorder {
     };
   }
 
+  /**
+   * A streamed answer (the event stream, a followed log), read as it comes:
+   * `until` waits for what has arrived to satisfy a test (never for time),
+   * `cut` stops reading and records what arrived, as the recorder records a
+   * stream its client closed.
+   */
+  async stream(service: RecordedService, path: string, options: { headers?: Record<string, string> } = {}): Promise<RecordedStream> {
+    const seq = this.exchanges.length + 1;
+    const slot = this.exchanges.length;
+    this.exchanges.push(undefined as never);
+    const headers = { ...options.headers };
+    const redactedHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), isSecret(k) ? redactHeader(k, v) : v]));
+    const request = { seq, service, method: "GET", path: redactQuery(path), headers: redactedHeaders, sentMs: this.offset() };
+    this.exchanges[slot] = request;
+    const controller = new AbortController();
+    const response = await this.upstream(service, path, { method: "GET", headers, signal: controller.signal });
+    const answeredMs = this.offset();
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      responseHeaders[name] = value;
+    });
+    const chunks: Buffer[] = [];
+    const waiters: Array<() => void> = [];
+    const text = () => Buffer.concat(chunks).toString("utf8");
+    const reader = response.body!.getReader();
+    void (async () => {
+      try {
+        for (;;) {
+          const read = await reader.read();
+          if (read.done) break;
+          chunks.push(Buffer.from(read.value));
+          for (const wake of waiters.splice(0)) wake();
+        }
+      } catch {
+        // Cut.
+      }
+    })();
+    return {
+      text,
+      until: async (satisfied) => {
+        while (!satisfied(text())) await new Promise<void>((resolve) => waiters.push(resolve));
+      },
+      cut: async () => {
+        const body = text();
+        const endedMs = this.offset();
+        controller.abort();
+        await reader.cancel().catch(() => undefined);
+        this.exchanges[slot] = {
+          ...request,
+          answeredMs,
+          endedMs,
+          response: { status: response.status, headers: responseHeaders, body: keptBody(redactBody(body)), streamed: true },
+        };
+        return body;
+      },
+    };
+  }
+
   recording(): Recording {
     return {
       format: RECORDING_FORMAT,
@@ -94,8 +164,13 @@ export class TestRecorder {
     };
   }
 
+  /**
+   * The recording's "real time": the upstream's clock, less what requests to
+   * its control API moved it (a clock advance moves a realtime upstream's
+   * virtual time, not the wall time a recorder reads).
+   */
   private offset(): number {
-    return this.emu.clock.status().nowMs - this.startMs;
+    return this.emu.clock.status().nowMs - this.startMs - this.controlMovedMs;
   }
 }
 

@@ -6,7 +6,8 @@
  * beyond the waivers, 1 when something does, 2 for a bad recording, waiver
  * file, fixture or usage.
  */
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { parseDurationMs } from "../../core/durations.js";
 import { FixtureError } from "../../scenario-files/load.js";
 import { fixtureReference } from "../../scenario-files/shipped.js";
 import { formatReport, parity, RecordingError, WaiverError } from "../../parity/compare/index.js";
@@ -29,16 +30,25 @@ export function parityCommand(program: Command): void {
       )
       .option("--waive <file>", "a waiver file: [{route, path, reason}], the differences it covers are listed but do not fail")
       .option("--json <file>", "also write the JSON report here (the dashboard opens it: standin ui --parity <file>)")
+      .addOption(
+        new Option("--time-tolerance <duration>", "how far apart two instants may be, offset from each run's start, and still be the same (a Go duration; default 1s)").argParser(
+          tolerance,
+        ),
+      )
       .option("--quiet", "print the summary line only")
       // A usage error is bad input too (status 2), never to be read as "differences found" (1).
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : BAD_INPUT))
-      .action(async (file: string, opts: { fixture: string[]; waive?: string; json?: string; quiet?: boolean }) => {
+      .action(async (file: string, opts: { fixture: string[]; waive?: string; json?: string; quiet?: boolean; timeTolerance?: number }) => {
         const recording = await badInput(() => readJsonFile("standin parity", file));
         const waivers = opts.waive === undefined ? undefined : await badInput(() => readJsonFile("standin parity", opts.waive!));
         const fixture = opts.fixture.length > 0 ? opts.fixture.map(fixtureReference) : undefined;
         let report: Awaited<ReturnType<typeof parity>>;
         try {
-          report = await parity(recording, { ...(fixture && { fixture }), ...(waivers !== undefined && { waivers }) });
+          report = await parity(recording, {
+            ...(fixture && { fixture }),
+            ...(waivers !== undefined && { waivers }),
+            ...(opts.timeTolerance !== undefined && { timeToleranceMs: opts.timeTolerance }),
+          });
         } catch (error) {
           if (error instanceof RecordingError) throw new CliFailure(`standin parity: ${file}: ${error.message}`, BAD_INPUT);
           if (error instanceof WaiverError) throw new CliFailure(`standin parity: ${opts.waive}: ${error.message}`, BAD_INPUT);
@@ -60,4 +70,16 @@ async function badInput<T>(read: () => Promise<T>): Promise<T> {
     if (error instanceof CliFailure) throw new CliFailure(error.message, BAD_INPUT);
     throw error;
   }
+}
+
+/** `--time-tolerance`: a Go duration of 0 or more, in ms. */
+function tolerance(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDurationMs(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  if (ms < 0) throw new InvalidArgumentError("expected a duration of 0 or more");
+  return ms;
 }

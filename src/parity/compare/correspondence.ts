@@ -56,6 +56,11 @@ export class Bijection<T> {
   localOf(recorded: T): T | undefined {
     return this.forward.get(recorded);
   }
+
+  /** True when a value of standin's is paired with a recorded one already. */
+  hasLocal(local: T): boolean {
+    return this.backward.has(local);
+  }
 }
 
 /** An order-preserving map of integers (raft indexes), learned pair by pair. */

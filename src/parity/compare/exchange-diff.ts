@@ -3,11 +3,13 @@
  * answer to the same request (mapped into its world). What matters of an
  * answer: its status; the headers a client acts on (the index headers
  * present and moving as the upstream's do, the content type, known-leader);
- * its body as JSON paths (json-diff.ts), or as text.
+ * its body as JSON paths (json-diff.ts), or as text; a streamed body by
+ * what it carries (stream-diff.ts).
  */
 import type { TapeBody } from "../../control/tape.js";
 import { isIndexHeader } from "./nature.js";
 import { type BodyDifference, diffJson } from "./json-diff.js";
+import { diffStreams } from "./stream-diff.js";
 import type { WorldMap } from "./world-map.js";
 
 export type DifferenceKind =
@@ -42,7 +44,8 @@ export interface Answer {
 /** Headers a client acts on besides the index ones. */
 const COMPARED_HEADERS = ["content-type", "x-nomad-knownleader", "x-consul-knownleader"];
 
-export function diffExchange(world: WorldMap, service: string, recorded: Answer, local: Answer): ExchangeDifference[] {
+/** `path`: the recorded request's path and query (a stream is compared by what its route carries). */
+export function diffExchange(world: WorldMap, service: string, path: string, recorded: Answer, local: Answer): ExchangeDifference[] {
   const out: ExchangeDifference[] = [];
   if (recorded.status !== local.status) out.push({ kind: "status", at: "status", recorded: recorded.status, standin: local.status });
   for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(local.headers)])) {
@@ -56,8 +59,11 @@ export function diffExchange(world: WorldMap, service: string, recorded: Answer,
     const [r, l] = [normalized(recorded.headers[name]), normalized(local.headers[name])];
     if (r !== l) out.push(headerDifference(name, recorded.headers[name], local.headers[name]));
   }
-  // A stream's body is what arrived before the client stopped reading: when that was is the recording's, not standin's to repeat.
-  if (recorded.streamed || local.streamed) return out;
+  // A stream's body is what arrived before the client stopped reading: standin's was read up to the same instant, and
+  // compared by what it carries (stream-diff.ts); with another status it carries something else, said by the status.
+  if (recorded.streamed) return recorded.status === local.status ? [...out, ...diffStreams(world, service, path, recorded.body, local.body)] : out;
+  // An answer the upstream ended that standin still streams: its body is not whole, so not compared.
+  if (local.streamed) return out;
   out.push(...diffBodies(world, service, recorded.body, local.body));
   return out;
 }

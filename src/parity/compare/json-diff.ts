@@ -5,7 +5,11 @@
  * (standin has it, the upstream not), `type`, `value` (an index that moves
  * differently is a `value` too, said so), and `order` for a list holding
  * the same elements in another order (once for the list, not per element).
+ * Lists of identified things (list-identity.ts) are matched element by
+ * element by identity, so one element more is one `missing` or `extra`;
+ * other lists place by place.
  */
+import { type Identity, type ListIdentity, listIdentity, rawKey } from "./list-identity.js";
 import { natureOf } from "./nature.js";
 import type { WorldMap } from "./world-map.js";
 
@@ -24,9 +28,12 @@ export interface BodyDifference {
 /** Lists longer than this are compared element by element only (finding a reordering costs the square of the length). */
 const REORDER_SEARCH_LIMIT = 200;
 
-export function diffJson(world: WorldMap, service: string, recorded: unknown, local: unknown): BodyDifference[] {
+const ORDER = (at: string): BodyDifference => ({ kind: "order", at, note: "the same elements in another order" });
+
+/** The differences between two documents; `root` names the place they were found (`$` for a body, `stream[3]` for a stream's event). */
+export function diffJson(world: WorldMap, service: string, recorded: unknown, local: unknown, root = "$"): BodyDifference[] {
   const out: BodyDifference[] = [];
-  new JsonComparer(world, service, out).compare(recorded, local, "$", undefined, undefined);
+  new JsonComparer(world, service, out).compare(recorded, local, root, undefined, undefined);
   return out;
 }
 
@@ -87,10 +94,15 @@ class JsonComparer {
 
   private compareLists(recorded: unknown[], local: unknown[], at: string, key: string | undefined): void {
     if (this.listMatches(recorded, local, key)) return;
+    const identity = listIdentity(recorded, local, key);
+    if (identity) {
+      this.compareByIdentity(recorded, local, at, key, identity);
+      return;
+    }
     if (recorded.length === local.length && recorded.length <= REORDER_SEARCH_LIMIT) {
       const pairing = this.pairInAnyOrder(recorded, local, key);
       if (pairing) {
-        if (!bothSortedByAnId(recorded, local)) this.out.push({ kind: "order", at, note: "the same elements in another order" });
+        if (!bothSortedByAnId(recorded, local)) this.out.push(ORDER(at));
         return;
       }
     }
@@ -98,6 +110,83 @@ class JsonComparer {
     for (let i = 0; i < shared; i++) this.compare(recorded[i], local[i], `${at}[${i}]`, key, undefined);
     for (let i = shared; i < recorded.length; i++) this.out.push({ kind: "missing", at: `${at}[${i}]`, recorded: recorded[i] });
     for (let i = shared; i < local.length; i++) this.out.push({ kind: "extra", at: `${at}[${i}]`, standin: local[i] });
+  }
+
+  /**
+   * Lists of identified things: each recorded element is paired with
+   * standin's element of the same identity, then compared; one with no
+   * counterpart is `missing` (at its recorded place) or `extra` (at
+   * standin's), once; the same things in another order is one `order`.
+   */
+  private compareByIdentity(recorded: unknown[], local: unknown[], at: string, key: string | undefined, identity: ListIdentity): void {
+    const pairs = this.pairByIdentity(recorded, local, key, identity);
+    const paired = [...pairs.entries()].sort((a, b) => a[0] - b[0]);
+    const inOrder = paired.every(([, j], n) => n === 0 || paired[n - 1]![1] < j);
+    // Each side's paired elements in its own order: both sorted by their own IDs is an order that differs by nature.
+    const localInItsOrder = paired.map(([, j]) => j).sort((a, b) => a - b);
+    if (
+      !inOrder &&
+      !bothSortedByAnId(
+        paired.map(([i]) => recorded[i]),
+        localInItsOrder.map((j) => local[j]),
+      )
+    )
+      this.out.push(ORDER(at));
+    for (let i = 0; i < recorded.length; i++) {
+      const j = pairs.get(i);
+      if (j === undefined) this.out.push({ kind: "missing", at: `${at}[${i}]`, recorded: recorded[i] });
+      else this.compare(recorded[i], local[j], `${at}[${i}]`, key, undefined);
+    }
+    const used = new Set(pairs.values());
+    for (let j = 0; j < local.length; j++) if (!used.has(j)) this.out.push({ kind: "extra", at: `${at}[${j}]`, standin: local[j] });
+  }
+
+  /**
+   * recorded position → standin's position. First by the identities the
+   * world map can already translate; then, among the rest (identities
+   * holding IDs or names not paired yet), each with an element equal to it
+   * in every field; then each with the first left whose identity can pair
+   * with its own.
+   */
+  private pairByIdentity(recorded: unknown[], local: unknown[], key: string | undefined, identity: ListIdentity): Map<number, number> {
+    const pairs = new Map<number, number>();
+    const used = new Set<number>();
+    const localByKey = new Map(local.map((element, j) => [rawKey(identity(element).parts.map((part) => part.value)), j]));
+    recorded.forEach((element, i) => {
+      const translated = identity(element).parts.map(({ nature, value }) => this.world.translated(nature, value));
+      if (translated.some((value) => value === undefined)) return;
+      const j = localByKey.get(rawKey(translated));
+      if (j === undefined || used.has(j)) return;
+      pairs.set(i, j);
+      used.add(j);
+    });
+    const left = () => recorded.map((_, i) => i).filter((i) => !pairs.has(i));
+    const take = (i: number, j: number | undefined) => {
+      if (j === undefined || j < 0) return;
+      pairs.set(i, j);
+      used.add(j);
+    };
+    if (left().length <= REORDER_SEARCH_LIMIT) {
+      for (const i of left())
+        take(
+          i,
+          local.findIndex((candidate, j) => !used.has(j) && this.matches(recorded[i], candidate, key)),
+        );
+    }
+    for (const i of left())
+      take(
+        i,
+        local.findIndex((candidate, j) => !used.has(j) && this.sameIdentity(identity(recorded[i]), identity(candidate))),
+      );
+    return pairs;
+  }
+
+  /** True when two identities pair field by field (learning the pairs), else false (nothing learned). */
+  private sameIdentity(recorded: Identity, local: Identity): boolean {
+    const mark = this.world.log.mark();
+    const same = recorded.parts.every((part, n) => this.world.same(part.nature, part.value, local.parts[n]!.value, this.service));
+    if (!same) this.world.log.rollback(mark);
+    return same;
   }
 
   /** Element by element with nothing differing (the pairs it learns kept), or false (nothing learned). */

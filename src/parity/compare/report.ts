@@ -63,6 +63,14 @@ export interface ParitySummary {
   readonly skipped: number;
 }
 
+/** How the comparison was made (the options that change what counts as a difference). */
+export interface ParitySettings {
+  /** Two instants this close, offset from each run's start, are the same: a Go duration (`1s`) … */
+  readonly timeTolerance: string;
+  /** … and in milliseconds. */
+  readonly timeToleranceMs: number;
+}
+
 export interface ParityReport {
   readonly format: typeof PARITY_REPORT_FORMAT;
   readonly version: typeof PARITY_REPORT_VERSION;
@@ -73,6 +81,7 @@ export interface ParityReport {
     readonly recordedBy: string;
     readonly truncated: boolean;
   };
+  readonly settings: ParitySettings;
   readonly summary: ParitySummary;
   /** True when nothing differs beyond the waivers (`standin parity` exits 0). */
   readonly ok: boolean;
@@ -84,7 +93,13 @@ export interface ParityReport {
 
 const ROUTE_KINDS: ReadonlySet<DifferenceKind> = new Set(["not-emulated", "unknown-path"]);
 
-export function buildReport(recording: Recording, compared: readonly ComparedExchange[], waivers: WaiverMatcher, waiverList: readonly Waiver[]): ParityReport {
+export function buildReport(
+  recording: Recording,
+  compared: readonly ComparedExchange[],
+  waivers: WaiverMatcher,
+  waiverList: readonly Waiver[],
+  settings: ParitySettings,
+): ParityReport {
   const differences: ReportedDifference[] = [];
   const routes = new Map<string, { service: string; route: string; kind: ReportedRoute["kind"]; exchanges: number; differences: number; waived: number }>();
   const exchanges: ReportedExchange[] = [];
@@ -139,6 +154,7 @@ export function buildReport(recording: Recording, compared: readonly ComparedExc
       recordedBy: recording.recordedBy,
       truncated: recording.truncated,
     },
+    settings,
     summary,
     ok: open.length === 0,
     routes: [...routes.values()].sort((a, b) => cmp(a.service, b.service) || cmp(a.route, b.route)),

@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import { Bijection, OrderMap, UndoLog } from "./correspondence.js";
 import { instantMs, type Nature, redactedIn, replaceReferences, skeleton, uuidsIn } from "./nature.js";
 
-/** How far apart two instants may be, offset from each run's start, and still be the same (the upstream takes time to answer; standin's clock stands still). */
-export const TIME_TOLERANCE_MS = 1000;
+/** How far apart two instants may be, offset from each run's start, and still be the same (the upstream takes time to answer; standin's clock stands still); `--time-tolerance` changes it. */
+export const DEFAULT_TIME_TOLERANCE_MS = 1000;
 /** Query parameters that carry an index back to the product (blocking queries, check-and-set). */
 const INDEX_PARAMETERS = new Set(["index", "cas", "check_index", "modify_index"]);
 
@@ -35,6 +35,7 @@ export class WorldMap {
     /** The recording's start (its wall clock) and standin's (its virtual clock), in ms. */
     private readonly recordedStartMs: number,
     private readonly localStartMs: number,
+    private readonly timeToleranceMs: number = DEFAULT_TIME_TOLERANCE_MS,
   ) {}
 
   /** True when a recorded value and standin's are the same once mapped (learning the pairs they make). */
@@ -71,7 +72,7 @@ export class WorldMap {
     const [rOffset, lOffset] = [r - this.recordedStartMs, l - this.localStartMs];
     // Whatever was there before the run (a dev agent's node registered before the suite started, a fixture's at standin's start) is "before".
     if (rOffset <= 0 && lOffset <= 0) return true;
-    return Math.abs(rOffset - lOffset) <= TIME_TOLERANCE_MS;
+    return Math.abs(rOffset - lOffset) <= this.timeToleranceMs;
   }
 
   /** Strings equal but for their IDs and secrets, which pair one to one. */
@@ -89,6 +90,30 @@ export class WorldMap {
   /** standin's counterpart of a recorded ID, once learned. */
   localIdOf(recorded: string): string | undefined {
     return this.ids.localOf(recorded);
+  }
+
+  /** True when an ID of standin's is paired with a recorded one already. */
+  isPairedLocalId(local: string): boolean {
+    return this.ids.hasLocal(local);
+  }
+
+  /**
+   * A recorded value as standin's world has it by the pairs learned so far
+   * alone (nothing is learned): its IDs, secrets or node name replaced by
+   * their counterparts. Undefined when it holds one not paired yet, or is
+   * of a nature mapped by order or offset (an index, a time).
+   */
+  translated(nature: Nature, recorded: unknown): unknown {
+    if (nature === "name") return typeof recorded === "string" ? this.names.localOf(recorded) : undefined;
+    if (nature !== "plain") return undefined;
+    if (typeof recorded !== "string") return recorded;
+    let unknown = false;
+    const local = replaceReferences(recorded, (kind, value) => {
+      const found = kind === "secret" ? this.secrets.localOf(value) : this.ids.localOf(value);
+      if (found === undefined) unknown = true;
+      return found;
+    });
+    return unknown ? undefined : local;
   }
 
   /** A recorded request's path and query in standin's world. */
@@ -146,7 +171,8 @@ export class WorldMap {
       if (value !== null && typeof value === "object") {
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.localText(k), walk(v, k)]));
       }
-      if (typeof value === "string") return this.names.localOf(value) ?? this.localText(value);
+      // A whole string that is an ID's start (a search's `"Prefix": "8ab37"`) is mapped as a path segment's is.
+      if (typeof value === "string") return this.names.localOf(value) ?? this.localIdPrefix(value) ?? this.localText(value);
       if (typeof value === "number" && key?.endsWith("Index") && value > 0) return this.localIndex(service, value);
       return value;
     };
@@ -169,8 +195,9 @@ export class WorldMap {
   }
 
   /**
-   * An ID's prefix sent as a whole path segment or query value (Nomad's
-   * short IDs: `nomad alloc status 5a0f1c2e`, `?prefix=5a0f`): when it
+   * An ID's prefix sent as a whole path segment, query value or JSON string
+   * (Nomad's short IDs: `nomad alloc status 5a0f1c2e`, `?prefix=5a0f`, a
+   * search's `Prefix`): when it
    * starts exactly one ID learned so far, the same length of that ID's
    * counterpart; otherwise undefined.
    */
