@@ -5,15 +5,16 @@
  * and at the end the state hash. The first divergence is what a failing CI
  * run's reproduction needs; all of them are reported.
  */
-import * as v from "valibot";
-import { keptBody, sameBody, TAPE_VERSION, type Tape, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
+import { keptBody, sameBody, type Tape, type TapeEntry, type TapeRequestEntry } from "./control/tape.js";
 import type { StateSnapshot } from "./core/snapshot.js";
-import { describeIssues } from "./core/validation.js";
 import { documentOrShippedFixture } from "./scenario-files/load.js";
 import type { Standin } from "./standin/standin.js";
 import { createStandinWithControl } from "./standin/with-control.js";
 import type { ServiceName } from "./http/service-names.js";
 import { bodyDifference, RecordedBodies } from "./replay-body-difference.js";
+import { checkTape } from "./replay-tape-check.js";
+
+export { parseTape, TapeError } from "./replay-tape-check.js";
 
 export interface Divergence {
   /** The entry's sequence number (0: the start state, -1: the end state). */
@@ -36,23 +37,6 @@ export interface ReplayReport {
   readonly ok: boolean;
 }
 
-export class TapeError extends Error {}
-
-const tapeShape = v.looseObject({
-  standinTape: v.literal(TAPE_VERSION),
-  start: v.looseObject({
-    seed: v.number(),
-    fixtures: v.array(v.unknown()),
-    clock: v.looseObject({ startMs: v.number(), mode: v.picklist(["manual", "auto", "realtime"]), speed: v.number() }),
-    compatHeaders: v.boolean(),
-    stateHash: v.string(),
-  }),
-  entries: v.array(v.looseObject({ kind: v.picklist(["request", "clock", "action", "fixture", "restore"]), seq: v.number() })),
-  truncated: v.boolean(),
-  truncation: v.optional(v.looseObject({ seq: v.number(), reason: v.string(), limit: v.number() })),
-  end: v.looseObject({ stateHash: v.string(), index: v.number() }),
-});
-
 /** Turns of the event loop given to answers a step may have woken, before the next step. */
 const SETTLE_TURNS = 3;
 
@@ -64,15 +48,6 @@ export async function replayTape(document: unknown): Promise<ReplayReport> {
   } finally {
     replayer.close();
   }
-}
-
-/** Checks a document is a tape standin can replay; throws TapeError saying why not. */
-export function parseTape(document: unknown): Tape {
-  const parsed = v.safeParse(tapeShape, document);
-  if (!parsed.success) throw new TapeError(`not a standin tape: ${describeIssues(parsed.issues).join("; ")}`);
-  const tape = document as Tape;
-  if (tape.start.clock.mode === "realtime") throw new TapeError("the tape was recorded with the realtime clock, which no replay can repeat: record with the manual or auto clock");
-  return tape;
 }
 
 /**
@@ -102,7 +77,7 @@ export class TapeReplayer {
    * then that replay's, already checked.
    */
   static async start(document: unknown, from?: StateSnapshot): Promise<TapeReplayer> {
-    const tape = from ? (document as Tape) : parseTape(document);
+    const tape = from ? (document as Tape) : await checkTape(document);
     const emu = await createStandinWithControl({
       // A tape holds documents (a dropped file must not make the process read files of its choosing).
       fixture: tape.start.fixtures.map(documentOrShippedFixture) as never,

@@ -209,4 +209,25 @@ export const HOSTILE_CASES = {
       };
     },
   },
+
+  "ui-tape-replay": {
+    label: "POST /_standin/ui/api/tape of a 20,000-request tape (replayed into a scratch emulator)",
+    async prepare({ urls }) {
+      // The tape is recorded untimed: KV writes and reads, a clock move every 500 requests.
+      const value = "v".repeat(64);
+      for (let i = 0; i < 20_000; i++) {
+        if (i % 2 === 0) await send(`${urls.registry}/v1/kv/tape/${i % 1_000}`, { method: "PUT", body: value });
+        else await send(`${urls.registry}/v1/kv/tape/${(i - 1) % 1_000}`);
+        if (i % 500 === 499) await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "10s" }) });
+      }
+      const tape = await send(`${urls.scheduler}/_standin/tape`);
+      if (tape.status !== 200) throw new Error(`tape export answered ${tape.status}`);
+      const body = tape.body.toString("utf8");
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/ui/api/tape?name=bench.json`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        const answer = res.status === 200 ? JSON.parse(res.body) : undefined;
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), entries: answer?.entries, divergences: answer?.divergences.length, ok: answer?.report?.ok };
+      };
+    },
+  },
 };
