@@ -215,7 +215,7 @@ async function compare(emu: Standin, recordedBodies: RecordedBodies, entry: Tape
   }
   // The tape keeps answers with secrets written as references (http/redact): this state writes its own the same way.
   const bytes = emu.redactedBody(new Uint8Array(await response.arrayBuffer()));
-  if (!sameBody(recorded.body, keptBody(bytes))) out.push({ ...where, ...bodyDifference(recorded.body, bytes, recordedBodies.bytesOf(recorded.body)) });
+  if (!sameBody(recorded.body, keptBody(bytes))) out.push({ ...where, ...bodyDifference(recorded.body, bytes, await recordedBodies.bytesOf(recorded.body)) });
   return out;
 }
 

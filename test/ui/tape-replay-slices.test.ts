@@ -6,8 +6,11 @@
  * gives for the same tape. Counts of slices and turns, never a time.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { TapeEntry } from "../../src/control/tape.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
+import { createHash } from "node:crypto";
 import { replayTape } from "../../src/replay.js";
+import { INDEX_SLICE_BYTES, RecordedBodies } from "../../src/replay-body-difference.js";
 import { checkTape, parseTape, TAPE_CHECK_SLICE, TapeError } from "../../src/replay-tape-check.js";
 import { call } from "../support/call.js";
 import { turnsDuring } from "../support/turns.js";
@@ -102,8 +105,9 @@ describe("the tape check, a slice at a time", () => {
 
 describe("the dashboard's replay of a large tape", () => {
   it("gives the report standin replay gives, and other work turns between its entries", async () => {
-    const tape = await recordTape(TAPE_CHECK_SLICE * 2 + 100);
-    expect(tape.entries.length).toBeGreaterThan(TAPE_CHECK_SLICE * 2);
+    const tape = await recordTape(TAPE_CHECK_SLICE + 100);
+    // Two slices of the check.
+    expect(tape.entries.length).toBeGreaterThan(TAPE_CHECK_SLICE);
     const cli = await replayTape(tape);
     expect(cli).toMatchObject({ ok: true, divergences: [], stateHash: { expected: tape.end.stateHash, actual: tape.end.stateHash } });
 
@@ -115,5 +119,37 @@ describe("the dashboard's replay of a large tape", () => {
     // Three turns after every entry, and one between the check's slices: never the whole tape in one step.
     expect(turns).toBeGreaterThanOrEqual(tape.entries.length * 3);
     expect((await call(emu.scheduler, "GET", `/_standin/ui/api/instant?source=tape&seq=${tape.entries.at(-1).seq}`)).body.stateHash).toBe(tape.end.stateHash);
+  }, 60_000);
+});
+
+describe("the recorded bodies a divergence is shown from", () => {
+  it("are indexed a megabyte at a time, with a turn of the event loop between slices", async () => {
+    const body = (i: number) => `${i}:${"b".repeat(64 * 1024)}`;
+    const count = 200;
+    const entries = Array.from(
+      { length: count },
+      (_, i) =>
+        ({
+          kind: "request",
+          seq: i + 1,
+          service: "registry",
+          method: "PUT",
+          path: `/v1/kv/${i}`,
+          headers: {},
+          body: { text: body(i), bytes: body(i).length },
+        }) as unknown as TapeEntry,
+    );
+    let turns = 0;
+    const bodies = new RecordedBodies(entries, async () => void turns++);
+    const last = body(count - 1);
+    const found = await bodies.bytesOf({ sha256: createHash("sha256").update(last).digest("hex"), bytes: last.length });
+    expect(Buffer.from(found!).toString()).toBe(last);
+    // About 13 MB hashed: a turn after every megabyte, none more than one slice (and one body) apart.
+    const hashed = entries.reduce((sum, _, i) => sum + body(i).length, 0);
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(hashed / (INDEX_SLICE_BYTES + body(0).length + 512)));
+    // Indexed once: a second body asked for costs no more turns.
+    const first = body(0);
+    expect(Buffer.from((await bodies.bytesOf({ sha256: createHash("sha256").update(first).digest("hex"), bytes: first.length }))!).toString()).toBe(first);
+    expect(turns).toBeLessThanOrEqual(Math.ceil(hashed / INDEX_SLICE_BYTES));
   });
 });
