@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { formatGoDuration, msToNanos } from "../../core/durations.js";
+import { checkArgumentSize } from "../../http/actions.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { DOCUMENT_CHECKS } from "../document-checks.js";
 import { offLoopCheck } from "../document-worker.js";
@@ -37,9 +38,19 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       body: actionBody,
       maxBodyBytes: "control-limit",
       precheck: offLoopCheck("action"),
-      responses: { 200: "`{do, service, result, index}`", 400: "bad arguments", 404: "unknown action or name", 409: "nothing matches" },
+      responses: {
+        200: "`{do, service, result, index}`",
+        400: "bad arguments, or more than 100 000 JSON values or 16 MiB of strings in them",
+        404: "unknown action or name",
+        409: "nothing matches",
+      },
     },
-    (c, { body: { do: name, ...args } }) => c.json(target.act(name, args) as object),
+    (c, { body }) => {
+      // Bounded before the arguments are copied out of the body (the action's service checks them again, as every caller's).
+      checkArgumentSize(body, `action (${body.do})`, "do");
+      const { do: name, ...args } = body;
+      return c.json(target.act(name, args) as object);
+    },
   );
 
   scenario.post(
