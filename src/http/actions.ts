@@ -9,7 +9,6 @@
  * Conditions only read the state.
  */
 import * as v from "valibot";
-import { MAX_BODY_VALUES } from "../core/json.js";
 import { describeIssues } from "../core/validation.js";
 import { HttpError } from "./errors.js";
 
@@ -63,14 +62,17 @@ export function condition<S extends v.GenericSchema<unknown, Record<string, unkn
 }
 
 /**
- * An action's arguments are bounded as a service's JSON body is (16 MiB,
- * 100 000 values): they arrive in a control document of up to 64 MiB, and a
- * `job-register` of two million Meta keys or a 60 MB `task-output` line held
- * every port for seconds while it was checked, admitted and put on the tape.
+ * An action's arguments are bounded: they arrive in a control document of up
+ * to 64 MiB, and a `job-register` of two million Meta keys or a 60 MB
+ * `task-output` line held every port for seconds while it was checked,
+ * admitted and put on the tape. Even the 100 000 values a service's JSON body
+ * may hold cost a job registration over a second on a loaded machine; at
+ * 10 000 an action costs about what `PUT /v1/jobs` of the same job does, a
+ * few tens of milliseconds. A larger job goes through `PUT /v1/jobs`.
  */
-export const ACTION_ARGUMENT_VALUES = MAX_BODY_VALUES;
-/** Characters of the arguments' strings, keys included. */
-export const ACTION_ARGUMENT_CHARS = 16 * 1024 * 1024;
+export const ACTION_ARGUMENT_VALUES = 10_000;
+/** Characters of the arguments' strings, keys included: above the 1 MiB a `task-log` action appends, so that action's own limit is the one it meets. */
+export const ACTION_ARGUMENT_CHARS = 2 * 1024 * 1024;
 
 /**
  * Throws a 400 naming the limit when `args` hold more than
@@ -107,7 +109,7 @@ export function checkArgumentSize(args: unknown, where: string, ignoredKey?: str
 }
 
 function tooLarge(where: string, what: string): ActionError {
-  return new ActionError(400, `${where}: arguments too large: ${what} (standin's limit for an action's arguments, as for a service's JSON body)`);
+  return new ActionError(400, `${where}: arguments too large: ${what} (standin's limit for an action's arguments)`);
 }
 
 /** Validates arguments against a spec's schema (after bounding their size); the error names where they came from. */

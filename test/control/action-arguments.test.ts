@@ -1,6 +1,6 @@
 /**
- * An action's arguments are bounded as a service's JSON body is: 100 000
- * values and 16 Mi characters of strings, through POST /_standin/actions,
+ * An action's arguments are bounded: 10 000 JSON values and 2 Mi characters
+ * of strings, through POST /_standin/actions,
  * `emu.act` and a fixture's timeline alike; past either, a 400 naming the
  * limit, before the arguments are checked or copied, and nothing changes.
  * Counts at the edge (N accepted, N+1 refused), never a time.
@@ -25,12 +25,12 @@ const TOO_MANY = `arguments too large: more than ${ACTION_ARGUMENT_VALUES} JSON 
 const TOO_LONG = `arguments too large: more than ${ACTION_ARGUMENT_CHARS} characters of strings`;
 
 describe("an action's arguments", () => {
-  it("take 100 000 JSON values, not one more, and a refused one changes nothing", async () => {
+  it("take 10 000 JSON values, not one more, and a refused one changes nothing", async () => {
     emu = await createStandin({});
     const [index, hash, tape] = [emu.index, emu.stateHash(), emu.tape.length];
     const refused = await actions({ do: "task-output", ...taskOutput(ACTION_ARGUMENT_VALUES + 1) });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe(`action (task-output): ${TOO_MANY} (standin's limit for an action's arguments, as for a service's JSON body)`);
+    expect(refused.body.error).toBe(`action (task-output): ${TOO_MANY} (standin's limit for an action's arguments)`);
     expect([emu.index, emu.stateHash(), emu.tape.length]).toEqual([index, hash, tape]);
     // `do` is not an argument: the same arguments at the limit are taken.
     const taken = await actions({ do: "task-output", ...taskOutput(ACTION_ARGUMENT_VALUES) });
@@ -40,30 +40,28 @@ describe("an action's arguments", () => {
     expect(emu.act("task-output", taskOutput(ACTION_ARGUMENT_VALUES))).toMatchObject({ result: { Stdout: ACTION_ARGUMENT_VALUES - 4 } });
   });
 
-  it("are bounded before they are checked: 150 000 unknown keys get the size error, not a listing of keys", async () => {
+  it("are bounded before they are checked: 20 000 unknown keys get the size error, not a listing of keys", async () => {
     emu = await createStandin({});
     const body: Record<string, unknown> = { do: "node-down", node: "standin" };
-    for (let i = 0; i < 150_000; i++) body[`k${i}`] = 0;
+    for (let i = 0; i < 20_000; i++) body[`k${i}`] = 0;
     const refused = await actions(body);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toContain(TOO_MANY);
-    // Nested values count too: a job of 100 000 Meta keys is more than its arguments may hold.
+    // Nested values count too: a job of 10 000 Meta keys is more than its arguments may hold.
     const meta = Object.fromEntries(Array.from({ length: ACTION_ARGUMENT_VALUES }, (_, i) => [`m${i}`, "v"]));
     const job = { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }] };
-    expect((await actions({ do: "job-register", job })).body.error).toBe(
-      `action (job-register): ${TOO_MANY} (standin's limit for an action's arguments, as for a service's JSON body)`,
-    );
+    expect((await actions({ do: "job-register", job })).body.error).toBe(`action (job-register): ${TOO_MANY} (standin's limit for an action's arguments)`);
     expect((await call(emu.scheduler, "GET", "/v1/job/big")).status).toBe(404);
   });
 
-  it("take 16 Mi characters of strings, keys included, not one more", async () => {
+  it("take 2 Mi characters of strings, keys included, not one more", async () => {
     emu = await createStandin({});
     // `node` is 4 characters: a name of the rest is at the limit (and names no node), one more is past it.
     const atLimit = await actions({ do: "node-down", node: "n".repeat(ACTION_ARGUMENT_CHARS - 4) });
     expect(atLimit.status).toBe(404);
     const past = await actions({ do: "node-down", node: "n".repeat(ACTION_ARGUMENT_CHARS - 3) });
     expect(past.status).toBe(400);
-    expect(past.body.error).toBe(`action (node-down): ${TOO_LONG} (standin's limit for an action's arguments, as for a service's JSON body)`);
+    expect(past.body.error).toBe(`action (node-down): ${TOO_LONG} (standin's limit for an action's arguments)`);
   });
 
   it("in a fixture's timeline are bounded the same way, and the timeline schedules nothing", async () => {

@@ -40,7 +40,7 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       precheck: offLoopCheck("action"),
       responses: {
         200: "`{do, service, result, index}`",
-        400: "bad arguments, or more than 100 000 JSON values or 16 MiB of strings in them",
+        400: "bad arguments, or more than 10 000 JSON values or 2 Mi characters of strings in them",
         404: "unknown action or name",
         409: "nothing matches",
       },
