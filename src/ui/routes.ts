@@ -113,7 +113,8 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
         404: "no such entry or source",
       },
     },
-    async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
+    // The snapshot is a whole state: written a slice at a time, as GET /_standin/snapshot is.
+    async (_c, { query }) => jsonStreamResponse(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
   );
 
   ui.get(

@@ -13,7 +13,8 @@
  */
 import type { Tape, TapeEntry } from "../control/tape.js";
 import type { EmulatorEvent } from "../core/journal.js";
-import { hashState, type StateSnapshot } from "../core/snapshot.js";
+import { nextTurn } from "../core/json-stream.js";
+import { hashStateInTurns, type StateSnapshot } from "../core/snapshot.js";
 import { type Divergence, describe, TapeReplayer } from "../replay.js";
 import { diffStates, type StateDiff } from "./state-diff.js";
 
@@ -151,7 +152,7 @@ export class TapeSession {
       ...(inside && { during: true as const }),
       at: after.clock.nowMs,
       index: after.store.index,
-      stateHash: hashState(after),
+      stateHash: await hashStateInTurns(after, nextTurn),
       snapshot: after,
       diff: diffStates(position === 0 ? after : before, after),
     };
