@@ -9,6 +9,7 @@
  * Conditions only read the state.
  */
 import * as v from "valibot";
+import { exceedsValueCount } from "../core/json.js";
 import { describeIssues } from "../core/validation.js";
 import { HttpError } from "./errors.js";
 
@@ -106,6 +107,21 @@ export function checkArgumentSize(args: unknown, where: string, ignoredKey?: str
     }
     if (chars > ACTION_ARGUMENT_CHARS) throw tooLarge(where, `more than ${ACTION_ARGUMENT_CHARS} characters of strings`);
   }
+}
+
+/** A `POST /_standin/actions` body's bytes (a service request body's limit): any arguments within the limits above fit, written as JSON. */
+export const ACTION_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The error for an action's body whose text alone shows more values than
+ * the arguments may hold (commas outside strings counted before it is
+ * parsed, stopping at the limit: each separates two values, so the walk
+ * above would refuse it too), or undefined. Parsing a body of a million
+ * keys and listing them cost seconds before the walk could refuse it.
+ */
+export function argumentTextTooLarge(text: string): string | undefined {
+  // `do` is a member of the body, not an argument: one value more.
+  return exceedsValueCount(text, ACTION_ARGUMENT_VALUES + 1) ? tooLarge("action", `more than ${ACTION_ARGUMENT_VALUES} JSON values`).message : undefined;
 }
 
 function tooLarge(where: string, what: string): ActionError {

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandin, type Standin } from "../../src/emulator.js";
-import { ACTION_ARGUMENT_CHARS, ACTION_ARGUMENT_VALUES } from "../../src/http/actions.js";
+import { ACTION_ARGUMENT_CHARS, ACTION_ARGUMENT_VALUES, ACTION_BODY_BYTES } from "../../src/http/actions.js";
 import { call } from "../support/call.js";
 
 let emu: Standin | undefined;
@@ -50,7 +50,8 @@ describe("an action's arguments", () => {
     // Nested values count too: a job of 10 000 Meta keys is more than its arguments may hold.
     const meta = Object.fromEntries(Array.from({ length: ACTION_ARGUMENT_VALUES }, (_, i) => [`m${i}`, "v"]));
     const job = { ID: "big", Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }] };
-    expect((await actions({ do: "job-register", job })).body.error).toBe(`action (job-register): ${TOO_MANY} (standin's limit for an action's arguments)`);
+    // Refused from the body's text (its commas counted), before it is parsed: the action is not named then.
+    expect((await actions({ do: "job-register", job })).body.error).toBe(`action: ${TOO_MANY} (standin's limit for an action's arguments)`);
     expect((await call(emu.scheduler, "GET", "/v1/job/big")).status).toBe(404);
   });
 
@@ -62,6 +63,18 @@ describe("an action's arguments", () => {
     const past = await actions({ do: "node-down", node: "n".repeat(ACTION_ARGUMENT_CHARS - 3) });
     expect(past.status).toBe(400);
     expect(past.body.error).toBe(`action (node-down): ${TOO_LONG} (standin's limit for an action's arguments)`);
+  });
+
+  it("come in a body of at most 16 MiB: 413 before it is read", async () => {
+    emu = await createStandin({});
+    const body = JSON.stringify({ do: "node-down", node: "" });
+    const padded = `${body.slice(0, -1)}${" ".repeat(ACTION_BODY_BYTES - body.length + 1)}}`;
+    expect(Buffer.byteLength(padded)).toBe(ACTION_BODY_BYTES + 1);
+    const refused = await call(emu.scheduler, "POST", "/_standin/actions", padded);
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toBe(`request body too large: POST /_standin/actions takes at most ${ACTION_BODY_BYTES} bytes`);
+    // One byte less is read and handled (an empty name is a bad argument).
+    expect((await call(emu.scheduler, "POST", "/_standin/actions", padded.replace("  }", " }"))).status).toBe(400);
   });
 
   it("in a fixture's timeline are bounded the same way, and the timeline schedules nothing", async () => {

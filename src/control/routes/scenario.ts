@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { formatGoDuration, msToNanos } from "../../core/durations.js";
-import { checkArgumentSize } from "../../http/actions.js";
+import { ACTION_BODY_BYTES, argumentTextTooLarge, checkArgumentSize } from "../../http/actions.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { DOCUMENT_CHECKS } from "../document-checks.js";
 import { offLoopCheck } from "../document-worker.js";
@@ -18,6 +18,7 @@ const MAX_GO_DURATION_MS = 9_223_372_036_854;
 
 // The request schemas: the routes validate with these and the OpenAPI document is generated from them.
 const actionBody = DOCUMENT_CHECKS.action.body;
+const checkActionOffLoop = offLoopCheck("action");
 const awaitBody = v.strictObject({
   until: v.pipe(v.record(v.string(), v.unknown()), v.description("condition name → its arguments; every one must hold")),
   within: v.optional(v.pipe(v.string(), v.description(`a Go duration of virtual time (default ${DEFAULT_AWAIT_WITHIN})`))),
@@ -36,11 +37,15 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       summary: "runs one named action now, in one write",
       description: "The action's arguments sit beside `do`; `GET /_standin/actions` lists the actions.",
       body: actionBody,
-      maxBodyBytes: "control-limit",
-      precheck: offLoopCheck("action"),
+      maxBodyBytes: ACTION_BODY_BYTES,
+      precheck: (text) => {
+        const tooLarge = argumentTextTooLarge(text);
+        return tooLarge === undefined ? checkActionOffLoop(text) : Promise.resolve({ ok: false, status: 400, body: { error: tooLarge } });
+      },
       responses: {
         200: "`{do, service, result, index}`",
         400: "bad arguments, or more than 10 000 JSON values or 2 Mi characters of strings in them",
+        413: "a body over 16 MiB",
         404: "unknown action or name",
         409: "nothing matches",
       },
