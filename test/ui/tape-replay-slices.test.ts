@@ -14,6 +14,7 @@ import { INDEX_SLICE_BYTES, RecordedBodies } from "../../src/replay-body-differe
 import { checkTape, parseTape, TAPE_CHECK_SLICE, TapeError } from "../../src/replay-tape-check.js";
 import { call } from "../support/call.js";
 import { turnsDuring } from "../support/turns.js";
+import { type LazyTape, madeWhole, TapeSession } from "../../src/ui/tape-session.js";
 
 type Json = any;
 
@@ -152,4 +153,42 @@ describe("the recorded bodies a divergence is shown from", () => {
     expect(Buffer.from((await bodies.bytesOf({ sha256: createHash("sha256").update(first).digest("hex"), bytes: first.length }))!).toString()).toBe(first);
     expect(turns).toBeLessThanOrEqual(Math.ceil(hashed / INDEX_SLICE_BYTES));
   });
+});
+
+describe("the live run's timeline", () => {
+  it("makes only the entries it has not replayed yet, a slice at a time, and replays them as a whole tape would", async () => {
+    emu = await createStandin({});
+    const put = (i: number) => emu!.registry.request(`/v1/kv/live/${i % 20}`, { method: "PUT", body: `v${i}` });
+    for (let i = 0; i < 30; i++) await put(i);
+    let made = 0;
+    const counted = async (): Promise<LazyTape> => {
+      const lazy = (await emu!.exportTapeLazily()) as LazyTape;
+      return {
+        ...lazy,
+        entries: {
+          length: lazy.entries.length,
+          item: (i: number) => {
+            made++;
+            return lazy.entries.item(i);
+          },
+        },
+      };
+    };
+    const session = await TapeSession.open(await madeWhole(await counted()), "live", false);
+    expect(made).toBe(30);
+    for (let i = 30; i < 30 + TAPE_CHECK_SLICE * 2 + 10; i++) await put(i);
+    made = 0;
+    let turns = 0;
+    expect(await session.follow(await counted(), async () => void turns++)).toBe(true);
+    // The new entries and the last one replayed (to tell it is the same tape): not the whole tape again.
+    expect(made).toBe(TAPE_CHECK_SLICE * 2 + 10 + 1);
+    expect(turns).toBe(2);
+    const timeline = session.timeline();
+    expect(timeline.entries).toBe(emu.tape.length);
+    expect(timeline.divergences).toEqual([]);
+    // The state after the last entry is the live one.
+    const last = await session.instant(timeline.items.at(-1)!.seq);
+    expect(last!.stateHash).toBe(emu.stateHash());
+    session.close();
+  }, 60_000);
 });
