@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { bodyBytes, type TapeBody, type TapeEntry } from "./control/tape.js";
+import { nextTurn } from "./core/json-stream.js";
 
 /** Bytes of context shown on each side of the first difference. */
 export const CONTEXT_BYTES = 40;
@@ -69,30 +70,46 @@ function gunzipped(bytes: Uint8Array): Uint8Array | undefined {
  * full once, then as its sha256, so the full one is found by its hash.
  */
 export class RecordedBodies {
-  private byHash: Map<string, Uint8Array> | undefined;
+  private byHash: Promise<Map<string, Uint8Array>> | undefined;
 
-  constructor(private readonly entries: readonly TapeEntry[]) {}
+  constructor(
+    private readonly entries: readonly TapeEntry[],
+    /** A turn of the event loop, given between slices of the index (a parameter so a test can count them). */
+    private readonly turn: () => Promise<void> = nextTurn,
+  ) {}
 
-  bytesOf(body: TapeBody | undefined): Uint8Array | undefined {
+  async bytesOf(body: TapeBody | undefined): Promise<Uint8Array | undefined> {
     const kept = bodyBytes(body);
     if (kept || body?.sha256 === undefined) return kept;
     // Indexed on the first divergence only: a replay that matches never pays for it.
     this.byHash ??= this.index();
-    return this.byHash.get(body.sha256);
+    return (await this.byHash).get(body.sha256);
   }
 
-  private index(): Map<string, Uint8Array> {
+  /** Every body the tape kept whole, by its sha256: a tape holds up to 64 MiB of them, hashed a slice at a time with turns between. */
+  private async index(): Promise<Map<string, Uint8Array>> {
     const byHash = new Map<string, Uint8Array>();
+    let work = 0;
     for (const entry of this.entries) {
       if (entry.kind !== "request") continue;
       for (const body of [entry.body, entry.response?.body]) {
         const bytes = body?.sha256 === undefined ? bodyBytes(body) : undefined;
         if (bytes && bytes.length > 0) byHash.set(createHash("sha256").update(bytes).digest("hex"), bytes);
+        work += INDEX_ENTRY_COST + (bytes?.length ?? 0);
+      }
+      if (work >= INDEX_SLICE_BYTES) {
+        work = 0;
+        await this.turn();
       }
     }
     return byHash;
   }
 }
+
+/** Bytes of bodies decoded and hashed between two turns of the event loop (a few milliseconds). */
+export const INDEX_SLICE_BYTES = 1024 * 1024;
+/** What looking at a body costs besides its bytes, counted as bytes: a tape of 200 000 empty bodies still gets its turns. */
+const INDEX_ENTRY_COST = 256;
 
 /** The offset of the first byte that differs (the shorter body's length when it is the other's start). */
 function firstDifference(a: Uint8Array, b: Uint8Array): number {

@@ -167,12 +167,12 @@ export const HOSTILE_CASES = {
   },
 
   "control-large-handover": {
-    label: "POST /_standin/actions, a valid 50 MB document (an unknown action: the hand-over alone, no apply)",
+    label: "POST /_standin/actions, a valid 15 MB document (its arguments over the limit: the hand-over alone, no apply)",
     async prepare({ urls }) {
-      // Checked off the event loop and handed to the route, which answers 404 at once: what the row
-      // measures is the parse and the hand-over of a valid document near the control body limit.
+      // Checked off the event loop and handed to the route, which refuses its arguments at once (a walk that stops at
+      // 10 000 values): what the row measures is the parse and the hand-over of a valid document near the route's 16 MiB limit.
       const value = "v".repeat(40);
-      const rows = Array.from({ length: 650_000 }, (_, i) => ({ Key: `big/${i}`, Value: value, Index: i }));
+      const rows = Array.from({ length: 195_000 }, (_, i) => ({ Key: `big/${i}`, Value: value, Index: i }));
       const body = JSON.stringify({ do: "no-such-action", rows });
       return async () => {
         const res = await send(`${urls.scheduler}/_standin/actions`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
@@ -258,6 +258,33 @@ export const HOSTILE_CASES = {
         const left = JSON.parse((await send(`${urls.scheduler}/v1/jobs`)).body);
         const allocs = JSON.parse((await send(`${urls.scheduler}/v1/allocations`)).body);
         return { status: gc.status, jobsLeft: left.length, allocsLeft: allocs.length };
+      };
+    },
+  },
+
+  "ui-tape-replay": {
+    label: "POST /_standin/ui/api/tape of a 20,000-request tape (replayed into a scratch emulator)",
+    // Recording the tape is 20,000 requests: on a loaded machine that alone can take a minute.
+    limitSeconds: 180,
+    async prepare({ urls }) {
+      // The tape is recorded untimed, 8 clients at a time: KV writes and reads, a clock move after every 500 requests.
+      const value = "v".repeat(64);
+      let next = 0;
+      const client = async () => {
+        for (let i = next++; i < 20_000; i = next++) {
+          if (i % 2 === 0) await send(`${urls.registry}/v1/kv/tape/${i % 1_000}`, { method: "PUT", body: value });
+          else await send(`${urls.registry}/v1/kv/tape/${(i - 1) % 1_000}`);
+          if (i % 500 === 499) await send(`${urls.scheduler}/_standin/clock/advance`, { method: "POST", ...json({ by: "10s" }) });
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, client));
+      const tape = await send(`${urls.scheduler}/_standin/tape`);
+      if (tape.status !== 200) throw new Error(`tape export answered ${tape.status}`);
+      const body = tape.body.toString("utf8");
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/ui/api/tape?name=bench.json`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        const answer = res.status === 200 ? JSON.parse(res.body) : undefined;
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), entries: answer?.entries, divergences: answer?.divergences.length, ok: answer?.report?.ok };
       };
     },
   },

@@ -61,8 +61,63 @@ export function condition<S extends v.GenericSchema<unknown, Record<string, unkn
   return spec as unknown as ConditionSpec<never>;
 }
 
-/** Validates arguments against a spec's schema; the error names where they came from. */
+/**
+ * An action's arguments are bounded: they arrive in a control document of up
+ * to 64 MiB, and a `job-register` of two million Meta keys or a 60 MB
+ * `task-output` line held every port for seconds while it was checked,
+ * admitted and put on the tape. Even the 100 000 values a service's JSON body
+ * may hold cost a job registration over a second on a loaded machine; at
+ * 10 000 an action costs about what `PUT /v1/jobs` of the same job does, a
+ * few tens of milliseconds. A larger job goes through `PUT /v1/jobs`.
+ */
+export const ACTION_ARGUMENT_VALUES = 10_000;
+/** Characters of the arguments' strings, keys included: above the 1 MiB a `task-log` action appends, so that action's own limit is the one it meets. */
+export const ACTION_ARGUMENT_CHARS = 2 * 1024 * 1024;
+
+/**
+ * Throws a 400 naming the limit when `args` hold more than
+ * ACTION_ARGUMENT_VALUES values or ACTION_ARGUMENT_CHARS characters of
+ * strings; `ignoredKey` (the body's `do`) is not counted. The walk stops as
+ * soon as a limit is passed, so it costs at most the limit, whatever the size.
+ */
+export function checkArgumentSize(args: unknown, where: string, ignoredKey?: string): void {
+  // Values are counted as they are found (a container's members before they are visited), so the walk never holds more than the limit.
+  let values = 1;
+  let chars = 0;
+  const pending: unknown[] = [args];
+  const found = (count: number) => {
+    values += count;
+    if (values > ACTION_ARGUMENT_VALUES) throw tooLarge(where, `more than ${ACTION_ARGUMENT_VALUES} JSON values`);
+  };
+  for (let value = pending.pop(); pending.length > 0 || value !== undefined; value = pending.pop()) {
+    if (typeof value === "string") chars += value.length;
+    else if (Array.isArray(value)) {
+      found(value.length);
+      for (const item of value) pending.push(item);
+    } else if (typeof value === "object" && value !== null) {
+      const keys = Object.keys(value);
+      const skipped = value === args && ignoredKey !== undefined && Object.hasOwn(value, ignoredKey) ? ignoredKey : undefined;
+      found(keys.length - (skipped === undefined ? 0 : 1));
+      for (const key of keys) {
+        if (key === skipped) continue;
+        chars += key.length;
+        pending.push((value as Record<string, unknown>)[key]);
+      }
+    }
+    if (chars > ACTION_ARGUMENT_CHARS) throw tooLarge(where, `more than ${ACTION_ARGUMENT_CHARS} characters of strings`);
+  }
+}
+
+/** A `POST /_standin/actions` body's bytes (a service request body's limit): any arguments within the limits above fit, written as JSON. */
+export const ACTION_BODY_BYTES = 16 * 1024 * 1024;
+
+function tooLarge(where: string, what: string): ActionError {
+  return new ActionError(400, `${where}: arguments too large: ${what} (standin's limit for an action's arguments)`);
+}
+
+/** Validates arguments against a spec's schema (after bounding their size); the error names where they came from. */
 export function parseArgs(schema: ArgsSchema, value: unknown, where: string): Record<string, unknown> {
+  checkArgumentSize(value, where);
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
   throw new ActionError(400, `${where}: ${describeIssues(result.issues).join("; ")}`);

@@ -48,7 +48,8 @@ export interface OperationSpec<B, Q> {
    * them in a worker thread; ./precheck.ts): their bytes go there as they
    * arrive, and the verdict's error answer is sent as it is. It checks with
    * the route's own body schema (its `schema`), so the body a passing
-   * verdict hands over is taken as it is. Only with `maxBodyBytes: "control-limit"`.
+   * verdict hands over is taken as it is. A route body limit below the
+   * control limit is kept: past it, 413 and the rest is not read.
    */
   readonly precheck?: BodyPrecheck;
   /** The query string (an object of strings), validated before the handler runs. */
@@ -123,8 +124,8 @@ export class DocumentedRoutes {
 
   private add<P extends string, B, Q>(method: HttpMethod, path: P, spec: OperationSpec<B, Q>, handler: Handler<P, B, Q>): this {
     // A body handed over by the precheck skips the route's own check: only sound if it is the same check.
-    if (spec.precheck && (spec.precheck.schema !== spec.body || spec.maxBodyBytes !== "control-limit")) {
-      throw new Error(`${method.toUpperCase()} ${path}: a precheck is for "control-limit" routes, and checks with the route's own body schema`);
+    if (spec.precheck && spec.precheck.schema !== spec.body) {
+      throw new Error(`${method.toUpperCase()} ${path}: a precheck checks with the route's own body schema`);
     }
     const params = [...path.matchAll(/:([A-Za-z_][\w]*)/g)].map((m) => m[1]!);
     this.operations.push({
@@ -154,7 +155,8 @@ export class DocumentedRoutes {
       const tooLarge = () => c.json({ error: `request body too large: ${method.toUpperCase()} ${c.req.path} takes at most ${max} bytes` }, 413, { Connection: "close" });
       if (max !== undefined && Number(c.req.header("content-length") ?? 0) > max) return tooLarge();
       if (spec.precheck) {
-        return readForPrecheck(c.req.raw, spec.precheck).then(async (read) => {
+        return readForPrecheck(c.req.raw, spec.precheck, max).then(async (read) => {
+          if ("tooLarge" in read) return tooLarge();
           if ("text" in read) return handleText(read.text, false);
           const answer = await read.verdict;
           if (!answer.ok) return c.json(answer.body, answer.status);

@@ -45,17 +45,29 @@ export const UPLOAD_SLICE_BYTES = 1024 * 1024;
  * A body that fails to arrive (past the control body limit, the client gone)
  * throws as reading it would, its precheck forgotten.
  */
-export async function readForPrecheck(request: Request, precheck: BodyPrecheck): Promise<{ text: string } | { verdict: Promise<Precheck> }> {
+export async function readForPrecheck(
+  request: Request,
+  precheck: BodyPrecheck,
+  /** The route's own body limit, if it has one below the control body limit: past it, `tooLarge` (the rest is not read). */
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ text: string } | { verdict: Promise<Precheck> } | { tooLarge: true }> {
   if (request.body === null) return { text: "" };
   const reader = request.body.getReader();
   const held: Uint8Array[] = [];
   let bytes = 0;
+  let total = 0;
   let sink: PrecheckSink | undefined;
   let checkHere = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        sink?.cancel();
+        await reader.cancel();
+        return { tooLarge: true };
+      }
       if (sink) {
         await writeInSlices(sink, value);
         continue;

@@ -6,11 +6,10 @@
  * own, one at a time. Neither ever touches the live emulator's state.
  */
 import type { Clock } from "../core/clock.js";
-import type { Tape } from "../control/tape.js";
 import { ControlError } from "../control/errors.js";
 import { TapeError } from "../replay.js";
 import { checkParityReport } from "./parity-file.js";
-import { type InstantAnswer, type TimelineAnswer, TapeSession } from "./tape-session.js";
+import { type InstantAnswer, type LazyTape, madeWhole, type TimelineAnswer, TapeSession } from "./tape-session.js";
 
 /** What the dashboard reads of a live emulator (a Standin). */
 export interface LiveTarget {
@@ -19,7 +18,8 @@ export interface LiveTarget {
   readonly tapeEnabled: boolean;
   /** Counts the tapes begun (each reset begins one). */
   readonly tapeGeneration: number;
-  exportTape(): Promise<Tape>;
+  /** The tape since the last reset, its entries made when asked for (a LazyTape): the dashboard makes only those it has not seen. */
+  exportTapeLazily(): Promise<unknown>;
   /** Told of every write, clock move, mode change and restore; returns the unsubscribe. */
   onChange(listener: () => void): () => void;
 }
@@ -103,17 +103,19 @@ export class Dashboard {
   }
 
   private async followLive(live: LiveTarget): Promise<TapeSession> {
-    const tape = await live.exportTape();
+    const tape = (await live.exportTapeLazily()) as LazyTape;
     const current = this.liveSession;
     if (current && current.generation === live.tapeGeneration) {
       const session = await current.session.catch(() => undefined);
       if (session && (await session.follow(tape))) return session;
     }
     void current?.session.then((s) => s.close()).catch(() => undefined);
-    const session = TapeSession.open(tape, "live", false).catch((error: unknown) => {
-      if (error instanceof TapeError) throw new ControlError(409, error.message);
-      throw error;
-    });
+    const session = madeWhole(tape)
+      .then((whole) => TapeSession.open(whole, "live", false))
+      .catch((error: unknown) => {
+        if (error instanceof TapeError) throw new ControlError(409, error.message);
+        throw error;
+      });
     this.liveSession = { generation: live.tapeGeneration, session };
     return session;
   }

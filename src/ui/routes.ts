@@ -15,6 +15,7 @@ import type { DocumentedRoutes } from "../http/documented-routes.js";
 import { DOCUMENT_CHECKS } from "../control/document-checks.js";
 import { offLoopCheck } from "../control/document-worker.js";
 import { clockStatus } from "../control/routes/clock-answers.js";
+import { jsonStreamResponse } from "../core/json-stream.js";
 import type { MountedRoutes } from "../control/target.js";
 import { uiAssetResponse } from "./assets.js";
 import type { Dashboard, LiveTarget } from "./dashboard.js";
@@ -98,7 +99,7 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
         409: "the tape is off, or the clock is realtime",
       },
     },
-    async (c, { query }) => c.json(await dashboard.timeline(query.source ?? dashboard.mode, query.since)),
+    async (_c, { query }) => jsonStreamResponse(await dashboard.timeline(query.source ?? dashboard.mode, query.since)),
   );
 
   ui.get(
@@ -112,7 +113,8 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
         404: "no such entry or source",
       },
     },
-    async (c, { query }) => c.json(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
+    // The snapshot is a whole state: written a slice at a time, as GET /_standin/snapshot is.
+    async (_c, { query }) => jsonStreamResponse(await dashboard.instant(query.source ?? dashboard.mode, query.seq, query.at)),
   );
 
   ui.get(
@@ -134,7 +136,8 @@ export function uiRoutes(routes: DocumentedRoutes, dashboard: Dashboard): void {
       query: tapeQuery,
       responses: { 200: "the timeline, as GET /ui/api/timeline?source=tape", 400: "not a tape standin can replay" },
     },
-    async (c, { body, query }) => c.json(await dashboard.openTape(body, query.name ?? "tape.json")),
+    // The timeline holds up to 50 000 items: written a slice at a time (the bytes c.json would write), as the tape export is.
+    async (_c, { body, query }) => jsonStreamResponse(await dashboard.openTape(body, query.name ?? "tape.json")),
   );
 }
 

@@ -13,8 +13,10 @@
  */
 import type { Tape, TapeEntry } from "../control/tape.js";
 import type { EmulatorEvent } from "../core/journal.js";
-import { hashState, type StateSnapshot } from "../core/snapshot.js";
+import { nextTurn } from "../core/json-stream.js";
+import { hashStateInTurns, type StateSnapshot } from "../core/snapshot.js";
 import { type Divergence, describe, TapeReplayer } from "../replay.js";
+import { TAPE_CHECK_SLICE } from "../replay-tape-check.js";
 import { diffStates, type StateDiff } from "./state-diff.js";
 
 /** One mark on the timeline. `seq` is the tape entry it belongs to: clicking it shows the state right after that entry. */
@@ -60,6 +62,19 @@ export interface InstantAnswer {
   readonly diff: StateDiff;
 }
 
+/** A tape whose entries are made one by one when asked for (Standin.exportTapeLazily): the live run's. */
+export type LazyTape = Omit<Tape, "entries"> & { readonly entries: { readonly length: number; item(index: number): TapeEntry } };
+
+/** A lazy tape's entries made into a list, a slice at a time with turns between (a live tape holds up to 200 000). */
+export async function madeWhole(tape: LazyTape, turn: () => Promise<void> = nextTurn): Promise<Tape> {
+  const entries: TapeEntry[] = [];
+  for (let i = 0; i < tape.entries.length; i++) {
+    if (i > 0 && i % TAPE_CHECK_SLICE === 0) await turn();
+    entries.push(tape.entries.item(i));
+  }
+  return { ...tape, entries };
+}
+
 const MAX_CHECKPOINTS = 64;
 const MAX_ITEMS = 50_000;
 const CACHED_STATES = 8;
@@ -81,11 +96,16 @@ export class TapeSession {
   /** One replay step at a time: a page's requests may overlap. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  /** The tape's entries, this session's own list (a followed tape's grow). */
+  private readonly entries: TapeEntry[];
+
   private constructor(
     private tape: Tape,
     private readonly replayer: TapeReplayer,
     readonly source: string,
   ) {
+    this.entries = [...tape.entries];
+    this.tape = { ...tape, entries: this.entries };
     this.checkpoints.set(0, replayer.emu.snapshot());
   }
 
@@ -100,11 +120,26 @@ export class TapeSession {
     return session;
   }
 
-  /** The tape that began this session, grown: replays the new entries. False when it is another tape (after a reset): open a new session. */
-  async follow(tape: Tape): Promise<boolean> {
-    if (tape.start.stateHash !== this.tape.start.stateHash || tape.entries.length < this.applied) return false;
-    for (let i = 0; i < this.applied; i++) if (tape.entries[i]!.seq !== this.tape.entries[i]!.seq || tape.entries[i]!.kind !== this.tape.entries[i]!.kind) return false;
-    this.tape = tape;
+  /**
+   * The tape that began this session, grown (the live run's, exported
+   * lazily): only the entries not seen yet are made, a slice at a time, and
+   * replayed. False when it is another tape (after a reset): open a new
+   * session. A tape only grows until the next reset, so the last entry
+   * replayed standing where it stood is what tells it is the same one.
+   */
+  async follow(tape: LazyTape, turn: () => Promise<void> = nextTurn): Promise<boolean> {
+    if (tape.start.stateHash !== this.tape.start.stateHash || tape.entries.length < this.entries.length) return false;
+    const last = this.entries.length - 1;
+    if (last >= 0) {
+      const [now, then] = [tape.entries.item(last), this.entries[last]!];
+      if (now.seq !== then.seq || now.kind !== then.kind) return false;
+    }
+    const seen = this.entries.length;
+    for (let i = seen; i < tape.entries.length; i++) {
+      if (i > seen && (i - seen) % TAPE_CHECK_SLICE === 0) await turn();
+      this.entries.push(tape.entries.item(i));
+    }
+    this.tape = { ...tape, entries: this.entries };
     await this.serially(() => this.replayRest());
     return true;
   }
@@ -151,7 +186,7 @@ export class TapeSession {
       ...(inside && { during: true as const }),
       at: after.clock.nowMs,
       index: after.store.index,
-      stateHash: hashState(after),
+      stateHash: await hashStateInTurns(after, nextTurn),
       snapshot: after,
       diff: diffStates(position === 0 ? after : before, after),
     };

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { formatGoDuration, msToNanos } from "../../core/durations.js";
+import { ACTION_BODY_BYTES, checkArgumentSize } from "../../http/actions.js";
 import type { DocumentedRoutes } from "../../http/documented-routes.js";
 import { DOCUMENT_CHECKS } from "../document-checks.js";
 import { offLoopCheck } from "../document-worker.js";
@@ -17,6 +18,7 @@ const MAX_GO_DURATION_MS = 9_223_372_036_854;
 
 // The request schemas: the routes validate with these and the OpenAPI document is generated from them.
 const actionBody = DOCUMENT_CHECKS.action.body;
+const checkActionOffLoop = offLoopCheck("action");
 const awaitBody = v.strictObject({
   until: v.pipe(v.record(v.string(), v.unknown()), v.description("condition name → its arguments; every one must hold")),
   within: v.optional(v.pipe(v.string(), v.description(`a Go duration of virtual time (default ${DEFAULT_AWAIT_WITHIN})`))),
@@ -35,11 +37,23 @@ export function scenarioRoutes(routes: DocumentedRoutes, target: ControlTarget):
       summary: "runs one named action now, in one write",
       description: "The action's arguments sit beside `do`; `GET /_standin/actions` lists the actions.",
       body: actionBody,
-      maxBodyBytes: "control-limit",
-      precheck: offLoopCheck("action"),
-      responses: { 200: "`{do, service, result, index}`", 400: "bad arguments", 404: "unknown action or name", 409: "nothing matches" },
+      maxBodyBytes: ACTION_BODY_BYTES,
+      // A large body is parsed and handed over off the event loop; its arguments are bounded (a walk that stops at the limit) before anything copies them.
+      precheck: checkActionOffLoop,
+      responses: {
+        200: "`{do, service, result, index}`",
+        400: "bad arguments, or more than 10 000 JSON values or 2 Mi characters of strings in them",
+        413: "a body over 16 MiB",
+        404: "unknown action or name",
+        409: "nothing matches",
+      },
     },
-    (c, { body: { do: name, ...args } }) => c.json(target.act(name, args) as object),
+    (c, { body }) => {
+      // Bounded before the arguments are copied out of the body (the action's service checks them again, as every caller's).
+      checkArgumentSize(body, `action (${body.do})`, "do");
+      const { do: name, ...args } = body;
+      return c.json(target.act(name, args) as object);
+    },
   );
 
   scenario.post(
