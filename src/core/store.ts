@@ -504,7 +504,7 @@ export class Store implements StoreView {
    * rows a slice with `turn()` awaited between slices, while readers see the state before and
    * writes throw (callers hold them back); then swapped in at once.
    */
-  async restoreStaged(snapshot: StoreSnapshot, turn: () => Promise<void>, budget = STAGED_SLICE_STEPS): Promise<void> {
+  async restoreStaged(snapshot: StoreSnapshot, turn: () => Promise<void>, budget = STAGED_SLICE_STEPS): Promise<() => void> {
     if (this.tx || this.suspended) throw new StoreError("cannot restore inside a write");
     const built = new Map<string, TableState>();
     const steps = this.restoreSteps(snapshot, built);
@@ -524,7 +524,7 @@ export class Store implements StoreView {
     } finally {
       this.suspended = undefined;
     }
-    this.swapRestored(snapshot, built);
+    return this.swapRestored(snapshot, built);
   }
 
   /** Checks `snapshot`'s indexes, then builds each of its tables' new state into `built`, one step a row. */
@@ -544,19 +544,33 @@ export class Store implements StoreView {
     }
   }
 
-  /** Puts the states restoreSteps built in place of every table's (a table the snapshot lacks is emptied). */
-  private swapRestored(snapshot: StoreSnapshot, built: Map<string, TableState>): void {
-    for (const [name, state] of this.tables) {
-      const next = built.get(name) ?? emptyState(state.shape);
-      this.tables.set(name, next);
-      const handle = this.handles.get(name);
-      if (handle) handle.state = next;
-    }
+  /**
+   * Puts the states restoreSteps built in place of every table's (a table the snapshot lacks is
+   * emptied). Returns what puts the replaced ones back (untouched: they were replaced, not
+   * changed), for a caller whose own part of the restore failed after it.
+   */
+  private swapRestored(snapshot: StoreSnapshot, built: Map<string, TableState>): () => void {
+    const before = { tables: new Map(this.tables), index: this.currentIndex, scopes: new Map(this.scopeIndexes) };
+    const swap = (tables: ReadonlyMap<string, TableState>) => {
+      for (const [name, state] of this.tables) {
+        const next = tables.get(name) ?? emptyState(state.shape);
+        this.tables.set(name, next);
+        const handle = this.handles.get(name);
+        if (handle) handle.state = next;
+      }
+      this.changes++;
+      for (const listener of [...this.resetListeners]) listener();
+    };
     this.currentIndex = snapshot.index;
     this.scopeIndexes.clear();
     for (const [scope, index] of Object.entries(snapshot.scopes ?? {})) this.scopeIndexes.set(scope, index);
-    this.changes++;
-    for (const listener of [...this.resetListeners]) listener();
+    swap(built);
+    return () => {
+      this.currentIndex = before.index;
+      this.scopeIndexes.clear();
+      for (const [scope, index] of before.scopes) this.scopeIndexes.set(scope, index);
+      swap(before.tables);
+    };
   }
 
   // ---- used by Table -------------------------------------------------------

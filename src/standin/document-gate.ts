@@ -1,0 +1,55 @@
+/**
+ * While a large document (a fixture, a snapshot) is applied a slice at a
+ * time (Store.writeStaged, Store.restoreStaged), readers are answered from
+ * the state before it, and everything that would write waits until it has
+ * landed: requests that may write (the port apps ask `heldBack`), another
+ * document, and the clock (its realtime firing is held). Waiters resume in
+ * the order they arrived, after the document's tape entry, so the tape and
+ * the journal read as if the document had been applied in one step.
+ */
+import type { Clock } from "../core/clock.js";
+
+export class DocumentGate {
+  /** Settles when the document being applied has landed (or failed); undefined when none is. */
+  private applying: Promise<void> | undefined;
+  /** Told when a document starts and ends being applied (idle skipping counts it as a running request). */
+  private readonly busy: { started(): void; ended(): void }[] = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Counts the time a document is applied as activity (the idle skipper must not move the clock meanwhile). */
+  countAs(activity: { started(): void; ended(): void }): void {
+    this.busy.push(activity);
+  }
+
+  /** Whether a document is being applied. */
+  get active(): boolean {
+    return this.applying !== undefined;
+  }
+
+  /**
+   * What a request must wait for before it runs: the document being applied, when the request may
+   * write (any method but GET and HEAD); undefined to run it now.
+   */
+  heldBack(method: string): Promise<void> | undefined {
+    if (this.applying === undefined || method === "GET" || method === "HEAD") return undefined;
+    return this.applying;
+  }
+
+  /** Runs `work` (which applies a document in slices) once no other document is being applied, holding writes back until it ends. */
+  async apply<T>(work: () => Promise<T>): Promise<T> {
+    while (this.applying) await this.applying;
+    let landed!: () => void;
+    this.applying = new Promise<void>((resolve) => (landed = resolve));
+    const release = this.clock.hold();
+    for (const activity of this.busy) activity.started();
+    try {
+      return await work();
+    } finally {
+      this.applying = undefined;
+      release();
+      for (const activity of this.busy) activity.ended();
+      landed();
+    }
+  }
+}
