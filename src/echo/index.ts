@@ -249,6 +249,7 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     applyFixture: settings.apply,
     *fixtureSteps(section) {
       settings.apply(section);
+      yield;
     },
   };
 }

@@ -36,9 +36,14 @@ export class DocumentGate {
     return this.applying;
   }
 
+  /** Settles once no document is being applied (in process, a reset waits for one sent before it). */
+  async settled(): Promise<void> {
+    while (this.applying) await this.applying;
+  }
+
   /** Runs `work` (which applies a document in slices) once no other document is being applied, holding writes back until it ends. */
   async apply<T>(work: () => Promise<T>): Promise<T> {
-    while (this.applying) await this.applying;
+    await this.settled();
     let landed!: () => void;
     this.applying = new Promise<void>((resolve) => (landed = resolve));
     const release = this.clock.hold();

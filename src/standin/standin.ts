@@ -308,6 +308,7 @@ export class Standin {
     if (fixture !== undefined) {
       const replacement = await resolveFixtures([fixture as FixtureSource]);
       await options.turn?.();
+      await this.documents.settled();
       const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
       this.startFixtures = replacement;
       // Before the start state is built: its tape begins under the new fixture's budgets.
@@ -323,6 +324,7 @@ export class Standin {
         throw new FixtureError("fixture", [(error as Error).message]);
       }
     } else {
+      await this.documents.settled();
       restoreState(this, this.startSnapshot);
       this.currentSeed = this.startSnapshot.seed;
       this.beginTape();

@@ -38,7 +38,7 @@ function put(emu: Standin, key: string, value: string): Promise<Response> {
   return Promise.resolve(emu.registry.request(`/v1/kv/${key}`, { method: "PUT", body: value }));
 }
 
-const valueOf = (body: unknown) => Buffer.from((body as Array<{ Value: string }>)[0]!.Value, "base64").toString();
+const kvValue = (body: unknown) => Buffer.from((body as Array<{ Value: string }>)[0]!.Value, "base64").toString();
 
 describe("a large fixture applied in slices", () => {
   it("readers see the state before it; it lands whole at one index, in one commit; writes sent meanwhile land after it, in arrival order", async () => {
@@ -55,7 +55,7 @@ describe("a large fixture applied in slices", () => {
       const missing = await get(emu, "/v1/kv/big/5");
       during.fixtureKey = missing.status;
       const existing = await get(emu, "/v1/kv/existing");
-      during.existing = valueOf(existing.body);
+      during.existing = kvValue(existing.body);
       during.index = existing.index;
       // Sent while the fixture is being applied: they wait for it.
       during.writes.push(put(emu, "during/1", "a"), put(emu, "during/2", "b"), put(emu, "existing", "new"));
@@ -90,7 +90,7 @@ describe("a large fixture applied in slices", () => {
     expect(commits).toEqual([fixtureIndex, fixtureIndex + 1, fixtureIndex + 2, fixtureIndex + 3]);
     const modified = async (key: string) => ((await get(emu, `/v1/kv/${key}`)).body as Array<{ ModifyIndex: number }>)[0]!.ModifyIndex;
     expect([await modified("during/1"), await modified("during/2"), await modified("existing")]).toEqual([fixtureIndex + 1, fixtureIndex + 2, fixtureIndex + 3]);
-    expect(valueOf((await get(emu, "/v1/kv/existing")).body)).toBe("new");
+    expect(kvValue((await get(emu, "/v1/kv/existing")).body)).toBe("new");
     emu.close();
   });
 
@@ -150,7 +150,7 @@ describe("a large fixture applied in slices", () => {
     const a = emu.applyFixture({ registry: { kv: kv(1_000) } }, { turn: nextTurn });
     const b = emu.applyFixture({ registry: { kv: [{ Key: "big/0", Value: "second" }] } }, { turn: nextTurn });
     await Promise.all([a, b]);
-    expect(valueOf((await get(emu, "/v1/kv/big/0")).body)).toBe("second");
+    expect(kvValue((await get(emu, "/v1/kv/big/0")).body)).toBe("second");
     expect(emu.index).toBe(start + 2);
     emu.close();
   });
