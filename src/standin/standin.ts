@@ -16,7 +16,7 @@ import { parseInstant } from "../core/instant.js";
 import { CappedLog, type EmulatorEvent } from "../core/journal.js";
 import { RequestJournal } from "../core/request-journal.js";
 import { captureState, hashState, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
-import { Store } from "../core/store.js";
+import { STAGED_SLICE_STEPS, Store } from "../core/store.js";
 import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
 import { DocumentGate } from "./document-gate.js";
@@ -324,7 +324,8 @@ export class Standin {
         throw new FixtureError("fixture", [(error as Error).message]);
       }
     } else {
-      await this.documents.settled();
+      // Only when one is being applied: a reset otherwise takes effect at once (callers may not await it).
+      if (this.documents.active) await this.documents.settled();
       restoreState(this, this.startSnapshot);
       this.currentSeed = this.startSnapshot.seed;
       this.beginTape();
@@ -347,8 +348,9 @@ export class Standin {
       // The store rolls a failed write back; the generator's draws must go back with it.
       const rng = this.ids.state();
       try {
-        // With turns, a slice at a time (readers see the state before it), landing as one write all the same.
-        if (turn) await this.store.writeStaged(this.fixtureSteps(doc!), turn);
+        // With turns, a large one a slice at a time (readers see the state before it), landing as one write all the same.
+        // A small one is one slice anyway: written in place, it spares copying the tables it changes.
+        if (turn && entityCount(doc!) > STAGED_SLICE_STEPS) await this.store.writeStaged(this.fixtureSteps(doc!), turn);
         else this.store.write(() => drain(this.fixtureSteps(doc!)));
       } catch (error) {
         this.ids.restore(rng);
@@ -657,4 +659,17 @@ function answerWith(c: Context, handler: (c: Context) => Response | Promise<Resp
     );
   }
   if (answer && !c.finalized) c.res = answer;
+}
+
+/**
+ * About how many steps a fixture's apply takes (ServiceInstance.fixtureSteps yields after each
+ * entity): the entries of the lists in its sections, its regions' and datacenters' included. Only
+ * chooses how the fixture is written, never what is written.
+ */
+function entityCount(value: unknown, depth = 4): number {
+  if (Array.isArray(value)) return value.length;
+  if (depth === 0 || value === null || typeof value !== "object") return 0;
+  let count = 0;
+  for (const member of Object.values(value)) count += entityCount(member, depth - 1);
+  return count;
 }

@@ -144,6 +144,32 @@ describe("a large fixture applied in slices", () => {
     fresh.close();
   });
 
+  it("realtime timers wait for the document: none fires between slices, even with wall time past them", async () => {
+    let wallMs = Date.UTC(2026, 0, 1);
+    const armed: Array<() => void> = [];
+    const wall = { now: () => wallMs, setTimer: (fire: () => void) => armed.push(fire), clearTimer: () => {} };
+    const emu = await createStandin({ clock: { mode: "realtime", start: "2026-01-01T00:00:00Z" }, wall });
+    await emu.applyFixture({ registry: { sessions: [{ Name: "ttl", TTL: "10s" }] } });
+    const pending = emu.clock.status().pendingTimers;
+    expect(pending).toBeGreaterThan(0);
+    const seen: number[] = [];
+    const turn = async () => {
+      // (The first turn comes between checking the document and applying it: time may run there.)
+      if (!emu.documents.active) return;
+      wallMs += 3_600_000;
+      // A request syncs the clock first, and the clock's own real timer fires: neither may fire a timer now.
+      await get(emu, "/v1/session/list");
+      for (const fire of armed.splice(0)) fire();
+      seen.push(emu.clock.status().pendingTimers);
+    };
+    await emu.applyFixture({ registry: { kv: kv(2_000) } }, { turn });
+    expect(seen.length).toBeGreaterThan(1);
+    expect(new Set(seen)).toEqual(new Set([pending]));
+    expect((await get(emu, "/v1/session/list")).body).toEqual([]);
+    expect(emu.clock.status().pendingTimers).toBeLessThan(pending);
+    emu.close();
+  });
+
   it("two documents sent together are applied one after the other", async () => {
     const emu = await createStandin();
     const start = emu.index;
