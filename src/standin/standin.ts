@@ -20,6 +20,7 @@ import { STAGED_SLICE_STEPS, Store } from "../core/store.js";
 import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
 import { DocumentGate } from "./document-gate.js";
+import { parseAdoptedSnapshot } from "./adopted-snapshot.js";
 import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "../control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "../control/scenario.js";
 import { createEchoService } from "../echo/index.js";
@@ -264,7 +265,7 @@ export class Standin {
    * state before) in between instead of holding them for both.
    */
   async restoreDocument(snapshot: unknown, turn: () => Promise<void>): Promise<void> {
-    const parsed = parseSnapshot(snapshot);
+    const parsed = parseAdoptedSnapshot(snapshot);
     await turn();
     // The tables are built a slice at a time (readers see the state before), then swapped in.
     await this.documents.apply(async () => {

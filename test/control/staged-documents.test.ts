@@ -217,6 +217,33 @@ describe("a large snapshot restored in slices", () => {
     for (const e of [emu, source, whole]) e.close();
   });
 
+  it("a snapshot with a bad row, or a bad field beside good rows, is refused with the problems a restore in one step names", async () => {
+    const source = await createStandin();
+    await source.applyFixture({ registry: { kv: kv(50) } });
+    const good = JSON.stringify(source.snapshot());
+    const emu = await createStandin();
+    const hash = emu.stateHash();
+    const badRow = JSON.parse(good);
+    badRow.store.tables["registry.kv"].rows["big/7"] = 7;
+    const badField = JSON.parse(good);
+    badField.store.tables["registry.kv"].index = -1;
+    badField.rng = "x";
+    for (const bad of [badRow, badField]) {
+      const whole = (() => {
+        try {
+          emu.restore(structuredClone(bad));
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      expect(whole).toMatch(/^invalid snapshot: /);
+      await expect(emu.restoreDocument(bad, nextTurn)).rejects.toThrow(whole!);
+      expect(emu.stateHash()).toBe(hash);
+    }
+    emu.close();
+    source.close();
+  });
+
   it("a refused snapshot changes nothing", async () => {
     const source = await createStandin();
     await source.applyFixture({ registry: { kv: kv(1_000) } });
