@@ -434,6 +434,8 @@ export class Store implements StoreView {
     } finally {
       this.tx = undefined;
       for (const [name, { handle }] of tx.staged!) handle.state = this.tables.get(name)!;
+      // What was cached under the version during the slice (answers, memos) saw the copies: readers now see the tables.
+      this.changes++;
       this.stagedWork.slices++;
       this.stagedWork.largestSlice = Math.max(this.stagedWork.largestSlice, taken);
     }

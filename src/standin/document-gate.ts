@@ -9,6 +9,9 @@
  */
 import type { Clock } from "../core/clock.js";
 
+/** The control reads of the whole state (snapshot, hash, the tape with its hash): they wait for a document as writes do. */
+const WHOLE_STATE_READS = new Set(["/_standin/snapshot", "/_standin/state/hash", "/_standin/tape"]);
+
 export class DocumentGate {
   /** Settles when the document being applied has landed (or failed); undefined when none is. */
   private applying: Promise<void> | undefined;
@@ -29,11 +32,14 @@ export class DocumentGate {
 
   /**
    * What a request must wait for before it runs: the document being applied, when the request may
-   * write (any method but GET and HEAD); undefined to run it now.
+   * write (any method but GET and HEAD) or reads the whole state at once (WHOLE_STATE_READS: the
+   * generator and the clock's timers move with the document's slices, the tables only when it
+   * lands, so only a reading after it is whole); undefined to run it now.
    */
-  heldBack(method: string): Promise<void> | undefined {
-    if (this.applying === undefined || method === "GET" || method === "HEAD") return undefined;
-    return this.applying;
+  heldBack(method: string, url: string): Promise<void> | undefined {
+    if (this.applying === undefined) return undefined;
+    if (method !== "GET" && method !== "HEAD") return this.applying;
+    return WHOLE_STATE_READS.has(new URL(url).pathname) ? this.applying : undefined;
   }
 
   /** Settles once no document is being applied (in process, a reset waits for one sent before it). */

@@ -591,7 +591,7 @@ export class Standin {
       },
       this.controlBodyLimit,
       this.hostGuard,
-      (request) => this.documents.heldBack(request.method),
+      (request) => this.documents.heldBack(request.method, request.url),
     );
   }
 }

@@ -45,10 +45,21 @@ describe("a large fixture applied in slices", () => {
     const emu = await createStandin();
     expect((await put(emu, "existing", "old")).status).toBe(200);
     const commits: number[] = [];
-    emu.store.onCommit((commit) => commits.push(commit.index));
+    const hashes: string[] = [];
+    emu.store.onCommit((commit) => {
+      commits.push(commit.index);
+      hashes.push(emu.stateHash());
+    });
     const before = emu.index;
     let turns = 0;
-    const during: { fixtureKey?: number; existing?: string; index?: string | null; writes: Array<Promise<Response>>; writeError?: unknown } = { writes: [] };
+    const during: {
+      fixtureKey?: number;
+      existing?: string;
+      index?: string | null;
+      writes: Array<Promise<Response>>;
+      writeError?: unknown;
+      hash?: Promise<string>;
+    } = { writes: [] };
     const turn = async () => {
       turns++;
       if (turns !== 3) return;
@@ -57,7 +68,8 @@ describe("a large fixture applied in slices", () => {
       const existing = await get(emu, "/v1/kv/existing");
       during.existing = kvValue(existing.body);
       during.index = existing.index;
-      // Sent while the fixture is being applied: they wait for it.
+      // Sent while the fixture is being applied: a read of the whole state waits for it, and so do writes.
+      during.hash = Promise.resolve(emu.registry.request("/_standin/state/hash")).then(async (res) => ((await res.json()) as { hash: string }).hash);
       during.writes.push(put(emu, "during/1", "a"), put(emu, "during/2", "b"), put(emu, "existing", "new"));
       // A write that slips past the gate is refused, not mixed into the document's write.
       try {
@@ -85,12 +97,15 @@ describe("a large fixture applied in slices", () => {
     expect(new Set(all.map((e) => e.ModifyIndex))).toEqual(new Set([fixtureIndex]));
     expect((await get(emu, "/v1/kv/big/19999")).index).toBe(String(fixtureIndex));
 
+    // The hash asked for meanwhile is of the state with the whole fixture, before the writes sent after it.
+    const hashed = await during.hash!;
     const answers = await Promise.all(during.writes);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(commits).toEqual([fixtureIndex, fixtureIndex + 1, fixtureIndex + 2, fixtureIndex + 3]);
     const modified = async (key: string) => ((await get(emu, `/v1/kv/${key}`)).body as Array<{ ModifyIndex: number }>)[0]!.ModifyIndex;
     expect([await modified("during/1"), await modified("during/2"), await modified("existing")]).toEqual([fixtureIndex + 1, fixtureIndex + 2, fixtureIndex + 3]);
     expect(kvValue((await get(emu, "/v1/kv/existing")).body)).toBe("new");
+    expect(hashed).toBe(hashes[0]);
     emu.close();
   });
 
