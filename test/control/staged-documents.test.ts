@@ -185,6 +185,58 @@ describe("a large fixture applied in slices", () => {
     emu.close();
   });
 
+  it("the services' reads are answered between slices (none of them writes)", async () => {
+    const emu = await createStandin({ fixture: { scheduler: { jobs: [job("web")] }, registry: { sessions: [{ Name: "s", TTL: "30s" }] } } });
+    const reads = {
+      scheduler: [
+        "/v1/jobs",
+        "/v1/job/web",
+        "/v1/job/web/allocations",
+        "/v1/job/web/summary",
+        "/v1/nodes",
+        "/v1/allocations",
+        "/v1/evaluations",
+        "/v1/deployments",
+        "/v1/agent/self",
+        "/v1/agent/members",
+        "/v1/status/leader",
+        "/v1/regions",
+        "/v1/namespaces",
+        "/v1/node/pools",
+        "/v1/operator/scheduler/configuration",
+        "/v1/services",
+        "/v1/vars",
+      ],
+      registry: [
+        "/v1/catalog/services",
+        "/v1/catalog/nodes",
+        "/v1/health/service/consul",
+        "/v1/health/state/any",
+        "/v1/agent/self",
+        "/v1/agent/services",
+        "/v1/agent/checks",
+        "/v1/agent/members",
+        "/v1/kv/?recurse",
+        "/v1/session/list",
+        "/v1/status/leader",
+        "/v1/catalog/datacenters",
+        "/v1/event/list",
+      ],
+      echo: ["/", "/echo", "/openapi.json", "/auth/info/googlejwt"],
+    } as const;
+    const statuses = new Map<string, number>();
+    const turn = async () => {
+      if (!emu.documents.active || statuses.size > 0) return;
+      for (const [service, paths] of Object.entries(reads)) {
+        for (const path of paths) statuses.set(`${service} ${path}`, (await emu.app(service as keyof typeof reads).request(path)).status);
+      }
+    };
+    await emu.applyFixture({ registry: { kv: kv(1_000) } }, { turn });
+    expect(statuses.size).toBe(Object.values(reads).flat().length);
+    expect([...statuses].filter(([, status]) => status >= 500)).toEqual([]);
+    emu.close();
+  });
+
   it("two documents sent together are applied one after the other", async () => {
     const emu = await createStandin();
     const start = emu.index;
