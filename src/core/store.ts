@@ -318,6 +318,13 @@ export class Store implements StoreView {
     return this.tx !== undefined;
   }
 
+  /** How many rows the tables hold in all (O(tables)). */
+  get rowCount(): number {
+    let rows = 0;
+    for (const state of this.tables.values()) rows += state.rows.size;
+    return rows;
+  }
+
   /** Whether a staged write or restore has begun and not yet landed (or failed). */
   get staging(): boolean {
     return this.suspended !== undefined || this.tx?.staged !== undefined;

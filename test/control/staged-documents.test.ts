@@ -237,6 +237,19 @@ describe("a large fixture applied in slices", () => {
     emu.close();
   });
 
+  it("a fixture of one slice, or small beside the state, is written in one step (no copy of the tables it changes)", async () => {
+    const emu = await createStandin();
+    await emu.applyFixture({ registry: { kv: kv(COUNT) } });
+    const sliced = () => emu.store.stagedWork.slices;
+    emu.store.stagedWork.slices = 0;
+    await emu.applyFixture({ registry: { kv: kv(STAGED_SLICE_STEPS).map((e) => ({ ...e, Key: `small/${e.Key}` })) } }, { turn: nextTurn });
+    await emu.applyFixture({ registry: { kv: kv(1_000).map((e) => ({ ...e, Key: `beside/${e.Key}` })) } }, { turn: nextTurn });
+    expect(sliced()).toBe(0);
+    await emu.applyFixture({ registry: { kv: kv(2_000).map((e) => ({ ...e, Key: `larger/${e.Key}` })) } }, { turn: nextTurn });
+    expect(sliced()).toBeGreaterThan(1);
+    emu.close();
+  });
+
   it("two documents sent together are applied one after the other", async () => {
     const emu = await createStandin();
     const start = emu.index;
