@@ -9,6 +9,12 @@
  * index, and timers scheduled or cancelled through the undo sink) is undone,
  * so a rejected request leaves the state exactly as it was.
  *
+ * A document too large for one step (a fixture, a snapshot) is written with
+ * `writeStaged` or `restoreStaged`: built a slice at a time on copies of the
+ * tables it changes while readers see the tables as they were, then swapped
+ * in as one write (build-then-swap); other writes are refused meanwhile
+ * (the emulator holds them back until it lands).
+ *
  * Rows are frozen when stored: code that wants to change a row must put a new
  * object, which is what makes the undo log (and snapshots) trustworthy.
  * Services must not rely on table iteration order: it is not part of the
