@@ -199,6 +199,8 @@ export class StateFileWriter {
   }
 
   private look(): void {
+    // A document being applied a slice at a time: the state is whole again once it lands (the next look).
+    if (this.emulator.documents.active) return;
     if (this.writing) {
       this.missedLook = true;
       return;

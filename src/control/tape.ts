@@ -212,8 +212,9 @@ export class TapeRecorder {
     this.append({ kind: "action", seq: 0, do: name, args: structuredClone(args) }, JSON.stringify(args).length);
   }
 
-  fixture(document: unknown): void {
-    this.append({ kind: "fixture", seq: 0, fixture: structuredClone(document) }, JSON.stringify(document)?.length ?? 0);
+  /** `owned`: a document handed over (parsed for its request alone), kept as it is instead of copied; `bytes`: its size as sent, if known. */
+  fixture(document: unknown, owned = false, bytes?: number): void {
+    this.append({ kind: "fixture", seq: 0, fixture: owned ? document : structuredClone(document) }, bytes ?? JSON.stringify(document)?.length ?? 0);
   }
 
   /**

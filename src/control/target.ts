@@ -24,6 +24,10 @@ export const CONTROL_PREFIX = "/_standin";
  */
 export interface DocumentOptions {
   readonly turn?: () => Promise<void>;
+  /** The document is handed over (parsed for this request alone): the tape keeps it without a copy. */
+  readonly adopt?: boolean;
+  /** The document's size as sent (the body's bytes), charged to the tape instead of measuring it again. */
+  readonly bytes?: number;
 }
 
 export interface ControlTarget {

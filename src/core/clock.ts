@@ -160,6 +160,8 @@ export class Clock {
   private mode: ClockMode;
   private speed: number;
   private paused = false;
+  /** Open holds (see hold()). */
+  private holds = 0;
   private nextTimerId = 1;
   private nextEphemeralId = 1;
   private readonly queue = new MinHeap<QueueEntry>(fireOrder);
@@ -361,7 +363,7 @@ export class Clock {
    * wall-time anchor, so frequent syncs cannot make the clock drift.
    */
   sync(): FiredTimer[] {
-    if (this.mode !== "realtime" || this.paused || this.firing) return [];
+    if (this.mode !== "realtime" || this.paused || this.firing || this.holds > 0) return [];
     const target = this.now();
     const fired = this.fireUntil(target);
     if (target > this.nowMs) this.nowMs = target;
@@ -449,6 +451,23 @@ export class Clock {
   /** Stops the real timer (realtime mode); the clock stays usable. */
   dispose(): void {
     this.disarmRealTimer();
+  }
+
+  /**
+   * Holds realtime firing back until the returned release is called: sync() fires nothing and no
+   * real timer is armed. A document applied in slices holds it, since nothing else may write until
+   * the document lands (Store.writeStaged); due timers fire at the next sync after the release.
+   */
+  hold(): () => void {
+    this.holds++;
+    this.disarmRealTimer();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.armRealTimer();
+    };
   }
 
   // ---- internals -----------------------------------------------------------
@@ -596,7 +615,7 @@ export class Clock {
 
   /** Keeps exactly one real timer armed for the earliest pending virtual timer (realtime mode only). */
   private armRealTimer(): void {
-    if (this.mode !== "realtime" || this.paused || this.firing) {
+    if (this.mode !== "realtime" || this.paused || this.firing || this.holds > 0) {
       this.disarmRealTimer();
       return;
     }

@@ -9,6 +9,12 @@
  * index, and timers scheduled or cancelled through the undo sink) is undone,
  * so a rejected request leaves the state exactly as it was.
  *
+ * A document too large for one step (a fixture, a snapshot) is written with
+ * `writeStaged` or `restoreStaged`: built a slice at a time on copies of the
+ * tables it changes while readers see the tables as they were, then swapped
+ * in as one write (build-then-swap); other writes are refused meanwhile
+ * (the emulator holds them back until it lands).
+ *
  * Rows are frozen when stored: code that wants to change a row must put a new
  * object, which is what makes the undo log (and snapshots) trustworthy.
  * Services must not rely on table iteration order: it is not part of the
@@ -16,8 +22,24 @@
  */
 
 import { DeferredWrites, type DeferredStep } from "./deferred-writes.js";
+import {
+  addToTotals,
+  deepFreeze,
+  emptyState,
+  freezeCopy,
+  joinGroups,
+  lowerBound,
+  removeRow,
+  setRow,
+  settledOrder,
+  stagedCopy,
+  type Grouping,
+  type Row,
+  type TableState,
+  type Totals,
+} from "./store-table-state.js";
 
-export type Row = { readonly [key: string]: unknown };
+export type { Row };
 
 export interface TableSnapshot {
   index: number;
@@ -88,160 +110,40 @@ export class StoreError extends Error {}
 /** A secondary index's lookup (Table.groupBy): a group's rows, and its size. */
 export type GroupLookup<T> = ((key: string) => T[]) & { count(key: string): number };
 
+/** How many steps (entities, rows) a slice of a staged write or restore takes at most: ~1–3 ms of work. */
+export const STAGED_SLICE_STEPS = 256;
+
 /** The index a brand-new state starts at; headers never show 0. */
 export const INITIAL_INDEX = 1;
 
-interface TableState {
-  /** The scope whose index sequence this table's writes take ("" = unscoped). */
-  readonly scope: string;
-  index: number;
-  rows: Map<string, Row>;
-  /** Secondary indexes (Table.groupBy), kept in step with `rows` by setRow/removeRow. */
-  groupings: Grouping[];
-  /** Told of every row change (Table.watch), undone ones included; not of restores. */
-  watchers: Array<(id: string, row: Row | undefined, previous: Row | undefined) => void>;
-  /** Running sums (Table.sumBy), kept in step with `rows` by setRow/removeRow. */
-  sums: Totals[];
-  /** The IDs in key order (Table.sorted, Table.withPrefix); undefined until first used, and again after a restore. */
-  order: KeyOrder | undefined;
-}
-
-/**
- * The IDs of a table in key order, kept so that an ordered read costs what it returns rather than a
- * sort of the whole table each time (a KV prefix read of 10 keys among 100,000 sorted them all).
- * Inserts and deletes are noted in O(1) and settled at the next read: a few by binary search, many
- * (a fixture, a delete-tree) by one filter or sort, so neither a bulk write nor a read goes quadratic.
- */
-interface KeyOrder {
-  ids: string[];
-  /** In `rows`, not yet in `ids`. */
-  readonly added: Set<string>;
-  /** In `ids`, no longer in `rows`. */
-  readonly removed: Set<string>;
-}
-
-/** Below this many pending changes, each is settled by binary search and splice; above, by one pass. */
-const ORDER_SPLICE_LIMIT = 32;
-
-const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The first position in sorted `ids` whose ID is not below `id`. */
-function lowerBound(ids: readonly string[], id: string): number {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (ids[mid]! < id) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-function settledOrder(state: TableState): string[] {
-  const order = state.order;
-  if (!order) {
-    state.order = { ids: [...state.rows.keys()].sort(compareIds), added: new Set(), removed: new Set() };
-    return state.order.ids;
-  }
-  if (order.removed.size > ORDER_SPLICE_LIMIT) order.ids = order.ids.filter((id) => !order.removed.has(id));
-  else for (const id of order.removed) order.ids.splice(lowerBound(order.ids, id), 1);
-  order.removed.clear();
-  if (order.added.size > ORDER_SPLICE_LIMIT) order.ids = [...order.ids, ...order.added].sort(compareIds);
-  else for (const id of order.added) order.ids.splice(lowerBound(order.ids, id), 0, id);
-  order.added.clear();
-  return order.ids;
-}
-
-interface Totals {
-  /** The group a row counts towards, or undefined for none. */
-  readonly keyOf: (row: Row) => string | undefined;
-  /** What the row adds to its group's sums (always the same length for a table). */
-  readonly valuesOf: (row: Row) => readonly number[];
-  /** Group key → sums; undefined until first used, and again after a restore. */
-  byKey: Map<string, number[]> | undefined;
-}
-
-function addToTotals(totals: Totals, row: Row, sign: 1 | -1): void {
-  const key = totals.keyOf(row);
-  if (key === undefined) return;
-  const values = totals.valuesOf(row);
-  let sums = totals.byKey!.get(key);
-  if (!sums) totals.byKey!.set(key, (sums = values.map(() => 0)));
-  for (let i = 0; i < values.length; i++) sums[i]! += sign * values[i]!;
-}
-
-interface Grouping {
-  /** The group (or groups: a row may be in several, or none) a row is in. */
-  readonly keyOf: (row: Row) => string | readonly string[];
-  /** Group key → IDs; undefined until first used, and again after a restore. */
-  members: Map<string, Set<string>> | undefined;
-}
-
-function setRow(state: TableState, id: string, row: Row): void {
-  const previous = state.rows.get(id);
-  state.rows.set(id, row);
-  // A re-inserted ID is still in the order: it only stops being noted as removed.
-  if (previous === undefined && state.order && !state.order.removed.delete(id)) state.order.added.add(id);
-  for (const grouping of state.groupings) {
-    if (!grouping.members) continue;
-    if (previous !== undefined) leaveGroups(grouping, grouping.keyOf(previous), id);
-    joinGroups(grouping, grouping.keyOf(row), id);
-  }
-  for (const totals of state.sums) {
-    if (!totals.byKey) continue;
-    if (previous !== undefined) addToTotals(totals, previous, -1);
-    addToTotals(totals, row, 1);
-  }
-  for (const watcher of state.watchers) watcher(id, row, previous);
-}
-
-function removeRow(state: TableState, id: string): void {
-  const previous = state.rows.get(id);
-  if (previous === undefined) return;
-  state.rows.delete(id);
-  if (state.order && !state.order.added.delete(id)) state.order.removed.add(id);
-  for (const grouping of state.groupings) if (grouping.members) leaveGroups(grouping, grouping.keyOf(previous), id);
-  for (const totals of state.sums) if (totals.byKey) addToTotals(totals, previous, -1);
-  for (const watcher of state.watchers) watcher(id, undefined, previous);
-}
-
-function joinGroups(grouping: Grouping, keys: string | readonly string[], id: string): void {
-  if (typeof keys === "string") joinGroup(grouping, keys, id);
-  else for (const key of keys) joinGroup(grouping, key, id);
-}
-
-function leaveGroups(grouping: Grouping, keys: string | readonly string[], id: string): void {
-  if (typeof keys === "string") leaveGroup(grouping, keys, id);
-  else for (const key of keys) leaveGroup(grouping, key, id);
-}
-
-function joinGroup(grouping: Grouping, key: string, id: string): void {
-  let ids = grouping.members!.get(key);
-  if (!ids) grouping.members!.set(key, (ids = new Set()));
-  ids.add(id);
-}
-
-function leaveGroup(grouping: Grouping, key: string, id: string): void {
-  const ids = grouping.members!.get(key);
-  if (!ids) return;
-  ids.delete(id);
-  if (ids.size === 0) grouping.members!.delete(key);
-}
-
-class Transaction {
+/** @internal (Store.writeStaged keeps one open across turns) */
+export class Transaction {
   index: number | undefined;
   /** Indexes taken in scopes, allocated as the write first touches each. */
   scoped: Map<string, number> | undefined;
   readonly touched = new Set<string>();
   readonly undo: Array<() => void> = [];
+  /**
+   * A staged write's copies of the tables it changed (by name, with their handles): set for a
+   * write built in slices (Store.writeStaged), whose changes go to the copies, not the tables.
+   */
+  staged: Map<string, { handle: Table; state: TableState }> | undefined;
 }
 
 export class Table<T extends Row = Row> {
+  /**
+   * @internal The state this handle reads and writes: the table's own, or, while a slice of a
+   * staged write runs, the write's copy of it (the store points the handle there and back).
+   */
+  state: TableState;
+
   constructor(
     private readonly store: Store,
     readonly name: string,
-    private readonly state: TableState,
-  ) {}
+    state: TableState,
+  ) {
+    this.state = state;
+  }
 
   get size(): number {
     return this.state.rows.size;
@@ -279,19 +181,21 @@ export class Table<T extends Row = Row> {
    * Register once per table, when the service is built.
    */
   groupBy(keyOf: (row: T) => string | readonly string[]): GroupLookup<T> {
-    const state = this.state;
-    const grouping: Grouping = { keyOf: keyOf as Grouping["keyOf"], members: undefined };
-    state.groupings.push(grouping);
+    const at = this.state.shape.groupings.push(keyOf as Grouping["keyOf"]) - 1;
+    // The handle's state now (a staged write's copy while a slice of it runs), not the one at registration.
     const members = () => {
-      if (!grouping.members) {
-        grouping.members = new Map();
+      const state = this.state;
+      let grouping = state.groupings[at];
+      if (!grouping) {
+        grouping = state.groupings[at] = { keyOf: state.shape.groupings[at]!, members: new Map() };
         for (const [id, row] of state.rows) joinGroups(grouping, grouping.keyOf(row), id);
       }
       return grouping.members;
     };
     const lookup = (key: string) => {
       const ids = members().get(key);
-      return ids ? [...ids].map((id) => state.rows.get(id) as T) : [];
+      const rows = this.state.rows;
+      return ids ? [...ids].map((id) => rows.get(id) as T) : [];
     };
     return Object.assign(lookup, { count: (key: string) => members().get(key)?.size ?? 0 });
   }
@@ -304,7 +208,7 @@ export class Table<T extends Row = Row> {
    * when the service is built.
    */
   watch(listener: (id: string, row: T | undefined, previous: T | undefined) => void): void {
-    this.state.watchers.push(listener as (id: string, row: Row | undefined, previous: Row | undefined) => void);
+    this.state.shape.watchers.push(listener as (id: string, row: Row | undefined, previous: Row | undefined) => void);
   }
 
   /**
@@ -315,13 +219,13 @@ export class Table<T extends Row = Row> {
    * allocated CPU) does not visit its rows. Register once per table.
    */
   sumBy(keyOf: (row: T) => string | undefined, valuesOf: (row: T) => readonly number[]): (key: string) => readonly number[] {
-    const state = this.state;
-    const totals: Totals = { keyOf: keyOf as Totals["keyOf"], valuesOf: valuesOf as Totals["valuesOf"], byKey: undefined };
-    state.sums.push(totals);
+    const at = this.state.shape.sums.push({ keyOf: keyOf as Totals["keyOf"], valuesOf: valuesOf as Totals["valuesOf"] }) - 1;
     const none: readonly number[] = [];
     return (key) => {
-      if (!totals.byKey) {
-        totals.byKey = new Map();
+      const state = this.state;
+      let totals = state.sums[at];
+      if (!totals) {
+        totals = state.sums[at] = { ...state.shape.sums[at]!, byKey: new Map() };
         for (const row of state.rows.values()) addToTotals(totals, row, 1);
       }
       return totals.byKey.get(key) ?? none;
@@ -350,13 +254,14 @@ export class Table<T extends Row = Row> {
    */
   put(id: string, row: T): T {
     const tx = this.store.requireTransaction(this.name);
-    const rows = this.state.rows;
+    const state = this.store.writable(tx, this);
+    const rows = state.rows;
     const had = rows.has(id);
     const previous = rows.get(id);
     const frozen = Object.isFrozen(row) ? row : freezeCopy(row);
-    setRow(this.state, id, frozen);
-    tx.undo.push(() => (had ? setRow(this.state, id, previous!) : removeRow(this.state, id)));
-    this.store.touch(tx, this.name, this.state);
+    setRow(state, id, frozen);
+    if (needsRowUndo(tx, state)) tx.undo.push(() => (had ? setRow(state, id, previous!) : removeRow(state, id)));
+    this.store.touch(tx, this.name, state);
     return frozen;
   }
 
@@ -366,7 +271,7 @@ export class Table<T extends Row = Row> {
    * row being replaced, or is this write's index for a new row.
    */
   putIndexed(id: string, fields: Omit<T, "CreateIndex" | "ModifyIndex">): T {
-    const index = this.store.writeIndexIn(this.state.scope);
+    const index = this.store.writeIndexIn(this.state.shape.scope);
     const previous = this.get(id) as { CreateIndex?: unknown } | undefined;
     const createIndex = typeof previous?.CreateIndex === "number" ? previous.CreateIndex : index;
     return this.put(id, { ...fields, CreateIndex: createIndex, ModifyIndex: index } as unknown as T);
@@ -375,14 +280,23 @@ export class Table<T extends Row = Row> {
   /** Removes the row; returns whether it existed. Must run inside `Store.write`. */
   delete(id: string): boolean {
     const tx = this.store.requireTransaction(this.name);
-    const rows = this.state.rows;
+    const state = this.store.writable(tx, this);
+    const rows = state.rows;
     if (!rows.has(id)) return false;
     const previous = rows.get(id)!;
-    removeRow(this.state, id);
-    tx.undo.push(() => setRow(this.state, id, previous));
-    this.store.touch(tx, this.name, this.state);
+    removeRow(state, id);
+    if (needsRowUndo(tx, state)) tx.undo.push(() => setRow(state, id, previous));
+    this.store.touch(tx, this.name, state);
     return true;
   }
+}
+
+/**
+ * A staged write that fails drops its copies, so its row changes need no undo, unless the table has
+ * watchers: undoing tells them the changes are gone, which keeps what they derive in step (as in a plain write).
+ */
+function needsRowUndo(tx: Transaction, state: TableState): boolean {
+  return tx.staged === undefined || state.shape.watchers.length > 0;
 }
 
 export class Store implements StoreView {
@@ -393,6 +307,10 @@ export class Store implements StoreView {
   private readonly tables = new Map<string, TableState>();
   private readonly handles = new Map<string, Table>();
   private tx: Transaction | undefined;
+  /** A staged write (or restore) between two of its slices: nothing else may write until it lands. */
+  private suspended: Transaction | undefined;
+  /** The work of the last staged write or restore, for tests of its bounds: slices, and the most steps one took. */
+  readonly stagedWork = { slices: 0, largestSlice: 0 };
   private readonly commitListeners = new Set<(commit: Commit) => void>();
   private readonly resetListeners = new Set<() => void>();
   private readonly deferred = new DeferredWrites();
@@ -412,6 +330,18 @@ export class Store implements StoreView {
 
   get inTransaction(): boolean {
     return this.tx !== undefined;
+  }
+
+  /** How many rows the tables hold in all (O(tables)). */
+  get rowCount(): number {
+    let rows = 0;
+    for (const state of this.tables.values()) rows += state.rows.size;
+    return rows;
+  }
+
+  /** Whether a staged write or restore has begun and not yet landed (or failed). */
+  get staging(): boolean {
+    return this.suspended !== undefined || this.tx?.staged !== undefined;
   }
 
   table<T extends Row = Row>(name: string): Table<T> {
@@ -437,7 +367,7 @@ export class Store implements StoreView {
   private stateOf(name: string): TableState {
     let state = this.tables.get(name);
     if (!state) {
-      state = { scope: scopeOf(name), index: 0, rows: new Map(), groupings: [], sums: [], watchers: [], order: undefined };
+      state = emptyState({ scope: scopeOf(name), groupings: [], sums: [], watchers: [] });
       this.tables.set(name, state);
     }
     return state;
@@ -455,6 +385,7 @@ export class Store implements StoreView {
    */
   write<R>(fn: () => R): R {
     if (this.tx) return fn();
+    this.refuseWhileStaging("write");
     // Deferred slices come first, so a write's index never depends on how many had run.
     if (this.deferred.pending && !this.deferred.busy) this.deferred.settle();
     const tx = new Transaction();
@@ -469,14 +400,74 @@ export class Store implements StoreView {
       throw error;
     }
     this.tx = undefined;
-    if (tx.index !== undefined || tx.scoped !== undefined) {
-      if (tx.index !== undefined) this.currentIndex = tx.index;
-      if (tx.scoped) for (const [scope, index] of tx.scoped) this.scopeIndexes.set(scope, index);
-      this.changes++;
-      const commit: Commit = { index: tx.index ?? this.currentIndex, tables: tx.touched, scopeIndexes: tx.scoped };
-      for (const listener of [...this.commitListeners]) listener(commit);
-    }
+    this.commit(tx);
     return result;
+  }
+
+  private commit(tx: Transaction): void {
+    if (tx.index === undefined && tx.scoped === undefined) return;
+    if (tx.index !== undefined) this.currentIndex = tx.index;
+    if (tx.scoped) for (const [scope, index] of tx.scoped) this.scopeIndexes.set(scope, index);
+    this.changes++;
+    const commit: Commit = { index: tx.index ?? this.currentIndex, tables: tx.touched, scopeIndexes: tx.scoped };
+    for (const listener of [...this.commitListeners]) listener(commit);
+  }
+
+  /**
+   * One write built in slices (build-then-swap), for a document too large to apply in one step:
+   * `steps` is the write's work (a generator yielding after each entity), run at most `budget`
+   * steps a slice with `turn()` awaited between slices. During a slice the tables it changes are
+   * copies of their states (stagedCopy); between slices every handle points back at the table's
+   * own state, so readers see the state before the write, and any other write throws (callers
+   * hold writes back until it lands). At the end the copies are swapped in (O(tables)) and the
+   * write commits as one: one index, one commit. If a step throws, the copies are dropped and the
+   * write's other undo steps (timers, watchers' rows) run: nothing changed.
+   */
+  async writeStaged(steps: Iterator<unknown>, turn: () => Promise<void>, budget = STAGED_SLICE_STEPS): Promise<void> {
+    if (this.tx || this.suspended) throw new StoreError("a staged write cannot begin inside another write");
+    // Deferred slices first, as for any write: none can run between the staged write's slices (writes wait for it).
+    if (this.deferred.pending && !this.deferred.busy) this.deferred.settle();
+    const tx = new Transaction();
+    tx.staged = new Map();
+    this.stagedWork.slices = this.stagedWork.largestSlice = 0;
+    try {
+      while (!this.stagedSlice(tx, steps, budget)) {
+        this.suspended = tx;
+        await turn();
+        this.suspended = undefined;
+      }
+    } catch (error) {
+      this.suspended = undefined;
+      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+      throw error;
+    }
+    for (const [name, { handle, state }] of tx.staged) {
+      this.tables.set(name, state);
+      handle.state = state;
+    }
+    this.commit(tx);
+  }
+
+  /** Runs up to `budget` steps of a staged write with its copies in place; whether the steps are done. */
+  private stagedSlice(tx: Transaction, steps: Iterator<unknown>, budget: number): boolean {
+    for (const { handle, state } of tx.staged!.values()) handle.state = state;
+    this.tx = tx;
+    let taken = 0;
+    try {
+      for (; taken < budget; taken++) if (steps.next().done) return true;
+      return false;
+    } finally {
+      this.tx = undefined;
+      for (const [name, { handle }] of tx.staged!) handle.state = this.tables.get(name)!;
+      // What was cached under the version during the slice (answers, memos) saw the copies: readers now see the tables.
+      this.changes++;
+      this.stagedWork.slices++;
+      this.stagedWork.largestSlice = Math.max(this.stagedWork.largestSlice, taken);
+    }
+  }
+
+  private refuseWhileStaging(what: string): void {
+    if (this.suspended) throw new StoreError(`cannot ${what} while a staged write is being applied (writes wait until it lands)`);
   }
 
   /** The index the current write will commit at (allocating it). Only inside `write`. */
@@ -556,28 +547,88 @@ export class Store implements StoreView {
    */
   restore(snapshot: StoreSnapshot): void {
     if (this.tx) throw new StoreError("cannot restore inside a write");
+    this.refuseWhileStaging("restore");
     this.deferred.clear();
+    const built = new Map<string, TableState>();
+    const steps = this.restoreSteps(snapshot, built);
+    while (!steps.next().done);
+    this.swapRestored(snapshot, built);
+  }
+
+  /**
+   * restore() built in slices: the new tables' states are built (their rows frozen) up to `budget`
+   * rows a slice with `turn()` awaited between slices, while readers see the state before and
+   * writes throw (callers hold them back); then swapped in at once.
+   */
+  async restoreStaged(snapshot: StoreSnapshot, turn: () => Promise<void>, budget = STAGED_SLICE_STEPS): Promise<() => void> {
+    if (this.tx || this.suspended) throw new StoreError("cannot restore inside a write");
+    // A restore forgets deferred work (the state it was planned on goes); none may run between its slices.
+    this.deferred.clear();
+    const built = new Map<string, TableState>();
+    const steps = this.restoreSteps(snapshot, built);
+    // A marker: writes between slices are refused as during a staged write.
+    this.suspended = new Transaction();
+    this.stagedWork.slices = this.stagedWork.largestSlice = 0;
+    try {
+      for (;;) {
+        let taken = 0;
+        let done = false;
+        for (; taken < budget; taken++) if ((done = steps.next().done === true)) break;
+        this.stagedWork.slices++;
+        this.stagedWork.largestSlice = Math.max(this.stagedWork.largestSlice, taken);
+        if (done) break;
+        await turn();
+      }
+    } finally {
+      this.suspended = undefined;
+    }
+    return this.swapRestored(snapshot, built);
+  }
+
+  /** Checks `snapshot`'s indexes, then builds each of its tables' new state into `built`, one step a row. */
+  private *restoreSteps(snapshot: StoreSnapshot, built: Map<string, TableState>): Generator<void> {
     if (!Number.isSafeInteger(snapshot.index) || snapshot.index < INITIAL_INDEX) throw new StoreError("snapshot index must be a positive integer");
-    for (const state of this.tables.values()) {
-      state.rows.clear();
-      state.index = 0;
-      for (const grouping of state.groupings) grouping.members = undefined; // rebuilt when next used
-      for (const totals of state.sums) totals.byKey = undefined;
-      state.order = undefined;
-    }
-    for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
-      const state = this.stateOf(name);
-      state.index = table.index;
-      for (const [id, row] of Object.entries(table.rows)) state.rows.set(id, deepFreeze(row));
-    }
-    this.currentIndex = snapshot.index;
-    this.scopeIndexes.clear();
     for (const [scope, index] of Object.entries(snapshot.scopes ?? {})) {
       if (!Number.isSafeInteger(index) || index < INITIAL_INDEX) throw new StoreError(`scope "${scope}" index must be a positive integer`);
-      this.scopeIndexes.set(scope, index);
     }
-    this.changes++;
-    for (const listener of [...this.resetListeners]) listener();
+    for (const [name, table] of Object.entries(snapshot.tables ?? {})) {
+      const state = emptyState(this.stateOf(name).shape);
+      state.index = table.index;
+      built.set(name, state);
+      for (const id in table.rows) {
+        state.rows.set(id, deepFreeze(table.rows[id]!));
+        yield;
+      }
+    }
+  }
+
+  /**
+   * Puts the states restoreSteps built in place of every table's (a table the snapshot lacks is
+   * emptied). Returns what puts the replaced ones back (untouched: they were replaced, not
+   * changed), for a caller whose own part of the restore failed after it.
+   */
+  private swapRestored(snapshot: StoreSnapshot, built: Map<string, TableState>): () => void {
+    const before = { tables: new Map(this.tables), index: this.currentIndex, scopes: new Map(this.scopeIndexes) };
+    const swap = (tables: ReadonlyMap<string, TableState>) => {
+      for (const [name, state] of this.tables) {
+        const next = tables.get(name) ?? emptyState(state.shape);
+        this.tables.set(name, next);
+        const handle = this.handles.get(name);
+        if (handle) handle.state = next;
+      }
+      this.changes++;
+      for (const listener of [...this.resetListeners]) listener();
+    };
+    this.currentIndex = snapshot.index;
+    this.scopeIndexes.clear();
+    for (const [scope, index] of Object.entries(snapshot.scopes ?? {})) this.scopeIndexes.set(scope, index);
+    swap(built);
+    return () => {
+      this.currentIndex = before.index;
+      this.scopeIndexes.clear();
+      for (const [scope, index] of before.scopes) this.scopeIndexes.set(scope, index);
+      swap(before.tables);
+    };
   }
 
   // ---- used by Table -------------------------------------------------------
@@ -588,12 +639,25 @@ export class Store implements StoreView {
     return this.tx;
   }
 
+  /** @internal The state a write changes through `handle`: the table's own, or in a staged write its copy (made at the first change). */
+  writable(tx: Transaction, handle: Table): TableState {
+    if (!tx.staged) return handle.state;
+    let staged = tx.staged.get(handle.name);
+    if (!staged) {
+      staged = { handle, state: stagedCopy(handle.state) };
+      tx.staged.set(handle.name, staged);
+      handle.state = staged.state;
+    }
+    return staged.state;
+  }
+
   /** @internal */
   touch(tx: Transaction, name: string, state: TableState): void {
-    const index = this.allocate(tx, state.scope);
+    const index = this.allocate(tx, state.shape.scope);
     if (!tx.touched.has(name)) {
       const previous = state.index;
-      tx.undo.push(() => (state.index = previous));
+      // A staged write's copies are dropped, not undone.
+      if (!tx.staged) tx.undo.push(() => (state.index = previous));
       tx.touched.add(name);
     }
     state.index = index;
@@ -688,32 +752,4 @@ class ScopedStore implements StoreView {
   scope(name: string): StoreView {
     throw new StoreError(`scopes do not nest ("${name}" inside "${this.scopeName}")`);
   }
-}
-
-/**
- * A frozen copy of a row, built by Object.fromEntries rather than the object
- * itself frozen: V8 (11.3) gives an object frozen after a spread
- * (`{ ...row, Status }`, how rows are mostly made) or with many properties a
- * hidden class of its own, so a table of 10,000 such rows has 10,000 classes.
- * Every read of a row field is then megamorphic (~0.4 µs instead of ~0.05 µs:
- * listing 10,000 jobs spent most of its time there), and each class costs
- * ~300 bytes. Copies built from entries share one class per shape.
- */
-function freezeCopy<T extends Row>(row: T): T {
-  Object.freeze(row); // the caller's object too: a row handed to the store is never changed afterwards
-  return Object.freeze(Object.fromEntries(Object.entries(row))) as T;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    // Indexed loops and for…in rather than Object.values: a restore freezes every object of every row.
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-    } else {
-      const record = value as Record<string, unknown>;
-      for (const key in record) deepFreeze(record[key]);
-    }
-  }
-  return value;
 }

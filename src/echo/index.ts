@@ -247,6 +247,10 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
     },
     initialize: settings.initialize,
     applyFixture: settings.apply,
+    *fixtureSteps(section) {
+      settings.apply(section);
+      yield;
+    },
   };
 }
 

@@ -16,11 +16,13 @@ import { ActionError, type ActionSpec, type ConditionSpec } from "./actions.js";
 import type { DocumentedRoutes } from "./documented-routes.js";
 import type { LeaderView } from "./leader.js";
 import { runFault } from "./routing.js";
+import { drain } from "./service.js";
 
 /** What the federation needs of a member cluster. */
 export interface MemberCluster<Section> {
   initialize(sections: readonly Section[]): void;
   applyFixture(section: Section): void;
+  fixtureSteps(section: Section): Generator<void, void, undefined>;
   leader(): LeaderView;
   setLeader(known: boolean): LeaderView;
 }
@@ -89,23 +91,32 @@ export class Federation<C extends MemberCluster<Section>, Section> {
     for (const section of sections) this.applyMembers(section, parts, (name) => !started.has(name) && (started.add(name), true));
   }
 
-  /** Adds a fixture section to the running state (new members start as at initialization). */
-  applyFixture<Full>(section: Full, parts: FixtureParts<Full, Section>): void {
-    this.home.applyFixture(parts.homePart(section));
-    this.applyMembers(section, parts, (name) => !this.members.has(name));
+  /**
+   * Adds a fixture section to the running state (new members start as at initialization), as
+   * steps (see ServiceInstance.fixtureSteps): a new member's initialization is one step.
+   */
+  *fixtureSteps<Full>(section: Full, parts: FixtureParts<Full, Section>): Generator<void, void, undefined> {
+    yield* this.home.fixtureSteps(parts.homePart(section));
+    yield* this.memberSteps(section, parts, (name) => !this.members.has(name));
   }
 
   private applyMembers<Full>(section: Full, parts: FixtureParts<Full, Section>, isNew: (name: string) => boolean): void {
+    drain(this.memberSteps(section, parts, isNew));
+  }
+
+  private *memberSteps<Full>(section: Full, parts: FixtureParts<Full, Section>, isNew: (name: string) => boolean): Generator<void, void, undefined> {
     for (const [name, memberSection] of Object.entries(parts.members(section) ?? {})) {
       if (name === this.options.homeName()) {
-        this.home.applyFixture(memberSection);
+        yield* this.home.fixtureSteps(memberSection);
         continue;
       }
       const fresh = isNew(name);
       if (!this.members.has(name)) this.members.put(name, { Name: name });
       const cluster = this.cluster(name);
-      if (fresh) cluster.initialize([parts.inherited(section, name), parts.named(memberSection, name)]);
-      else cluster.applyFixture(parts.named(memberSection, name));
+      if (fresh) {
+        cluster.initialize([parts.inherited(section, name), parts.named(memberSection, name)]);
+        yield;
+      } else yield* cluster.fixtureSteps(parts.named(memberSection, name));
     }
   }
 

@@ -33,10 +33,18 @@ export class PortApp extends Hono {
     private readonly controlBodyLimit = DEFAULT_CONTROL_BODY_LIMIT,
     /** Which `Host` names may reach the control API (DNS-rebinding guard). */
     private readonly hostGuard = new HostGuard(),
+    /**
+     * What a request must wait for before anything of it runs (a document being applied in slices
+     * holds back what may write); undefined to run it now. Waiting comes first, so the clock's
+     * catch-up, the tape and the journal see the request when it runs, in the order requests arrived.
+     */
+    private readonly heldBack: (request: Request) => Promise<void> | undefined = () => undefined,
   ) {
     super();
     // Hono's fetch is an instance property (and request() calls this.fetch), so replace it here.
     this.fetch = (request, ...rest) => {
+      const waitFor = this.heldBack(request);
+      if (waitFor) return waitFor.then(() => this.fetch(request, ...rest));
       // Over HTTP, @hono/node-server passes the Node request: headers are read from it (http/known-bodies).
       noteIncoming(request, (rest[0] as { incoming?: { rawHeaders: string[] } } | undefined)?.incoming);
       this.beforeEach();

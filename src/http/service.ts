@@ -41,12 +41,22 @@ export interface ServiceInstance<Section> {
   initialize(sections: readonly Section[]): void;
   /** Adds a fixture section to the current state. Runs inside a store write. */
   applyFixture(section: Section): void;
+  /**
+   * applyFixture as steps, in the same order (the same IDs, rows and indexes): yields after each
+   * entity, so a large fixture can be applied a slice at a time (Store.writeStaged).
+   */
+  fixtureSteps(section: Section): Generator<void, void, undefined>;
   /** Named actions for timelines and `POST /_standin/actions` (names unique across services). */
   readonly actions?: ActionTable;
   /** Named conditions for `POST /_standin/await`. */
   readonly conditions?: ConditionTable;
   /** The credentials its state knows, by references safe to write in the tape and the journal (http/redact). */
   readonly credentials?: Credentials;
+}
+
+/** Runs every step of a fixture's steps at once: applyFixture from fixtureSteps. */
+export function drain(steps: Iterator<unknown>): void {
+  while (!steps.next().done);
 }
 
 export type ServiceFactory<Section> = (ctx: ServiceContext) => ServiceInstance<Section>;

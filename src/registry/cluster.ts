@@ -10,7 +10,7 @@ import type { ServiceContext } from "../core/context.js";
 import type { RegistryFixture } from "../scenario-files/schema.js";
 import { Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
-import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { drain, settingsRow, type ServiceInstance } from "../http/service.js";
 import { normalizeToken } from "./acl.js";
 import { RegistryApi, type RegistryConfig } from "./api.js";
 import { checkRow, nodeRow, registerCatalogRoutes } from "./catalog.js";
@@ -22,7 +22,7 @@ import { registerAgentServiceRoutes } from "./agent-services.js";
 import { registerAgentCheckRoutes } from "./agent-checks.js";
 import { registerCatalogServiceRoutes } from "./catalog-services.js";
 import { registerHealthRoutes } from "./health.js";
-import { applyFixtureServices } from "./fixture-services.js";
+import { fixtureServiceSteps } from "./fixture-services.js";
 import { registerTxnRoutes } from "./txn.js";
 import { registerEventRoutes } from "./events.js";
 import { uint64FromJSON } from "../core/uint64.js";
@@ -154,12 +154,22 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     for (const check of checks) state.putCheck(checkRow({ ...(check as { CheckID: string }), Node: node.Node }));
   };
 
-  const applyEntities = (section: DatacenterFixture) => {
+  /** A fixture section applied to the running state: its settings, then its entities. */
+  function* fixtureSteps(section: Parameters<typeof entitySteps>[0]): Generator<void, void, undefined> {
+    settings.apply(section);
+    yield* entitySteps(section);
+  }
+
+  /** A section's entities, a step each (see ServiceInstance.fixtureSteps). */
+  function* entitySteps(section: DatacenterFixture): Generator<void, void, undefined> {
     // A fixture's nodes are agents' nodes (each gets the agent checks), so they carry an agent's tagged addresses and meta too.
-    for (const node of section.nodes ?? []) ensureNode(node, ctx.ids.uuid(), agentNodeIdentity(node.Address ?? "127.0.0.1"));
+    for (const node of section.nodes ?? []) {
+      ensureNode(node, ctx.ids.uuid(), agentNodeIdentity(node.Address ?? "127.0.0.1"));
+      yield;
+    }
     // Before the sessions: a session may name a service's check.
-    applyFixtureServices(state, section.services ?? [], () => settings.current().agentNode);
-    (section.sessions ?? []).forEach((body, i) => {
+    yield* fixtureServiceSteps(state, section.services ?? [], () => settings.current().agentNode);
+    for (const [i, body] of (section.sessions ?? []).entries()) {
       const { ID, ...rest } = body as { ID?: unknown };
       // A fixture session may name its namespace (and partition) in the enterprise edition; the community
       // edition would ignore them as Consul CE does, so a fixture that names one is a mistake worth saying.
@@ -172,7 +182,8 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
       } catch (error) {
         throw new Error(`registry.sessions[${i}]: ${(error as Error).message}`);
       }
-    });
+      yield;
+    }
     for (const [i, entry] of (section.kv ?? []).entries()) {
       const session = entry.Session ? state.findSession(entry.Session) : undefined;
       if (entry.Session && !session) throw new Error(`registry.kv[${i}].Session: no session "${entry.Session}" (list it in registry.sessions first)`);
@@ -186,8 +197,9 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
         Value: entry.Value === undefined || entry.Value === "" ? null : Buffer.from(entry.Value).toString("base64"),
         ...(session ? { Session: session.ID } : {}),
       });
+      yield;
     }
-  };
+  }
 
   const faults = registryActions(state, () => settings.current().agentNode, agentLocal);
 
@@ -214,11 +226,9 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
       // The server itself, as a real cluster lists it: its node's tagged addresses and meta, its `consul` service.
       ensureNode({ Node: config.agentNode }, ctx.ids.uuid(), agentNodeIdentity("127.0.0.1"));
       state.putService(consulServerService(config.agentNode));
-      for (const section of sections) applyEntities(section);
+      for (const section of sections) drain(entitySteps(section));
     },
-    applyFixture(section) {
-      settings.apply(section);
-      applyEntities(section);
-    },
+    applyFixture: (section) => drain(fixtureSteps(section)),
+    fixtureSteps,
   };
 }

@@ -8,9 +8,12 @@ import type { RegistryServiceFixture } from "../scenario-files/schema.js";
 import { checkRow } from "./catalog.js";
 import type { RegistryState } from "./state.js";
 
-/** Runs inside the fixture's write; an instance on a node the catalog does not have is the fixture's error. */
-export function applyFixtureServices(state: RegistryState, services: readonly RegistryServiceFixture[], agentNode: () => string): void {
-  services.forEach((service, i) => {
+/**
+ * Runs inside the fixture's write, a step per instance (see ServiceInstance.fixtureSteps); an
+ * instance on a node the catalog does not have is the fixture's error.
+ */
+export function* fixtureServiceSteps(state: RegistryState, services: readonly RegistryServiceFixture[], agentNode: () => string): Generator<void, void, undefined> {
+  for (const [i, service] of services.entries()) {
     const nodeName = service.Node ?? agentNode();
     const node = state.findNode(nodeName);
     if (!node) throw new Error(`registry.services[${i}].Node: no node "${nodeName}" (list it in registry.nodes, or leave Node out for the agent's node)`);
@@ -45,5 +48,6 @@ export function applyFixtureServices(state: RegistryState, services: readonly Re
         }),
       );
     });
-  });
+    yield;
+  }
 }

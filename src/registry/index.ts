@@ -15,7 +15,7 @@ import type { RegistryFixture } from "../scenario-files/schema.js";
 import { DocumentedRoutes } from "../http/documented-routes.js";
 import { federated, Federation, memberQuery, type FixtureParts } from "../http/federation.js";
 import { runFault } from "../http/routing.js";
-import type { ServiceInstance } from "../http/service.js";
+import { drain, type ServiceInstance } from "../http/service.js";
 import { REGISTRY_ROUTES } from "./route-catalog.js";
 import { CHECK_FAULT, createRegistryCluster, type DatacenterFixture, type RegistryCluster } from "./cluster.js";
 
@@ -94,7 +94,8 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
       secret: (accessor) => home.settings().acl.tokens.find((t) => t.AccessorID === accessor)?.SecretID,
     },
     initialize: (sections) => datacenters.initialize(sections, parts),
-    applyFixture: (section) => datacenters.applyFixture(section, parts),
+    applyFixture: (section) => drain(datacenters.fixtureSteps(section, parts)),
+    fixtureSteps: (section) => datacenters.fixtureSteps(section, parts),
   };
 }
 

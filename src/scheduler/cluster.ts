@@ -13,7 +13,7 @@ import type { SchedulerFixture } from "../scenario-files/schema.js";
 import { ActionError } from "../http/actions.js";
 import { leaderGatedClock, Leadership, type LeaderView } from "../http/leader.js";
 import { answerCacheOf, StampedMemo, stampOf } from "../http/answer-cache.js";
-import { settingsRow, type ServiceInstance } from "../http/service.js";
+import { drain, settingsRow, type ServiceInstance } from "../http/service.js";
 import { DEFAULT_TIMING, SchedulerEngine, type GcSettings } from "./engine/index.js";
 import { NodeOperations } from "./nodes/node-ops.js";
 import { EventBroker } from "./events/events.js";
@@ -208,14 +208,24 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
   const faults = schedulerActions({ state, engine, nodeOps, ctx, region: () => settings.current().region, taskLogs });
   const registerFixtureJob = (document: Record<string, unknown>, index: number) => faults.registerJob(document, `scheduler.jobs[${index}]`);
 
-  const applyEntities = (section: RegionFixture) => {
+  /** A fixture section applied to the running state: its settings, then its entities. */
+  function* fixtureSteps(section: Parameters<typeof entitySteps>[0]): Generator<void, void, undefined> {
+    settings.apply(section);
+    yield* entitySteps(section);
+  }
+
+  /** A section's entities, a step each (see ServiceInstance.fixtureSteps). */
+  function* entitySteps(section: RegionFixture): Generator<void, void, undefined> {
     acl.seed(section.acl as { policies?: Record<string, unknown>[]; tokens?: Record<string, unknown>[] } | undefined, "scheduler.acl");
+    yield;
     for (const ns of section.namespaces ?? []) {
       state.namespaces.putIndexed(ns.Name, { Name: ns.Name, Description: ns.Description ?? "", Quota: "", Meta: (ns.Meta as Record<string, string> | undefined) ?? null });
+      yield;
     }
     for (const [i, pool] of (section.nodePools ?? []).entries()) {
       if (isBuiltInPool(pool.Name)) throw new Error(`scheduler.nodePools[${i}]: modifying node pool "${pool.Name}" is not allowed`);
       pools.put({ Name: pool.Name, Description: pool.Description ?? "", Meta: pool.Meta ?? null, SchedulerConfiguration: pool.SchedulerConfiguration ?? null });
+      yield;
     }
     if (section.schedulerConfiguration) {
       // Over the configuration in force (a fixture names what it changes), before the jobs, so a paused broker holds their evals.
@@ -227,12 +237,22 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
         PreemptionConfig: { ...current.PreemptionConfig, ...PreemptionConfig },
       });
     }
-    for (const node of section.nodes ?? []) putNode(node);
+    for (const node of section.nodes ?? []) {
+      putNode(node);
+      yield;
+    }
     if ((section.nodes ?? []).length > 0) engine.capacityChanged();
-    for (const [i, job] of (section.jobs ?? []).entries()) registerFixtureJob(job, i);
+    for (const [i, job] of (section.jobs ?? []).entries()) {
+      registerFixtureJob(job, i);
+      yield;
+    }
     seedVariables(variablesOf(state), section.variables ?? []);
-    for (const entry of section.taskOutput ?? []) taskLogs.setScript(scriptRow(entry));
-  };
+    yield;
+    for (const entry of section.taskOutput ?? []) {
+      taskLogs.setScript(scriptRow(entry));
+      yield;
+    }
+  }
 
   return {
     name: "scheduler",
@@ -262,11 +282,9 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
       state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
       const config = settings.current();
       putNode({ Name: config.agentName, Datacenter: config.datacenter });
-      for (const section of sections) applyEntities(section);
+      for (const section of sections) drain(entitySteps(section));
     },
-    applyFixture(section) {
-      settings.apply(section);
-      applyEntities(section);
-    },
+    applyFixture: (section) => drain(fixtureSteps(section)),
+    fixtureSteps,
   };
 }

@@ -18,7 +18,7 @@ import { federated, Federation, memberQuery, type FixtureParts } from "../http/f
 import { runFault } from "../http/routing.js";
 import { textResponse } from "../http/respond.js";
 import { ACL_TABLES, tokenBySecret, type TokenRow } from "./acl/acl.js";
-import type { ServiceInstance } from "../http/service.js";
+import { drain, type ServiceInstance } from "../http/service.js";
 import { SCHEDULER_ROUTES } from "./route-catalog.js";
 import { ALLOC_FAULT, createSchedulerCluster, NODE_FAULT, type RegionFixture, type SchedulerCluster } from "./cluster.js";
 import { field } from "./http/nomad-http.js";
@@ -138,7 +138,8 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
       secret: (accessor) => aclTokens.get(accessor)?.SecretID,
     },
     initialize: (sections) => regions.initialize(sections, parts),
-    applyFixture: (section) => regions.applyFixture(section, parts),
+    applyFixture: (section) => drain(regions.fixtureSteps(section, parts)),
+    fixtureSteps: (section) => regions.fixtureSteps(section, parts),
   };
 }
 

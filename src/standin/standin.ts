@@ -16,9 +16,11 @@ import { parseInstant } from "../core/instant.js";
 import { CappedLog, type EmulatorEvent } from "../core/journal.js";
 import { RequestJournal } from "../core/request-journal.js";
 import { captureState, hashState, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
-import { Store } from "../core/store.js";
+import { STAGED_SLICE_STEPS, Store } from "../core/store.js";
 import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
+import { DocumentGate } from "./document-gate.js";
+import { parseAdoptedSnapshot } from "./adopted-snapshot.js";
 import { DEFAULT_TAPE_BYTES, TapeRecorder, type Tape } from "../control/tape.js";
 import { Scenario, type ActionOutcome, type AwaitOutcome, type TimelineStep } from "../control/scenario.js";
 import { createEchoService } from "../echo/index.js";
@@ -32,7 +34,7 @@ import { createRedactor, createRevealer, type Redactor } from "../http/redact.js
 import { DEFAULT_CONTROL_BODY_LIMIT } from "../http/body-cap.js";
 import { HostGuard } from "../http/host-check.js";
 import { textResponse } from "../http/respond.js";
-import type { ServiceInstance } from "../http/service.js";
+import { drain, type ServiceInstance } from "../http/service.js";
 import type { ServiceName } from "../http/service-names.js";
 import type { DocumentedRoutes } from "../http/documented-routes.js";
 import { createRegistryService } from "../registry/index.js";
@@ -130,6 +132,8 @@ export class Standin {
   private readonly redactor: Redactor;
   /** Named actions, fixture timelines and await. */
   readonly scenario: Scenario;
+  /** Documents applied a slice at a time, and the writes held back meanwhile (see document-gate.ts). */
+  readonly documents: DocumentGate;
   /** `--clock auto`: jumps to the next timer when every open request is a parked blocking query. */
   readonly idle: IdleSkipper;
   /** Everything since the last reset, for `GET /_standin/tape` and `standin replay`. */
@@ -172,9 +176,11 @@ export class Standin {
     const recording = recordingSettings(fixtures, options);
     this.tape = new TapeRecorder(recording.tape, recording.tapeBytes);
     this.clock.onOperation((operation) => this.tape.clock(operation));
+    this.documents = new DocumentGate(this.clock);
     // A clock move sees the deferred writes done (core/deferred-writes), however many turns they had had.
     this.clock.onOperation(() => this.store.settle());
     this.idle = new IdleSkipper(options.idleSkipping ?? true, this.clock, this.watchers, (detail) => this.record("clock.auto-skip", { detail }), onError);
+    this.documents.countAs(this.idle.activity);
     this.requests = new RequestJournal(recording.journalEntries, recording.journalBytes, journalEntrySize);
     this.events = new CappedLog(recording.journalEntries);
     this.clock.onFired((f) => this.record("timer.fired", { subject: f.subject, detail: { kind: f.kind, detail: f.detail } }));
@@ -261,9 +267,24 @@ export class Standin {
    * state before) in between instead of holding them for both.
    */
   async restoreDocument(snapshot: unknown, turn: () => Promise<void>): Promise<void> {
-    const parsed = parseSnapshot(snapshot);
+    const parsed = parseAdoptedSnapshot(snapshot);
     await turn();
-    this.restoreChecked(parsed);
+    // The tables are built a slice at a time (readers see the state before), then swapped in.
+    await this.documents.apply(async () => {
+      const before = { rng: this.ids.state(), clock: this.clock.snapshot() };
+      let undoStore: (() => void) | undefined;
+      try {
+        undoStore = await this.store.restoreStaged(parsed.store, turn);
+        this.ids.restore(parsed.rng);
+        this.clock.restore(parsed.clock);
+      } catch (error) {
+        undoStore?.();
+        this.ids.restore(before.rng);
+        this.clock.restore(before.clock);
+        throw new SnapshotError([(error as Error).message]);
+      }
+      this.restored(parsed);
+    });
   }
 
   /** Restores a checked snapshot the state may keep (a copy, or a document handed over). */
@@ -275,6 +296,10 @@ export class Standin {
       restoreState(this, before);
       throw new SnapshotError([(error as Error).message]);
     }
+    this.restored(state);
+  }
+
+  private restored(state: StateSnapshot): void {
     this.currentSeed = state.seed;
     // `state` is the emulator's own (a copy, or a document handed over): the tape keeps it without another copy.
     this.tape.restore(state, true);
@@ -286,6 +311,7 @@ export class Standin {
     if (fixture !== undefined) {
       const replacement = await resolveFixtures([fixture as FixtureSource]);
       await options.turn?.();
+      await this.documents.settled();
       const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
       this.startFixtures = replacement;
       // Before the start state is built: its tape begins under the new fixture's budgets.
@@ -301,6 +327,8 @@ export class Standin {
         throw new FixtureError("fixture", [(error as Error).message]);
       }
     } else {
+      // Only when one is being applied: a reset otherwise takes effect at once (callers may not await it).
+      if (this.documents.active) await this.documents.settled();
       restoreState(this, this.startSnapshot);
       this.currentSeed = this.startSnapshot.seed;
       this.beginTape();
@@ -317,25 +345,35 @@ export class Standin {
     if (doc!.seed !== undefined || doc!.clock !== undefined || doc!.recording !== undefined) {
       throw new FixtureError("fixture", ["seed, clock and recording can only be set by a start fixture (use reset with a fixture)"]);
     }
-    await options.turn?.();
-    // The store rolls a failed write back; the generator's draws must go back with it.
-    const rng = this.ids.state();
-    try {
-      this.store.write(() => {
-        for (const service of this.services) {
-          const section = doc![service.name];
-          if (section) service.applyFixture(section);
-        }
-        if (doc!.timeline) this.scenario.scheduleTimeline(doc!.timeline as TimelineStep[], this.clock.now(), "fixture");
-      });
-    } catch (error) {
-      this.ids.restore(rng);
-      if (error instanceof FixtureError) throw error;
-      throw new FixtureError("fixture", [(error as Error).message]);
+    const turn = options.turn;
+    await turn?.();
+    await this.documents.apply(async () => {
+      // The store rolls a failed write back; the generator's draws must go back with it.
+      const rng = this.ids.state();
+      try {
+        // With turns, a large one a slice at a time (readers see the state before it), landing as one write all the same.
+        if (turn && worthStaging(entityCount(doc!), this.store.rowCount)) await this.store.writeStaged(this.fixtureSteps(doc!), turn);
+        else this.store.write(() => drain(this.fixtureSteps(doc!)));
+      } catch (error) {
+        this.ids.restore(rng);
+        if (error instanceof FixtureError) throw error;
+        throw new FixtureError("fixture", [(error as Error).message]);
+      }
+      // A file is put on the tape as the document read from it: a tape names no files (replay.ts refuses paths).
+      // A document handed over (the control API's, parsed for its request) is kept as it is, not copied.
+      if (typeof fixture === "string") this.tape.fixture(doc, true);
+      else this.tape.fixture(fixture, options.adopt === true, options.bytes);
+      this.record("fixture.applied", { detail: { index: this.store.index } });
+    });
+  }
+
+  /** A fixture added to the state: each service's section, then its timeline, a step per entity (ServiceInstance.fixtureSteps). */
+  private *fixtureSteps(doc: Fixture): Generator<void, void, undefined> {
+    for (const service of this.services) {
+      const section = doc[service.name];
+      if (section) yield* service.fixtureSteps(section);
     }
-    // A file is put on the tape as the document read from it: a tape names no files (replay.ts refuses paths).
-    this.tape.fixture(typeof fixture === "string" ? doc : fixture);
-    this.record("fixture.applied", { detail: { index: this.store.index } });
+    if (doc.timeline) this.scenario.scheduleTimeline(doc.timeline as TimelineStep[], this.clock.now(), "fixture");
   }
 
   /** Runs a named action now (`POST /_standin/actions`): `emu.act("node-down", { node: "client-1" })`. */
@@ -554,6 +592,7 @@ export class Standin {
       },
       this.controlBodyLimit,
       this.hostGuard,
+      (request) => this.documents.heldBack(request.method, request.url),
     );
   }
 }
@@ -622,4 +661,27 @@ function answerWith(c: Context, handler: (c: Context) => Response | Promise<Resp
     );
   }
   if (answer && !c.finalized) c.res = answer;
+}
+
+/**
+ * Whether a fixture of `entities` is better applied in slices than in one step, on a state of
+ * `rows`: a staged write's first change to a table copies its rows (~0.3 µs a row, in one step),
+ * where an entity costs ~5–10 µs to apply. A fixture of one slice or less, or small beside the
+ * state, is written in place in one step shorter than that copy.
+ */
+function worthStaging(entities: number, rows: number): boolean {
+  return entities > STAGED_SLICE_STEPS && entities * 16 >= rows;
+}
+
+/**
+ * About how many steps a fixture's apply takes (ServiceInstance.fixtureSteps yields after each
+ * entity): the entries of the lists in its sections, its regions' and datacenters' included. Only
+ * chooses how the fixture is written, never what is written.
+ */
+function entityCount(value: unknown, depth = 4): number {
+  if (Array.isArray(value)) return value.length;
+  if (depth === 0 || value === null || typeof value !== "object") return 0;
+  let count = 0;
+  for (const member of Object.values(value)) count += entityCount(member, depth - 1);
+  return count;
 }

@@ -47,7 +47,9 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
     async (c, { body }) => {
-      await target.applyFixture(documentOrShippedFixture(body), DOCUMENT_TURNS);
+      // The body was parsed for this request alone: the tape can keep it without a copy, at the size it was sent.
+      const sent = Number(c.req.header("content-length"));
+      await target.applyFixture(documentOrShippedFixture(body), { ...DOCUMENT_TURNS, adopt: true, bytes: Number.isSafeInteger(sent) ? sent : undefined });
       return c.json({ applied: true, index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
