@@ -59,6 +59,7 @@ const STEP: Record<string, number | typeof SHARED | typeof BESIDE | typeof FACE>
   "gc-settings.ts": SHARED,
   "gc.ts": BESIDE,
   "gc-rules.ts": BESIDE,
+  "gc-force.ts": BESIDE,
 };
 
 /** The relative imports (and re-exports) of a source file, as file names in its folder or above. */
