@@ -8,29 +8,12 @@
 import { createServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
-import { CONNECT_REFUSED, startRecorder, type RunningRecorder } from "../../src/parity/record/recorder.js";
-import { startStandin, type RunningStandin } from "../../src/server.js";
+import { describe, expect, it } from "vitest";
+import { CONNECT_REFUSED } from "../../src/parity/record/recorder.js";
 import { echoingUpstream, headersThatMatter, raw, rawExchange, type RawAnswer, type RawRequest } from "./record-helpers.js";
+import { closedAfterEach } from "./running.js";
 
-const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
-const running: Array<{ close(): Promise<unknown> }> = [];
-
-afterEach(async () => {
-  for (const thing of running.splice(0).reverse()) await thing.close();
-});
-
-async function standin(): Promise<RunningStandin> {
-  const started = await startStandin({ ports: anyPorts });
-  running.push(started);
-  return started;
-}
-
-async function recorderFor(upstreams: Record<string, string>): Promise<RunningRecorder> {
-  const recorder = await startRecorder({ upstreams, ports: anyPorts, readProducts: false });
-  running.push(recorder);
-  return recorder;
-}
+const { keep, standin, recorderFor } = closedAfterEach();
 
 /** One exchange sent as a client with `HTTP_PROXY=<proxy>` sends it: the absolute URL as the request target, to the proxy's port. */
 function viaProxy(proxy: string, target: string, init: RawRequest = {}): Promise<RawAnswer> {
@@ -83,7 +66,7 @@ describe("standin record as an HTTP proxy", () => {
 
   it("keeps an upstream's path prefix: the upstream gets the path as sent, the recording the path under the prefix", async () => {
     const upstream = await echoingUpstream();
-    running.push(upstream);
+    keep(upstream);
     const recorder = await recorderFor({ registry: `${upstream.url}/consul` });
     const answer = await viaProxy(recorder.urls.registry!, `${upstream.url}/consul/v1/kv/a%2Fb?recurse=&x=%7C`);
     expect(answer.status).toBe(200);
@@ -98,9 +81,9 @@ describe("standin record as an HTTP proxy", () => {
 
   it("refuses a request for any other origin with a 403 and forwards nothing: it is no open proxy", async () => {
     const upstream = await echoingUpstream();
-    running.push(upstream);
+    keep(upstream);
     const elsewhere = await echoingUpstream();
-    running.push(elsewhere);
+    keep(elsewhere);
     const recorder = await recorderFor({ scheduler: upstream.url });
     const proxy = recorder.urls.scheduler!;
     for (const target of [
@@ -123,7 +106,7 @@ describe("standin record as an HTTP proxy", () => {
 
   it("answers CONNECT (HTTPS through a proxy) with a 501 that says why, and records nothing", async () => {
     const upstream = await echoingUpstream();
-    running.push(upstream);
+    keep(upstream);
     const recorder = await recorderFor({ scheduler: upstream.url });
     const port = Number(new URL(recorder.urls.scheduler!).port);
     const answer = await rawExchange(port, `CONNECT 127.0.0.1:${upstream.port} HTTP/1.1\r\nHost: 127.0.0.1:${upstream.port}\r\n\r\n`);
@@ -151,7 +134,7 @@ describe("standin record as an HTTP proxy", () => {
       socket.on("data", (chunk: Buffer) => socket.write(chunk.toString("utf8").toUpperCase()));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    running.push({
+    keep({
       close: () => {
         for (const socket of sockets) socket.destroy();
         return new Promise((resolve) => server.close(resolve));

@@ -17,31 +17,14 @@ import { join } from "node:path";
 import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
-import { startRecorder, type RunningRecorder } from "../../src/parity/record/recorder.js";
+import { describe, expect, it } from "vitest";
+import { startRecorder } from "../../src/parity/record/recorder.js";
 import type { RecordedExchange, Recording } from "../../src/parity/recording.js";
-import { startStandin, type RunningStandin } from "../../src/server.js";
 import { untilParked } from "../support/parked.js";
 import { headersThatMatter, openStream, raw, type RawAnswer, type RawRequest } from "./record-helpers.js";
+import { anyPorts, closedAfterEach } from "./running.js";
 
-const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
-const running: Array<{ close(): Promise<unknown> }> = [];
-
-afterEach(async () => {
-  for (const thing of running.splice(0).reverse()) await thing.close();
-});
-
-async function standin(): Promise<RunningStandin> {
-  const started = await startStandin({ ports: anyPorts });
-  running.push(started);
-  return started;
-}
-
-async function recorderFor(upstreams: Record<string, string>): Promise<RunningRecorder> {
-  const recorder = await startRecorder({ upstreams, ports: anyPorts, readProducts: false });
-  running.push(recorder);
-  return recorder;
-}
+const { keep, standin, recorderFor } = closedAfterEach();
 
 function expectSameAnswer(through: RawAnswer, direct: RawAnswer, what: string): void {
   expect({ what, status: through.status, headers: headersThatMatter(through.headers) }).toEqual({ what, status: direct.status, headers: headersThatMatter(direct.headers) });
@@ -219,7 +202,7 @@ async function syntheticUpstream(): Promise<{ url: string; close(): Promise<void
 describe("answers standin does not give pass unchanged too", () => {
   it("a chunked gzip answer, a 304, a 404, 5 MB down, HEAD of it, and 5 MB up", async () => {
     const upstream = await syntheticUpstream();
-    running.push(upstream);
+    keep(upstream);
     const recorder = await recorderFor({ echo: upstream.url });
     const upload = Buffer.alloc(5 * 1024 * 1024 + 3, "upload ");
     const requests: Array<[string, RawRequest]> = [
@@ -270,7 +253,7 @@ describe("answers standin does not give pass unchanged too", () => {
       more();
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    running.push({ close: () => new Promise((resolve) => upstream.close(resolve)) });
+    keep({ close: () => new Promise((resolve) => upstream.close(resolve)) });
     const recorder = await recorderFor({ echo: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
 
     const answer = await new Promise<IncomingMessage>((resolve) => request(`${recorder.urls.echo}/large`, { agent: false }, resolve).end());
@@ -302,10 +285,10 @@ describe("answers standin does not give pass unchanged too", () => {
   it("its own two paths are answered, not forwarded nor recorded: ready, and a flush that writes what has ended so far", async () => {
     const upstream = await standin();
     const directory = await mkdtemp(join(tmpdir(), "standin-record-"));
-    running.push({ close: () => rm(directory, { recursive: true, force: true }) });
+    keep({ close: () => rm(directory, { recursive: true, force: true }) });
     const out = join(directory, "run.recording.json");
     const recorder = await startRecorder({ upstreams: { registry: upstream.urls.registry }, out, ports: anyPorts, readProducts: false });
-    running.push(recorder);
+    keep(recorder);
     const ready = await raw(recorder.urls.registry!, "/_standin/ready");
     expect({ status: ready.status, body: JSON.parse(ready.bytes.toString()) }).toEqual({ status: 200, body: { ready: true, recording: true } });
     await raw(recorder.urls.registry!, "/v1/kv/a", { method: "PUT", body: "1" });

@@ -6,8 +6,8 @@
  * beyond the waivers, 1 when something does, 2 for a bad recording, waiver
  * file, fixture or usage.
  */
-import { Command, InvalidArgumentError, Option } from "commander";
-import { parseDurationMs } from "../../core/durations.js";
+import { Command, Option } from "commander";
+import { parseTimeout } from "../wall-wait.js";
 import { FixtureError } from "../../scenario-files/load.js";
 import { fixtureReference } from "../../scenario-files/shipped.js";
 import { formatReport, parity, RecordingError, WaiverError } from "../../parity/compare/index.js";
@@ -72,14 +72,7 @@ async function badInput<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `--time-tolerance`: a Go duration of 0 or more, in ms. */
+/** `--time-tolerance`: a Go duration of 0 or more, in ms (parsed as `--timeout` is). */
 function tolerance(text: string): number {
-  let ms: number;
-  try {
-    ms = parseDurationMs(text);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-  if (ms < 0) throw new InvalidArgumentError("expected a duration of 0 or more");
-  return ms;
+  return parseTimeout(text).ms;
 }
