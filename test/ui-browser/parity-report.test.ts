@@ -34,11 +34,11 @@ describe.skipIf(!HAVE_CHROMIUM)("a parity report in the dashboard", () => {
   it("marks each differing exchange and shows a chosen one's two answers side by side", async () => {
     await page.goto(viewer.url);
     await page.waitForSelector("#parity-summary");
-    expect(await page.textContent("#parity-summary")).toBe("parity: 12 exchanges, 7 routes, 10 differences in 4 routes, 2 not emulated");
-    // Exchanges #3 (order), #4 (fields), #7, #8 (headers), #9 (status), #10, #11 (routes) differ.
+    expect(await page.textContent("#parity-summary")).toBe("parity: 16 exchanges, 8 routes, 17 differences in 5 routes, 2 not emulated");
+    // Exchanges #3 (order), #4 (fields), #7, #8 (headers), #9 (status), #10, #11 (routes), #13, #14 (list elements), #15 (a time), #16 (the event stream) differ.
     const marked = await page.$$eval(".parity-row.differs", (rows) => rows.map((row) => Number(row.getAttribute("data-seq"))));
-    expect(marked).toEqual([3, 4, 7, 8, 9, 10, 11]);
-    expect(await page.locator(".parity-mark.differs").count()).toBe(7);
+    expect(marked).toEqual([3, 4, 7, 8, 9, 10, 11, 13, 14, 15, 16]);
+    expect(await page.locator(".parity-mark.differs").count()).toBe(11);
 
     await page.click('.parity-row[data-seq="4"]');
     await page.waitForSelector("#parity-detail h3:has-text('#4')");
