@@ -138,6 +138,8 @@ export class Standin {
   readonly idle: IdleSkipper;
   /** Everything since the last reset, for `GET /_standin/tape` and `standin replay`. */
   readonly tape: TapeRecorder;
+  /** Fixture documents reset and applyFixture have checked themselves (not the ones the precheck checked): tests count them. */
+  fixtureChecks = 0;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private startHash: string | undefined;
@@ -309,7 +311,7 @@ export class Standin {
   /** Back to the start state; with `fixture`, that fixture becomes the start fixture first. */
   async reset(fixture?: unknown, options: DocumentOptions = {}): Promise<void> {
     if (fixture !== undefined) {
-      const replacement = await resolveFixtures([fixture as FixtureSource], options.checked);
+      const replacement = await this.resolveDocument(fixture, options);
       const turn = options.turn;
       await turn?.();
       // With turns, a large one is built a slice at a time (readers see the state before), then swapped in.
@@ -392,7 +394,7 @@ export class Standin {
 
   /** Adds a fixture to the current state. Seed and clock settings belong to start fixtures only. */
   async applyFixture(fixture: unknown, options: DocumentOptions = {}): Promise<void> {
-    const [doc] = await resolveFixtures([fixture as FixtureSource], options.checked);
+    const [doc] = await this.resolveDocument(fixture, options);
     if (doc!.seed !== undefined || doc!.clock !== undefined || doc!.recording !== undefined) {
       throw new FixtureError("fixture", ["seed, clock and recording can only be set by a start fixture (use reset with a fixture)"]);
     }
@@ -416,6 +418,11 @@ export class Standin {
       else this.tape.fixture(fixture, options.adopt === true, options.bytes);
       this.record("fixture.applied", { detail: { index: this.store.index } });
     });
+  }
+
+  /** A fixture given to reset or applyFixture, resolved; checked here unless the control API's precheck checked it. */
+  private resolveDocument(fixture: unknown, options: DocumentOptions): Promise<Fixture[]> {
+    return resolveFixtures([fixture as FixtureSource], options.checked, () => this.fixtureChecks++);
   }
 
   /** A fixture added to the state: each service's section, then its timeline, a step per entity (ServiceInstance.fixtureSteps). */
@@ -690,12 +697,17 @@ export async function createStandinWith(options: CreateStandinOptions, attachCon
  * Loads paths (inlining the files they refer to); validates documents, which carry their files' text
  * inline. `checked`: the documents passed validateFixtureDocument already (the control API's
  * precheck ran it off the event loop); the schema has no defaults or transforms, so they are taken as they are.
+ * `onCheck` is told of each document checked here.
  */
-export async function resolveFixtures(sources: readonly FixtureSource[], checked = false): Promise<Fixture[]> {
+export async function resolveFixtures(sources: readonly FixtureSource[], checked = false, onCheck?: () => void): Promise<Fixture[]> {
   const out: Fixture[] = [];
   for (const [i, source] of sources.entries()) {
     if (typeof source === "string") out.push(await loadFixtureFile(source));
-    else out.push(checked ? (source as Fixture) : validateFixtureDocument(source, `fixture[${i}]`));
+    else if (checked) out.push(source as Fixture);
+    else {
+      onCheck?.();
+      out.push(validateFixtureDocument(source, `fixture[${i}]`));
+    }
   }
   return out;
 }

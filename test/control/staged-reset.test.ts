@@ -7,24 +7,16 @@
  * checked (off the event loop) is not checked again by the emulator.
  * The turns are the tests' own: no test depends on timing.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGED_SLICE_STEPS } from "../../src/core/store.js";
 import { documentWorker } from "../../src/control/document-worker.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { replayTape } from "../../src/replay.js";
-import * as load from "../../src/scenario-files/load.js";
-
-// The emulator's own fixture check, counted where the main thread calls it (the worker's thread has its own module).
-vi.mock("../../src/scenario-files/load.js", async (original) => {
-  const actual = await original<typeof import("../../src/scenario-files/load.js")>();
-  return { ...actual, validateFixtureDocument: vi.fn(actual.validateFixtureDocument) };
-});
 
 const BUILT_WORKER = new URL("../../dist/control/document-worker-thread.js", import.meta.url);
 const previousScript = documentWorker.scriptUsed;
 beforeAll(() => documentWorker.useScript(BUILT_WORKER));
 afterAll(() => documentWorker.useScript(previousScript));
-afterEach(() => vi.mocked(load.validateFixtureDocument).mockClear());
 
 const COUNT = 20_000;
 const kv = (count: number) => Array.from({ length: count }, (_, i) => ({ Key: `big/${i}`, Value: "v".repeat(100) }));
@@ -216,14 +208,12 @@ describe("a reset with a large fixture, built in slices", () => {
 });
 
 describe("a fixture the precheck checked is not checked again", () => {
-  const checks = () => vi.mocked(load.validateFixtureDocument).mock.calls.length;
 
   it("a large body handed over by the precheck: the emulator does not run the fixture check (reset and fixtures)", async () => {
     const emu = await createStandin();
-    vi.mocked(load.validateFixtureDocument).mockClear();
     expect((await control(emu, "/reset", { fixture: { registry: { kv: kv(2_000) } } })).status).toBe(200);
     expect((await control(emu, "/fixtures", { registry: { kv: kv(2_000).map((e) => ({ ...e, Key: `more/${e.Key}` })) } })).status).toBe(200);
-    expect(checks()).toBe(0);
+    expect(emu.fixtureChecks).toBe(0);
     expect((await get(emu, "/v1/kv/big/1999")).status).toBe(200);
     expect((await get(emu, "/v1/kv/more/big/1999")).status).toBe(200);
     // A bad large one is refused by the precheck's check, with the emulator's problems, and changes nothing.
@@ -237,14 +227,13 @@ describe("a fixture the precheck checked is not checked again", () => {
 
   it("a small body, and an in-process call, are checked by the emulator", async () => {
     const emu = await createStandin();
-    vi.mocked(load.validateFixtureDocument).mockClear();
     expect((await control(emu, "/reset", { fixture: { registry: { kv: kv(1) } } })).status).toBe(200);
-    expect(checks()).toBe(1);
+    expect(emu.fixtureChecks).toBe(1);
     expect((await control(emu, "/fixtures", { registry: { kv: [{ Key: "small" }] } })).status).toBe(200);
-    expect(checks()).toBe(2);
+    expect(emu.fixtureChecks).toBe(2);
     await emu.reset({ registry: { kv: kv(COUNT) } }, { turn: nextTurn });
     await emu.applyFixture({ registry: { kv: [{ Key: "x" }] } });
-    expect(checks()).toBe(4);
+    expect(emu.fixtureChecks).toBe(4);
     // Told it was checked by anything but a route's hand-over, it is still refused by the services' own checks.
     await expect(emu.applyFixture({ registry: { kv: [{ Key: "y", Session: "none" }] } }, { checked: true })).rejects.toThrow(/Session/);
     emu.close();
