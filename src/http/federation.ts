@@ -90,7 +90,7 @@ export class Federation<C extends MemberCluster<Section>, Section> {
     drain(this.initializeSteps(sections, parts));
   }
 
-  /** initialize as steps (see ServiceInstance.initializeSteps): a member's initialization is one step. */
+  /** initialize as steps (see ServiceInstance.initializeSteps), each member's too. */
   *initializeSteps<Full>(sections: readonly Full[], parts: FixtureParts<Full, Section>): Generator<void, void, undefined> {
     yield* this.home.initializeSteps(sections.map(parts.homePart));
     // A member named by several start sections is initialized once, at the first.
@@ -105,7 +105,7 @@ export class Federation<C extends MemberCluster<Section>, Section> {
 
   /**
    * Adds a fixture section to the running state (new members start as at initialization), as
-   * steps (see ServiceInstance.fixtureSteps): a new member's initialization is one step.
+   * steps (see ServiceInstance.fixtureSteps), a new member's initialization among them.
    */
   *fixtureSteps<Full>(section: Full, parts: FixtureParts<Full, Section>): Generator<void, void, undefined> {
     yield* this.home.fixtureSteps(parts.homePart(section));
@@ -121,10 +121,8 @@ export class Federation<C extends MemberCluster<Section>, Section> {
       const fresh = isNew(name);
       if (!this.members.has(name)) this.members.put(name, { Name: name });
       const cluster = this.cluster(name);
-      if (fresh) {
-        cluster.initialize([parts.inherited(section, name), parts.named(memberSection, name)]);
-        yield;
-      } else yield* cluster.fixtureSteps(parts.named(memberSection, name));
+      if (fresh) yield* cluster.initializeSteps([parts.inherited(section, name), parts.named(memberSection, name)]);
+      else yield* cluster.fixtureSteps(parts.named(memberSection, name));
     }
   }
 

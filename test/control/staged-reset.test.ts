@@ -196,6 +196,32 @@ describe("a reset with a large fixture, built in slices", () => {
     emu.close();
   });
 
+  it("with other regions and datacenters: the same state as the one-step reset", async () => {
+    const fixture = () => ({
+      scheduler: { jobs: [job("home")], regions: { eu: { jobs: [job("far")] } } },
+      registry: {
+        kv: kv(3_000),
+        datacenters: { dc2: { nodes: [{ Node: "n2", Address: "10.0.2.1" }], sessions: [{ Name: "far", Node: "n2" }], kv: kv(1_500) } },
+      },
+    });
+    const sliced = await createStandin();
+    let turns = 0;
+    await sliced.reset(fixture(), {
+      turn: async () => {
+        turns++;
+        await nextTurn();
+      },
+    });
+    const whole = await createStandin();
+    await whole.reset(fixture());
+    expect(turns).toBeGreaterThan(4_500 / STAGED_SLICE_STEPS);
+    expect(sliced.stateHash()).toBe(whole.stateHash());
+    expect(sliced.index).toBe(whole.index);
+    expect((await sliced.registry.request("/v1/kv/big/1499?dc=dc2")).status).toBe(200);
+    sliced.close();
+    whole.close();
+  });
+
   it("a small fixture (one slice or less) is still built in one step", async () => {
     const emu = await createStandin();
     let turns = 0;
@@ -208,7 +234,6 @@ describe("a reset with a large fixture, built in slices", () => {
 });
 
 describe("a fixture the precheck checked is not checked again", () => {
-
   it("a large body handed over by the precheck: the emulator does not run the fixture check (reset and fixtures)", async () => {
     const emu = await createStandin();
     expect((await control(emu, "/reset", { fixture: { registry: { kv: kv(2_000) } } })).status).toBe(200);
