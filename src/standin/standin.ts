@@ -15,7 +15,7 @@ import { Ids } from "../core/ids.js";
 import { parseInstant } from "../core/instant.js";
 import { CappedLog, type EmulatorEvent } from "../core/journal.js";
 import { RequestJournal } from "../core/request-journal.js";
-import { captureState, hashState, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
+import { captureState, hashState, SNAPSHOT_FORMAT, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { STAGED_SLICE_STEPS, Store } from "../core/store.js";
 import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
@@ -383,7 +383,9 @@ export class Standin {
       scratch.startFixtures = fixtures;
       const startMs = scratch.clearForStart();
       await scratch.store.writeStaged(scratch.startStateSteps(startMs), turn);
-      return scratch.snapshot();
+      // captureState, its store copied out a slice at a time (nothing writes to the scratch meanwhile).
+      const store = await scratch.store.snapshotInTurns(turn);
+      return { format: SNAPSHOT_FORMAT, seed: scratch.currentSeed, rng: scratch.ids.state(), clock: scratch.clock.snapshot(), store };
     } catch (error) {
       if (error instanceof FixtureError) throw error;
       throw new FixtureError("fixture", [(error as Error).message]);
