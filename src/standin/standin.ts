@@ -317,7 +317,13 @@ export class Standin {
       // With turns, a large one is built a slice at a time (readers see the state before), then swapped in.
       if (turn && entityCount(replacement[0]) > STAGED_SLICE_STEPS) return this.documents.apply(() => this.resetStaged(replacement, turn));
       await this.documents.settled();
-      const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
+      const { tape, journal } = this.recording();
+      const previous = {
+        fixtures: this.startFixtures,
+        seed: this.currentSeed,
+        state: this.snapshot(),
+        recording: { tape: tape.enabled, tapeBytes: tape.budget, journalEntries: journal.capacity, journalBytes: journal.budget },
+      };
       this.startFixtures = replacement;
       // Before the start state is built: its tape begins under the new fixture's budgets.
       this.setRecording(recordingSettings(replacement, this.recordingOptions));
@@ -328,6 +334,7 @@ export class Standin {
         this.startFixtures = previous.fixtures;
         this.currentSeed = previous.seed;
         restoreState(this, previous.state);
+        this.setRecording(previous.recording);
         if (error instanceof FixtureError) throw error;
         throw new FixtureError("fixture", [(error as Error).message]);
       }

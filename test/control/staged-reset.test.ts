@@ -142,6 +142,19 @@ describe("a reset with a large fixture, built in slices", () => {
     emu.close();
   });
 
+  it("a small fixture refused in one step changes no recording budgets either", async () => {
+    const emu = await createStandin();
+    const budgets = () => {
+      const { tape, journal } = emu.recording();
+      return { tape: tape.budget, journal: [journal.capacity, journal.budget] };
+    };
+    const before = budgets();
+    const fixture = { recording: { tapeBytes: 1024 * 1024, journalEntries: 50 }, registry: { kv: [{ Key: "locked", Session: "no-such-session" }] } };
+    await expect(emu.reset(fixture)).rejects.toThrow(/registry\.kv\[0\]\.Session/);
+    expect(budgets()).toEqual(before);
+    emu.close();
+  });
+
   it("the same through POST /_standin/reset: a read between slices is the state before; the answer's hash is the one-step reset's", async () => {
     const emu = await createStandin();
     expect((await put(emu, "existing", "old")).status).toBe(200);
