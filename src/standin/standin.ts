@@ -138,8 +138,7 @@ export class Standin {
   readonly idle: IdleSkipper;
   /** Everything since the last reset, for `GET /_standin/tape` and `standin replay`. */
   readonly tape: TapeRecorder;
-  /** Fixture documents reset and applyFixture have checked themselves (not the ones the precheck checked): tests count them. */
-  fixtureChecks = 0;
+  private documentsChecked = 0;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private startHash: string | undefined;
@@ -221,6 +220,11 @@ export class Standin {
 
   get isReady(): boolean {
     return this.ready;
+  }
+
+  /** Fixture documents reset and applyFixture have checked themselves (not the ones the precheck checked): tests count them. */
+  get fixtureChecks(): number {
+    return this.documentsChecked;
   }
 
   get seed(): number {
@@ -431,7 +435,7 @@ export class Standin {
 
   /** A fixture given to reset or applyFixture, resolved; checked here unless the control API's precheck checked it. */
   private resolveDocument(fixture: unknown, options: DocumentOptions): Promise<Fixture[]> {
-    return resolveFixtures([fixture as FixtureSource], options.checked, () => this.fixtureChecks++);
+    return resolveFixtures([fixture as FixtureSource], options.checked, () => this.documentsChecked++);
   }
 
   /** A fixture added to the state: each service's section, then its timeline, a step per entity (ServiceInstance.fixtureSteps). */
