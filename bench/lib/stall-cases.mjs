@@ -151,6 +151,17 @@ export const HOSTILE_CASES = {
     },
   },
 
+  "control-reset-fixture": {
+    label: "POST /_standin/reset with a start fixture of 20,000 KV entries",
+    async prepare({ urls }) {
+      const body = JSON.stringify({ fixture: kvFixture(20_000) });
+      return async () => {
+        const res = await send(`${urls.scheduler}/_standin/reset`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(body)), keys: await countKeys(urls) };
+      };
+    },
+  },
+
   "control-snapshot-restore": {
     label: "PUT /_standin/snapshot of 20,000 KV entries",
     async prepare({ urls }) {

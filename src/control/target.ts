@@ -28,6 +28,11 @@ export interface DocumentOptions {
   readonly adopt?: boolean;
   /** The document's size as sent (the body's bytes), charged to the tape instead of measuring it again. */
   readonly bytes?: number;
+  /**
+   * The document passed the emulator's own fixture check already (the precheck ran it off the event
+   * loop, DOCUMENT_CHECKS): it is not run again. Only what a route handed over may say so.
+   */
+  readonly checked?: boolean;
 }
 
 export interface ControlTarget {

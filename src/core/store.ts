@@ -535,7 +535,41 @@ export class Store implements StoreView {
       for (const id of [...state.rows.keys()].sort()) rows[id] = state.rows.get(id)!;
       tables[name] = { index: state.index, rows };
     }
-    const snapshot: StoreSnapshot = { index: this.currentIndex, tables };
+    return this.withScopes({ index: this.currentIndex, tables });
+  }
+
+  /**
+   * snapshot() with `turn()` awaited every `budget` rows, for a store nothing writes meanwhile (a
+   * scratch emulator's, built for a reset: standin.ts): a large one is not copied out in one step.
+   */
+  async snapshotInTurns(turn: () => Promise<void>, budget = STAGED_SLICE_STEPS): Promise<StoreSnapshot> {
+    const steps = this.snapshotSteps();
+    for (let taken = 1; ; taken++) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (taken % budget === 0) await turn();
+    }
+  }
+
+  /** snapshot() yielding after each row (a loop of its own: snapshot() is on hot paths, and a yield a row costs). */
+  private *snapshotSteps(): Generator<void, StoreSnapshot, undefined> {
+    this.settle();
+    const tables: Record<string, TableSnapshot> = {};
+    for (const name of [...this.tables.keys()].sort()) {
+      const state = this.tables.get(name)!;
+      if (state.index === 0 && state.rows.size === 0) continue;
+      const rows: Record<string, Row> = {};
+      for (const id of [...state.rows.keys()].sort()) {
+        rows[id] = state.rows.get(id)!;
+        yield;
+      }
+      tables[name] = { index: state.index, rows };
+    }
+    return this.withScopes({ index: this.currentIndex, tables });
+  }
+
+  /** A snapshot's index and tables with the scopes' indexes, in order. */
+  private withScopes(snapshot: StoreSnapshot): StoreSnapshot {
     if (this.scopeIndexes.size > 0) snapshot.scopes = Object.fromEntries([...this.scopeIndexes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return snapshot;
   }

@@ -246,6 +246,10 @@ export function createEchoService(ctx: ServiceContext): ServiceInstance<EchoFixt
       }),
     },
     initialize: settings.initialize,
+    *initializeSteps(sections) {
+      settings.initialize(sections);
+      yield;
+    },
     applyFixture: settings.apply,
     *fixtureSteps(section) {
       settings.apply(section);

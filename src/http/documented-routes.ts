@@ -79,6 +79,11 @@ export interface DocumentedOperation {
 export interface RouteInput<B, Q> {
   readonly body: B;
   readonly query: Q;
+  /**
+   * The body was parsed and checked by the route's precheck (./precheck.ts) and handed over:
+   * whatever else the precheck's check ran (a document check) need not run again.
+   */
+  readonly handedOver?: true;
 }
 
 // The context is typed by the route's path, so `c.req.param("id")` is a string.
@@ -163,7 +168,7 @@ export class DocumentedRoutes {
           // A document checked ahead is large: taking it in and handling it are two holds of the event loop, not one.
           await nextTurn();
           // Parsed and checked with this very schema elsewhere (declared so above), and handed over in slices: taken as it is.
-          if ("value" in answer) return handler(c, { body: answer.value as B, query });
+          if ("value" in answer) return handler(c, { body: answer.value as B, query, handedOver: true });
           return handleText(answer.text, true);
         });
       }

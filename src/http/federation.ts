@@ -21,6 +21,7 @@ import { drain } from "./service.js";
 /** What the federation needs of a member cluster. */
 export interface MemberCluster<Section> {
   initialize(sections: readonly Section[]): void;
+  initializeSteps(sections: readonly Section[]): Generator<void, void, undefined>;
   applyFixture(section: Section): void;
   fixtureSteps(section: Section): Generator<void, void, undefined>;
   leader(): LeaderView;
@@ -86,22 +87,29 @@ export class Federation<C extends MemberCluster<Section>, Section> {
    * name it (`inherited` first: what a member takes from the home section).
    */
   initialize<Full>(sections: readonly Full[], parts: FixtureParts<Full, Section>): void {
-    this.home.initialize(sections.map(parts.homePart));
+    drain(this.initializeSteps(sections, parts));
+  }
+
+  /** initialize as steps (see ServiceInstance.initializeSteps), each member's too. */
+  *initializeSteps<Full>(sections: readonly Full[], parts: FixtureParts<Full, Section>): Generator<void, void, undefined> {
+    yield* this.home.initializeSteps(sections.map(parts.homePart));
+    // A member named by several start sections is initialized once, at the first.
     const started = new Set<string>();
-    for (const section of sections) this.applyMembers(section, parts, (name) => !started.has(name) && (started.add(name), true));
+    const isNew = (name: string): boolean => {
+      if (started.has(name)) return false;
+      started.add(name);
+      return true;
+    };
+    for (const section of sections) yield* this.memberSteps(section, parts, isNew);
   }
 
   /**
    * Adds a fixture section to the running state (new members start as at initialization), as
-   * steps (see ServiceInstance.fixtureSteps): a new member's initialization is one step.
+   * steps (see ServiceInstance.fixtureSteps), a new member's initialization among them.
    */
   *fixtureSteps<Full>(section: Full, parts: FixtureParts<Full, Section>): Generator<void, void, undefined> {
     yield* this.home.fixtureSteps(parts.homePart(section));
     yield* this.memberSteps(section, parts, (name) => !this.members.has(name));
-  }
-
-  private applyMembers<Full>(section: Full, parts: FixtureParts<Full, Section>, isNew: (name: string) => boolean): void {
-    drain(this.memberSteps(section, parts, isNew));
   }
 
   private *memberSteps<Full>(section: Full, parts: FixtureParts<Full, Section>, isNew: (name: string) => boolean): Generator<void, void, undefined> {
@@ -113,10 +121,8 @@ export class Federation<C extends MemberCluster<Section>, Section> {
       const fresh = isNew(name);
       if (!this.members.has(name)) this.members.put(name, { Name: name });
       const cluster = this.cluster(name);
-      if (fresh) {
-        cluster.initialize([parts.inherited(section, name), parts.named(memberSection, name)]);
-        yield;
-      } else yield* cluster.fixtureSteps(parts.named(memberSection, name));
+      if (fresh) yield* cluster.initializeSteps([parts.inherited(section, name), parts.named(memberSection, name)]);
+      else yield* cluster.fixtureSteps(parts.named(memberSection, name));
     }
   }
 

@@ -39,6 +39,11 @@ export interface ServiceInstance<Section> {
   readonly compressThreshold: number;
   /** Builds this service's part of a new state: defaults, then each start fixture's section in order. Runs inside a store write. */
   initialize(sections: readonly Section[]): void;
+  /**
+   * initialize as steps, in the same order (the same IDs, rows and indexes): yields after each
+   * entity, so a large start fixture can be built a slice at a time (a reset with a fixture).
+   */
+  initializeSteps(sections: readonly Section[]): Generator<void, void, undefined>;
   /** Adds a fixture section to the current state. Runs inside a store write. */
   applyFixture(section: Section): void;
   /**

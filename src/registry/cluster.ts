@@ -221,12 +221,15 @@ export function createRegistryCluster(ctx: ServiceContext, peers: () => readonly
     conditions: faults.conditions,
     notFound: (c) => serveSettled(c),
     initialize(sections) {
+      drain(this.initializeSteps(sections));
+    },
+    *initializeSteps(sections) {
       settings.initialize(sections);
       const config = settings.current();
       // The server itself, as a real cluster lists it: its node's tagged addresses and meta, its `consul` service.
       ensureNode({ Node: config.agentNode }, ctx.ids.uuid(), agentNodeIdentity("127.0.0.1"));
       state.putService(consulServerService(config.agentNode));
-      for (const section of sections) drain(entitySteps(section));
+      for (const section of sections) yield* entitySteps(section);
     },
     applyFixture: (section) => drain(fixtureSteps(section)),
     fixtureSteps,

@@ -94,6 +94,7 @@ export function createRegistryService(ctx: ServiceContext): ServiceInstance<Regi
       secret: (accessor) => home.settings().acl.tokens.find((t) => t.AccessorID === accessor)?.SecretID,
     },
     initialize: (sections) => datacenters.initialize(sections, parts),
+    initializeSteps: (sections) => datacenters.initializeSteps(sections, parts),
     applyFixture: (section) => drain(datacenters.fixtureSteps(section, parts)),
     fixtureSteps: (section) => datacenters.fixtureSteps(section, parts),
   };

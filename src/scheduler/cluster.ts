@@ -278,11 +278,14 @@ export function createSchedulerCluster(serviceContext: ServiceContext, peers?: (
     conditions: faults.conditions,
     notFound: (c) => serveSettled(c, (c) => router.dispatch(c)),
     initialize(sections) {
+      drain(this.initializeSteps(sections));
+    },
+    *initializeSteps(sections) {
       settings.initialize(sections);
       state.namespaces.putIndexed("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null });
       const config = settings.current();
       putNode({ Name: config.agentName, Datacenter: config.datacenter });
-      for (const section of sections) drain(entitySteps(section));
+      for (const section of sections) yield* entitySteps(section);
     },
     applyFixture: (section) => drain(fixtureSteps(section)),
     fixtureSteps,

@@ -138,6 +138,7 @@ export function createSchedulerService(ctx: ServiceContext): ServiceInstance<Sch
       secret: (accessor) => aclTokens.get(accessor)?.SecretID,
     },
     initialize: (sections) => regions.initialize(sections, parts),
+    initializeSteps: (sections) => regions.initializeSteps(sections, parts),
     applyFixture: (section) => drain(regions.fixtureSteps(section, parts)),
     fixtureSteps: (section) => regions.fixtureSteps(section, parts),
   };

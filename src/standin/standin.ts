@@ -15,7 +15,7 @@ import { Ids } from "../core/ids.js";
 import { parseInstant } from "../core/instant.js";
 import { CappedLog, type EmulatorEvent } from "../core/journal.js";
 import { RequestJournal } from "../core/request-journal.js";
-import { captureState, hashState, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
+import { captureState, hashState, SNAPSHOT_FORMAT, hashStateInTurns, parseSnapshot, restoreState, SnapshotError, type StateSnapshot } from "../core/snapshot.js";
 import { STAGED_SLICE_STEPS, Store } from "../core/store.js";
 import { CONTROL_PREFIX, type DocumentOptions } from "../control/target.js";
 import { IdleSkipper } from "../control/idle-skip.js";
@@ -138,6 +138,7 @@ export class Standin {
   readonly idle: IdleSkipper;
   /** Everything since the last reset, for `GET /_standin/tape` and `standin replay`. */
   readonly tape: TapeRecorder;
+  private documentsChecked = 0;
   private startFixtures: Fixture[];
   private startSnapshot!: StateSnapshot;
   private startHash: string | undefined;
@@ -219,6 +220,11 @@ export class Standin {
 
   get isReady(): boolean {
     return this.ready;
+  }
+
+  /** Fixture documents reset and applyFixture have checked themselves (not the ones the precheck checked): tests count them. */
+  get fixtureChecks(): number {
+    return this.documentsChecked;
   }
 
   get seed(): number {
@@ -309,10 +315,19 @@ export class Standin {
   /** Back to the start state; with `fixture`, that fixture becomes the start fixture first. */
   async reset(fixture?: unknown, options: DocumentOptions = {}): Promise<void> {
     if (fixture !== undefined) {
-      const replacement = await resolveFixtures([fixture as FixtureSource]);
-      await options.turn?.();
+      const replacement = await this.resolveDocument(fixture, options);
+      const turn = options.turn;
+      await turn?.();
+      // With turns, a large one is built a slice at a time (readers see the state before), then swapped in.
+      if (turn && entityCount(replacement[0]) > STAGED_SLICE_STEPS) return this.documents.apply(() => this.resetStaged(replacement, turn));
       await this.documents.settled();
-      const previous = { fixtures: this.startFixtures, seed: this.currentSeed, state: this.snapshot() };
+      const { tape, journal } = this.recording();
+      const previous = {
+        fixtures: this.startFixtures,
+        seed: this.currentSeed,
+        state: this.snapshot(),
+        recording: { tape: tape.enabled, tapeBytes: tape.budget, journalEntries: journal.capacity, journalBytes: journal.budget },
+      };
       this.startFixtures = replacement;
       // Before the start state is built: its tape begins under the new fixture's budgets.
       this.setRecording(recordingSettings(replacement, this.recordingOptions));
@@ -323,6 +338,7 @@ export class Standin {
         this.startFixtures = previous.fixtures;
         this.currentSeed = previous.seed;
         restoreState(this, previous.state);
+        this.setRecording(previous.recording);
         if (error instanceof FixtureError) throw error;
         throw new FixtureError("fixture", [(error as Error).message]);
       }
@@ -333,15 +349,65 @@ export class Standin {
       this.currentSeed = this.startSnapshot.seed;
       this.beginTape();
     }
+    this.resetRecords();
+  }
+
+  /** What every reset ends with: the journals begin again. */
+  private resetRecords(): void {
     this.requests.clear();
     this.events.clear();
     this.idle.clearLocks();
     this.record("state.reset", { detail: { index: this.store.index } });
   }
 
+  /**
+   * reset() with a large fixture: the new start state is built a slice at a time in a scratch
+   * emulator (its own store, clock and generator, so this one's, and the caches its services
+   * rebuild on a restore, stay as they are while readers are answered from them), then restored
+   * here a slice at a time and swapped in at once. A fixture refused at any entity leaves the
+   * scratch behind and changes nothing here: not the start fixture, the state, the seed nor the recording.
+   */
+  private async resetStaged(replacement: Fixture[], turn: () => Promise<void>): Promise<void> {
+    const start = await this.buildStartStateStaged(replacement, turn);
+    const undoStore = await this.store.restoreStaged(start.store, turn);
+    try {
+      this.ids.restore(start.rng);
+      this.clock.restore(start.clock);
+    } catch (error) {
+      // Not expected (the scratch made both), but a half-swapped state must not stay.
+      undoStore();
+      throw new FixtureError("fixture", [(error as Error).message]);
+    }
+    this.startFixtures = replacement;
+    this.startSnapshot = start;
+    this.startHash = undefined;
+    this.currentSeed = start.seed;
+    this.setRecording(recordingSettings(replacement, this.recordingOptions));
+    this.beginTape();
+    this.resetRecords();
+  }
+
+  /** The start snapshot of `fixtures`, built with `turn()` awaited between slices in a scratch emulator of this one's options. */
+  private async buildStartStateStaged(fixtures: Fixture[], turn: () => Promise<void>): Promise<StateSnapshot> {
+    const scratch = new Standin([], { ...this.recordingOptions, fixture: undefined, tape: false, idleSkipping: false }, () => ({ app: new Hono(), close() {} }));
+    try {
+      scratch.startFixtures = fixtures;
+      const startMs = scratch.clearForStart();
+      await scratch.store.writeStaged(scratch.startStateSteps(startMs), turn);
+      // captureState, its store copied out a slice at a time (nothing writes to the scratch meanwhile).
+      const store = await scratch.store.snapshotInTurns(turn);
+      return { format: SNAPSHOT_FORMAT, seed: scratch.currentSeed, rng: scratch.ids.state(), clock: scratch.clock.snapshot(), store };
+    } catch (error) {
+      if (error instanceof FixtureError) throw error;
+      throw new FixtureError("fixture", [(error as Error).message]);
+    } finally {
+      scratch.close();
+    }
+  }
+
   /** Adds a fixture to the current state. Seed and clock settings belong to start fixtures only. */
   async applyFixture(fixture: unknown, options: DocumentOptions = {}): Promise<void> {
-    const [doc] = await resolveFixtures([fixture as FixtureSource]);
+    const [doc] = await this.resolveDocument(fixture, options);
     if (doc!.seed !== undefined || doc!.clock !== undefined || doc!.recording !== undefined) {
       throw new FixtureError("fixture", ["seed, clock and recording can only be set by a start fixture (use reset with a fixture)"]);
     }
@@ -365,6 +431,11 @@ export class Standin {
       else this.tape.fixture(fixture, options.adopt === true, options.bytes);
       this.record("fixture.applied", { detail: { index: this.store.index } });
     });
+  }
+
+  /** A fixture given to reset or applyFixture, resolved; checked here unless the control API's precheck checked it. */
+  private resolveDocument(fixture: unknown, options: DocumentOptions): Promise<Fixture[]> {
+    return resolveFixtures([fixture as FixtureSource], options.checked, () => this.documentsChecked++);
   }
 
   /** A fixture added to the state: each service's section, then its timeline, a step per entity (ServiceInstance.fixtureSteps). */
@@ -503,25 +574,34 @@ export class Standin {
 
   /** Builds a new state from the start fixtures and remembers it for reset. */
   private buildStartState(): void {
+    const startMs = this.clearForStart();
+    this.store.write(() => drain(this.startStateSteps(startMs)));
+    // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
+    this.startSnapshot = this.snapshot();
+    this.startHash = undefined;
+    this.beginTape();
+  }
+
+  /** An empty state at the start fixtures' seed and clock (what a start state is built on); returns the start time. */
+  private clearForStart(): number {
     const settings = this.startSettings(this.startFixtures);
     this.currentSeed = settings.seed;
     this.ids.reseed(settings.seed);
     this.store.restore({ index: 1, tables: {} });
     this.clock.restore({ nowMs: settings.startMs, nextTimerId: 1, mode: settings.mode, speed: settings.speed, paused: false, timers: [] });
-    this.store.write(() => {
-      for (const service of this.services) {
-        const sections = this.startFixtures.map((f) => f[service.name]).filter((s) => s !== undefined);
-        service.initialize(sections as never);
-      }
-      // Each start fixture's timeline counts from the clock's start.
-      this.startFixtures.forEach((f, i) => {
-        if (f.timeline) this.scenario.scheduleTimeline(f.timeline as TimelineStep[], settings.startMs, this.startFixtures.length === 1 ? "fixture" : `fixture[${i}]`);
-      });
+    return settings.startMs;
+  }
+
+  /** The start fixtures written on an empty state: each service's sections (a step per entity), then each fixture's timeline. */
+  private *startStateSteps(startMs: number): Generator<void, void, undefined> {
+    for (const service of this.services) {
+      const sections = this.startFixtures.map((f) => f[service.name]).filter((s) => s !== undefined);
+      yield* service.initializeSteps(sections as never);
+    }
+    // Each start fixture's timeline counts from the clock's start.
+    this.startFixtures.forEach((f, i) => {
+      if (f.timeline) this.scenario.scheduleTimeline(f.timeline as TimelineStep[], startMs, this.startFixtures.length === 1 ? "fixture" : `fixture[${i}]`);
     });
-    // Rows are frozen, so the start snapshot can share them with the live state: reset is O(rows), no copying.
-    this.startSnapshot = this.snapshot();
-    this.startHash = undefined;
-    this.beginTape();
   }
 
   private portApp(service: AnyService, control: Hono, onError: (error: unknown) => void): Hono {
@@ -626,12 +706,21 @@ export async function createStandinWith(options: CreateStandinOptions, attachCon
   return new Standin(fixtures, options, attachControl);
 }
 
-/** Loads paths (inlining the files they refer to); validates documents, which carry their files' text inline. */
-export async function resolveFixtures(sources: readonly FixtureSource[]): Promise<Fixture[]> {
+/**
+ * Loads paths (inlining the files they refer to); validates documents, which carry their files' text
+ * inline. `checked`: the documents passed validateFixtureDocument already (the control API's
+ * precheck ran it off the event loop); the schema has no defaults or transforms, so they are taken as they are.
+ * `onCheck` is told of each document checked here.
+ */
+export async function resolveFixtures(sources: readonly FixtureSource[], checked = false, onCheck?: () => void): Promise<Fixture[]> {
   const out: Fixture[] = [];
   for (const [i, source] of sources.entries()) {
     if (typeof source === "string") out.push(await loadFixtureFile(source));
-    else out.push(validateFixtureDocument(source, `fixture[${i}]`));
+    else if (checked) out.push(source as Fixture);
+    else {
+      onCheck?.();
+      out.push(validateFixtureDocument(source, `fixture[${i}]`));
+    }
   }
   return out;
 }

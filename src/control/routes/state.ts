@@ -31,8 +31,9 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       bodyOptional: true,
       responses: { 200: "`{reset: true, now, index, stateHash}`", 400: "bad body or fixture (`problems` lists each)" },
     },
-    async (c, { body: { fixture } }) => {
-      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture), DOCUMENT_TURNS);
+    async (c, { body: { fixture }, handedOver }) => {
+      // A body handed over by the precheck passed the fixture check there (DOCUMENT_CHECKS.reset).
+      await target.reset(fixture === undefined ? undefined : documentOrShippedFixture(fixture), { ...DOCUMENT_TURNS, checked: handedOver === true });
       return c.json({ reset: true, now: target.clock.nowText(), index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
@@ -46,10 +47,16 @@ export function stateRoutes(routes: DocumentedRoutes, target: ControlTarget): vo
       precheck: offLoopCheck("fixture"),
       responses: { 200: "`{applied: true, index, stateHash}`", 400: "bad fixture (`problems` lists each)" },
     },
-    async (c, { body }) => {
+    async (c, { body, handedOver }) => {
       // The body was parsed for this request alone: the tape can keep it without a copy, at the size it was sent.
+      // Handed over by the precheck, it passed the fixture check there (DOCUMENT_CHECKS.fixture).
       const sent = Number(c.req.header("content-length"));
-      await target.applyFixture(documentOrShippedFixture(body), { ...DOCUMENT_TURNS, adopt: true, bytes: Number.isSafeInteger(sent) ? sent : undefined });
+      await target.applyFixture(documentOrShippedFixture(body), {
+        ...DOCUMENT_TURNS,
+        adopt: true,
+        bytes: Number.isSafeInteger(sent) ? sent : undefined,
+        checked: handedOver === true,
+      });
       return c.json({ applied: true, index: target.index, stateHash: await target.stateHashInTurns(nextTurn) });
     },
   );
