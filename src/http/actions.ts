@@ -65,10 +65,9 @@ export function condition<S extends v.GenericSchema<unknown, Record<string, unkn
  * An action's arguments are bounded: they arrive in a control document of up
  * to 64 MiB, and a `job-register` of two million Meta keys or a 60 MB
  * `task-output` line held every port for seconds while it was checked,
- * admitted and put on the tape. Even the 100 000 values a service's JSON body
- * may hold cost a job registration over a second on a loaded machine; at
- * 10 000 an action costs about what `PUT /v1/jobs` of the same job does, a
- * few tens of milliseconds. A larger job goes through `PUT /v1/jobs`.
+ * admitted and put on the tape. At 10 000 values an action costs about what
+ * `PUT /v1/jobs` of the same job does, a few tens of milliseconds. A larger
+ * job goes through `PUT /v1/jobs` (25 000 values, core/json's MAX_BODY_VALUES).
  */
 export const ACTION_ARGUMENT_VALUES = 10_000;
 /** Characters of the arguments' strings, keys included: above the 1 MiB a `task-log` action appends, so that action's own limit is the one it meets. */
