@@ -192,6 +192,25 @@ export const HOSTILE_CASES = {
     },
   },
 
+  "job-max-values": {
+    label: "PUT /v1/jobs, a valid job of 24,900 Meta keys (the most a service body may hold is 25,000 values)",
+    async prepare({ urls }) {
+      const meta = Object.fromEntries(Array.from({ length: 24_900 }, (_, i) => [`m${i}`, "v"]));
+      const job = {
+        ID: "widest",
+        Type: "service",
+        Datacenters: ["dc1"],
+        Meta: meta,
+        TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+      };
+      const request = json({ Job: job });
+      return async () => {
+        const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...request });
+        return { status: res.status, requestMB: MB(Buffer.byteLength(request.body)) };
+      };
+    },
+  },
+
   "reap-2000": {
     label: "2,000 critical services (DeregisterCriticalServiceAfter) reaped in one advance",
     async prepare({ urls }) {
