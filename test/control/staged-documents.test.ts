@@ -6,39 +6,15 @@
  * The turns are driven by the tests' own `turn`, which makes requests
  * between slices: no test depends on timing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { STAGED_SLICE_STEPS, StoreError } from "../../src/core/store.js";
-import { documentWorker } from "../../src/control/document-worker.js";
-import { createStandin, type Standin } from "../../src/emulator.js";
+import { createStandin } from "../../src/emulator.js";
 import { replayTape } from "../../src/replay.js";
+import { COUNT, get, job, kv, kvValue, put, useBuiltWorker } from "./large-documents.js";
 
-const BUILT_WORKER = new URL("../../dist/control/document-worker-thread.js", import.meta.url);
-const previousScript = documentWorker.scriptUsed;
-beforeAll(() => documentWorker.useScript(BUILT_WORKER));
-afterAll(() => documentWorker.useScript(previousScript));
+useBuiltWorker();
 
-const COUNT = 20_000;
-const kv = (count: number) => Array.from({ length: count }, (_, i) => ({ Key: `big/${i}`, Value: "v".repeat(100) }));
-const job = (id: string) => ({
-  ID: id,
-  Name: id,
-  Type: "service",
-  Datacenters: ["dc1"],
-  TaskGroups: [{ Name: "web", Count: 2, Tasks: [{ Name: "web", Driver: "docker", Config: { image: "nginx" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
-});
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function get(emu: Standin, path: string): Promise<{ status: number; index: string | null; body: unknown }> {
-  const res = await emu.registry.request(path);
-  const text = await res.text();
-  return { status: res.status, index: res.headers.get("X-Consul-Index"), body: text ? JSON.parse(text) : undefined };
-}
-
-function put(emu: Standin, key: string, value: string): Promise<Response> {
-  return Promise.resolve(emu.registry.request(`/v1/kv/${key}`, { method: "PUT", body: value }));
-}
-
-const kvValue = (body: unknown) => Buffer.from((body as Array<{ Value: string }>)[0]!.Value, "base64").toString();
 
 describe("a large fixture applied in slices", () => {
   it("readers see the state before it; it lands whole at one index, in one commit; writes sent meanwhile land after it, in arrival order", async () => {

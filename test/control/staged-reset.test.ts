@@ -7,26 +7,14 @@
  * checked (off the event loop) is not checked again by the emulator.
  * The turns are the tests' own: no test depends on timing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { STAGED_SLICE_STEPS } from "../../src/core/store.js";
-import { documentWorker } from "../../src/control/document-worker.js";
 import { createStandin, type Standin } from "../../src/emulator.js";
 import { replayTape } from "../../src/replay.js";
+import { COUNT, get, job, kv, kvValue, put, useBuiltWorker } from "./large-documents.js";
 
-const BUILT_WORKER = new URL("../../dist/control/document-worker-thread.js", import.meta.url);
-const previousScript = documentWorker.scriptUsed;
-beforeAll(() => documentWorker.useScript(BUILT_WORKER));
-afterAll(() => documentWorker.useScript(previousScript));
+useBuiltWorker();
 
-const COUNT = 20_000;
-const kv = (count: number) => Array.from({ length: count }, (_, i) => ({ Key: `big/${i}`, Value: "v".repeat(100) }));
-const job = (id: string) => ({
-  ID: id,
-  Name: id,
-  Type: "service",
-  Datacenters: ["dc1"],
-  TaskGroups: [{ Name: "web", Count: 2, Tasks: [{ Name: "web", Driver: "docker", Config: { image: "nginx" }, Resources: { CPU: 100, MemoryMB: 64 } }] }],
-});
 /** A start fixture of every kind of entity, `COUNT` keys of them, and its own seed and clock. */
 const bigFixture = () => ({
   seed: 7,
@@ -37,21 +25,9 @@ const bigFixture = () => ({
 });
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function get(emu: Standin, path: string): Promise<{ status: number; index: string | null; body: unknown }> {
-  const res = await emu.registry.request(path);
-  const text = await res.text();
-  return { status: res.status, index: res.headers.get("X-Consul-Index"), body: text ? JSON.parse(text) : undefined };
-}
-
-function put(emu: Standin, key: string, value: string): Promise<Response> {
-  return Promise.resolve(emu.registry.request(`/v1/kv/${key}`, { method: "PUT", body: value }));
-}
-
 function control(emu: Standin, path: string, body: unknown): Promise<Response> {
   return Promise.resolve(emu.scheduler.request(`/_standin${path}`, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } }));
 }
-
-const kvValue = (body: unknown) => Buffer.from((body as Array<{ Value: string }>)[0]!.Value, "base64").toString();
 
 describe("a reset with a large fixture, built in slices", () => {
   it("readers see the state before it; writes sent meanwhile land after it in arrival order; the state is the one-step reset's, byte for byte", async () => {
