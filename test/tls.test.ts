@@ -5,19 +5,18 @@
  * (or the user's certificate); a client without it must be refused, which
  * proves the verification is real.
  */
-import "reflect-metadata";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type PeerCertificate } from "node:tls";
-import { X509CertificateGenerator, SubjectAlternativeNameExtension } from "@peculiar/x509";
 import Consul from "consul";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startStandin, type RunningStandin } from "../src/server.js";
 import { certificateNames, TlsError } from "../src/tls.js";
 import { CLI_TEST_TIMEOUT_MS, FREE_PORTS, resetCli, runCli, sharedCli, startCli } from "./support/cli.js";
+import { ownCertificate } from "./support/own-certificate.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 const dir = mkdtempSync(join(tmpdir(), "standin-tls-test-"));
@@ -69,24 +68,6 @@ function handshake(port: number, host: string, servername: string, ca: string): 
  */
 function consulTrusting(port: number, ca: string): Consul {
   return new Consul({ host: "127.0.0.1", port, secure: true, ca: [ca] } as ConstructorParameters<typeof Consul>[0]);
-}
-
-const ECDSA = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
-
-/** A user's own self-signed certificate for 127.0.0.1, made with the library standin uses. */
-async function ownCertificate(): Promise<{ cert: string; key: string }> {
-  const keys = (await crypto.subtle.generateKey(ECDSA, true, ["sign", "verify"])) as CryptoKeyPair;
-  const certificate = await X509CertificateGenerator.createSelfSigned({
-    name: "CN=my own standin",
-    notBefore: new Date(Date.now() - 3_600_000),
-    notAfter: new Date(Date.now() + 86_400_000),
-    keys,
-    signingAlgorithm: ECDSA,
-    extensions: [new SubjectAlternativeNameExtension([{ type: "ip", value: "127.0.0.1" }])],
-  });
-  const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
-  const key = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join("\n")}\n-----END PRIVATE KEY-----\n`;
-  return { cert: certificate.toString("pem") + "\n", key };
 }
 
 describe("startStandin({ tls: true })", () => {
@@ -202,7 +183,7 @@ describe("certificateNames", () => {
 
 describe("startStandin({ tls: { cert, key } })", () => {
   it("serves the user's own certificate; a client trusting it gets through, one that does not is refused", async () => {
-    const own = await ownCertificate();
+    const own = await ownCertificate("my own standin");
     const srv = await start({ tls: own });
     expect(srv.ca).toBeUndefined();
     expect(srv.urls.registry).toBe(`https://127.0.0.1:${srv.ports.registry}`);
@@ -218,7 +199,7 @@ describe("startStandin({ tls: { cert, key } })", () => {
   });
 
   it("a key that does not match, or a file that is no PEM, is a TlsError before any port is bound", async () => {
-    const [a, b] = [await ownCertificate(), await ownCertificate()];
+    const [a, b] = [await ownCertificate("my own standin"), await ownCertificate("my own standin")];
     await expect(startStandin({ ports: anyPorts, tls: { cert: a.cert, key: b.key } })).rejects.toThrow(TlsError);
     await expect(startStandin({ ports: anyPorts, tls: { cert: a.cert, key: b.key } })).rejects.toThrow(/^the TLS certificate and key cannot be served: .*key values mismatch/);
     await expect(startStandin({ ports: anyPorts, tls: { cert: "not a certificate", key: a.key } })).rejects.toThrow(TlsError);
@@ -285,7 +266,7 @@ describe("standin start with TLS (the CLI)", { timeout: CLI_TEST_TIMEOUT_MS }, (
   });
 
   it("--tls-cert/--tls-key serve the user's certificate (no CA line)", async () => {
-    const own = await ownCertificate();
+    const own = await ownCertificate("my own standin");
     writeFileSync(join(dir, "own.pem"), own.cert);
     writeFileSync(join(dir, "own-key.pem"), own.key);
     const s = await startCli(["--tls-cert", join(dir, "own.pem"), "--tls-key", join(dir, "own-key.pem")], children);
@@ -298,8 +279,8 @@ describe("standin start with TLS (the CLI)", { timeout: CLI_TEST_TIMEOUT_MS }, (
   describe("bad TLS flags and files fail in one line, exit 1, no stack trace", () => {
     const missing = join(dir, "missing.pem");
     beforeAll(async () => {
-      const own = await ownCertificate();
-      const other = await ownCertificate();
+      const own = await ownCertificate("my own standin");
+      const other = await ownCertificate("my own standin");
       writeFileSync(join(dir, "c.pem"), own.cert);
       writeFileSync(join(dir, "k.pem"), own.key);
       writeFileSync(join(dir, "other-k.pem"), other.key);

@@ -6,7 +6,6 @@
  * upstreams are standins started with TLS and small node servers with
  * certificates made by @peculiar/x509.
  */
-import "reflect-metadata";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
@@ -15,13 +14,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
-import { SubjectAlternativeNameExtension, X509CertificateGenerator } from "@peculiar/x509";
 import Consul from "consul";
 import { afterEach, describe, expect, it } from "vitest";
 import { RecorderError, startRecorder, type RecorderOptions, type RunningRecorder } from "../../src/parity/record/recorder.js";
 import type { Recording } from "../../src/parity/recording.js";
 import { startStandin, type RunningStandin } from "../../src/server.js";
 import { BIN, CLI_TEST_TIMEOUT_MS, runCli } from "../support/cli.js";
+import { ownCertificate } from "../support/own-certificate.js";
 
 const anyPorts = { scheduler: 0, registry: 0, echo: 0 };
 const running: Array<{ close(): Promise<unknown> }> = [];
@@ -42,24 +41,6 @@ async function recorder(options: RecorderOptions): Promise<RunningRecorder> {
   const started = await startRecorder({ ports: anyPorts, ...options });
   running.push(started);
   return started;
-}
-
-const ECDSA = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
-
-/** A self-signed certificate for 127.0.0.1 and its key, as a user's own would be. */
-async function ownCertificate(): Promise<{ cert: string; key: string }> {
-  const keys = (await crypto.subtle.generateKey(ECDSA, true, ["sign", "verify"])) as CryptoKeyPair;
-  const certificate = await X509CertificateGenerator.createSelfSigned({
-    name: "CN=a recorder of my own",
-    notBefore: new Date(Date.now() - 3_600_000),
-    notAfter: new Date(Date.now() + 86_400_000),
-    keys,
-    signingAlgorithm: ECDSA,
-    extensions: [new SubjectAlternativeNameExtension([{ type: "ip", value: "127.0.0.1" }])],
-  });
-  const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
-  const key = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join("\n")}\n-----END PRIVATE KEY-----\n`;
-  return { cert: `${certificate.toString("pem")}\n`, key };
 }
 
 /** One https exchange trusting exactly `ca`. */
@@ -127,7 +108,7 @@ describe("standin record over TLS", () => {
   });
 
   it("serves the user's own certificate (--tls-cert, --tls-key) in front of a plain HTTP upstream", async () => {
-    const own = await ownCertificate();
+    const own = await ownCertificate("a recorder of my own");
     const upstream = await startStandin({ ports: anyPorts });
     running.push(upstream);
     const through = await recorder({ upstreams: { registry: upstream.urls.registry }, tls: own, readProducts: false });
@@ -139,7 +120,7 @@ describe("standin record over TLS", () => {
   });
 
   it("switches protocols over TLS on both sides, the upstream trusted by --upstream-ca", async () => {
-    const own = await ownCertificate();
+    const own = await ownCertificate("a recorder of my own");
     const sockets = new Set<Duplex>();
     const server = createHttpsServer({ cert: own.cert, key: own.key }, (_, res) => res.writeHead(404).end());
     server.on("upgrade", (incoming: IncomingMessage, socket: Duplex) => {
