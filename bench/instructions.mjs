@@ -27,6 +27,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { openUnread, send } from "./lib/http-probe.mjs";
+import { streamFanoutJob } from "./lib/stall-cases.mjs";
 import { ROUTES, throughputFixture } from "./lib/throughput.mjs";
 
 const HERE = fileURLToPath(new URL("..", import.meta.url));
@@ -117,16 +118,8 @@ async function routeCase(root, route, out, fixtureFile) {
 
 async function streamFanoutCase(root, out) {
   const { child, urls } = await startUnderCallgrind(root, out);
-  const meta = {};
-  for (let i = 0; i < 1_000; i++) meta[`k${i}`] = "m".repeat(95);
   const write = async (i) => {
-    const job = {
-      ID: `stream-${i}`,
-      Type: "batch",
-      Datacenters: ["dc1"],
-      Meta: meta,
-      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
-    };
+    const job = streamFanoutJob(i);
     const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "Content-Type": "application/json" } });
     if (res.status !== 200) throw new Error(`job write answered ${res.status}`);
   };

@@ -17,6 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { openUnread, send } from "./lib/http-probe.mjs";
 import { stopChild } from "./lib/processes.mjs";
 import { spawnStandinCli } from "./lib/servers.mjs";
+import { streamFanoutJob } from "./lib/stall-cases.mjs";
 
 const OPEN_PATH = process.env.OPEN_PATH ?? "/v1/event/stream";
 
@@ -57,8 +58,6 @@ const cpuMs = () => {
   const fields = readFileSync(`/proc/${standin.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
-const meta = {};
-for (let i = 0; i < 1_000; i++) meta[`k${i}`] = "m".repeat(95);
 
 const probe = startProbe(`${urls.scheduler}/_standin`);
 await sleep(200);
@@ -67,7 +66,7 @@ const mark = (name) => marks.push({ name, at: performance.now(), cpu: cpuMs() })
 const sockets = await openUnread(`${urls.scheduler}${OPEN_PATH}`, 200);
 mark("open 200");
 for (let i = 0; i < 40; i++) {
-  const job = { ID: `stream-${i}`, Type: "batch", Datacenters: ["dc1"], Meta: meta, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }] };
+  const job = streamFanoutJob(i);
   await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "Content-Type": "application/json" } });
 }
 mark("40 writes");

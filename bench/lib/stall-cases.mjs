@@ -45,6 +45,19 @@ async function countKeys(urls) {
   return res.status === 200 ? JSON.parse(res.body).length : `status ${res.status}`;
 }
 
+const STREAM_FANOUT_META = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, "m".repeat(95)]));
+
+/** The ~100 KB batch job the event-stream fan-out cases write (1,000 Meta values of 95 bytes); `i` names it. */
+export function streamFanoutJob(i) {
+  return {
+    ID: `stream-${i}`,
+    Type: "batch",
+    Datacenters: ["dc1"],
+    Meta: STREAM_FANOUT_META,
+    TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
+  };
+}
+
 export const HOSTILE_CASES = {
   "hcl-unknown-args": {
     label: "POST /v1/jobs/parse, 2 MB job file of 200,000 unknown arguments",
@@ -104,19 +117,11 @@ export const HOSTILE_CASES = {
   "stream-subscribers": {
     label: "200 unread GET /v1/event/stream subscribers, then 40 job writes of ~100 KB",
     async prepare({ urls }) {
-      const meta = {};
-      for (let i = 0; i < 1_000; i++) meta[`k${i}`] = "m".repeat(95);
       return async () => {
         const sockets = await openUnread(`${urls.scheduler}/v1/event/stream`, 200);
         const statuses = {};
         for (let i = 0; i < 40; i++) {
-          const job = {
-            ID: `stream-${i}`,
-            Type: "batch",
-            Datacenters: ["dc1"],
-            Meta: meta,
-            TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "x" } }] }],
-          };
+          const job = streamFanoutJob(i);
           const res = await send(`${urls.scheduler}/v1/jobs`, { method: "PUT", ...json({ Job: job }) });
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         }
